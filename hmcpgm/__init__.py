@@ -1,0 +1,56 @@
+"""hmcpgm: the second stage of hierarchical multi-label classification.
+
+Per-class classifier scores plus a class hierarchy (tree, forest or DAG) become
+mLPRs (posterior probabilities from a Bayesian network), a hierarchy-respecting
+ranking (HierRank) and decisions with a chosen false discovery rate.
+
+Heavy pieces (pgmpy, scikit-learn) are imported only when first used, so
+``import hmcpgm`` stays quick.
+"""
+
+from importlib import import_module
+
+from .exceptions import (
+    ConvergenceWarning,
+    HierarchyError,
+    HmcpgmError,
+    InferenceError,
+    InputError,
+    LabelError,
+)
+from .hierarchy import Hierarchy
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it, loaded on first access (PEP 562)
+_LAZY = {
+    "mlpr_from_likelihoods": "inference",
+    "MLPR": "estimator",
+    "catch": "ranking",
+    "naive_sort": "ranking",
+    "hier_rank": "ranking",
+    "count_violations": "ranking",
+}
+
+__all__ = [
+    "Hierarchy",
+    "HmcpgmError",
+    "HierarchyError",
+    "LabelError",
+    "InputError",
+    "InferenceError",
+    "ConvergenceWarning",
+    *_LAZY,
+]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'hmcpgm' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,443 @@
+"""The class hierarchy: a tree, a forest or a DAG of named classes.
+
+:class:`Hierarchy` is a small immutable object that holds a networkx ``DiGraph``
+(edges point from parent to child) and fixes the column order of every score and
+label matrix: column ``k`` of a matrix belongs to ``hierarchy.classes[k]``.
+Engines work on integer indices (``parent_indices``, ``topological_order``), users
+on names (``parents("GO0003674")``).
+"""
+
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+
+from .exceptions import HierarchyError, LabelError
+
+__all__ = ["Hierarchy"]
+
+
+class Hierarchy:
+    """An immutable class hierarchy (tree, forest or DAG).
+
+    Build one with :meth:`from_edges`, :meth:`from_parents` or
+    :meth:`from_networkx`. A class is positive only if all its parents are.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        Edges from parent to child. It is copied; later changes to it do not
+        reach the hierarchy.
+    classes : sequence, optional
+        The column order. Default: the order of ``graph.nodes``. Must name each
+        node of ``graph`` exactly once.
+
+    Examples
+    --------
+    >>> h = Hierarchy.from_edges([("animal", "dog"), ("animal", "cat"), ("dog", "puppy")])
+    >>> h.classes
+    ('animal', 'dog', 'cat', 'puppy')
+    >>> h.kind
+    'tree'
+    >>> h.ancestors("puppy")
+    ('animal', 'dog')
+    >>> h.parent_indices[3]
+    array([1])
+    """
+
+    def __init__(self, graph, classes=None):
+        if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
+            raise HierarchyError(
+                f"graph must be a networkx.DiGraph, got {type(graph).__name__}"
+            )
+        if classes is None:
+            classes = list(graph.nodes)
+        else:
+            classes = list(classes)
+            _check_unique(classes, "classes")
+            missing = [c for c in graph.nodes if c not in set(classes)]
+            extra = [c for c in classes if c not in graph]
+            if missing or extra:
+                raise HierarchyError(
+                    "classes must name every node of the graph exactly once; "
+                    f"nodes missing from classes: {_preview(missing)}, "
+                    f"classes not in the graph: {_preview(extra)}"
+                )
+        if len(classes) == 0:
+            raise HierarchyError("a hierarchy needs at least one class, got none")
+        loops = list(nx.selfloop_edges(graph))
+        if loops:
+            raise HierarchyError(
+                f"the hierarchy has self loops (a class that is its own parent): {_preview([u for u, _ in loops])}"
+            )
+        if not nx.is_directed_acyclic_graph(graph):
+            cycle = nx.find_cycle(graph)
+            path = " -> ".join(repr(u) for u, _ in cycle) + f" -> {cycle[0][0]!r}"
+            raise HierarchyError(f"the hierarchy has a cycle: {path}")
+        frozen = nx.DiGraph()
+        frozen.add_nodes_from(classes)
+        frozen.add_edges_from(graph.edges)
+        self._graph = nx.freeze(frozen)
+        self._classes = tuple(classes)
+        self._index = {c: i for i, c in enumerate(self._classes)}
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_edges(cls, edges, classes=None):
+        """Build from ``(parent, child)`` pairs.
+
+        Parameters
+        ----------
+        edges : iterable of (parent, child)
+            Duplicated pairs are an error (they usually mean a copy-paste slip).
+        classes : sequence, optional
+            Column order, and a way to add classes with no edge (isolated roots).
+            Default: order of first appearance in ``edges``.
+
+        Examples
+        --------
+        >>> Hierarchy.from_edges([(0, 1), (0, 2)], classes=[0, 1, 2, 3]).roots
+        (0, 3)
+        """
+        graph = nx.DiGraph()
+        seen = set()
+        order = {}
+        for i, pair in enumerate(edges):
+            try:
+                parent, child = pair
+            except (TypeError, ValueError):
+                raise HierarchyError(
+                    f"edges must be (parent, child) pairs; item {i} is {pair!r}"
+                ) from None
+            if (parent, child) in seen:
+                raise HierarchyError(f"edges lists the edge {parent!r} -> {child!r} twice")
+            seen.add((parent, child))
+            order.setdefault(parent, None)
+            order.setdefault(child, None)
+            graph.add_edge(parent, child)
+        if classes is None:
+            classes = list(order)
+        else:
+            classes = list(classes)
+            _check_unique(classes, "classes")
+            unknown = [c for c in order if c not in set(classes)]
+            if unknown:
+                raise HierarchyError(
+                    f"edges name classes that are not in classes: {_preview(unknown)}"
+                )
+            graph.add_nodes_from(classes)
+        return cls(graph, classes)
+
+    @classmethod
+    def from_parents(cls, parents):
+        """Build from a parent list: entry ``k`` describes class ``k``.
+
+        Each entry is an int parent index, a list of parent indices (a DAG node),
+        or ``None`` / ``-1`` / ``[]`` for a root. Classes are named ``0 .. K-1``.
+
+        Examples
+        --------
+        >>> h = Hierarchy.from_parents([None, 0, 0, [1, 2]])
+        >>> h.kind, h.parents(3)
+        ('dag', (1, 2))
+        """
+        parents = list(parents)
+        n = len(parents)
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(n))
+        for k, entry in enumerate(parents):
+            if entry is None:
+                continue
+            if isinstance(entry, (int, np.integer)):
+                entry = [] if entry == -1 else [entry]
+            try:
+                entry = list(entry)
+            except TypeError:
+                raise HierarchyError(
+                    f"parents[{k}] must be an int, a list of ints, None or -1; got {entry!r}"
+                ) from None
+            if len(set(entry)) != len(entry):
+                raise HierarchyError(f"parents[{k}] lists a parent twice: {entry!r}")
+            for p in entry:
+                if not isinstance(p, (int, np.integer)) or not 0 <= p < n:
+                    raise HierarchyError(
+                        f"parents[{k}] names parent {p!r}, but parent indices must be "
+                        f"ints in 0..{n - 1}"
+                    )
+                graph.add_edge(int(p), k)
+        return cls(graph, list(range(n)))
+
+    @classmethod
+    def from_networkx(cls, graph, classes=None):
+        """Build from a networkx ``DiGraph`` with edges from parent to child."""
+        return cls(graph, classes)
+
+    # ------------------------------------------------------------------ names
+    @property
+    def classes(self):
+        """tuple: the class names, in the column order of every matrix."""
+        return self._classes
+
+    @property
+    def n_classes(self):
+        """int: the number of classes K."""
+        return len(self._classes)
+
+    def __len__(self):
+        return len(self._classes)
+
+    def __contains__(self, name):
+        return name in self._index
+
+    def __iter__(self):
+        return iter(self._classes)
+
+    def __eq__(self, other):
+        if not isinstance(other, Hierarchy):
+            return NotImplemented
+        return self._classes == other._classes and set(self._graph.edges) == set(
+            other._graph.edges
+        )
+
+    def __hash__(self):
+        return hash((self._classes, frozenset(self._graph.edges)))
+
+    def __repr__(self):
+        return (
+            f"Hierarchy({self.kind}, {self.n_classes} classes, "
+            f"{self._graph.number_of_edges()} edges, {len(self.roots)} roots)"
+        )
+
+    def index(self, name):
+        """Column index of class ``name``; a clear error for unknown names."""
+        try:
+            return self._index[name]
+        except (KeyError, TypeError):
+            raise HierarchyError(
+                f"unknown class {name!r}; the hierarchy has {self.n_classes} classes, "
+                f"e.g. {_preview(self._classes)}"
+            ) from None
+
+    def indices(self, names):
+        """Column indices of several classes, as an int array."""
+        return np.array([self.index(n) for n in names], dtype=np.intp)
+
+    @property
+    def graph(self):
+        """networkx.DiGraph: a frozen (read-only) view of the hierarchy."""
+        return self._graph
+
+    def to_networkx(self):
+        """A mutable copy of the graph (parent -> child edges)."""
+        return nx.DiGraph(self._graph)
+
+    @property
+    def edges(self):
+        """tuple of (parent, child) names."""
+        return tuple(self._graph.edges)
+
+    # ------------------------------------------------------------------ structure by name
+    def parents(self, name):
+        """The parents of class ``name``, in column order."""
+        return tuple(self._classes[i] for i in self.parent_indices[self.index(name)])
+
+    def children(self, name):
+        """The children of class ``name``, in column order."""
+        return tuple(self._classes[i] for i in self.child_indices[self.index(name)])
+
+    def ancestors(self, name):
+        """All ancestors of class ``name``, in column order."""
+        k = self.index(name)
+        return tuple(self._classes[i] for i in np.flatnonzero(self.ancestor_matrix[k]))
+
+    def descendants(self, name):
+        """All descendants of class ``name``, in column order."""
+        k = self.index(name)
+        return tuple(self._classes[i] for i in np.flatnonzero(self.ancestor_matrix[:, k]))
+
+    def neighbourhood(self, name):
+        """The parents and children of ``name`` (the nbh version of mLPR, SPEC section 4)."""
+        return self.parents(name) + self.children(name)
+
+    @cached_property
+    def roots(self):
+        """tuple: the classes with no parent."""
+        return tuple(self._classes[i] for i in self.root_indices)
+
+    @cached_property
+    def leaves(self):
+        """tuple: the classes with no child."""
+        return tuple(c for c in self._classes if self._graph.out_degree(c) == 0)
+
+    # ------------------------------------------------------------------ structure by index
+    @cached_property
+    def parent_indices(self):
+        """tuple of int arrays: ``parent_indices[k]`` lists the parents of class ``k``."""
+        return tuple(
+            _frozen(sorted(self._index[p] for p in self._graph.predecessors(c)))
+            for c in self._classes
+        )
+
+    @cached_property
+    def child_indices(self):
+        """tuple of int arrays: ``child_indices[k]`` lists the children of class ``k``."""
+        return tuple(
+            _frozen(sorted(self._index[p] for p in self._graph.successors(c)))
+            for c in self._classes
+        )
+
+    @cached_property
+    def root_indices(self):
+        """int array: column indices of the roots."""
+        return _frozen([k for k, p in enumerate(self.parent_indices) if len(p) == 0])
+
+    @cached_property
+    def edge_indices(self):
+        """int array of shape (E, 2): (parent, child) column indices of every edge."""
+        pairs = [(self._index[p], self._index[c]) for p, c in self._graph.edges]
+        return _frozen(np.array(pairs, dtype=np.intp).reshape(-1, 2))
+
+    @cached_property
+    def topological_order(self):
+        """int array: every class after all of its parents (ties in column order)."""
+        order = nx.lexicographical_topological_sort(self._graph, key=self._index.__getitem__)
+        return _frozen([self._index[c] for c in order])
+
+    @cached_property
+    def depth(self):
+        """int array: the length of the longest path from a root to each class."""
+        depth = np.zeros(self.n_classes, dtype=np.intp)
+        for k in self.topological_order:
+            parents = self.parent_indices[k]
+            if len(parents):
+                depth[k] = depth[parents].max() + 1
+        depth.flags.writeable = False
+        return depth
+
+    @cached_property
+    def ancestor_matrix(self):
+        """bool array (K, K): ``A[k, a]`` is True when ``a`` is a proper ancestor of ``k``."""
+        n = self.n_classes
+        anc = np.zeros((n, n), dtype=bool)
+        for k in self.topological_order:
+            for p in self.parent_indices[k]:
+                anc[k] |= anc[p]
+                anc[k, p] = True
+        anc.flags.writeable = False
+        return anc
+
+    @cached_property
+    def kind(self):
+        """str: ``"tree"`` (one root, one parent each), ``"forest"`` or ``"dag"``."""
+        if any(len(p) > 1 for p in self.parent_indices):
+            return "dag"
+        return "tree" if len(self.root_indices) == 1 else "forest"
+
+    @property
+    def is_forest(self):
+        """bool: every class has at most one parent (trees are forests)."""
+        return self.kind != "dag"
+
+    @property
+    def is_tree(self):
+        """bool: a forest with a single root."""
+        return self.kind == "tree"
+
+    def subgraph(self, names):
+        """The hierarchy induced by ``names`` and all their ancestors (column order kept)."""
+        keep = np.zeros(self.n_classes, dtype=bool)
+        idx = self.indices(names)
+        keep[idx] = True
+        keep |= self.ancestor_matrix[idx].any(axis=0)
+        classes = [c for c, k in zip(self._classes, keep) if k]
+        return Hierarchy(self._graph.subgraph(classes), classes)
+
+    # ------------------------------------------------------------------ label matrices
+    def close_labels(self, labels):
+        """Close a 0/1 label matrix upward: a positive class makes its ancestors positive.
+
+        Parameters
+        ----------
+        labels : array-like of shape (M, K)
+
+        Returns
+        -------
+        ndarray of shape (M, K), dtype int8
+
+        Examples
+        --------
+        >>> h = Hierarchy.from_parents([None, 0, 1])
+        >>> h.close_labels([[0, 0, 1]])
+        array([[1, 1, 1]], dtype=int8)
+        """
+        y = _as_binary(labels, self.n_classes, "labels").astype(bool)
+        for k in self.topological_order[::-1]:
+            parents = self.parent_indices[k]
+            if len(parents):
+                y[:, parents] |= y[:, [k]]
+        return y.astype(np.int8)
+
+    def violations(self, labels):
+        """Number of (object, edge) pairs where a child is positive and its parent is not."""
+        y = _as_binary(labels, self.n_classes, "labels").astype(bool)
+        e = self.edge_indices
+        if len(e) == 0:
+            return 0
+        return int(np.count_nonzero(y[:, e[:, 1]] & ~y[:, e[:, 0]]))
+
+    def check_labels(self, labels, name="labels"):
+        """Raise :class:`LabelError` if a positive class has a negative parent.
+
+        The message names the first offending row, child and parent.
+        """
+        y = _as_binary(labels, self.n_classes, name).astype(bool)
+        e = self.edge_indices
+        if len(e) == 0:
+            return
+        bad = y[:, e[:, 1]] & ~y[:, e[:, 0]]
+        if bad.any():
+            rows, edges = np.nonzero(bad)
+            p, c = e[edges[0]]
+            raise LabelError(
+                f"{name} break the hierarchy in {len(rows)} places ({len(np.unique(rows))} "
+                f"rows); first: row {rows[0]} has class {self._classes[c]!r} positive but "
+                f"its parent {self._classes[p]!r} negative. Close the labels upward with "
+                "Hierarchy.close_labels if that is what you mean."
+            )
+
+
+def _frozen(values):
+    arr = np.asarray(values, dtype=np.intp)
+    arr.flags.writeable = False
+    return arr
+
+
+def _preview(items, limit=5):
+    items = list(items)
+    shown = ", ".join(repr(i) for i in items[:limit])
+    more = f", ... ({len(items)} in all)" if len(items) > limit else ""
+    return f"[{shown}{more}]"
+
+
+def _check_unique(names, what):
+    seen, dup = set(), []
+    for n in names:
+        if n in seen:
+            dup.append(n)
+        seen.add(n)
+    if dup:
+        raise HierarchyError(f"{what} has duplicate class names: {_preview(dup)}")
+
+
+def _as_binary(labels, n_classes, name):
+    y = np.asarray(labels)
+    if y.ndim != 2 or y.shape[1] != n_classes:
+        raise LabelError(
+            f"{name} must have shape (n_objects, {n_classes}), got shape {y.shape}"
+        )
+    if y.dtype != bool:
+        bad = ~np.isin(y, (0, 1))
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise LabelError(f"{name} must hold only 0 and 1; row {r}, column {c} holds {y[r, c]!r}")
+    return y
