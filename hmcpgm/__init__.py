@@ -30,6 +30,22 @@ _LAZY = {
     "naive_sort": "ranking",
     "hier_rank": "ranking",
     "count_violations": "ranking",
+    "Cutoff": "decision",
+    "choose_cutoff": "decision",
+    "bayes_cutoff": "decision",
+    "estimated_fdr": "decision",
+    "expected_f1": "decision",
+    "decide": "decision",
+    "decide_by_threshold": "decision",
+    "decisions_from_cutoff": "decision",
+    "hit_curve": "metrics",
+    "area_under_hit_curve": "metrics",
+    "precision_recall_at": "metrics",
+    "pr_curve": "metrics",
+    "average_precision": "metrics",
+    "f1_score": "metrics",
+    "fdp": "metrics",
+    "discovery_proportion": "metrics",
 }
 
 __all__ = [

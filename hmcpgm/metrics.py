@@ -1,0 +1,410 @@
+"""Evaluation of rankings and decisions (SPEC section 8).
+
+Two kinds of input:
+
+- a *ranking* ``order``: a 1-D permutation of the ``n = M * K`` flat event
+  indices ``m * K + k`` (best first), as returned by
+  :func:`hmcpgm.naive_sort` and :func:`hmcpgm.hier_rank`, evaluated against an
+  ``(M, K)`` 0/1 label matrix (columns in ``hierarchy.classes`` order, so that
+  ``labels.ravel()[order]`` lists the labels in ranked order);
+- a *decision matrix*: an ``(M, K)`` 0/1 matrix, e.g. from
+  :func:`hmcpgm.decide`.
+
+Conventions used throughout (they matter for small samples):
+
+- the top ``kappa * 100%`` of ``n`` events is the top ``r = floor(kappa * n + 0.5)``
+  events (``kappa * n`` rounded half up), and at least one event;
+- a ratio whose denominator is zero is ``nan`` (precision with no discoveries,
+  recall with no positives), except the false discovery proportion, which is 0
+  when nothing is discovered (the usual ``V / max(R, 1)`` convention);
+- the number of hierarchy violations of a decision matrix is
+  :meth:`hmcpgm.Hierarchy.violations`, and of a ranking
+  :func:`hmcpgm.count_violations`; they are not repeated here.
+"""
+
+import numpy as np
+
+from .exceptions import InputError, LabelError
+from .hierarchy import Hierarchy
+
+__all__ = [
+    "area_under_hit_curve",
+    "average_precision",
+    "discovery_proportion",
+    "f1_score",
+    "fdp",
+    "hit_curve",
+    "pr_curve",
+    "precision_recall_at",
+]
+
+
+# ---------------------------------------------------------------------- argument checks
+def _binary_matrix(labels, name="labels"):
+    """An (M, K) int8 0/1 matrix; errors name ``name``."""
+    try:
+        arr = np.asarray(labels, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric (n_objects, n_classes) 0/1 array: {exc}") from None
+    if arr.ndim != 2:
+        raise InputError(
+            f"{name} must be a 2-D (n_objects, n_classes) 0/1 array, got {arr.ndim}-D shape {arr.shape}"
+        )
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise LabelError(f"{name} must hold only 0 and 1; row {r}, column {c} holds {arr[r, c]}")
+    return arr.astype(np.int8)
+
+
+def _value_matrix(values, name="values"):
+    """A finite float array of at least one dimension, errors name ``name``."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric array: {exc}") from None
+    if arr.ndim == 0:
+        raise InputError(f"{name} must be an array, got a scalar {arr.item()!r}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = np.argwhere(bad)[0]
+        raise InputError(
+            f"{name} must be finite; {int(bad.sum())} entries are NaN or infinite, "
+            f"the first at index {tuple(int(j) for j in i)} ({arr[tuple(i)]})"
+        )
+    return arr
+
+
+def _check_order(order, n_events, name="order"):
+    """A 1-D intp permutation of ``range(n_events)``; errors name ``name``."""
+    arr = np.asarray(order)
+    if arr.ndim != 1:
+        raise InputError(f"{name} must be a 1-D array of flat event indices, got {arr.ndim}-D shape {arr.shape}")
+    if arr.size and arr.dtype.kind not in "iu":
+        raise InputError(f"{name} must hold integer event indices, got dtype {arr.dtype}")
+    if arr.size != n_events:
+        raise InputError(
+            f"{name} ranks {arr.size} events but the matrix has {n_events} events "
+            "(n_objects * n_classes); order and labels/values must describe the same objects"
+        )
+    if n_events == 0:
+        return arr.astype(np.intp)
+    if arr.min() < 0 or arr.max() >= n_events:
+        raise InputError(
+            f"{name} must hold event indices in [0, {n_events - 1}], got values from {arr.min()} to {arr.max()}"
+        )
+    counts = np.bincount(arr, minlength=n_events)
+    if not np.all(counts == 1):
+        missing = np.flatnonzero(counts == 0)
+        raise InputError(
+            f"{name} must be a permutation of the {n_events} event indices; "
+            f"{len(missing)} indices are missing (first: {missing[0]}) and "
+            f"{int(np.count_nonzero(counts > 1))} repeated (first: {np.flatnonzero(counts > 1)[0]})"
+        )
+    return arr.astype(np.intp, copy=False)
+
+
+def _ranked_labels(order, labels):
+    """Labels of the events in ranked order (1-D int8) after checking both arguments."""
+    y = _binary_matrix(labels, "labels")
+    order = _check_order(order, y.size)
+    return y.reshape(-1)[order]
+
+
+def _rank_at(kappa, n_events, name="kappa"):
+    """``floor(kappa * n + 0.5)`` for each kappa in (0, 1], at least 1; int array of kappa's shape."""
+    k = _value_matrix(np.atleast_1d(kappa), name)
+    if np.any((k <= 0) | (k > 1)):
+        bad = k[(k <= 0) | (k > 1)][0]
+        raise InputError(f"{name} must lie in (0, 1] (a fraction of the events), got {bad}")
+    r = np.floor(k * n_events + 0.5).astype(np.intp)
+    return np.clip(r, 1, max(n_events, 1)).reshape(np.shape(kappa))
+
+
+def _ratio(num, den):
+    """num / den elementwise with nan where den == 0, without warnings."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    out = np.full(np.broadcast(num, den).shape, np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out if out.ndim else float(out)
+
+
+# ---------------------------------------------------------------------- rankings
+def hit_curve(order, labels):
+    """Cumulative number of true positives among the top ``r`` events, r = 1..n.
+
+    Parameters
+    ----------
+    order : array of int, shape (n,)
+        A ranking: a permutation of the flat event indices ``m * K + k``, best first.
+    labels : array of 0/1, shape (M, K)
+        True labels, ``n = M * K``.
+
+    Returns
+    -------
+    hits : ndarray of int, shape (n,)
+        ``hits[r - 1]`` is the number of positives among the first ``r`` events.
+
+    Examples
+    --------
+    >>> labels = np.array([[1, 0], [1, 1]])
+    >>> hit_curve([0, 1, 2, 3], labels)
+    array([1, 1, 2, 3])
+    """
+    return np.cumsum(_ranked_labels(order, labels), dtype=np.int64)
+
+
+def area_under_hit_curve(order, labels, normalize=True):
+    """Area under the hit curve: ``sum_r hits(r)``, optionally scaled to [0, 1].
+
+    The raw area equals CATCH of the labels, ``sum_r (n - r + 1) * Y[event at r]``
+    (SPEC section 6). With ``normalize=True`` it is divided by the area of the
+    ideal ranking, the one that puts all ``P`` positives first,
+    ``P * n - P * (P - 1) / 2``, so a perfect ranking scores exactly 1.
+
+    Parameters
+    ----------
+    order : array of int, shape (n,)
+        A ranking of the flat event indices, best first.
+    labels : array of 0/1, shape (M, K)
+        True labels.
+    normalize : bool, default True
+        Divide by the ideal area (``nan`` when there is no positive).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> labels = np.array([[1, 0], [0, 1]])
+    >>> area_under_hit_curve([0, 3, 1, 2], labels)   # both positives first
+    1.0
+    >>> area_under_hit_curve([1, 0, 2, 3], labels, normalize=False)   # hits 0, 1, 1, 2
+    4.0
+    """
+    y = _ranked_labels(order, labels)
+    n = y.size
+    ranks = np.flatnonzero(y) + 1  # 1-based ranks of the positives
+    area = float(np.sum(n - ranks + 1))
+    if not normalize:
+        return area
+    p = ranks.size
+    return _ratio(area, p * n - p * (p - 1) / 2)
+
+
+def precision_recall_at(order, labels, kappa):
+    """Precision and recall of the top ``kappa * 100%`` of the events (Criterion I).
+
+    The top ``kappa`` fraction of ``n`` events is the first
+    ``r = floor(kappa * n + 0.5)`` events (rounded half up), at least one.
+
+    Parameters
+    ----------
+    order : array of int, shape (n,)
+        A ranking of the flat event indices, best first.
+    labels : array of 0/1, shape (M, K)
+        True labels.
+    kappa : float or array of float in (0, 1]
+        Fraction(s) of the events labelled positive.
+
+    Returns
+    -------
+    precision, recall : float or ndarray (the shape of ``kappa``)
+        Recall is ``nan`` when ``labels`` has no positive.
+
+    Examples
+    --------
+    >>> labels = np.array([[1, 0, 0, 0, 1], [1, 0, 0, 0, 0]])
+    >>> order = [0, 1, 5, 4, 2, 3, 6, 7, 8, 9]
+    >>> precision_recall_at(order, labels, [0.2, 0.5])   # top 2: Y = 1, 0; top 5: 1, 0, 1, 1, 0
+    (array([0.5, 0.6]), array([0.33333333, 1.        ]))
+    """
+    y = _ranked_labels(order, labels)
+    r = _rank_at(kappa, y.size)
+    hits = np.concatenate([[0], np.cumsum(y, dtype=np.int64)])
+    tp = hits[r]
+    return _ratio(tp, r), _ratio(tp, hits[-1])
+
+
+def pr_curve(order, labels):
+    """Precision and recall of the top ``r`` events for every r = 1..n.
+
+    Parameters
+    ----------
+    order : array of int, shape (n,)
+        A ranking of the flat event indices, best first.
+    labels : array of 0/1, shape (M, K)
+        True labels.
+
+    Returns
+    -------
+    precision, recall : ndarray of float, shape (n,)
+        Entry ``r - 1`` describes the top ``r`` events. Recall is ``nan`` when
+        there is no positive.
+
+    Examples
+    --------
+    >>> precision, recall = pr_curve([2, 0, 1, 3], np.array([[1, 0], [0, 1]]))
+    >>> precision
+    array([0.        , 0.5       , 0.33333333, 0.5       ])
+    >>> recall
+    array([0. , 0.5, 0.5, 1. ])
+    """
+    y = _ranked_labels(order, labels)
+    hits = np.cumsum(y, dtype=np.int64)
+    r = np.arange(1, y.size + 1)
+    return _ratio(hits, r), _ratio(hits, np.full(y.size, hits[-1] if y.size else 0))
+
+
+def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_roots=True):
+    """Micro-averaged area under the precision-recall curve, AU(PRC).
+
+    Computed exactly as scikit-learn's
+    ``average_precision_score(labels[:, cols], values[:, cols], average="micro")``
+    (the Clus-HMC / C-HMCNN benchmark convention): all chosen events are pooled,
+    sorted by value, and ``AP = sum_i (R_i - R_{i-1}) P_i`` over the *distinct*
+    values as thresholds (tied events enter together), with ``R_0 = 0``.
+
+    Parameters
+    ----------
+    values : array of float, shape (M, K)
+        Scores or mLPRs; higher means more likely positive. Finite.
+    labels : array of 0/1, shape (M, K)
+        True labels.
+    hierarchy : Hierarchy, optional
+        Needed to drop the root classes and to name ``classes`` by class name.
+    classes : sequence, optional
+        The classes to evaluate: class names if ``hierarchy`` is given, else
+        column indices. Default: all classes.
+    exclude_roots : bool, default True
+        Drop the hierarchy's root classes (the benchmark convention). Needs
+        ``hierarchy``; pass ``exclude_roots=False`` to evaluate without one.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    LabelError
+        When the chosen columns hold no positive label (AP is undefined).
+
+    Examples
+    --------
+    >>> h = Hierarchy.from_edges([("root", "a"), ("root", "b")])
+    >>> values = np.array([[0.9, 0.8, 0.1], [0.7, 0.3, 0.6]])
+    >>> labels = np.array([[1, 1, 0], [1, 0, 1]])
+    >>> average_precision(values, labels, h)   # pooled a, b: Y by value 1, 1, 0, 0
+    1.0
+    >>> average_precision(values, labels, exclude_roots=False)
+    1.0
+    """
+    s = _value_matrix(values, "values")
+    y = _binary_matrix(labels, "labels")
+    if s.ndim != 2 or s.shape != y.shape:
+        raise InputError(f"values has shape {s.shape} but labels has shape {y.shape}; they must match")
+    k = y.shape[1]
+    if hierarchy is not None:
+        if not isinstance(hierarchy, Hierarchy):
+            raise TypeError(f"hierarchy must be an hmcpgm.Hierarchy or None, got {type(hierarchy).__name__}")
+        if hierarchy.n_classes != k:
+            raise InputError(f"labels has {k} columns but the hierarchy has {hierarchy.n_classes} classes")
+    cols = _columns(classes, k, hierarchy)
+    if exclude_roots:
+        if hierarchy is None:
+            raise InputError(
+                "exclude_roots=True needs the hierarchy to know the root classes; "
+                "pass hierarchy=... or exclude_roots=False"
+            )
+        cols = cols[~np.isin(cols, hierarchy.root_indices)]
+    return _binary_ap(y[:, cols].ravel(), s[:, cols].ravel())
+
+
+def _columns(classes, n_classes, hierarchy):
+    if classes is None:
+        return np.arange(n_classes)
+    if hierarchy is not None:
+        try:
+            return np.asarray(hierarchy.indices(list(classes)), dtype=np.intp)
+        except Exception as exc:
+            raise InputError(f"classes must name classes of the hierarchy: {exc}") from None
+    cols = np.asarray(classes)
+    if cols.ndim != 1 or (cols.size and cols.dtype.kind not in "iu"):
+        raise InputError(f"classes must be a 1-D list of column indices when no hierarchy is given, got {cols!r}")
+    if cols.size and (cols.min() < 0 or cols.max() >= n_classes):
+        raise InputError(f"classes must be column indices in [0, {n_classes - 1}], got {cols.tolist()}")
+    return cols.astype(np.intp)
+
+
+def _binary_ap(y, s):
+    """Average precision over distinct thresholds (scikit-learn's definition)."""
+    n_pos = int(y.sum())
+    if n_pos == 0:
+        raise LabelError(
+            "labels have no positive among the evaluated classes; average precision is undefined"
+        )
+    desc = np.argsort(-s, kind="stable")
+    s, y = s[desc], y[desc]
+    last = np.r_[np.flatnonzero(np.diff(s)), y.size - 1]  # last event of each tie group
+    tps = np.cumsum(y, dtype=np.int64)[last]
+    precision = tps / (last + 1)
+    recall = tps / n_pos
+    return float(np.sum(np.diff(recall, prepend=0.0) * precision))
+
+
+# ---------------------------------------------------------------------- decisions
+def _counts(decisions, labels):
+    d = _binary_matrix(decisions, "decisions").astype(bool)
+    y = _binary_matrix(labels, "labels").astype(bool)
+    if d.shape != y.shape:
+        raise InputError(f"decisions has shape {d.shape} but labels has shape {y.shape}; they must match")
+    tp = int(np.count_nonzero(d & y))
+    return tp, int(np.count_nonzero(d)) - tp, int(np.count_nonzero(y)) - tp
+
+
+def f1_score(decisions, labels):
+    """F1 of a 0/1 decision matrix: ``2 TP / (2 TP + FP + FN)``, pooled over all events.
+
+    ``nan`` when there is neither a positive nor a discovery.
+
+    Examples
+    --------
+    >>> f1_score([[1, 1], [0, 0]], [[1, 0], [1, 0]])   # TP 1, FP 1, FN 1
+    0.5
+    """
+    tp, fp, fn = _counts(decisions, labels)
+    return _ratio(2 * tp, 2 * tp + fp + fn)
+
+
+def fdp(decisions, labels):
+    """False discovery proportion: ``FP / max(number of discoveries, 1)``.
+
+    Zero when nothing is discovered.
+
+    Examples
+    --------
+    >>> fdp([[1, 1], [1, 0]], [[1, 0], [1, 0]])   # 3 discoveries, 1 false
+    0.3333333333333333
+    >>> fdp([[0, 0]], [[1, 0]])
+    0.0
+    """
+    tp, fp, _ = _counts(decisions, labels)
+    return fp / max(tp + fp, 1)
+
+
+def discovery_proportion(decisions, labels):
+    """Fraction of the true positive events that are discovered: ``TP / (TP + FN)``.
+
+    This is the recall of the decisions, the companion of :func:`fdp` in the
+    paper's Criterion II; ``nan`` when ``labels`` has no positive. (The fraction
+    of all events declared positive is the cutoff's ``kappa``.)
+
+    Examples
+    --------
+    >>> discovery_proportion([[1, 1], [0, 0]], [[1, 0], [1, 0]])   # 1 of 2 found
+    0.5
+    """
+    tp, _, fn = _counts(decisions, labels)
+    return _ratio(tp, tp + fn)
