@@ -1,0 +1,69 @@
+"""pgmpy exact inference, one object and one class at a time (the slow reference).
+
+The network comes from :func:`hmcpgm.network.to_pgmpy` on a copy of the
+hierarchy whose classes are renamed ``"y0", "y1", ...`` (pgmpy's virtual
+evidence only works with string node names). Each likelihood pair enters as
+virtual evidence, the probability column L / (L0 + L1). A fresh
+``VariableElimination`` object is built for every query, because virtual
+evidence leaves helper nodes behind in the inference object (pgmpy 1.1.2), and
+each class is queried on its own (one query over all classes builds the 2^K
+joint).
+"""
+
+import logging
+
+import numpy as np
+
+from ._common import impossible_evidence
+
+__all__ = ["pgmpy_mlpr"]
+
+
+def _renamed(hierarchy):
+    from ..hierarchy import Hierarchy
+
+    names = [f"y{k}" for k in range(hierarchy.n_classes)]
+    edges = [(names[p], names[c]) for p, c in hierarchy.edge_indices]
+    return Hierarchy.from_edges(edges, classes=names), names
+
+
+def pgmpy_mlpr(hierarchy, theta, likelihoods, version):
+    """(M, K) mLPRs from pgmpy's VariableElimination; ``likelihoods`` is checked (M, K, 2)."""
+    from ..network import to_pgmpy
+
+    logging.getLogger("pgmpy").setLevel(logging.ERROR)
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.inference import VariableElimination
+
+    renamed, names = _renamed(hierarchy)
+    model = to_pgmpy(renamed, theta)
+    m, k = likelihoods.shape[:2]
+    # probability columns; scale by the larger entry first so 1e300 cannot overflow
+    scaled = likelihoods / likelihoods.max(axis=2, keepdims=True)
+    columns = scaled / scaled.sum(axis=2, keepdims=True)
+
+    def query(j, evidence):
+        ve = [TabularCPD(names[i], 2, [[columns[i_m, i, 0]], [columns[i_m, i, 1]]]) for i_m, i in evidence]
+        factor = VariableElimination(model).query(
+            [names[j]], virtual_evidence=ve or None, show_progress=False
+        )
+        return float(factor.values[1])
+
+    out = np.empty((m, k))
+    if version == "indpt":
+        prior = np.array([query(j, []) for j in range(k)])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            num = prior * columns[:, :, 1]
+            out = num / (num + (1 - prior) * columns[:, :, 0])
+    else:
+        for i_m in range(m):
+            for j in range(k):
+                if version == "full":
+                    keep = range(k)
+                else:
+                    keep = [j, *hierarchy.parent_indices[j], *hierarchy.child_indices[j]]
+                out[i_m, j] = query(j, [(i_m, i) for i in keep])
+    bad = np.isnan(out)
+    if bad.any():
+        raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=1)))
+    return out
