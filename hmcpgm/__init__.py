@@ -26,6 +26,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "mlpr_from_likelihoods": "inference",
     "MLPR": "estimator",
+    "estimate_theta": "likelihood",
+    "fit_score_model": "likelihood",
     "catch": "ranking",
     "naive_sort": "ranking",
     "hier_rank": "ranking",
