@@ -63,8 +63,8 @@ class Cutoff:
         At the cutoff (``nan`` when undefined, e.g. ``rank == 0``).
     threshold : float
         The value of the event at rank ``r`` (``values`` given to the chooser,
-        e.g. mLPRs or HierRank block means); ``inf`` when ``rank == 0`` and ``nan``
-        when no values were given.
+        e.g. mLPRs or HierRank block means); ``inf`` when ``rank == 0``, else
+        ``nan`` when no values were given.
     """
 
     rule: str
@@ -132,9 +132,9 @@ def _flat_values(values, n_events, name):
 
 
 def _threshold(flat_values, order, r):
-    if flat_values is None:
-        return float("nan")
-    return float(flat_values[order[r - 1]]) if r > 0 else float("inf")
+    if r == 0:
+        return float("inf")
+    return float("nan") if flat_values is None else float(flat_values[order[r - 1]])
 
 
 def _none_meet(alpha, what):
