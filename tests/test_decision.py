@@ -266,6 +266,39 @@ def test_hier_rank_decisions_respect_the_hierarchy():
     assert h.violations(decisions_from_cutoff(cut, order, 30, 8)) == 0
 
 
+@pytest.mark.parametrize(
+    "edges",
+    [
+        [(0, 1), (0, 2), (1, 3), (1, 4), (2, 5), (6, 7)],  # forest
+        [(0, 1), (0, 2), (1, 3), (2, 3), (3, 4), (2, 5)],  # DAG: 3 has two parents
+    ],
+)
+def test_block_mean_thresholds_respect_the_hierarchy(edges):
+    hier_rank = ranking_function("hier_rank")
+    h = Hierarchy.from_edges(edges)
+    rng = np.random.default_rng(1)
+    k = h.n_classes
+    values, new_values = rng.random((40, k)), rng.random((25, k))
+    labels = h.close_labels((rng.random((40, k)) < 0.5).astype(int))
+    order, _, means = hier_rank(values, h, return_blocks=True)
+    for t in np.unique(means):
+        assert h.violations(decide_by_threshold(means, t)) == 0
+    # a cutoff chosen on validation block means moves to new objects by threshold
+    for cut in (
+        choose_cutoff(order, labels, values=means),
+        choose_cutoff(order, labels, rule="fdr", alpha=0.3, values=means),
+    ):
+        new_order, _, new_means = hier_rank(new_values, h, return_blocks=True)
+        assert h.violations(decisions_from_cutoff(cut, values=new_means)) == 0
+        assert h.violations(decisions_from_cutoff(cut, new_order, 25, k)) == 0
+        # on the validation set itself, the threshold keeps whole blocks: it labels the
+        # top r events and then the rest of the block the r-th event is in
+        d = decide_by_threshold(means, cut.threshold).ravel()
+        top = decide(order, 40, k, cut.rank).ravel()
+        assert np.all(d >= top)
+        assert np.all(means.ravel()[(d == 1) & (top == 0)] == cut.threshold)
+
+
 # ---------------------------------------------------------------------- bad input
 def test_unknown_rule():
     with pytest.raises(InputError, match=r"rule must be one of \['max_f1', 'fdr'\], got 'f2'"):
