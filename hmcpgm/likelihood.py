@@ -190,7 +190,7 @@ class ScoreModel:
         s = self._scores(scores)
         if self.kind == "lpr":
             lpr = _interp_grid(s, self.params["lo"], self.params["hi"], self.params["lpr"])
-            p1 = self.prevalence
+            p1 = np.where(self.informative, self.prevalence, 0.5)  # 0 or 1 when uninformative
             out = np.stack([(1 - lpr) / (1 - p1), lpr / p1], axis=-1)
         else:
             logf = self._log_densities(s)
@@ -238,7 +238,8 @@ class ScoreModel:
     def _log_densities(self, s):
         p = self.params
         if self.kind == "gaussian":
-            z = (s[..., None] - p["mean"]) / p["sd"]
+            # clipped so z * z stays finite for scores like 1e300
+            z = np.clip((s[..., None] - p["mean"]) / p["sd"], -1e150, 1e150)
             return -0.5 * z * z - np.log(p["sd"]) - 0.5 * np.log(2 * np.pi)
         f0 = _interp_grid(s, p["lo"], p["hi"], p["density0"])
         f1 = _interp_grid(s, p["lo"], p["hi"], p["density1"])
@@ -456,7 +457,10 @@ def _kde(x, bandwidth, fallback):
     """statsmodels Gaussian FFT KDE of ``x``: (support, density, bw)."""
     from statsmodels.nonparametric.kde import KDEUnivariate
 
-    kde = KDEUnivariate(np.asarray(x, dtype=float))
+    x = np.asarray(x, dtype=float)
+    if len(x) == 1:  # statsmodels needs two points; the KDE of [x, x] is that of [x]
+        x = np.repeat(x, 2)
+    kde = KDEUnivariate(x)
     try:
         kde.fit(kernel="gau", bw=bandwidth, fft=True, gridsize=_KDE_GRID, cut=_CUT)
     except RuntimeError:  # statsmodels: "Selected KDE bandwidth is 0"

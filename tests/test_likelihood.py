@@ -1,0 +1,336 @@
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from hmcpgm import Hierarchy, InputError, LabelError
+from hmcpgm.likelihood import (
+    SCORE_MODELS,
+    estimate_theta,
+    fit_score_model,
+    score_model_from_dict,
+)
+
+
+def single():
+    return Hierarchy.from_parents([None])
+
+
+def beta_class(rng, m, prevalence, eta):
+    """One root class with the paper's score model: Beta(3.5, eta) vs Beta(eta, 3.5)."""
+    y = (rng.random((m, 1)) < prevalence).astype(int)
+    s = np.where(y == 1, rng.beta(3.5, eta, (m, 1)), rng.beta(eta, 3.5, (m, 1)))
+    return s, y
+
+
+def true_beta_lpr(s, prevalence, eta):
+    f1 = stats.beta.pdf(s, 3.5, eta)
+    f0 = stats.beta.pdf(s, eta, 3.5)
+    return prevalence * f1 / (prevalence * f1 + (1 - prevalence) * f0)
+
+
+# ---------------------------------------------------------------------- theta
+def test_estimate_theta_by_hand_tree_and_dag():
+    # classes a, b (child of a), c (child of a), d (child of b and c)
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")])
+    y = np.array(
+        [
+            [1, 1, 1, 1],
+            [1, 1, 1, 0],
+            [1, 1, 0, 0],
+            [1, 0, 0, 0],
+            [0, 0, 0, 0],
+            [1, 0, 1, 0],
+        ]
+    )
+    # a: 5 of 6 objects; b: 3 of the 5 with a; c: 3 of the 5 with a;
+    # d: 1 of the 2 objects with both b and c positive (rows 0 and 1)
+    np.testing.assert_allclose(estimate_theta(y, h, pseudo_count=0), [5 / 6, 3 / 5, 3 / 5, 1 / 2])
+    np.testing.assert_allclose(
+        estimate_theta(y, h, pseudo_count=1), [6 / 8, 4 / 7, 4 / 7, 2 / 4]
+    )
+    # default pseudo-count 0.5
+    np.testing.assert_allclose(estimate_theta(y, h), [5.5 / 7, 3.5 / 6, 3.5 / 6, 1.5 / 3])
+
+
+def test_estimate_theta_no_positives_stays_inside_unit_interval():
+    h = Hierarchy.from_parents([None, 0])
+    y = np.array([[1, 0], [0, 0], [1, 0]])
+    theta = estimate_theta(y, h)
+    assert 0 < theta[1] < 1
+    assert theta[1] == pytest.approx(0.5 / 3)
+    assert estimate_theta(y, h, pseudo_count=0)[1] == 0.0
+
+
+def test_estimate_theta_parents_never_positive():
+    h = Hierarchy.from_parents([None, 0])
+    y = np.array([[0, 0], [0, 0]])
+    with pytest.raises(LabelError, match=r"never have all parents positive.*\[1\]"):
+        estimate_theta(y, h, pseudo_count=0)
+    assert estimate_theta(y, h, pseudo_count=2)[1] == 0.5
+
+
+@pytest.mark.parametrize("bad", [-1, np.nan, "x", True])
+def test_estimate_theta_bad_pseudo_count(bad):
+    h = Hierarchy.from_parents([None])
+    with pytest.raises(InputError, match="pseudo_count"):
+        estimate_theta([[1], [0]], h, pseudo_count=bad)
+
+
+def test_estimate_theta_labels_breaking_hierarchy():
+    h = Hierarchy.from_parents([None, 0])
+    y = [[0, 1], [1, 1]]
+    with pytest.raises(LabelError, match="break the hierarchy"):
+        estimate_theta(y, h)
+    np.testing.assert_allclose(estimate_theta(y, h, pseudo_count=0, close_labels=True), [1, 1])
+
+
+# ---------------------------------------------------------------------- lpr route
+@pytest.mark.parametrize("eta", [2.0, 4.0, 5.5])
+def test_lpr_recovers_true_local_precision_of_beta_scores(eta):
+    # eta = 5.5 inverts the scores: positives score LOWER than negatives.
+    rng = np.random.default_rng(int(eta * 10))
+    s, y = beta_class(rng, 50_000, 0.2, eta)
+    model = fit_score_model(s, y, single(), kind="lpr")
+    grid = np.linspace(0.1, 0.9, 81)[:, None]
+    est = model.lpr(grid)[:, 0]
+    prevalence = y.mean()
+    truth = true_beta_lpr(grid[:, 0], prevalence, eta)
+    # tolerance on the central range; measured max error about 0.027 on these seeds
+    assert np.max(np.abs(est - truth)) < 0.05
+    if eta == 5.5:
+        assert est[5] > 0.5 > est[-5]  # inverted class: low scores mean positive
+
+
+def test_lpr_likelihoods_reproduce_lpr_with_prevalence():
+    rng = np.random.default_rng(3)
+    s, y = beta_class(rng, 5000, 0.3, 2.0)
+    model = fit_score_model(s, y, single(), kind="lpr")
+    test = rng.random((200, 1))
+    lik = model.likelihoods(test)
+    p1 = y.mean()
+    post = p1 * lik[..., 1] / (p1 * lik[..., 1] + (1 - p1) * lik[..., 0])
+    np.testing.assert_allclose(post, model.lpr(test), rtol=1e-10)
+
+
+def test_lpr_is_clipped_to_eps():
+    rng = np.random.default_rng(4)
+    y = (rng.random((4000, 1)) < 0.5).astype(int)
+    s = rng.normal(loc=20.0 * y)  # perfectly separated
+    model = fit_score_model(s, y, single(), kind="lpr", eps=1e-3)
+    lpr = model.lpr(np.array([[-5.0], [0.0], [20.0], [25.0]]))[:, 0]
+    np.testing.assert_allclose(lpr, [1e-3, 1e-3, 1 - 1e-3, 1 - 1e-3])
+
+
+def test_grid_interpolation_matches_numpy_interp():
+    # the vectorised grid read-out against np.interp, class by class
+    rng = np.random.default_rng(5)
+    h = Hierarchy.from_parents([None, 0, None])
+    y = (rng.random((3000, 3)) < [0.6, 0.5, 0.3]).astype(int)
+    y[:, 1] *= y[:, 0]
+    s = rng.normal(loc=y * [1.0, -2.0, 0.5], scale=[1.0, 2.0, 0.3])
+    model = fit_score_model(s, y, h, kind="lpr", gridsize=64)
+    d = model.to_dict()
+    test = rng.normal(scale=4.0, size=(500, 3))
+    expect = np.column_stack(
+        [np.interp(test[:, k], np.linspace(d["lo"][k], d["hi"][k], 64), d["lpr"][k]) for k in range(3)]
+    )
+    np.testing.assert_allclose(model.lpr(test), expect, rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------------- density route
+def test_gaussian_densities_match_scipy():
+    rng = np.random.default_rng(6)
+    h = Hierarchy.from_parents([None, 0])
+    y = (rng.random((20_000, 2)) < [0.5, 0.4]).astype(int)
+    y[:, 1] *= y[:, 0]
+    mu = np.array([[0.0, 2.0], [1.0, -1.0]])  # mu[k, label]
+    sd = np.array([[1.0, 0.5], [2.0, 1.5]])
+    s = rng.normal(mu[[0, 1], y], sd[[0, 1], y])
+    model = fit_score_model(s, y, h, kind="gaussian")
+    grid = np.column_stack([np.linspace(-1, 3, 50), np.linspace(-3, 4, 50)])
+    dens = model.densities(grid)
+    for k in range(2):
+        for label in range(2):
+            truth = stats.norm.pdf(grid[:, k], mu[k, label], sd[k, label])
+            np.testing.assert_allclose(dens[:, k, label], truth, rtol=0.1, atol=0.005)
+    # the likelihood ratio is a ratio of densities, not of CDFs (the R package's slip):
+    # at s = 1 the density ratio is about 2.2, the CDF ratio about 37
+    lik = model.likelihoods([[1.0, 0.0]])
+    ratio = stats.norm.pdf(1.0, 0.0, 1.0) / stats.norm.pdf(1.0, 2.0, 0.5)
+    assert lik[0, 0, 0] == 1.0
+    assert lik[0, 0, 0] / lik[0, 0, 1] == pytest.approx(ratio, rel=0.1)
+
+
+def test_kde_densities_match_truth_on_central_range():
+    rng = np.random.default_rng(7)
+    s, y = beta_class(rng, 40_000, 0.3, 2.0)
+    model = fit_score_model(s, y, single(), kind="kde")
+    grid = np.linspace(0.15, 0.85, 71)[:, None]
+    dens = model.densities(grid)[:, 0]
+    for label, (a, b) in enumerate([(2.0, 3.5), (3.5, 2.0)]):
+        truth = stats.beta.pdf(grid[:, 0], a, b)
+        np.testing.assert_allclose(dens[:, label], truth, rtol=0.1, atol=0.05)
+
+
+def test_lpr_model_has_no_densities():
+    rng = np.random.default_rng(8)
+    s, y = beta_class(rng, 500, 0.3, 2.0)
+    with pytest.raises(InputError, match="densities"):
+        fit_score_model(s, y, single(), kind="lpr").densities(s)
+
+
+# ---------------------------------------------------------------------- shapes and extremes
+@pytest.mark.parametrize("kind", SCORE_MODELS)
+def test_shapes_positivity_and_extreme_scores(kind):
+    rng = np.random.default_rng(9)
+    h = Hierarchy.from_parents([None, 0, 0, None])
+    y = (rng.random((2000, 4)) < [0.5, 0.5, 0.3, 0.2]).astype(int)
+    y[:, 1:3] *= y[:, [0]]
+    s = rng.normal(loc=y * [1.0, 2.0, -1.0, 3.0])
+    model = fit_score_model(s, y, h, kind=kind)
+    extreme = np.array(
+        [[-1e300, 1e300, 0.0, 1e6], [1e300, -1e300, -1e6, 0.0], [0.0, 0.0, 0.0, 0.0]]
+    )
+    for test in (s, extreme):
+        lik = model.likelihoods(test)
+        assert lik.shape == (len(test), 4, 2)
+        assert np.all(np.isfinite(lik)) and np.all(lik > 0)
+        lpr = model.lpr(test)
+        assert lpr.shape == (len(test), 4)
+        assert np.all((lpr >= 0) & (lpr <= 1))
+
+
+def test_out_of_range_scores_are_clamped():
+    rng = np.random.default_rng(10)
+    s, y = beta_class(rng, 5000, 0.3, 2.0)
+    for kind in ("lpr", "kde"):
+        model = fit_score_model(s, y, single(), kind=kind)
+        hi = model.to_dict()["hi"][0]
+        np.testing.assert_allclose(model.likelihoods([[5.0]]), model.likelihoods([[hi]]))
+        np.testing.assert_allclose(model.likelihoods([[1e9]]), model.likelihoods([[hi]]))
+
+
+@pytest.mark.parametrize("kind", SCORE_MODELS)
+def test_few_positives_and_constant_scores(kind):
+    rng = np.random.default_rng(11)
+    h = Hierarchy.from_parents([None, None, None])
+    y = np.zeros((400, 3), dtype=int)
+    y[:1, 0] = 1  # one positive
+    y[:3, 1] = 1  # three positives
+    y[:200, 2] = 1
+    s = rng.normal(size=(400, 3))
+    s[:, 2] = 0.7  # constant scores: zero variance everywhere
+    model = fit_score_model(s, y, h, kind=kind)
+    lik = model.likelihoods(rng.normal(scale=3, size=(50, 3)))
+    assert np.all(np.isfinite(lik)) and np.all(lik > 0)
+    lik_const = model.likelihoods(np.full((1, 3), 0.7))[0, 2]
+    # constant scores carry no information about the label
+    np.testing.assert_allclose(lik_const[0] * (1 - 0.5), lik_const[1] * (1 - 0.5), rtol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    kind=st.sampled_from(SCORE_MODELS),
+    shift=st.floats(-5, 5),
+    scale=st.floats(0.01, 100),
+)
+def test_property_likelihoods_finite_positive(seed, kind, shift, scale):
+    rng = np.random.default_rng(seed)
+    y = (rng.random((300, 1)) < 0.3).astype(int)
+    y[0, 0], y[1, 0] = 1, 0
+    s = scale * (rng.normal(size=(300, 1)) + shift * y)
+    model = fit_score_model(s, y, single(), kind=kind)
+    test = scale * rng.standard_cauchy((100, 1))
+    lik = model.likelihoods(test)
+    assert np.all(np.isfinite(lik)) and np.all(lik > 0)
+    lpr = model.lpr(test)
+    assert np.all((lpr >= 0) & (lpr <= 1))
+
+
+# ---------------------------------------------------------------------- export
+@pytest.mark.parametrize("kind", SCORE_MODELS)
+def test_to_dict_json_roundtrip(kind):
+    rng = np.random.default_rng(12)
+    h = Hierarchy.from_edges([("r", "x"), ("r", "z")])
+    y = (rng.random((1000, 3)) < [0.6, 0.5, 0.4]).astype(int)
+    y[:, 1:] *= y[:, [0]]
+    s = rng.normal(loc=y)
+    model = fit_score_model(s, y, h, kind=kind)
+    d = model.to_dict()
+    text = json.dumps({k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in d.items()})
+    again = score_model_from_dict(json.loads(text), hierarchy=h)
+    test = rng.normal(size=(100, 3))
+    np.testing.assert_allclose(again.likelihoods(test), model.likelihoods(test), rtol=1e-12)
+    np.testing.assert_allclose(again.lpr(test), model.lpr(test), rtol=1e-12)
+
+
+def test_from_dict_bad_data():
+    with pytest.raises(InputError, match="kind"):
+        score_model_from_dict({"kind": "svm"})
+    with pytest.raises(InputError, match="lacks the keys"):
+        score_model_from_dict({"kind": "lpr", "classes": [0]})
+
+
+# ---------------------------------------------------------------------- empty classes and bad input
+def test_class_without_positives_is_a_label_error_naming_it():
+    h = Hierarchy.from_edges([("a", "b"), ("b", "c"), ("a", "d")])
+    rng = np.random.default_rng(13)
+    y = np.zeros((100, 4), dtype=int)
+    y[:60, 0] = 1
+    y[:30, 3] = 1  # b, c never positive; c's parent b is never positive
+    s = rng.normal(size=(100, 4))
+    msg = r"no positive example for 2 classes \(\['b', 'c'\]\).*never have all parents positive \(\['c'\]\)"
+    with pytest.raises(LabelError, match=msg):
+        fit_score_model(s, y, h)
+    model = fit_score_model(s, y, h, allow_empty=True)
+    lik = model.likelihoods(s)
+    np.testing.assert_array_equal(lik[:, 1:3], 1.0)
+    assert list(model.informative) == [True, False, False, True]
+
+
+def test_class_without_negatives_is_a_label_error():
+    h = Hierarchy.from_parents([None, 0])
+    y = np.array([[1, 0], [1, 1], [1, 0]])
+    with pytest.raises(LabelError, match=r"no negative example for 1 classes \(\[0\]\)"):
+        fit_score_model(np.zeros((3, 2)), y, h)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"kind": "svm"}, "kind must be one of"),
+        ({"bandwidth": "wide"}, "bandwidth"),
+        ({"bandwidth": -0.1}, "bandwidth"),
+        ({"gridsize": 4}, "gridsize"),
+        ({"eps": 0.7}, "eps"),
+    ],
+)
+def test_bad_options(kwargs, match):
+    rng = np.random.default_rng(14)
+    s, y = beta_class(rng, 100, 0.5, 2.0)
+    with pytest.raises(InputError, match=match):
+        fit_score_model(s, y, single(), **kwargs)
+
+
+def test_bad_arrays():
+    h = Hierarchy.from_parents([None, 0])
+    y = np.array([[1, 1], [1, 0], [0, 0]] * 10)
+    s = np.random.default_rng(15).normal(size=y.shape)
+    with pytest.raises(InputError, match="scores has 20 rows but labels has 30"):
+        fit_score_model(s[:20], y, h)
+    bad = s.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(InputError, match="scores must be finite"):
+        fit_score_model(bad, y, h)
+    with pytest.raises(InputError, match="scores has 3 columns"):
+        fit_score_model(np.c_[s, s[:, :1]], y, h)
+    with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
+        fit_score_model(s, y, [None, 0])
+    model = fit_score_model(s, y, h)
+    with pytest.raises(InputError, match="scores must be finite"):
+        model.likelihoods(bad)
