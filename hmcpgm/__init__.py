@@ -25,6 +25,10 @@ __version__ = "0.1.0"
 # public name -> module that defines it, loaded on first access (PEP 562)
 _LAZY = {
     "mlpr_from_likelihoods": "inference",
+    "loopy_belief_propagation": "inference",
+    "to_pgmpy": "network",
+    "augmented_network": "network",
+    "prior_marginals": "network",
     "MLPR": "estimator",
     "estimate_theta": "likelihood",
     "fit_score_model": "likelihood",

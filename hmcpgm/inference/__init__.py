@@ -22,9 +22,11 @@ import numpy as np
 
 from .._validation import check_hierarchy, likelihood_array, theta_vector
 from ..exceptions import InferenceError
-from ._common import log_likelihood_pairs, log_prior_marginals, posterior_from_logs, impossible_evidence
+from ._common import impossible_evidence, log_likelihood_pairs, log_prior_marginals, posterior_from_logs
+from ._loopy import DEFAULTS as _LOOPY_DEFAULTS
+from ._loopy import LoopyReport
 
-__all__ = ["mlpr_from_likelihoods"]
+__all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport"]
 
 VERSIONS = ("full", "nbh", "indpt")
 ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
@@ -86,10 +88,10 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
     >>> from hmcpgm import Hierarchy
     >>> h = Hierarchy.from_parents([None, 0])          # class 1 is a child of class 0
     >>> L = np.array([[[1.0, 1.0], [1.0, 3.0]]])       # evidence only on the child
-    >>> mlpr_from_likelihoods(h, [0.5, 0.5], L).round(4)
-    array([[0.6   , 0.4286]])
+    >>> mlpr_from_likelihoods(h, [0.5, 0.5], L).round(4)  # joint weights .5, .25, .75
+    array([[0.6667, 0.5   ]])
     >>> mlpr_from_likelihoods(h, [0.5, 0.5], L, version="indpt").round(4)
-    array([[0.5   , 0.4286]])
+    array([[0.5, 0.5]])
     """
     hierarchy = check_hierarchy(hierarchy)
     theta = theta_vector(theta, hierarchy)
@@ -204,3 +206,46 @@ def _empty_report(options):
     from ._loopy import LoopyReport
 
     return LoopyReport.empty(**{n: options[n] for n in ("damping", "tol", "max_iter") if n in options})
+
+
+def loopy_belief_propagation(hierarchy, theta, likelihoods, *, damping=_LOOPY_DEFAULTS["damping"],
+                             tol=_LOOPY_DEFAULTS["tol"], max_iter=_LOOPY_DEFAULTS["max_iter"]):
+    """Full-evidence mLPRs by batched loopy belief propagation, with a convergence report.
+
+    Exact on forests and on polytrees (DAGs whose moral structure has no loop);
+    an approximation on other DAGs. Emits :class:`ConvergenceWarning` when some
+    objects do not converge within ``max_iter``.
+
+    Parameters
+    ----------
+    hierarchy, theta, likelihoods
+        As in :func:`mlpr_from_likelihoods`.
+    damping : float in [0, 1)
+        Weight of the previous factor message (log-odds) in each update.
+    tol : float
+        An object has converged when no message changed by more than ``tol``
+        (in log-odds) in one iteration.
+    max_iter : int
+
+    Returns
+    -------
+    mlpr : ndarray of shape (M, K)
+    report : LoopyReport
+        Per object: ``converged``, ``n_iter``, ``residual``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_parents([None, None, [0, 1]])
+    >>> L = np.array([[[1.0, 2.0], [1.0, 1.0], [1.0, 4.0]]])
+    >>> mlpr, report = loopy_belief_propagation(h, [0.5, 0.5, 0.5], L)
+    >>> np.allclose(mlpr, mlpr_from_likelihoods(h, [0.5, 0.5, 0.5], L, engine="enumerate"))
+    True
+    >>> bool(report.converged[0])
+    True
+    """
+    return mlpr_from_likelihoods(
+        hierarchy, theta, likelihoods, engine="loopy", damping=damping, tol=tol,
+        max_iter=max_iter, return_report=True,
+    )
