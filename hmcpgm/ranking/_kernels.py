@@ -1,0 +1,174 @@
+"""Compiled (numba) kernels: Horn's rule per object and the Chain-Merge blocks.
+
+numba is imported here only, and this module only when a ranking is computed,
+so ``import hmcpgm`` stays quick. ``cache=True`` keeps the compiled code next to
+this file after the first call (compiling takes a few seconds once).
+"""
+
+import numpy as np
+
+try:
+    from numba import njit
+except ImportError:  # pragma: no cover - numba is a core dependency
+    njit = None
+
+
+def _require_numba():
+    if njit is None:  # pragma: no cover
+        raise ImportError(
+            "hmcpgm.hier_rank needs numba for its compiled kernels: pip install numba"
+        )
+
+
+def _jit(func):
+    return func if njit is None else njit(cache=True, nogil=True)(func)
+
+
+@_jit
+def _find(uf, k):
+    root = k
+    while uf[root] != root:
+        root = uf[root]
+    while uf[k] != root:
+        nxt = uf[k]
+        uf[k] = root
+        k = nxt
+    return root
+
+
+@_jit
+def _heap_push(keys, ids, vers, size, key, ident, ver):
+    i = size
+    keys[i] = key
+    ids[i] = ident
+    vers[i] = ver
+    while i > 0:
+        up = (i - 1) // 2
+        if keys[up] >= keys[i]:
+            break
+        keys[up], keys[i] = keys[i], keys[up]
+        ids[up], ids[i] = ids[i], ids[up]
+        vers[up], vers[i] = vers[i], vers[up]
+        i = up
+    return size + 1
+
+
+@_jit
+def _heap_pop(keys, ids, vers, size):
+    """Remove the top entry (its fields must be read before the call)."""
+    size -= 1
+    keys[0] = keys[size]
+    ids[0] = ids[size]
+    vers[0] = vers[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= size:
+            break
+        best = left
+        if left + 1 < size and keys[left + 1] > keys[left]:
+            best = left + 1
+        if keys[i] >= keys[best]:
+            break
+        keys[best], keys[i] = keys[i], keys[best]
+        ids[best], ids[i] = ids[i], ids[best]
+        vers[best], vers[i] = vers[i], vers[best]
+        i = best
+    return size
+
+
+@_jit
+def horn_sequences(values, parent, roots, seq):
+    """Horn's rule for every object: ``seq[m]`` lists object m's classes, each root's
+    tree in turn (``roots`` order), every tree in its optimal order.
+
+    Horn (1972): the non-root group of largest mean joins the end of the group that
+    holds its head's parent. Union-find, a lazy max-heap and linked lists give
+    O(K log K) per object.
+    """
+    n_obj, n_cls = values.shape
+    uf = np.empty(n_cls, np.int64)
+    gsum = np.empty(n_cls)
+    gcnt = np.empty(n_cls, np.int64)
+    first = np.empty(n_cls, np.int64)
+    last = np.empty(n_cls, np.int64)
+    nxt = np.empty(n_cls, np.int64)
+    ver = np.empty(n_cls, np.int64)
+    keys = np.empty(2 * n_cls + 1)
+    ids = np.empty(2 * n_cls + 1, np.int64)
+    vers = np.empty(2 * n_cls + 1, np.int64)
+    for m in range(n_obj):
+        size = 0
+        for k in range(n_cls):
+            uf[k] = k
+            gsum[k] = values[m, k]
+            gcnt[k] = 1
+            first[k] = k
+            last[k] = k
+            nxt[k] = -1
+            ver[k] = 0
+            if parent[k] >= 0:
+                size = _heap_push(keys, ids, vers, size, values[m, k], k, 0)
+        while size > 0:
+            g = ids[0]
+            v = vers[0]
+            size = _heap_pop(keys, ids, vers, size)
+            if uf[g] != g or v != ver[g]:
+                continue
+            p = _find(uf, parent[g])
+            nxt[last[p]] = first[g]
+            last[p] = last[g]
+            gsum[p] += gsum[g]
+            gcnt[p] += gcnt[g]
+            uf[g] = p
+            ver[p] += 1
+            if parent[p] >= 0:
+                size = _heap_push(keys, ids, vers, size, gsum[p] / gcnt[p], p, ver[p])
+        j = 0
+        for r in roots:
+            node = first[r]
+            while node >= 0:
+                seq[m, j] = node
+                j += 1
+                node = nxt[node]
+
+
+@_jit
+def prefix_blocks(values, seq, seg_start, blk_id, blk_off, b_mean, b_len):
+    """Split every object's sequence into maximum-mean prefix blocks.
+
+    A stack merge (pool adjacent violators for a non-increasing fit) run on each
+    segment ``[seg_start[i], seg_start[i+1])`` of ``seq[m]``: the first block is
+    the prefix of largest mean, and so on. Block means are non-increasing inside
+    a segment as computed in floating point. Fills ``blk_id[m, j]`` (global block
+    number, object-major), ``blk_off[m, j]`` (offset inside the block) and the
+    block means and lengths; returns the number of blocks.
+    """
+    n_obj, n_cls = seq.shape
+    st_start = np.empty(n_cls, np.int64)
+    st_sum = np.empty(n_cls)
+    st_cnt = np.empty(n_cls, np.int64)
+    nb = 0
+    n_seg = len(seg_start)
+    for m in range(n_obj):
+        for s in range(n_seg):
+            lo = seg_start[s]
+            hi = seg_start[s + 1] if s + 1 < n_seg else n_cls
+            top = -1
+            for j in range(lo, hi):
+                top += 1
+                st_start[top] = j
+                st_sum[top] = values[m, seq[m, j]]
+                st_cnt[top] = 1
+                while top > 0 and st_sum[top] / st_cnt[top] > st_sum[top - 1] / st_cnt[top - 1]:
+                    st_sum[top - 1] += st_sum[top]
+                    st_cnt[top - 1] += st_cnt[top]
+                    top -= 1
+            for b in range(top + 1):
+                b_mean[nb] = st_sum[b] / st_cnt[b]
+                b_len[nb] = st_cnt[b]
+                for j in range(st_start[b], st_start[b] + st_cnt[b]):
+                    blk_id[m, j] = nb
+                    blk_off[m, j] = j - st_start[b]
+                nb += 1
+    return nb

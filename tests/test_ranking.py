@@ -1,0 +1,316 @@
+"""Tests for hmcpgm.ranking: CATCH, NaiveSort, HierRank, violations.
+
+References: brute force over every consistent ranking (tiny n), the exact
+dynamic program (moderate n), and hand-checked small cases.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hmcpgm import Hierarchy, InputError, catch, count_violations, hier_rank, naive_sort
+
+# ---------------------------------------------------------------- helpers
+
+
+def _hierarchy(parents):
+    return Hierarchy.from_parents([p if len(p) else None for p in parents])
+
+
+@st.composite
+def forests(draw, max_classes=6):
+    k = draw(st.integers(1, max_classes))
+    return [[] if i == 0 else draw(st.sampled_from([[]] + [[p] for p in range(i)])) for i in range(k)]
+
+
+@st.composite
+def dags(draw, max_classes=6):
+    k = draw(st.integers(2, max_classes))
+    parents = []
+    for i in range(k):
+        ps = draw(st.lists(st.integers(0, i - 1), unique=True, max_size=3)) if i else []
+        parents.append(sorted(ps))
+    return parents
+
+
+def _values(draw_values, m, k):
+    return np.asarray(draw_values, dtype=float).reshape(m, k)
+
+
+@st.composite
+def problems(draw, graphs, max_events, max_objects=3):
+    parents = draw(graphs)
+    k = len(parents)
+    m = draw(st.integers(1, max(1, min(max_objects, max_events // k))))
+    # a coarse grid makes ties frequent; floats make them rare
+    elem = draw(st.sampled_from([
+        st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0]),
+        st.floats(-2, 2, allow_nan=False, width=32),
+    ]))
+    vals = draw(st.lists(elem, min_size=m * k, max_size=m * k))
+    return _hierarchy(parents), _values(vals, m, k)
+
+
+def _brute_force_best(values, hierarchy):
+    """The largest CATCH over every consistent ranking of all events."""
+    m, k = values.shape
+    n = m * k
+    preds = [[] for _ in range(n)]
+    for obj in range(m):
+        for c in range(k):
+            preds[obj * k + c] = [obj * k + p for p in hierarchy.parent_indices[c]]
+    v = values.ravel()
+    best = -np.inf
+
+    def extend(placed, done, score):
+        nonlocal best
+        if len(placed) == n:
+            best = max(best, score)
+            return
+        weight = n - len(placed)
+        for e in range(n):
+            if e not in done and all(p in done for p in preds[e]):
+                done.add(e)
+                placed.append(e)
+                extend(placed, done, score + weight * v[e])
+                placed.pop()
+                done.remove(e)
+
+    extend([], set(), 0.0)
+    return best
+
+
+def _is_permutation(order, n):
+    return order.ndim == 1 and np.array_equal(np.sort(order), np.arange(n))
+
+
+# ---------------------------------------------------------------- CATCH
+
+
+def test_catch_matches_definition():
+    rng = np.random.default_rng(1)
+    v = rng.random((3, 4))
+    order = rng.permutation(12)
+    expected = sum((12 - r) * v.ravel()[e] for r, e in enumerate(order))
+    assert catch(order, v) == pytest.approx(expected)
+    assert catch(order, v.ravel()) == pytest.approx(expected)
+
+
+def test_catch_plus_weighted_completion_time_is_constant():
+    rng = np.random.default_rng(2)
+    v = rng.random(10)
+    for _ in range(5):
+        o = rng.permutation(10)
+        completion = np.dot(np.arange(1, 11), v[o])
+        assert catch(o, v) + completion == pytest.approx(11 * v.sum())
+
+
+# ---------------------------------------------------------------- the paper's toy example
+
+
+def test_paper_toy_example():
+    h = Hierarchy.from_edges([("F", "I"), ("I", "J"), ("F", "G"), ("G", "H")])
+    v = np.array([[5.0, 0.3, 0.9, 0.8, 0.1]])  # F large, so F comes first
+    names = [h.classes[i] for i in hier_rank(v, h)]
+    assert names[0] == "F"
+    assert names[1:] == ["G", "I", "J", "H"]
+    assert catch(hier_rank(v, h), v) == pytest.approx(_brute_force_best(v, h))
+    # NaiveSort puts J before its parent I
+    assert count_violations(naive_sort(v, h), h) > 0
+
+
+def test_blocks_have_the_mean_of_their_values_and_never_increase():
+    rng = np.random.default_rng(3)
+    h = Hierarchy.from_parents([None, 0, 0, 1, 1, 2, None, 6, 7])
+    v = rng.random((50, 9))
+    order, blocks, means = hier_rank(v, h, return_blocks=True)
+    b = blocks.ravel()[order]
+    mu = means.ravel()[order]
+    assert np.all(np.diff(b) >= 0) and b[0] == 0
+    assert np.all(np.diff(mu) <= 1e-12)
+    for blk in np.unique(b)[:200]:
+        members = order[b == blk]
+        assert mu[b == blk][0] == pytest.approx(v.ravel()[members].mean())
+
+
+# ---------------------------------------------------------------- optimality on forests
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(forests(5), max_events=7))
+def test_forest_hier_rank_is_optimal_brute_force(problem):
+    h, v = problem
+    order = hier_rank(v, h)
+    assert _is_permutation(order, v.size)
+    assert count_violations(order, h) == 0
+    assert catch(order, v) == pytest.approx(_brute_force_best(v, h), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None)
+@given(problems(forests(6), max_events=8))
+def test_forest_hier_rank_is_optimal_brute_force_many(problem):
+    h, v = problem
+    order = hier_rank(v, h)
+    assert count_violations(order, h) == 0
+    assert catch(order, v) == pytest.approx(_brute_force_best(v, h), rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(forests(12), max_events=40, max_objects=4))
+def test_forest_hier_rank_equals_exact_solver(problem):
+    h, v = problem
+    fast = hier_rank(v, h)
+    exact = hier_rank(v, h, method="exact")
+    assert count_violations(exact, h) == 0
+    assert catch(fast, v) == pytest.approx(catch(exact, v), rel=1e-9, abs=1e-9)
+    # on a forest the DAG heuristic is exact too
+    assert catch(hier_rank(v, h, method="relaxed"), v) == pytest.approx(catch(fast, v))
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(dags(5), max_events=7))
+def test_exact_solver_is_optimal_on_dags_brute_force(problem):
+    h, v = problem
+    order = hier_rank(v, h, method="exact")
+    assert count_violations(order, h) == 0
+    assert catch(order, v) == pytest.approx(_brute_force_best(v, h), rel=1e-9, abs=1e-9)
+
+
+# ---------------------------------------------------------------- consistency everywhere
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(st.one_of(forests(10), dags(10)), max_events=60, max_objects=6))
+def test_every_method_is_a_consistent_permutation(problem):
+    h, v = problem
+    methods = ["auto", "relaxed", "exact"] + (["horn"] if h.is_forest else [])
+    for method in methods:
+        order = hier_rank(v, h, method=method)
+        assert _is_permutation(order, v.size), method
+        assert count_violations(order, h) == 0, method
+        assert count_violations(order, h, pairs="edges") == 0, method
+    assert _is_permutation(naive_sort(v, h), v.size)
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(st.one_of(forests(8), dags(8)), max_events=40, max_objects=5))
+def test_naive_sort_with_equal_values_has_no_violations(problem):
+    h, v = problem
+    tied = np.round(v * 2) / 2  # many ties
+    order = naive_sort(tied, h)
+    assert count_violations(order, h) == 0 or np.any(
+        tied.ravel()[order][:-1] > tied.ravel()[order][1:]
+    )
+    # ties only: nothing but ties, so no violation at all
+    flat = np.full_like(v, 0.5)
+    assert count_violations(naive_sort(flat, h), h) == 0
+    # sorted by value
+    assert np.all(np.diff(tied.ravel()[order]) <= 0)
+
+
+def test_naive_sort_ties_respect_a_deep_chain():
+    h = Hierarchy.from_parents([None, 0, 1, 2, 3])
+    v = np.zeros((3, 5))
+    assert count_violations(naive_sort(v, h), h) == 0
+
+
+# ---------------------------------------------------------------- the DAG heuristic against the optimum
+
+# Measured on 2,000 random DAGs of 2..7 classes, 1..3 objects, values in [0, 1]
+# (bench/ranking.py --dag-gap): the worst ratio CATCH(relaxed) / CATCH(exact)
+# seen was RELAXED_WORST_SEEN. The test asserts a bound with margin below it.
+RELAXED_BOUND = 0.95
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(dags(7), max_events=14))
+def test_relaxed_dag_method_is_close_to_optimal(problem):
+    h, v = problem
+    v = np.abs(v) / max(1.0, np.abs(v).max())  # values in [0, 1], like mLPRs
+    relaxed = catch(hier_rank(v, h), v)
+    best = catch(hier_rank(v, h, method="exact"), v)
+    assert relaxed <= best + 1e-9
+    if best > 0:
+        assert relaxed / best >= RELAXED_BOUND
+
+
+# ---------------------------------------------------------------- count_violations
+
+
+def test_count_violations_matches_pair_loop():
+    rng = np.random.default_rng(4)
+    h = Hierarchy.from_parents([None, 0, 0, [1, 2], 3, None])
+    order = rng.permutation(4 * 6)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    anc = h.ancestor_matrix
+    expected = sum(
+        rank[m * 6 + k] < rank[m * 6 + a]
+        for m in range(4) for k in range(6) for a in range(6) if anc[k, a]
+    )
+    assert count_violations(order, h) == expected
+    edges = sum(rank[m * 6 + c] < rank[m * 6 + p] for m in range(4) for p, c in h.edge_indices)
+    assert count_violations(order, h, pairs="edges") == edges
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.fixture
+def small():
+    return Hierarchy.from_parents([None, 0, 0, [1, 2]])
+
+
+def test_values_with_wrong_number_of_columns(small):
+    with pytest.raises(InputError, match="values has 3 columns but the hierarchy has 4"):
+        hier_rank(np.zeros((2, 3)), small)
+    with pytest.raises(InputError, match="values"):
+        naive_sort(np.zeros((2, 3)), small)
+
+
+def test_values_with_nan(small):
+    v = np.zeros((2, 4))
+    v[1, 2] = np.nan
+    with pytest.raises(InputError, match="values must be finite"):
+        hier_rank(v, small)
+    with pytest.raises(InputError, match="values must be finite"):
+        catch(np.arange(8), v)
+
+
+def test_order_not_a_permutation(small):
+    v = np.zeros((2, 4))
+    with pytest.raises(InputError, match="order must be a permutation.*appears 2 times"):
+        catch([0, 0, 1, 2, 3, 4, 5, 6], v)
+    with pytest.raises(InputError, match="order must be a permutation of the 8 events"):
+        catch([0, 1, 2], v)
+    with pytest.raises(InputError, match="out of range"):
+        count_violations([0, 1, 2, 3, 4, 5, 6, 9], small)
+
+
+def test_count_violations_wrong_length(small):
+    with pytest.raises(InputError, match="order must be a 1-D permutation of M\\*4 events"):
+        count_violations(np.arange(6), small)
+    with pytest.raises(InputError, match="n_objects is 3"):
+        count_violations(np.arange(8), small, 3)
+
+
+def test_exact_refuses_large_hierarchy():
+    h = Hierarchy.from_parents([None] * 40)  # 2**40 ancestor-closed sets
+    with pytest.raises(InputError, match="method='exact'.*more than"):
+        hier_rank(np.zeros((1, 40)), h, method="exact")
+
+
+def test_unknown_method_and_horn_on_dag(small):
+    with pytest.raises(InputError, match="method must be one of"):
+        hier_rank(np.zeros((1, 4)), small, method="sidney-typo")
+    with pytest.raises(InputError, match="method='horn' needs a forest"):
+        hier_rank(np.zeros((1, 4)), small, method="horn")
+
+
+def test_hierarchy_must_be_a_hierarchy():
+    with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
+        hier_rank(np.zeros((1, 2)), [[0, 1]])
