@@ -1,0 +1,32 @@
+"""Data sets: the paper's synthetic benchmark and the Clus-HMC ARFF benchmarks.
+
+* :func:`make_paper_synthetic` draws the 25-class synthetic data of the paper
+  (SPEC section 9) on :func:`paper_forest`; :func:`sample_from_model` draws label
+  matrices from the hierarchical model on any tree, forest or DAG.
+* :func:`load_hmc_arff` reads one Clus-HMC ARFF file (FunCat trees, Gene Ontology
+  DAGs) and :func:`load_hmc_split` the train / validation / test files of one
+  benchmark with a shared hierarchy.
+"""
+
+from ._arff import HMCData, HMCSplit, load_hmc_arff, load_hmc_split
+from ._synthetic import (
+    PAPER_ETA,
+    PAPER_PARENTS,
+    SyntheticData,
+    make_paper_synthetic,
+    paper_forest,
+    sample_from_model,
+)
+
+__all__ = [
+    "HMCData",
+    "HMCSplit",
+    "PAPER_ETA",
+    "PAPER_PARENTS",
+    "SyntheticData",
+    "load_hmc_arff",
+    "load_hmc_split",
+    "make_paper_synthetic",
+    "paper_forest",
+    "sample_from_model",
+]

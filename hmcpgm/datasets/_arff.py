@@ -1,0 +1,612 @@
+"""Reader for the Clus-HMC ARFF format of the hierarchical multi-label benchmarks.
+
+Maintained ARFF parsers do not read these files: liac-arff (also vendored in
+scikit-learn as ``sklearn.externals._arff``) raises ``BadAttributeType`` and
+``scipy.io.arff`` raises ``ParseArffError: unknown attribute hierarchical`` on the
+``@ATTRIBUTE class hierarchical ...`` line. This module is a small parser for the
+subset of ARFF the benchmarks use: numeric and nominal features, one hierarchical
+class attribute, dense rows, ``%`` comments, quoted names and values.
+
+The hierarchical attribute comes in two spellings:
+
+* FunCat (trees): every root-to-class path, ``/``-separated and comma-separated,
+  ``01,01/01,01/01/03``. Classes are named by their full path (``"01/01/03"``);
+  the top-level paths (``"01"``, ``"02"``, ...) are the roots of a forest.
+* Gene Ontology (DAGs): ``parent/child`` edges, ``root/GO0003674,GO0003674/GO0003774``.
+  The literal ``root`` is an artificial super-root; it is dropped, so its children
+  (the three GO roots) become the roots of the hierarchy and are reported in
+  :attr:`HMCData.excluded`, the classes that the benchmark convention leaves
+  out of evaluation.
+
+Data rows list the class labels joined by ``@`` (``11/02/01@11/02/02``); labels
+may name internal classes and are closed upward (every ancestor of a listed class
+becomes positive).
+"""
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+
+from ..exceptions import HierarchyError, InputError
+from ..hierarchy import Hierarchy, _preview
+
+__all__ = ["HMCData", "HMCSplit", "load_hmc_arff", "load_hmc_split"]
+
+_NUMERIC_TYPES = {"numeric", "real", "integer"}
+_MISSING = "?"
+
+
+@dataclass(frozen=True, eq=False)
+class HMCData:
+    """One ARFF file of a hierarchical multi-label benchmark.
+
+    Attributes
+    ----------
+    features : ndarray of shape (M, F), float
+        Missing values (``?``) are NaN. Nominal features hold category codes
+        ``0, 1, ...`` in the order the ``@ATTRIBUTE`` line declares the values.
+    labels : ndarray of shape (M, K), int8
+        Closed upward: ``hierarchy.violations(labels) == 0``.
+    hierarchy : Hierarchy
+        Fixes the column order of ``labels`` (the order of the class attribute).
+    feature_names : tuple of str
+    excluded : tuple
+        Classes left out of evaluation by the benchmark convention: the children
+        of a dropped super-root (the three GO roots); empty for FunCat files.
+    path : str or None
+        Where the data was read from.
+    """
+
+    features: np.ndarray
+    labels: np.ndarray
+    hierarchy: Hierarchy
+    feature_names: tuple
+    excluded: tuple = ()
+    path: str | None = None
+
+    @property
+    def n_objects(self):
+        """int: the number of rows M."""
+        return self.features.shape[0]
+
+    @property
+    def top_level(self):
+        """tuple: the classes with no parent (the roots of the forest or DAG)."""
+        return self.hierarchy.roots
+
+    @property
+    def evaluated(self):
+        """bool array (K,): True for the classes that enter evaluation (not ``excluded``)."""
+        mask = np.ones(self.hierarchy.n_classes, dtype=bool)
+        if self.excluded:
+            mask[self.hierarchy.indices(self.excluded)] = False
+        return mask
+
+    @property
+    def class_counts(self):
+        """int array (K,): positives per class."""
+        return self.labels.sum(axis=0, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class HMCSplit:
+    """Train, validation and test files of one benchmark, sharing one hierarchy.
+
+    Attributes
+    ----------
+    name : str
+    hierarchy : Hierarchy
+    train : HMCData
+    valid : HMCData or None
+        None for benchmarks shipped without a validation file (ImCLEF07A, Enron).
+    test : HMCData
+    """
+
+    name: str
+    hierarchy: Hierarchy
+    train: HMCData
+    valid: HMCData | None
+    test: HMCData
+
+    @property
+    def excluded(self):
+        """tuple: classes left out of evaluation (see :attr:`HMCData.excluded`)."""
+        return self.train.excluded
+
+    @property
+    def evaluated(self):
+        """bool array (K,): the classes that enter evaluation."""
+        return self.train.evaluated
+
+    def summary(self):
+        """Row counts and classes without positives, per split.
+
+        Returns
+        -------
+        dict
+            ``{"classes": K, "kind": ..., "features": F, "<split>": {"rows": M,
+            "classes_without_positives": n}}`` for each split present.
+        """
+        out = {
+            "classes": self.hierarchy.n_classes,
+            "kind": self.hierarchy.kind,
+            "features": self.train.features.shape[1],
+        }
+        for part in ("train", "valid", "test"):
+            data = getattr(self, part)
+            if data is not None:
+                out[part] = {
+                    "rows": data.n_objects,
+                    "classes_without_positives": int(np.count_nonzero(data.class_counts == 0)),
+                }
+        return out
+
+
+def load_hmc_arff(path, *, super_root="root"):
+    """Read one Clus-HMC ARFF file (features, labels closed upward, hierarchy).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    super_root : str or None
+        Name of the artificial parent in edge-style (GO) class attributes; it is
+        dropped and its children reported as :attr:`HMCData.excluded`. Labels
+        naming it in data rows are ignored. None keeps every node.
+
+    Returns
+    -------
+    HMCData
+
+    Raises
+    ------
+    InputError
+        Malformed file (no class attribute, a row with the wrong number of
+        values, an unknown label, a bad number); the message names the file and
+        the line.
+    HierarchyError
+        The class attribute describes no valid hierarchy (a cycle, a path whose
+        parent path is not listed).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> text = '''@RELATION toy
+    ... @ATTRIBUTE x numeric
+    ... @ATTRIBUTE class hierarchical 01,01/01,02
+    ... @DATA
+    ... 0.5,01/01
+    ... ?,02
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "toy.arff")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write(text)
+    ...     data = load_hmc_arff(path)
+    >>> data.hierarchy.classes
+    ('01', '01/01', '02')
+    >>> data.labels
+    array([[1, 1, 0],
+           [0, 0, 1]], dtype=int8)
+    >>> data.features
+    array([[0.5],
+           [nan]])
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise FileNotFoundError(f"cannot read ARFF file {str(path)!r}: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    return _parse(text.splitlines(), str(path), super_root)
+
+
+# ---------------------------------------------------------------------- parsing
+@dataclass
+class _Attribute:
+    name: str
+    kind: str  # "numeric", "nominal" or "hierarchical"
+    values: object  # nominal: {value: code}; hierarchical: the spec string
+    line: int
+
+
+def _parse(lines, source, super_root):
+    attributes, data_line = _parse_header(lines, source)
+    where = f"{source}"
+    hier = [a for a in attributes if a.kind == "hierarchical"]
+    if not hier:
+        raise InputError(
+            f"{where}: no '@ATTRIBUTE <name> hierarchical ...' class attribute; this reader "
+            "needs the Clus-HMC hierarchical class attribute"
+        )
+    if len(hier) > 1:
+        raise InputError(
+            f"{where}: {len(hier)} hierarchical attributes (lines "
+            f"{', '.join(str(a.line) for a in hier)}); expected exactly one"
+        )
+    cls_attr = hier[0]
+    hierarchy, excluded = _hierarchy_from_spec(cls_attr.values, super_root, source, cls_attr.line)
+    class_col = attributes.index(cls_attr)
+    n_attr = len(attributes)
+    features_attrs = [a for a in attributes if a is not cls_attr]
+
+    feature_rows, class_tokens, line_numbers = [], [], []
+    for i in range(data_line, len(lines)):
+        line = lines[i].strip()
+        if not line or line[0] == "%":
+            continue
+        lineno = i + 1
+        if line[0] == "{":
+            raise InputError(
+                f"{source}, line {lineno}: sparse ARFF rows ({{index value, ...}}) are not supported"
+            )
+        if "'" in line or '"' in line:
+            tokens = _split_quoted(line, source, lineno)
+        else:
+            tokens = line.split(",")
+        if len(tokens) != n_attr:
+            raise InputError(
+                f"{source}, line {lineno}: the row has {len(tokens)} values but the header "
+                f"declares {n_attr} attributes"
+            )
+        class_tokens.append(tokens.pop(class_col))
+        feature_rows.append(tokens)
+        line_numbers.append(lineno)
+
+    features = _feature_matrix(feature_rows, features_attrs, source, line_numbers)
+    labels = _label_matrix(class_tokens, hierarchy, super_root, source, line_numbers)
+    return HMCData(
+        features=features,
+        labels=labels,
+        hierarchy=hierarchy,
+        feature_names=tuple(a.name for a in features_attrs),
+        excluded=excluded,
+        path=source,
+    )
+
+
+def _parse_header(lines, source):
+    attributes = []
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line or line[0] == "%":
+            continue
+        lineno = i + 1
+        keyword = line.split(None, 1)[0].lower()
+        if keyword == "@relation":
+            continue
+        if keyword == "@data":
+            if not attributes:
+                raise InputError(f"{source}, line {lineno}: @DATA before any @ATTRIBUTE")
+            return attributes, i + 1
+        if keyword != "@attribute":
+            raise InputError(
+                f"{source}, line {lineno}: expected @RELATION, @ATTRIBUTE or @DATA in the "
+                f"header, got {line[:60]!r}"
+            )
+        attributes.append(_parse_attribute(line[len("@attribute"):].strip(), source, lineno))
+    raise InputError(f"{source}: no @DATA line")
+
+
+def _parse_attribute(rest, source, lineno):
+    name, rest = _take_name(rest, source, lineno)
+    rest = rest.strip()
+    if not rest:
+        raise InputError(f"{source}, line {lineno}: attribute {name!r} has no type")
+    if rest[0] == "{":
+        if not rest.endswith("}"):
+            raise InputError(f"{source}, line {lineno}: nominal attribute {name!r} lacks a closing '}}'")
+        values = [_unquote(v) for v in _split_quoted(rest[1:-1], source, lineno)]
+        return _Attribute(name, "nominal", {v: float(c) for c, v in enumerate(values)}, lineno)
+    parts = rest.split(None, 1)
+    kind = parts[0].lower()
+    if kind in _NUMERIC_TYPES:
+        return _Attribute(name, "numeric", None, lineno)
+    if kind == "hierarchical":
+        spec = parts[1].strip() if len(parts) > 1 else ""
+        if not spec:
+            raise InputError(f"{source}, line {lineno}: hierarchical attribute {name!r} lists no classes")
+        return _Attribute(name, "hierarchical", spec, lineno)
+    raise InputError(
+        f"{source}, line {lineno}: attribute {name!r} has type {parts[0]!r}; supported types are "
+        "numeric, real, integer, nominal {...} and hierarchical"
+    )
+
+
+def _take_name(rest, source, lineno):
+    if rest[:1] in ("'", '"'):
+        quote = rest[0]
+        end = 1
+        while end < len(rest):
+            if rest[end] == "\\":
+                end += 2
+                continue
+            if rest[end] == quote:
+                return _unquote(rest[: end + 1]), rest[end + 1 :]
+            end += 1
+        raise InputError(f"{source}, line {lineno}: unterminated quoted attribute name")
+    parts = rest.split(None, 1)
+    if not parts:
+        raise InputError(f"{source}, line {lineno}: @ATTRIBUTE without a name")
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
+def _split_quoted(line, source, lineno):
+    """Split on commas outside quotes; quoted tokens keep their quotes (see :func:`_unquote`)."""
+    tokens, pos, n = [], 0, len(line)
+    while True:
+        while pos < n and line[pos] in " \t":
+            pos += 1
+        if pos < n and line[pos] in "'\"":
+            quote, end = line[pos], pos + 1
+            while end < n and line[end] != quote:
+                end += 2 if line[end] == "\\" else 1
+            if end >= n:
+                raise InputError(f"{source}, line {lineno}: unterminated quoted value {line[pos:pos + 40]!r}")
+            tokens.append(line[pos : end + 1])
+            pos = end + 1
+            while pos < n and line[pos] in " \t":
+                pos += 1
+            if pos < n and line[pos] != ",":
+                raise InputError(
+                    f"{source}, line {lineno}: unexpected text after a quoted value: {line[pos:pos + 40]!r}"
+                )
+        else:
+            end = line.find(",", pos)
+            end = n if end == -1 else end
+            tokens.append(line[pos:end].strip())
+            pos = end
+        if pos >= n:
+            return tokens
+        pos += 1  # the comma
+
+
+def _unquote(token):
+    token = token.strip()
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in ("'", '"'):
+        return re.sub(r"\\(.)", r"\1", token[1:-1])
+    return token
+
+
+def _feature_matrix(rows, attrs, source, line_numbers):
+    m, f = len(rows), len(attrs)
+    if m == 0:
+        return np.empty((0, f), dtype=float)
+    numeric = [j for j, a in enumerate(attrs) if a.kind == "numeric"]
+    out = np.empty((m, f), dtype=float)
+    if numeric:
+        if len(numeric) == f:
+            table = np.array(rows)
+        else:
+            table = np.array([[r[j] for j in numeric] for r in rows])
+        if table.dtype.itemsize < 12:  # room for "nan" in a fixed-width string array
+            table = table.astype("<U3")
+        table[table == _MISSING] = "nan"
+        try:
+            out[:, numeric] = table.astype(float)
+        except ValueError:
+            out[:, numeric] = _slow_numeric(rows, attrs, numeric, source, line_numbers)
+    for j, a in enumerate(attrs):
+        if a.kind != "nominal":
+            continue
+        for i, row in enumerate(rows):
+            value = _unquote(row[j])
+            if value == _MISSING:
+                out[i, j] = np.nan
+                continue
+            try:
+                out[i, j] = a.values[value]
+            except KeyError:
+                raise InputError(
+                    f"{source}, line {line_numbers[i]}: nominal attribute {a.name!r} has no value "
+                    f"{value!r}; declared values: {_preview(a.values)}"
+                ) from None
+    return out
+
+
+def _slow_numeric(rows, attrs, numeric, source, line_numbers):
+    out = np.empty((len(rows), len(numeric)))
+    for i, row in enumerate(rows):
+        for c, j in enumerate(numeric):
+            token = _unquote(row[j])
+            if token == _MISSING:
+                out[i, c] = np.nan
+                continue
+            try:
+                out[i, c] = float(token)
+            except ValueError:
+                raise InputError(
+                    f"{source}, line {line_numbers[i]}: numeric attribute {attrs[j].name!r} has "
+                    f"value {token!r}"
+                ) from None
+    return out
+
+
+def _label_matrix(tokens, hierarchy, super_root, source, line_numbers):
+    index = {c: k for k, c in enumerate(hierarchy.classes)}
+    rows, cols = [], []
+    for i, token in enumerate(tokens):
+        token = _unquote(token)
+        if not token:
+            continue
+        for label in token.split("@"):
+            label = label.strip()
+            if label == super_root:
+                continue
+            k = index.get(label)
+            if k is None:
+                raise InputError(
+                    f"{source}, line {line_numbers[i]}: label {label!r} is not a class of the "
+                    f"hierarchy declared by the class attribute ({hierarchy.n_classes} classes, "
+                    f"e.g. {_preview(hierarchy.classes, 3)})"
+                )
+            rows.append(i)
+            cols.append(k)
+    # close upward with one sparse product: row i gets its listed classes and all
+    # their ancestors (ancestor_matrix[k, a] is True when a is an ancestor of k)
+    from scipy import sparse
+
+    k = hierarchy.n_classes
+    ones = np.ones(len(rows), dtype=np.int32)
+    direct = sparse.csr_matrix((ones, (rows, cols)), shape=(len(tokens), k))
+    closure = sparse.csr_matrix(hierarchy.ancestor_matrix, dtype=np.int32) + sparse.identity(
+        k, dtype=np.int32, format="csr"
+    )
+    return ((direct @ closure).toarray() > 0).astype(np.int8)
+
+
+def _hierarchy_from_spec(spec, super_root, source, lineno):
+    items = [s.strip() for s in spec.split(",")]
+    items = [s for s in items if s]
+    depth = [s.count("/") for s in items]
+    where = f"{source}, line {lineno}"
+    try:
+        if min(depth) == 0:
+            return _from_paths(items, where), ()
+        if max(depth) == 1:
+            return _from_edge_list(items, super_root, where)
+    except HierarchyError as exc:
+        raise HierarchyError(f"{where}: {exc}") from None
+    raise InputError(
+        f"{where}: cannot tell the class attribute's format: FunCat paths need top-level "
+        "classes without '/', GO edges are all 'parent/child' pairs; got items with up to "
+        f"{max(depth) + 1} parts and none with one, e.g. {_preview(items, 3)}"
+    )
+
+
+def _from_paths(items, where):
+    listed = set(items)
+    if len(listed) != len(items):
+        seen, dup = set(), []
+        for s in items:
+            if s in seen:
+                dup.append(s)
+            seen.add(s)
+        raise HierarchyError(f"the class attribute lists paths twice: {_preview(dup)}")
+    edges = []
+    for item in items:
+        if "/" in item:
+            parent = item.rsplit("/", 1)[0]
+            if parent not in listed:
+                raise HierarchyError(
+                    f"path {item!r} is listed but its parent path {parent!r} is not"
+                )
+            edges.append((parent, item))
+    return _hierarchy(items, edges)
+
+
+def _from_edge_list(items, super_root, where):
+    edges, order, excluded = [], {}, []
+    for item in items:
+        parent, child = (s.strip() for s in item.split("/"))
+        if not parent or not child:
+            raise HierarchyError(f"edge {item!r} has an empty end")
+        if child == super_root:
+            raise HierarchyError(f"edge {item!r} makes the super-root {super_root!r} a child")
+        if parent == super_root:
+            excluded.append(child)
+            order.setdefault(child, None)
+            continue
+        order.setdefault(parent, None)
+        order.setdefault(child, None)
+        edges.append((parent, child))
+    return _hierarchy(list(order), edges), tuple(dict.fromkeys(excluded))
+
+
+def _hierarchy(classes, edges):
+    # Hierarchy(graph) with the nodes added in column order; this skips the
+    # name checks of Hierarchy.from_edges, which grow as K^2 (seconds at K = 4,125).
+    graph = nx.DiGraph()
+    graph.add_nodes_from(classes)
+    graph.add_edges_from(edges)
+    if graph.number_of_edges() != len(edges):
+        seen, dup = set(), []
+        for e in edges:
+            if e in seen:
+                dup.append(e)
+            seen.add(e)
+        raise HierarchyError(f"the class attribute lists edges twice: {_preview(dup)}")
+    return Hierarchy(graph)
+
+
+# ---------------------------------------------------------------------- splits
+_SPLIT_FILES = {
+    "train": ("{}.train.arff", "{}_Train.arff", "{}_train.arff", "{}_trainvalid.arff"),
+    "valid": ("{}.valid.arff", "{}_Valid.arff", "{}_valid.arff"),
+    "test": ("{}.test.arff", "{}_Test.arff", "{}_test.arff"),
+}
+_SUFFIX = re.compile(r"([._](train|valid|test|trainvalid))\.arff$", re.IGNORECASE)
+
+
+def load_hmc_split(name, data_dir, *, super_root="root"):
+    """Read the train, validation and test files of one benchmark.
+
+    Files are looked up as ``<name>.train.arff`` / ``.valid.arff`` /
+    ``.test.arff`` (the Clus naming), or ``<name>_Train.arff`` / ``_Test.arff``
+    and ``<name>_trainvalid.arff`` / ``_test.arff`` (ImCLEF07A, Enron_corr).
+    All three must declare the same hierarchy and the same features; the
+    returned splits share one :class:`Hierarchy` and one column order.
+
+    Parameters
+    ----------
+    name : str
+        E.g. ``"cellcycle_FUN"``, ``"eisen_GO"``, ``"ImCLEF07A"``, ``"Enron_corr"``.
+    data_dir : str or os.PathLike
+        The folder holding the ARFF files.
+    super_root : str or None
+        See :func:`load_hmc_arff`.
+
+    Returns
+    -------
+    HMCSplit
+        ``valid`` is None when the benchmark has no validation file.
+    """
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise FileNotFoundError(f"data_dir {str(data_dir)!r} is not a folder")
+    found = {}
+    for part, patterns in _SPLIT_FILES.items():
+        for pattern in patterns:
+            candidate = data_dir / pattern.format(name)
+            if candidate.is_file():
+                found[part] = candidate
+                break
+    missing = [p for p in ("train", "test") if p not in found]
+    if missing:
+        available = sorted({_SUFFIX.sub("", p.name) for p in data_dir.glob("*.arff")})
+        raise FileNotFoundError(
+            f"no {' or '.join(missing)} file for benchmark {name!r} in {str(data_dir)!r} "
+            f"(looked for {', '.join(pattern.format(name) for pattern in _SPLIT_FILES[missing[0]])}); "
+            f"benchmarks there: {available}"
+        )
+    parts = {p: load_hmc_arff(f, super_root=super_root) for p, f in found.items()}
+    reference = parts["train"]
+    for part, data in parts.items():
+        if data.hierarchy != reference.hierarchy or data.excluded != reference.excluded:
+            raise HierarchyError(
+                f"{data.path} declares a different hierarchy than {reference.path} "
+                f"({data.hierarchy!r} vs {reference.hierarchy!r}); the splits of a benchmark "
+                "must share one class attribute"
+            )
+        if data.feature_names != reference.feature_names:
+            raise InputError(
+                f"{data.path} has features {_preview(data.feature_names, 3)} ({len(data.feature_names)}) "
+                f"but {reference.path} has {_preview(reference.feature_names, 3)} "
+                f"({len(reference.feature_names)})"
+            )
+    shared = {
+        p: dataclasses.replace(d, hierarchy=reference.hierarchy) for p, d in parts.items()
+    }
+    return HMCSplit(
+        name=name,
+        hierarchy=reference.hierarchy,
+        train=shared["train"],
+        valid=shared.get("valid"),
+        test=shared["test"],
+    )
