@@ -345,7 +345,7 @@ def _binary_ap(y, s):
         raise LabelError(
             "labels have no positive among the evaluated classes; average precision is undefined"
         )
-    desc = np.argsort(-s, kind="stable")
+    desc = np.argsort(-s)  # order within ties is irrelevant: tie groups enter together
     s, y = s[desc], y[desc]
     last = np.r_[np.flatnonzero(np.diff(s)), y.size - 1]  # last event of each tie group
     tps = np.cumsum(y, dtype=np.int64)[last]
