@@ -184,11 +184,13 @@ class MLPR(BaseEstimator):
 
     def likelihoods(self, scores):
         """Evidence pairs ``[L_k(0), L_k(1)]``, shape (M, K, 2), from the fitted score models."""
-        return self.score_model_.likelihoods(self._scores(scores))
+        s = self._scores(scores)  # checks fitted state first
+        return self.score_model_.likelihoods(s)
 
     def lpr(self, scores):
         """Per-class local precision rates ``P(Y_k = 1 | s_k)``, shape (M, K) (no hierarchy)."""
-        return self.score_model_.lpr(self._scores(scores))
+        s = self._scores(scores)  # checks fitted state first
+        return self.score_model_.lpr(s)
 
     def predict_proba(self, scores):
         """mLPRs of new objects.

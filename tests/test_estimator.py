@@ -1,0 +1,250 @@
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from hmcpgm import Hierarchy, InputError, LabelError, MLPR, mlpr_from_likelihoods
+
+# SPEC section 9: the paper's 25-class forest (1-based parents, 0 = root) and score model
+PAPER_PARENTS = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]
+PAPER_ETA = [5.5, 5.5, 5.5, 5.5, 4, 4, 2, 2, 2, 4, 2, 5.5, 5.5, 2, 5.5, 4, 5.5, 4, 4, 2, 5.5, 4, 4, 5.5, 4]
+
+
+def paper_hierarchy():
+    return Hierarchy.from_parents([p - 1 for p in PAPER_PARENTS])
+
+
+def draw_paper(rng, theta, m):
+    """Labels from the network (parents come before children in the list), Beta scores."""
+    y = np.zeros((m, 25), dtype=np.int8)
+    for k, p in enumerate(PAPER_PARENTS):
+        on = rng.random(m) < theta[k]
+        y[:, k] = on if p == 0 else on & (y[:, p - 1] == 1)
+    eta = np.array(PAPER_ETA)
+    s = np.where(y == 1, rng.beta(3.5, eta, (m, 25)), rng.beta(eta, 3.5, (m, 25)))
+    return s, y
+
+
+def paper_instance(seed, m_train, m_test):
+    rng = np.random.default_rng(seed)
+    while True:  # the paper redraws theta until every class has >= 15 training positives
+        theta = rng.random(25)
+        s, y = draw_paper(rng, theta, m_train)
+        if y.sum(axis=0).min() >= 15:
+            break
+    st_, yt = draw_paper(rng, theta, m_test)
+    return s, y, st_, yt
+
+
+def small_data(seed=0, m=2000):
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "c")], classes=["r", "a", "b", "c"])
+    rng = np.random.default_rng(seed)
+    y = (rng.random((m, 4)) < [0.6, 0.5, 0.4, 0.5]).astype(int)
+    y[:, 1:3] *= y[:, [0]]
+    y[:, 3] *= y[:, 1]
+    s = rng.normal(loc=1.5 * y * [1, -1, 1, 1])
+    return h, s, y
+
+
+# ---------------------------------------------------------------------- calibration
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mlpr_is_calibrated_on_data_from_the_model(seed):
+    h = paper_hierarchy()
+    s, y, s_test, y_test = paper_instance(seed, 20_000, 10_000)
+    brier = {}
+    for version in ("full", "nbh", "indpt"):
+        p = MLPR(version=version).fit(s, y, h).predict_proba(s_test).ravel()
+        truth = y_test.ravel()
+        bins = np.minimum((p * 10).astype(int), 9)
+        checked = 0
+        for b in range(10):
+            sel = bins == b
+            if sel.sum() >= 1000:  # bins with at least 1,000 events
+                # tolerance 0.04; measured gaps were below 0.02 on seeds 0-2
+                assert abs(p[sel].mean() - truth[sel].mean()) < 0.04, (version, b)
+                checked += 1
+        assert checked >= 8
+        brier[version] = np.mean((p - truth) ** 2)
+    # all evidence beats a class's own score
+    assert brier["full"] < brier["indpt"]
+
+
+def test_full_child_never_exceeds_parent_on_paper_forest():
+    h = paper_hierarchy()
+    s, y, s_test, _ = paper_instance(2, 5000, 2000)
+    p = MLPR().fit(s, y, h).predict_proba(s_test)
+    e = h.edge_indices
+    assert np.all(p[:, e[:, 1]] <= p[:, e[:, 0]] + 1e-12)
+
+
+_FITTED = {}
+
+
+def _fitted_small(score_model):
+    if score_model not in _FITTED:
+        h, s, y = small_data(1)
+        _FITTED[score_model] = MLPR(score_model=score_model).fit(s, y, h)
+    return _FITTED[score_model]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    scores=arrays(np.float64, (3, 4), elements=st.floats(-1e6, 1e6, allow_nan=False)),
+    score_model=st.sampled_from(["lpr", "gaussian", "kde"]),
+)
+def test_property_child_below_parent_any_scores(scores, score_model):
+    model = _fitted_small(score_model)
+    p = model.predict_proba(scores)
+    e = model.hierarchy_.edge_indices
+    assert np.all(np.isfinite(p))
+    assert np.all(p[:, e[:, 1]] <= p[:, e[:, 0]] * (1 + 1e-9) + 1e-300)
+
+
+# ---------------------------------------------------------------------- behaviour
+def test_fit_attributes_and_versions():
+    h, s, y = small_data()
+    model = MLPR()
+    assert model.fit(s, y, h) is model
+    assert model.hierarchy_ is h and model.classes_ == ("r", "a", "b", "c")
+    assert model.theta_.shape == (4,)
+    np.testing.assert_allclose(model.prevalence_, y.mean(axis=0))
+    # predict_proba is mlpr_from_likelihoods on the model's evidence
+    lik = model.likelihoods(s[:50])
+    assert lik.shape == (50, 4, 2)
+    np.testing.assert_allclose(
+        model.predict_proba(s[:50]), mlpr_from_likelihoods(h, model.theta_, lik), rtol=1e-12
+    )
+    # indpt is the class's own LPR
+    model.set_params(version="indpt")
+    np.testing.assert_allclose(model.predict_proba(s[:50]), model.lpr(s[:50]))
+
+
+def test_engines_agree_through_the_estimator():
+    h, s, y = small_data(2, 1000)
+    ref = MLPR(engine="enumerate").fit(s, y, h).predict_proba(s[:20])
+    for engine in ("auto", "tree", "pgmpy"):
+        p = MLPR(engine=engine).fit(s, y, h).predict_proba(s[:20])
+        np.testing.assert_allclose(p, ref, rtol=1e-8, atol=1e-12)
+
+
+def test_network_is_a_pgmpy_network_with_theta():
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    h, s, y = small_data()
+    model = MLPR().fit(s, y, h)
+    net = model.network_
+    assert isinstance(net, DiscreteBayesianNetwork)
+    assert set(net.nodes) == set(h.classes)
+    cpd = net.get_cpds("r")
+    assert cpd.values[1] == pytest.approx(model.theta_[0])
+
+
+def test_dataframe_with_shuffled_columns_matches_numpy():
+    h, s, y = small_data()
+    cols = list(h.classes)
+    order = [2, 0, 3, 1]
+    s_df = pd.DataFrame(s, columns=cols).iloc[:, order]
+    y_df = pd.DataFrame(y, columns=cols).iloc[:, order]
+    a = MLPR().fit(s, y, h).predict_proba(s[:100])
+    model = MLPR().fit(s_df, y_df, h)
+    b = model.predict_proba(s_df.iloc[:100])
+    np.testing.assert_allclose(b, a, rtol=1e-12)
+    np.testing.assert_allclose(model.predict_proba(s[:100]), a, rtol=1e-12)
+
+
+def test_not_fitted():
+    model = MLPR()
+    with pytest.raises(NotFittedError):
+        model.predict_proba(np.zeros((1, 4)))
+    with pytest.raises(NotFittedError):
+        model.likelihoods(np.zeros((1, 4)))
+    with pytest.raises(NotFittedError):
+        model.lpr(np.zeros((1, 4)))
+    assert not hasattr(model, "network_")
+
+
+def test_sklearn_params_and_clone():
+    model = MLPR(version="nbh", pseudo_count=0.0, inference_options={"max_clique": 5})
+    assert model.get_params()["version"] == "nbh"
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    model.set_params(score_model="kde")
+    assert model.score_model == "kde" and copy.score_model == "lpr"
+    assert "nbh" in repr(copy)
+
+
+def test_close_labels_option():
+    h, s, y = small_data()
+    broken = y.copy()
+    broken[0] = [0, 0, 0, 1]
+    with pytest.raises(LabelError, match="break the hierarchy"):
+        MLPR().fit(s, broken, h)
+    model = MLPR(close_labels=True).fit(s, broken, h)
+    assert model.prevalence_[0] == pytest.approx(np.mean(h.close_labels(broken)[:, 0]))
+
+
+# ---------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"version": "partial"}, "version must be one of"),
+        ({"score_model": "svm"}, "score_model must be one of"),
+        ({"engine": "magic"}, "engine must be one of"),
+        ({"pseudo_count": -1}, "pseudo_count"),
+        ({"inference_options": [1]}, "inference_options must be a dict"),
+        ({"inference_options": {"return_report": True}}, "return_report"),
+        ({"close_labels": "yes"}, "close_labels must be True or False"),
+        ({"bandwidth": "huge"}, "bandwidth"),
+    ],
+)
+def test_bad_parameters_fail_in_fit(params, match):
+    h, s, y = small_data()
+    model = MLPR(**params)  # __init__ only stores
+    with pytest.raises(InputError, match=match):
+        model.fit(s, y, h)
+
+
+def test_bad_arrays_name_the_argument():
+    h, s, y = small_data()
+    with pytest.raises(InputError, match="scores has 10 rows but labels has 2000"):
+        MLPR().fit(s[:10], y, h)
+    nan = s.copy()
+    nan[5, 2] = np.nan
+    with pytest.raises(InputError, match=r"scores must be finite.*row 5, class 'b'"):
+        MLPR().fit(nan, y, h)
+    with pytest.raises(InputError, match="labels has 3 columns"):
+        MLPR().fit(s, y[:, :3], h)
+    with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
+        MLPR().fit(s, y, None)
+    model = MLPR().fit(s, y, h)
+    with pytest.raises(InputError, match="scores has 3 columns"):
+        model.predict_proba(s[:, :3])
+    with pytest.raises(InputError, match="scores must be finite"):
+        model.predict_proba(nan)
+
+
+def test_dataframe_missing_or_unknown_columns():
+    h, s, y = small_data()
+    df = pd.DataFrame(s, columns=list(h.classes))
+    with pytest.raises(InputError, match=r"scores has 3 columns .*missing: \['c'\]"):
+        MLPR().fit(df.drop(columns="c"), y, h)
+    with pytest.raises(InputError, match=r"not classes of the hierarchy: \['zz'\]"):
+        MLPR().fit(df.assign(zz=0.0), y, h)
+    model = MLPR().fit(df, y, h)
+    with pytest.raises(InputError, match=r"missing: \['a'\]"):
+        model.predict_proba(df.rename(columns={"a": "A"}))
+
+
+def test_class_without_positives():
+    h, s, y = small_data()
+    y[:, 3] = 0
+    with pytest.raises(LabelError, match=r"no positive example for 1 classes \(\['c'\]\)"):
+        MLPR().fit(s, y, h)
+    model = MLPR(allow_empty=True).fit(s, y, h)
+    p = model.predict_proba(s[:10])
+    assert np.all(np.isfinite(p))
+    assert model.theta_[3] > 0  # pseudo-count keeps it off 0
