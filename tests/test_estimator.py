@@ -248,3 +248,26 @@ def test_class_without_positives():
     p = model.predict_proba(s[:10])
     assert np.all(np.isfinite(p))
     assert model.theta_[3] > 0  # pseudo-count keeps it off 0
+
+
+def test_dag_hierarchy_end_to_end():
+    # d has two parents; auto picks the exact junction tree engine
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "d"), ("b", "d"), ("d", "e")])
+    rng = np.random.default_rng(3)
+    m = 3000
+    y = np.zeros((m, 5), dtype=int)
+    y[:, 0] = rng.random(m) < 0.7
+    y[:, 1] = y[:, 0] & (rng.random(m) < 0.6)
+    y[:, 2] = y[:, 0] & (rng.random(m) < 0.6)
+    y[:, 3] = y[:, 1] & y[:, 2] & (rng.random(m) < 0.5)
+    y[:, 4] = y[:, 3] & (rng.random(m) < 0.5)
+    s = rng.normal(loc=y * [1.0, 1.0, -1.0, 2.0, 1.0])
+    model = MLPR().fit(s, y, h)
+    # theta of d: positives among objects with both a and b positive
+    both = (y[:, 1] == 1) & (y[:, 2] == 1)
+    assert model.theta_[3] == pytest.approx((y[both, 3].sum() + 0.5) / (both.sum() + 1))
+    p = model.predict_proba(s[:200])
+    ref = MLPR(engine="enumerate").fit(s, y, h).predict_proba(s[:200])
+    np.testing.assert_allclose(p, ref, rtol=1e-9, atol=1e-12)
+    e = h.edge_indices
+    assert np.all(p[:, e[:, 1]] <= p[:, e[:, 0]] + 1e-12)
