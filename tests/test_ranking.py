@@ -220,10 +220,11 @@ def test_naive_sort_ties_respect_a_deep_chain():
 
 # ---------------------------------------------------------------- the DAG heuristic against the optimum
 
-# Measured on 2,000 random DAGs of 2..7 classes, 1..3 objects, values in [0, 1]
-# (bench/ranking.py --dag-gap): the worst ratio CATCH(relaxed) / CATCH(exact)
-# seen was RELAXED_WORST_SEEN. The test asserts a bound with margin below it.
-RELAXED_BOUND = 0.95
+# The relaxed DAG method has no worst-case factor. Measured on random DAGs of
+# 2..7 classes, 1..3 objects, values in [0, 1]: worst CATCH(relaxed) / CATCH(exact)
+# 0.9149 over 4,000 cases (bench/ranking.py --dag-gap) and 0.8372 over 12,000
+# more with other seeds; the test asserts 0.75, a margin below the worst seen.
+RELAXED_BOUND = 0.75
 
 
 @settings(max_examples=200, deadline=None)
