@@ -33,7 +33,7 @@ class MLPR(BaseEstimator):
         ``"nbh"``: only the scores of the class, its parents and its children.
         ``"indpt"``: the class's own local precision rate ``LPR_k(s_k)``
         (read from the score model; no network inference).
-    score_model : {"lpr", "gaussian", "kde"}, default "lpr"
+    score_model : {"lpr", "gaussian", "kde", "precision"}, default "lpr"
         How scores become evidence; see :mod:`hmcpgm.likelihood`.
     engine : {"auto", "tree", "junction", "loopy", "pgmpy", "enumerate"}, default "auto"
         Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`.

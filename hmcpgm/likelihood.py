@@ -17,6 +17,14 @@ score models per class from training scores and labels:
     deviation per class and label.
 ``"kde"`` (density route)
     ``L_k(y)`` is a kernel density estimate ``f_{y,k}(s)`` per class and label.
+``"precision"`` (posterior route, the R package's estimator)
+    as ``"lpr"``, but ``LPR_k`` comes from the precision curve: with ``u`` the
+    score quantile and ``G(u)`` the precision of the objects scoring above it,
+    ``LPR(u) = G(u) - (1 - u) G'(u)``. ``G`` is read at 100 quantiles and
+    smoothed by a cubic smoothing spline (scipy's ``make_smoothing_spline``,
+    penalty chosen by generalised cross-validation, points weighted by how many
+    objects they average). Less accurate than ``"lpr"`` for the lowest scores
+    (``G`` there averages nearly every object); kept for comparison.
 
 Kernel density estimates use statsmodels' ``KDEUnivariate`` (Gaussian kernel,
 FFT on a binned grid) with Silverman's rule of thumb by default,
@@ -54,7 +62,7 @@ __all__ = [
     "score_model_from_dict",
 ]
 
-SCORE_MODELS = ("lpr", "gaussian", "kde")
+SCORE_MODELS = ("lpr", "gaussian", "kde", "precision")
 _BANDWIDTH_RULES = ("silverman", "scott", "normal_reference")
 _RELIABLE = 1e-10  # grid range: where the density of all scores is >= this times its maximum
 _MIN_RATIO = 1e-12  # density models: smaller likelihood of a pair >= this times the larger
@@ -140,7 +148,7 @@ class ScoreModel:
     Attributes
     ----------
     kind : str
-        ``"lpr"``, ``"gaussian"`` or ``"kde"``.
+        ``"lpr"``, ``"gaussian"``, ``"kde"`` or ``"precision"``.
     classes : tuple
         Column order of the score matrices it accepts.
     prevalence : ndarray of shape (K,)
@@ -188,7 +196,7 @@ class ScoreModel:
             models: the two densities scaled so the larger is 1.
         """
         s = self._scores(scores)
-        if self.kind == "lpr":
+        if self.kind in ("lpr", "precision"):
             lpr = _interp_grid(s, self.params["lo"], self.params["hi"], self.params["lpr"])
             p1 = np.where(self.informative, self.prevalence, 0.5)  # 0 or 1 when uninformative
             out = np.stack([(1 - lpr) / (1 - p1), lpr / p1], axis=-1)
@@ -211,7 +219,7 @@ class ScoreModel:
         """
         s = self._scores(scores)
         p1 = np.broadcast_to(self.prevalence, s.shape)
-        if self.kind == "lpr":
+        if self.kind in ("lpr", "precision"):
             out = _interp_grid(s, self.params["lo"], self.params["hi"], self.params["lpr"])
         else:
             logf = self._log_densities(s)
@@ -228,10 +236,10 @@ class ScoreModel:
         -------
         ndarray of shape (M, K, 2)
         """
-        if self.kind == "lpr":
+        if self.kind in ("lpr", "precision"):
             raise InputError(
                 "densities() is defined for the 'gaussian' and 'kde' score models; "
-                "the 'lpr' model estimates P(Y | s), use lpr() or likelihoods()"
+                f"the {self.kind!r} model estimates P(Y | s), use lpr() or likelihoods()"
             )
         return np.exp(self._log_densities(self._scores(scores)))
 
@@ -264,6 +272,7 @@ class ScoreModel:
 
 _PARAM_NAMES = {
     "lpr": ("lo", "hi", "lpr"),
+    "precision": ("lo", "hi", "lpr"),
     "gaussian": ("mean", "sd"),
     "kde": ("lo", "hi", "density0", "density1"),
 }
@@ -329,7 +338,7 @@ def fit_score_model(
     labels : array-like or DataFrame of shape (M, K)
         0/1 labels that respect the hierarchy.
     hierarchy : Hierarchy
-    kind : {"lpr", "gaussian", "kde"}, default "lpr"
+    kind : {"lpr", "gaussian", "kde", "precision"}, default "lpr"
         See the module docstring.
     bandwidth : {"silverman", "scott", "normal_reference"} or float, default "silverman"
         Kernel bandwidth rule (statsmodels) or a fixed bandwidth; used by
@@ -338,7 +347,7 @@ def fit_score_model(
     gridsize : int, default 512
         Grid points per class on which densities and LPRs are stored.
     eps : float, default 1e-6
-        ``"lpr"``: the local precision rate is clipped to ``[eps, 1 - eps]``.
+        ``"lpr"``, ``"precision"``: the local precision rate is clipped to ``[eps, 1 - eps]``.
     allow_empty : bool, default False
         A class with no positive (or no negative) training example is an error
         unless this is True; then its likelihoods are ``[1, 1]`` (its score
@@ -398,11 +407,11 @@ def fit_score_model(
         params = _fit_gaussian(s, y, informative)
     else:
         params = {"lo": np.zeros(n_classes), "hi": np.ones(n_classes)}
-        names = ("lpr",) if kind == "lpr" else ("density0", "density1")
+        names = ("density0", "density1") if kind == "kde" else ("lpr",)
         for name in names:
             params[name] = np.ones((n_classes, gridsize))
         for k in np.flatnonzero(informative):
-            fit = _fit_lpr_class if kind == "lpr" else _fit_kde_class
+            fit = {"lpr": _fit_lpr_class, "kde": _fit_kde_class, "precision": _fit_precision_class}[kind]
             fit(s[:, k], y[:, k], bandwidth, gridsize, eps, params, k)
     return ScoreModel(kind, hierarchy.classes, prevalence, informative, params, hierarchy)
 
@@ -515,6 +524,29 @@ def _fit_kde_class(x, yk, bandwidth, gridsize, eps, params, k):
     params["lo"][k], params["hi"][k] = lo, hi
     params["density0"][k] = np.maximum(np.interp(grid, sup_0, f_0, 0.0, 0.0), floor)
     params["density1"][k] = np.maximum(np.interp(grid, sup_1, f_1, 0.0, 0.0), floor)
+
+
+def _fit_precision_class(x, yk, bandwidth, gridsize, eps, params, k, n_quantiles=100):
+    from scipy.interpolate import make_smoothing_spline
+
+    n = len(x)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    pos_above = np.concatenate([np.cumsum(yk[order][::-1])[::-1], [0]])  # positives at rank >= i
+    cuts = np.quantile(xs, np.linspace(0, 1, n_quantiles + 1)[:-1])
+    first = np.unique(np.searchsorted(xs, cuts, side="left"))  # ties: one point per distinct cut
+    lo, hi = xs[0], xs[-1]
+    grid = np.linspace(lo, hi, gridsize)
+    if len(first) < 5:  # too few distinct scores to smooth: the class's prevalence
+        lpr = np.full(gridsize, yk.mean())
+    else:
+        count = n - first
+        u = first / n
+        g = make_smoothing_spline(u, pos_above[first] / count, w=count / count.max())
+        ug = np.clip(np.searchsorted(xs, grid, side="left") / n, u[0], u[-1])
+        lpr = g(ug) - (1 - ug) * g.derivative()(ug)
+    params["lo"][k], params["hi"][k] = lo, hi
+    params["lpr"][k] = np.clip(lpr, eps, 1.0 - eps)
 
 
 def _interp_grid(s, lo, hi, table):

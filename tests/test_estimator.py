@@ -94,7 +94,7 @@ def _fitted_small(score_model):
 @settings(max_examples=40, deadline=None)
 @given(
     scores=arrays(np.float64, (3, 4), elements=st.floats(-1e6, 1e6, allow_nan=False)),
-    score_model=st.sampled_from(["lpr", "gaussian", "kde"]),
+    score_model=st.sampled_from(["lpr", "gaussian", "kde", "precision"]),
 )
 def test_property_child_below_parent_any_scores(scores, score_model):
     model = _fitted_small(score_model)
