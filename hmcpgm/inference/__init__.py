@@ -188,7 +188,7 @@ def _indpt(hierarchy, theta, l0, l1, engine, options):
     if engine == "enumerate":
         from ._enumerate import MAX_ENUMERATE, enumerate_prior
 
-        prior = enumerate_prior(hierarchy, theta, options.get("max_classes", MAX_ENUMERATE))
+        prior = np.clip(enumerate_prior(hierarchy, theta, options.get("max_classes", MAX_ENUMERATE)), 0.0, 1.0)
         with np.errstate(divide="ignore"):
             log_pi, log_1mpi = np.log(prior), np.log1p(-prior)
     else:

@@ -11,6 +11,7 @@ joint).
 """
 
 import logging
+import warnings
 
 import numpy as np
 
@@ -44,9 +45,11 @@ def pgmpy_mlpr(hierarchy, theta, likelihoods, version):
 
     def query(j, evidence):
         ve = [TabularCPD(names[i], 2, [[columns[i_m, i, 0]], [columns[i_m, i, 1]]]) for i_m, i in evidence]
-        factor = VariableElimination(model).query(
-            [names[j]], virtual_evidence=ve or None, show_progress=False
-        )
+        with warnings.catch_warnings():  # 0/0 for impossible evidence: reported below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            factor = VariableElimination(model).query(
+                [names[j]], virtual_evidence=ve or None, show_progress=False
+            )
         return float(factor.values[1])
 
     out = np.empty((m, k))

@@ -56,19 +56,21 @@ def _levels(hierarchy):
 
 
 def _child_messages(l0, l1, theta):
-    """Messages to the parent (normalised log) and q = P(child = 1 | parent = 1, subtree)."""
+    """Messages to the parent (normalised log) and q = P(child = 1 | parent = 1, subtree).
+
+    Returns ``m0, m1, q, ok`` where ``ok`` is False where the subtree's evidence is
+    impossible even with the parent positive.
+    """
     top = np.maximum(l0, l1)
     top[~np.isfinite(top)] = 0.0  # both -inf: an impossible subtree, messages stay -inf
     m0 = l0 - top
-    a0 = np.exp(m0)
-    a1 = np.exp(l1 - top)
-    th = theta[:, None]
-    num = th * a1
-    den = (1.0 - th) * a0 + num
-    q = np.divide(num, den, out=np.zeros_like(den), where=den > 0)
     with np.errstate(divide="ignore"):
-        m1 = np.log(den)
-    return m0, m1, q, den
+        w1 = np.log(theta)[:, None] + (l1 - top)
+        m1 = np.logaddexp(np.log1p(-theta)[:, None] + m0, w1)  # log of (1-th) a0 + th a1
+    ok = m1 > -np.inf
+    with np.errstate(invalid="ignore"):
+        q = np.where(ok, np.exp(w1 - m1), 0.0)
+    return m0, m1, q, ok
 
 
 def tree_full(hierarchy, theta, l0, l1):
@@ -85,8 +87,8 @@ def tree_full(hierarchy, theta, l0, l1):
         l0[pars] += np.add.reduceat(m0, starts, axis=0)
         l1[pars] += np.add.reduceat(m1, starts, axis=0)
     roots = lv.roots
-    _, _, q[roots], den = _child_messages(l0[roots], l1[roots], theta[roots])
-    bad = ~(den > 0).all(axis=0)
+    _, _, q[roots], ok = _child_messages(l0[roots], l1[roots], theta[roots])
+    bad = ~ok.all(axis=0)
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad))
     out = np.empty_like(q)
