@@ -1,0 +1,514 @@
+import re
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from hmcpgm import Hierarchy, HierarchyError, InputError
+from hmcpgm.datasets import (
+    PAPER_ETA,
+    load_hmc_arff,
+    load_hmc_split,
+    make_paper_synthetic,
+    paper_forest,
+    sample_from_model,
+)
+
+# the shared data folder sits beside the repository (/work/main -> /work/shared; in CI
+# the repository is cloned with a copy of shared/ beside it)
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"
+needs_data = pytest.mark.skipif(
+    not DATA.is_dir(), reason=f"benchmark ARFF folder {DATA} not present (it lives beside the repo)"
+)
+
+# name: (classes, kind, features, rows per split train/valid/test). Rows and
+# class counts of the FUN, ImCLEF07A and Enron files and cellcycle_GO are those of
+# data/hmc/README.md; the README gives the other GO files only as "~4120 classes,
+# similar rows", so those are the exact counts found in the files (eisen_GO has
+# 3,573 classes, as in the C-HMCNN paper, not ~4,120).
+BENCHMARKS = {
+    "cellcycle_FUN": (499, "forest", 77, (1628, 848, 1281)),
+    "eisen_FUN": (461, "forest", 79, (1058, 529, 837)),
+    "gasch1_FUN": (499, "forest", 173, (1634, 846, 1284)),
+    "cellcycle_GO": (4125, "dag", 77, (1625, 848, 1278)),
+    "eisen_GO": (3573, "dag", 79, (1055, 528, 835)),
+    "gasch1_GO": (4125, "dag", 173, (1631, 846, 1281)),
+    "ImCLEF07A": (96, "forest", 80, (10000, None, 1006)),
+    "Enron_corr": (56, "forest", 1001, (988, None, 660)),
+}
+GO_ROOTS = ("GO0003674", "GO0005575", "GO0008150")
+
+
+@pytest.fixture(scope="module")
+def splits():
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = load_hmc_split(name, DATA)
+        return cache[name]
+
+    return get
+
+
+# ---------------------------------------------------------------------- benchmark files
+@needs_data
+def test_every_arff_file_belongs_to_a_listed_benchmark():
+    files = sorted(p.name for p in DATA.glob("*.arff"))
+    covered = set()
+    for name, (_, _, _, rows) in BENCHMARKS.items():
+        covered |= {f for f in files if f.startswith(name + ".") or f.startswith(name + "_")}
+    assert covered == set(files)
+    assert len(files) == 22
+
+
+SLOW_BENCHMARKS = {"cellcycle_GO", "gasch1_GO", "Enron_corr"}  # 2-4 s each to read
+
+
+@needs_data
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_BENCHMARKS else n for n in BENCHMARKS],
+)
+def test_benchmark_shapes_hierarchy_and_closure(name, splits):
+    n_classes, kind, n_features, rows = BENCHMARKS[name]
+    split = splits(name)
+    h = split.hierarchy
+    assert h.n_classes == n_classes
+    assert h.kind == kind
+    parts = (split.train, split.valid, split.test)
+    for data, m in zip(parts, rows):
+        if m is None:
+            assert data is None
+            continue
+        assert data.hierarchy is h  # one shared hierarchy and column order
+        assert data.features.shape == (m, n_features)
+        assert data.features.dtype == float
+        assert data.labels.shape == (m, n_classes)
+        assert data.labels.dtype == np.int8
+        assert h.violations(data.labels) == 0
+        assert data.labels.sum(axis=1).min() >= 1  # every row has a label
+        assert len(data.feature_names) == n_features
+    if kind == "dag":
+        assert h.roots == GO_ROOTS
+        assert split.excluded == GO_ROOTS
+        assert "root" not in h
+        assert split.evaluated.sum() == n_classes - 3
+        multi = sum(len(p) > 1 for p in h.parent_indices)
+        assert 1200 < multi < 1500  # README: ~1,500 multi-parent classes
+    else:
+        assert split.excluded == ()
+        assert split.evaluated.all()
+        assert all("/" not in c for c in h.roots)
+        # FunCat classes are named by their path; the parent is the path prefix
+        for parent, child in h.edges:
+            assert child.rsplit("/", 1)[0] == parent
+    summary = split.summary()
+    assert summary["classes"] == n_classes and summary["train"]["rows"] == rows[0]
+
+
+@needs_data
+def test_train_valid_test_files_declare_the_same_hierarchy():
+    # read independently (not through load_hmc_split) and compare
+    a = load_hmc_arff(DATA / "eisen_GO.train.arff")
+    b = load_hmc_arff(DATA / "eisen_GO.test.arff")
+    assert a.hierarchy == b.hierarchy
+    assert a.hierarchy.classes == b.hierarchy.classes
+
+
+def _data_lines(path):
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().upper() == "@DATA")
+    return start, [line for line in lines[start + 1 :] if line.strip()]
+
+
+@needs_data
+@pytest.mark.parametrize("file", ["cellcycle_FUN.valid.arff", "ImCLEF07A_Test.arff"])
+def test_features_agree_with_pandas(file):
+    path = DATA / file
+    data = load_hmc_arff(path)
+    start, _ = _data_lines(path)
+    frame = pd.read_csv(path, skiprows=start + 1, header=None, na_values="?", keep_default_na=False)
+    expected = frame.iloc[:, :-1].to_numpy(dtype=float)
+    np.testing.assert_array_equal(data.features, expected)
+    if file.startswith("cellcycle"):
+        assert np.isnan(data.features).sum() == np.isnan(expected).sum() > 0
+
+
+@needs_data
+@pytest.mark.parametrize("file", ["cellcycle_FUN.valid.arff", "eisen_GO.valid.arff"])
+def test_labels_agree_with_networkx_ancestors(file):
+    path = DATA / file
+    data = load_hmc_arff(path)
+    h = data.hierarchy
+    graph = h.to_networkx()
+    _, rows = _data_lines(path)
+    expected = np.zeros_like(data.labels)
+    for i, line in enumerate(rows):
+        for label in line.rsplit(",", 1)[1].split("@"):
+            for c in nx.ancestors(graph, label) | {label}:
+                expected[i, h.index(c)] = 1
+    np.testing.assert_array_equal(data.labels, expected)
+    # labels list internal classes too and are not closed in the file
+    assert (h.close_labels(expected) == expected).all()
+
+
+# ---------------------------------------------------------------------- hand-written files
+TREE = """% a comment before the header
+@relation 'toy tree'
+
+@ATTRIBUTE 'first feature' NUMERIC
+@attribute colour {red, 'dark blue', green}
+% a comment between attributes
+@Attribute class hierarchical 01,01/01,01/01/03,01/02,02,02/05
+@attribute last real
+
+@data
+1.5,red,01/01/03,-2
+% comment inside the data
+?,'dark blue',01/02@02,?
+
+3e-1 , green , 02/05 , 7
+0,?,01,0
+"""
+
+
+def _write(tmp_path, text, name="toy.arff"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_hand_written_tree(tmp_path):
+    data = load_hmc_arff(_write(tmp_path, TREE))
+    h = data.hierarchy
+    assert h.classes == ("01", "01/01", "01/01/03", "01/02", "02", "02/05")
+    assert set(h.edges) == {
+        ("01", "01/01"),
+        ("01/01", "01/01/03"),
+        ("01", "01/02"),
+        ("02", "02/05"),
+    }
+    assert h.kind == "forest" and data.top_level == ("01", "02") and data.excluded == ()
+    assert data.feature_names == ("first feature", "colour", "last")
+    expected_x = np.array(
+        [[1.5, 0, -2], [np.nan, 1, np.nan], [0.3, 2, 7], [0, np.nan, 0]], dtype=float
+    )
+    np.testing.assert_array_equal(data.features, expected_x)
+    expected_y = np.array(
+        [
+            [1, 1, 1, 0, 0, 0],
+            [1, 0, 0, 1, 1, 0],
+            [0, 0, 0, 0, 1, 1],
+            [1, 0, 0, 0, 0, 0],
+        ]
+    )
+    np.testing.assert_array_equal(data.labels, expected_y)
+    assert data.path == str(tmp_path / "toy.arff")
+
+
+DAG = """@RELATION go
+@ATTRIBUTE x numeric
+@ATTRIBUTE class hierarchical root/A,root/B,A/C,B/C,C/D,A/E
+@DATA
+1,D
+2,E@B
+3,root@A
+"""
+
+
+def test_hand_written_dag_drops_the_super_root(tmp_path):
+    data = load_hmc_arff(_write(tmp_path, DAG))
+    h = data.hierarchy
+    assert h.classes == ("A", "B", "C", "D", "E")
+    assert set(h.edges) == {("A", "C"), ("B", "C"), ("C", "D"), ("A", "E")}
+    assert h.kind == "dag" and h.roots == ("A", "B")
+    assert data.excluded == ("A", "B")
+    np.testing.assert_array_equal(data.evaluated, [False, False, True, True, True])
+    # D closes upward through both parents of C
+    np.testing.assert_array_equal(
+        data.labels, [[1, 1, 1, 1, 0], [1, 1, 0, 0, 1], [1, 0, 0, 0, 0]]
+    )
+
+
+def test_keeping_the_super_root(tmp_path):
+    data = load_hmc_arff(_write(tmp_path, DAG), super_root=None)
+    assert data.hierarchy.roots == ("root",) and data.excluded == ()
+    assert data.labels[:, data.hierarchy.index("root")].tolist() == [1, 1, 1]
+
+
+def test_empty_label_field_means_no_class(tmp_path):
+    text = "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1,1/2\n@DATA\n5,\n6,1/2\n"
+    data = load_hmc_arff(_write(tmp_path, text))
+    np.testing.assert_array_equal(data.labels, [[0, 0], [1, 1]])
+
+
+BAD = {
+    "no class attribute": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@DATA\n1\n",
+        r"no '@ATTRIBUTE <name> hierarchical",
+        None,
+    ),
+    "unknown label": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1,1/2\n@DATA\n1,1/2\n2,1/3\n",
+        r"label '1/3' is not a class",
+        6,
+    ),
+    "cycle": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical root/A,A/B,B/C,C/A\n@DATA\n1,A\n",
+        r"cycle",
+        3,
+    ),
+    "too few values": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE y numeric\n@ATTRIBUTE c hierarchical 1\n@DATA\n1,2,1\n1,1\n",
+        r"the row has 2 values but the header declares 3 attributes",
+        7,
+    ),
+    "too many values": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1\n@DATA\n1,2,1\n",
+        r"the row has 3 values but the header declares 2",
+        5,
+    ),
+    "missing parent path": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1,1/2/3\n@DATA\n1,1\n",
+        r"path '1/2/3' is listed but its parent path '1/2' is not",
+        3,
+    ),
+    "duplicate edge": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical root/A,A/B,A/B\n@DATA\n1,A\n",
+        r"lists edges twice",
+        3,
+    ),
+    "bad number": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1\n@DATA\n1,1\nabc,1\n",
+        r"numeric attribute 'x' has value 'abc'",
+        6,
+    ),
+    "unknown nominal value": (
+        "@RELATION r\n@ATTRIBUTE x {a,b}\n@ATTRIBUTE c hierarchical 1\n@DATA\nc,1\n",
+        r"nominal attribute 'x' has no value 'c'",
+        5,
+    ),
+    "unsupported type": (
+        "@RELATION r\n@ATTRIBUTE x string\n@ATTRIBUTE c hierarchical 1\n@DATA\na,1\n",
+        r"type 'string'",
+        2,
+    ),
+    "sparse row": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1\n@DATA\n{0 1, 1 1}\n",
+        r"sparse ARFF rows",
+        5,
+    ),
+    "unterminated quote": (
+        "@RELATION r\n@ATTRIBUTE x {a,b}\n@ATTRIBUTE c hierarchical 1\n@DATA\n'a,1\n",
+        r"unterminated quoted value",
+        5,
+    ),
+    "no data section": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1\n",
+        r"no @DATA line",
+        None,
+    ),
+    "two hierarchical attributes": (
+        "@RELATION r\n@ATTRIBUTE a hierarchical 1\n@ATTRIBUTE c hierarchical 1\n@DATA\n1,1\n",
+        r"2 hierarchical attributes",
+        None,
+    ),
+    "ambiguous class format": (
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1/2/3,1/2/4\n@DATA\n1,1/2/3\n",
+        r"cannot tell the class attribute's format",
+        3,
+    ),
+    "garbage in header": (
+        "@RELATION r\nhello\n@ATTRIBUTE c hierarchical 1\n@DATA\n1\n",
+        r"expected @RELATION, @ATTRIBUTE or @DATA",
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_malformed_files_name_file_and_line(tmp_path, case):
+    text, pattern, line = BAD[case]
+    path = _write(tmp_path, text, name="broken.arff")
+    with pytest.raises((InputError, HierarchyError), match=pattern) as info:
+        load_hmc_arff(path)
+    message = str(info.value)
+    assert str(path) in message
+    if line is not None:
+        assert f"line {line}" in message
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.arff"):
+        load_hmc_arff(tmp_path / "nope.arff")
+
+
+def test_split_with_different_hierarchies_is_an_error(tmp_path):
+    head = "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical "
+    _write(tmp_path, head + "1,1/2\n@DATA\n1,1\n", "toy.train.arff")
+    _write(tmp_path, head + "1,1/2\n@DATA\n1,1/2\n", "toy.valid.arff")
+    _write(tmp_path, head + "1,1/3\n@DATA\n1,1\n", "toy.test.arff")
+    with pytest.raises(HierarchyError, match=r"toy\.test\.arff declares a different hierarchy"):
+        load_hmc_split("toy", tmp_path)
+    _write(tmp_path, head + "1,1/2\n@DATA\n1,1\n", "toy.test.arff")
+    split = load_hmc_split("toy", tmp_path)
+    assert split.train.hierarchy is split.valid.hierarchy is split.test.hierarchy
+    assert split.summary()["valid"] == {"rows": 1, "classes_without_positives": 0}
+    assert split.summary()["train"] == {"rows": 1, "classes_without_positives": 1}
+
+
+def test_split_with_different_features_is_an_error(tmp_path):
+    tail = "@ATTRIBUTE c hierarchical 1\n@DATA\n1,1\n"
+    _write(tmp_path, "@RELATION r\n@ATTRIBUTE x numeric\n" + tail, "toy_Train.arff")
+    _write(tmp_path, "@RELATION r\n@ATTRIBUTE y numeric\n" + tail, "toy_Test.arff")
+    with pytest.raises(InputError, match=r"toy_Test\.arff has features \['y'\]"):
+        load_hmc_split("toy", tmp_path)
+
+
+def test_split_unknown_name_lists_what_is_there(tmp_path):
+    _write(tmp_path, "x", "other.train.arff")
+    with pytest.raises(FileNotFoundError, match=re.escape("benchmarks there: ['other']")):
+        load_hmc_split("toy", tmp_path)
+    with pytest.raises(FileNotFoundError, match="is not a folder"):
+        load_hmc_split("toy", tmp_path / "missing")
+
+
+# ---------------------------------------------------------------------- synthetic data
+def test_paper_forest_matches_the_paper():
+    h = paper_forest()
+    parents_1_based = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]
+    for k, p in enumerate(parents_1_based):
+        assert h.parents(k) == (() if p == 0 else (p - 1,))
+    assert h.roots == (0, 1, 2) and h.kind == "forest"
+
+
+def test_synthetic_is_reproducible_by_seed():
+    a = make_paper_synthetic(3000, 500, seed=7)
+    b = make_paper_synthetic(3000, 500, seed=np.random.default_rng(7))
+    c = make_paper_synthetic(3000, 500, seed=8)
+    for field in ("theta", "train_scores", "train_labels", "test_scores", "test_labels"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    assert not np.array_equal(a.train_scores, c.train_scores)
+    assert a.hierarchy == paper_forest()
+    np.testing.assert_array_equal(a.eta, PAPER_ETA)
+
+
+def test_synthetic_shapes_and_hierarchy():
+    data = make_paper_synthetic(4000, 1000, seed=1)
+    assert data.train_scores.shape == data.train_labels.shape == (4000, 25)
+    assert data.test_scores.shape == data.test_labels.shape == (1000, 25)
+    assert data.train_labels.dtype == np.int8
+    assert ((data.train_scores > 0) & (data.train_scores < 1)).all()
+    assert data.hierarchy.violations(data.train_labels) == 0
+    assert data.hierarchy.violations(data.test_labels) == 0
+    vs, vl, ts, tl = data.split_test()
+    assert vs.shape == ts.shape == (500, 25)
+    np.testing.assert_array_equal(np.vstack([vl, tl]), data.test_labels)
+
+
+def test_min_positives_is_honoured_by_redrawing():
+    # with only 300 training objects the deep classes (5 levels of uniform theta)
+    # often have fewer than 15 positives, so theta must be redrawn
+    draws = []
+    for seed in range(6):
+        data = make_paper_synthetic(300, 10, seed=seed, min_positives=15)
+        assert data.train_labels.sum(axis=0).min() >= 15
+        draws.append(data.n_draws)
+    assert max(draws) > 1
+    loose = make_paper_synthetic(300, 10, seed=0, min_positives=0)
+    assert loose.n_draws == 1
+
+
+def test_min_positives_that_cannot_be_met():
+    with pytest.raises(InputError, match="cannot be met with n_train=10"):
+        make_paper_synthetic(10, 10, seed=0, min_positives=15)
+    with pytest.raises(InputError, match="max_draws=2"):
+        make_paper_synthetic(40, 10, seed=0, min_positives=30, max_draws=2)
+
+
+def test_labels_follow_the_conditional_model():
+    theta = np.linspace(0.3, 0.9, 25)
+    data = make_paper_synthetic(60_000, 0, seed=3, theta=theta)
+    y = data.train_labels.astype(bool)
+    h = data.hierarchy
+    for k in range(25):
+        parents = h.parent_indices[k]
+        ok = y[:, parents].all(axis=1) if len(parents) else np.ones(len(y), bool)
+        freq = y[ok, k].mean()
+        se = np.sqrt(theta[k] * (1 - theta[k]) / ok.sum())
+        assert abs(freq - theta[k]) < 5 * se
+        assert not y[~ok, k].any()
+    assert data.n_draws == 0
+    np.testing.assert_array_equal(data.theta, theta)
+
+
+def test_scores_follow_the_beta_distributions():
+    data = make_paper_synthetic(20_000, 0, seed=11, theta=np.full(25, 0.8))
+    s, y = data.train_scores, data.train_labels.astype(bool)
+    n_tests = 50
+    for k in range(25):
+        eta = PAPER_ETA[k]
+        neg = stats.kstest(s[~y[:, k], k], stats.beta(eta, 3.5).cdf)
+        pos = stats.kstest(s[y[:, k], k], stats.beta(3.5, eta).cdf)
+        # Bonferroni over the 50 tests at level 1e-3
+        assert neg.pvalue > 1e-3 / n_tests, (k, neg)
+        assert pos.pvalue > 1e-3 / n_tests, (k, pos)
+        # the wrong distribution is rejected (the test has power)
+        assert stats.kstest(s[y[:, k], k], stats.beta(eta, 3.5).cdf).pvalue < 1e-6
+
+
+def test_eta_inverts_or_separates_scores():
+    data = make_paper_synthetic(20_000, 0, seed=5, theta=np.full(25, 0.8))
+    s, y = data.train_scores, data.train_labels.astype(bool)
+    for k, eta in enumerate(PAPER_ETA):
+        gap = s[y[:, k], k].mean() - s[~y[:, k], k].mean()
+        expected = 3.5 / (3.5 + eta) - eta / (eta + 3.5)  # Beta(3.5, eta) mean - Beta(eta, 3.5) mean
+        assert abs(gap - expected) < 0.02
+        assert (gap < 0) == (eta > 3.5)
+
+
+def test_sample_from_model_on_a_dag_matches_brute_force():
+    # A -> C <- B, C -> D: exact joint by enumeration
+    h = Hierarchy.from_parents([None, None, [0, 1], 2])
+    theta = np.array([0.7, 0.6, 0.5, 0.4])
+    n = 200_000
+    y = sample_from_model(h, theta, n, rng=2)
+    assert h.violations(y) == 0
+    codes = y @ (1 << np.arange(4))
+    counts = np.bincount(codes, minlength=16)
+    for code in range(16):
+        bits = [(code >> k) & 1 for k in range(4)]
+        p = 1.0
+        for k in range(4):
+            parents_on = all(bits[q] for q in h.parent_indices[k])
+            p_on = theta[k] if parents_on else 0.0
+            p *= p_on if bits[k] else 1 - p_on
+        se = np.sqrt(p * (1 - p) / n) + 1e-12
+        assert abs(counts[code] / n - p) < 5 * se + 1e-9, (bits, counts[code] / n, p)
+
+
+def test_sample_from_model_bad_input():
+    h = paper_forest()
+    with pytest.raises(InputError, match=r"theta must have shape \(25,\)"):
+        sample_from_model(h, [0.5] * 3, 10)
+    with pytest.raises(InputError, match="theta must hold probabilities"):
+        sample_from_model(h, [1.5] * 25, 10)
+    with pytest.raises(InputError, match="n must be a non-negative int, got -1"):
+        sample_from_model(h, [0.5] * 25, -1)
+    with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
+        sample_from_model([0, 1], [0.5] * 2, 10)
+
+
+def test_make_paper_synthetic_bad_input():
+    with pytest.raises(InputError, match="n_train must be a non-negative int"):
+        make_paper_synthetic(2.5)
+    with pytest.raises(InputError, match="eta must hold 25 positive"):
+        make_paper_synthetic(100, 10, eta=[1.0] * 24)
+    with pytest.raises(InputError, match="eta must hold 25 positive"):
+        make_paper_synthetic(100, 10, eta=[0.0] * 25)
+    with pytest.raises(InputError, match="n_valid must be at most the 10 test rows"):
+        make_paper_synthetic(100, 10, seed=0, min_positives=0).split_test(11)
