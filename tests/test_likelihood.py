@@ -336,3 +336,22 @@ def test_bad_arrays():
     model = fit_score_model(s, y, h)
     with pytest.raises(InputError, match="scores must be finite"):
         model.likelihoods(bad)
+
+
+def test_grid_kde_matches_exact_kernel_sums():
+    # independent reference: the Gaussian KDE and LPR summed exactly in numpy
+    rng = np.random.default_rng(16)
+    s, y = beta_class(rng, 4000, 0.3, 2.0)
+    h = 0.04
+    grid = np.linspace(0.05, 0.95, 91)
+
+    def exact(x):
+        return stats.norm.pdf((grid[:, None] - x[None, :]) / h).mean(axis=1) / h
+
+    neg, pos = s[y[:, 0] == 0, 0], s[y[:, 0] == 1, 0]
+    dens = fit_score_model(s, y, single(), kind="kde", bandwidth=h).densities(grid[:, None])[:, 0]
+    np.testing.assert_allclose(dens[:, 0], exact(neg), rtol=0.01)
+    np.testing.assert_allclose(dens[:, 1], exact(pos), rtol=0.01)
+    lpr = fit_score_model(s, y, single(), kind="lpr", bandwidth=h).lpr(grid[:, None])[:, 0]
+    pi0 = np.mean(y == 0)
+    np.testing.assert_allclose(lpr, 1 - pi0 * exact(neg) / exact(s[:, 0]), atol=0.005)
