@@ -251,7 +251,15 @@ def predict_scores(model, X):
 def _fit_joint(classifier, X, labels, method):
     from sklearn.base import clone
 
-    est = clone(classifier).fit(X, labels)
+    try:
+        est = clone(classifier).fit(X, labels)
+    except ValueError as exc:
+        if labels.shape[1] > 1 and ("1d" in str(exc) or "shape" in str(exc)):
+            raise InputError(
+                f"joint=True but {type(classifier).__name__} cannot fit a 2-D label matrix "
+                f"({exc}); use joint=False to fit one classifier per class"
+            ) from None
+        raise
     constants = np.full(labels.shape[1], np.nan)
     for k in range(labels.shape[1]):
         c = _constant(labels[:, k])

@@ -1,0 +1,159 @@
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.neighbors import KNeighborsClassifier
+
+from hmcpgm import InputError, LabelError
+from hmcpgm.first_stage import (
+    FirstStageModel,
+    default_classifier,
+    fit_first_stage,
+    out_of_fold_scores,
+    predict_scores,
+)
+
+
+def _data(m=120, f=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, f))
+    y0 = (X[:, 0] + 0.5 * rng.normal(size=m) > 0).astype(int)
+    y1 = y0 & (X[:, 1] > 0)
+    y2 = np.zeros(m, int)  # no positives
+    y3 = np.ones(m, int)  # all positive
+    return X, np.column_stack([y0, y1, y2, y3])
+
+
+def test_shapes_and_folds_partition_the_rows():
+    X, y = _data()
+    scores, folds = out_of_fold_scores(X, y, n_splits=4, progress=False, return_folds=True)
+    assert scores.shape == y.shape and scores.dtype == float
+    assert np.isfinite(scores).all()
+    assert sorted(np.bincount(folds).tolist()) == [30, 30, 30, 30]
+
+
+def test_per_class_scores_equal_manual_fold_by_fold_fitting():
+    X, y = _data()
+    clf = LogisticRegression()
+    scores, folds = out_of_fold_scores(
+        X, y, clf, n_splits=3, seed=4, progress=False, return_folds=True
+    )
+    expected = np.empty(y.shape)
+    for f in range(3):
+        train, test = folds != f, folds == f
+        for k in range(y.shape[1]):
+            if 0 < y[train, k].sum() < train.sum():
+                est = clone(clf).fit(X[train], y[train, k])
+                expected[test, k] = est.decision_function(X[test])
+            else:
+                expected[test, k] = y[train, k].mean()
+    np.testing.assert_allclose(scores, expected, rtol=0, atol=0)
+
+
+def test_joint_default_equals_manual_fold_by_fold_fitting():
+    X, y = _data()
+    X[::7, 2] = np.nan  # missing values are imputed by the default pipeline
+    scores, folds = out_of_fold_scores(X, y, n_splits=5, progress=False, return_folds=True)
+    expected = np.empty(y.shape)
+    for f in range(5):
+        train, test = folds != f, folds == f
+        est = default_classifier().fit(X[train], y[train])
+        expected[test] = est.predict(X[test])
+    expected[:, 2], expected[:, 3] = 0.0, 1.0  # the documented constants
+    np.testing.assert_allclose(scores, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_out_of_fold_scores_do_not_see_their_own_label():
+    # random labels: a 1-nearest-neighbour classifier memorises the training rows
+    # (in-sample AUC 1) but cannot predict held-out rows (out-of-fold AUC ~ 0.5)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 5))
+    y = rng.integers(0, 2, size=(400, 3))
+    clf = KNeighborsClassifier(n_neighbors=1)
+    oof = out_of_fold_scores(X, y, clf, progress=False)
+    model = fit_first_stage(X, y, clf, progress=False)
+    in_sample = predict_scores(model, X)
+    for k in range(3):
+        assert roc_auc_score(y[:, k], in_sample[:, k]) == 1.0
+        assert abs(roc_auc_score(y[:, k], oof[:, k]) - 0.5) < 0.1
+
+
+def test_constant_scores_for_classes_without_variation():
+    X, y = _data()
+    # a single positive: the fold holding it trains on no positive at all
+    y[:, 1] = 0
+    y[5, 1] = 1
+    scores, folds = out_of_fold_scores(
+        X, y, LogisticRegression(), n_splits=4, progress=False, return_folds=True
+    )
+    assert (scores[:, 2] == 0.0).all()
+    assert (scores[:, 3] == 1.0).all()
+    held = folds == folds[5]
+    assert (scores[held, 1] == 0.0).all()
+    assert np.unique(scores[~held, 1]).size > 1  # fitted on folds that hold the positive
+    model = fit_first_stage(X, y, LogisticRegression(), progress=False)
+    assert model.estimators[2] is None and model.constants[2] == 0.0
+    assert model.estimators[3] is None and model.constants[3] == 1.0
+    assert np.isnan(model.constants[:2]).all()
+
+
+def test_predict_proba_method_and_fit_predict_pair():
+    X, y = _data()
+    model = fit_first_stage(X, y, LogisticRegression(), method="predict_proba", progress=False)
+    assert isinstance(model, FirstStageModel) and model.method == "predict_proba"
+    X_new = X[:10] + 0.1
+    s = predict_scores(model, X_new)
+    expected = LogisticRegression().fit(X, y[:, 0]).predict_proba(X_new)[:, 1]
+    np.testing.assert_allclose(s[:, 0], expected)
+    assert ((s >= 0) & (s <= 1)).all()
+    auto = fit_first_stage(X, y, LogisticRegression(), progress=False)
+    assert auto.method == "decision_function"
+
+
+def test_joint_multilabel_classifier_with_predict_proba_list():
+    X, y = _data()
+    clf = KNeighborsClassifier(n_neighbors=5)
+    model = fit_first_stage(X, y, clf, joint=True, method="predict_proba", progress=False)
+    s = predict_scores(model, X[:20])
+    for k in range(2):
+        expected = KNeighborsClassifier(n_neighbors=5).fit(X, y[:, k]).predict_proba(X[:20])[:, 1]
+        np.testing.assert_allclose(s[:, k], expected)
+    assert (s[:, 2] == 0).all() and (s[:, 3] == 1).all()
+
+
+def test_progress_bar_goes_to_stderr(capsys):
+    X, y = _data(m=40)
+    out_of_fold_scores(X, y, LogisticRegression(), n_splits=2, progress=True)
+    assert "first stage (classes)" in capsys.readouterr().err
+
+
+def test_bad_inputs():
+    X, y = _data()
+    with pytest.raises(InputError, match="X has 120 rows but labels has 119"):
+        out_of_fold_scores(X, y[:-1], progress=False)
+    with pytest.raises(LabelError, match="labels must hold only 0 and 1"):
+        out_of_fold_scores(X, y * 2, progress=False)
+    with pytest.raises(LabelError, match="labels must be 2-D"):
+        out_of_fold_scores(X, y[:, 0], progress=False)
+    with pytest.raises(InputError, match="X must be 2-D"):
+        out_of_fold_scores(X[:, 0], y, progress=False)
+    with pytest.raises(InputError, match="infinite"):
+        out_of_fold_scores(np.where(X > 2, np.inf, X), y, progress=False)
+    with pytest.raises(InputError, match="n_splits must be an int of at least 2, got 1"):
+        out_of_fold_scores(X, y, n_splits=1, progress=False)
+    with pytest.raises(InputError, match="n_splits=200 is more than the 120 rows"):
+        out_of_fold_scores(X, y, n_splits=200, progress=False)
+    with pytest.raises(InputError, match="method must be one of"):
+        out_of_fold_scores(X, y, method="score", progress=False)
+    with pytest.raises(InputError, match="has no decision_function"):
+        fit_first_stage(X, y, KNeighborsClassifier(), method="decision_function", progress=False)
+    with pytest.raises(TypeError, match="classifier must be a scikit-learn estimator"):
+        out_of_fold_scores(X, y, classifier="logreg", progress=False)
+    with pytest.raises(InputError, match="use joint=False"):
+        fit_first_stage(X, y, LogisticRegression(), joint=True, progress=False)
+    model = fit_first_stage(X, y, progress=False)
+    with pytest.raises(InputError, match="X has 3 features but the first stage was fitted on 4"):
+        predict_scores(model, X[:, :3])
+    with pytest.raises(TypeError, match="model must be a FirstStageModel"):
+        predict_scores("model", X)
