@@ -88,9 +88,9 @@ def main():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         t = time.perf_counter()
-        approx, report = loopy_belief_propagation(dag, theta, lik[:m_l], damping=0.3, tol=1e-8, max_iter=100)
+        approx, report = loopy_belief_propagation(dag, theta, lik[:m_l], damping=0.6, tol=1e-8, max_iter=200)
         t_l = time.perf_counter() - t
-    print(f"loopy engine (damping 0.3, tol 1e-8, max_iter 100), M={m_l}: {t_l:.2f} s, "
+    print(f"loopy engine (damping 0.6, tol 1e-8, max_iter 200), M={m_l}: {t_l:.2f} s, "
           f"{m_l * k / t_l:,.0f} events/s; {report}")
     if caught:
         print(f"  warning: {caught[0].message}")
