@@ -55,7 +55,8 @@ class Hierarchy:
         else:
             classes = list(classes)
             _check_unique(classes, "classes")
-            missing = [c for c in graph.nodes if c not in set(classes)]
+            known = set(classes)
+            missing = [c for c in graph.nodes if c not in known]
             extra = [c for c in classes if c not in graph]
             if missing or extra:
                 raise HierarchyError(
@@ -120,7 +121,8 @@ class Hierarchy:
         else:
             classes = list(classes)
             _check_unique(classes, "classes")
-            unknown = [c for c in order if c not in set(classes)]
+            known = set(classes)
+            unknown = [c for c in order if c not in known]
             if unknown:
                 raise HierarchyError(
                     f"edges name classes that are not in classes: {_preview(unknown)}"
@@ -371,11 +373,11 @@ class Hierarchy:
         array([[1, 1, 1]], dtype=int8)
         """
         y = _as_binary(labels, self.n_classes, "labels").astype(bool)
-        for k in self.topological_order[::-1]:
-            parents = self.parent_indices[k]
-            if len(parents):
-                y[:, parents] |= y[:, [k]]
-        return y.astype(np.int8)
+        # positive if the class or any descendant is: one sparse matrix product
+        from scipy import sparse
+
+        reach = sparse.csr_matrix(y, dtype=np.int32) @ sparse.csr_matrix(self.ancestor_matrix, dtype=np.int32)
+        return (y | (reach.toarray() > 0)).astype(np.int8)
 
     def violations(self, labels):
         """Number of (object, edge) pairs where a child is positive and its parent is not."""
@@ -436,7 +438,7 @@ def _as_binary(labels, n_classes, name):
             f"{name} must have shape (n_objects, {n_classes}), got shape {y.shape}"
         )
     if y.dtype != bool:
-        bad = ~np.isin(y, (0, 1))
+        bad = (y != 0) & (y != 1)
         if bad.any():
             r, c = np.argwhere(bad)[0]
             raise LabelError(f"{name} must hold only 0 and 1; row {r}, column {c} holds {y[r, c]!r}")
