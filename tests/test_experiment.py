@@ -1,0 +1,75 @@
+"""The paper's synthetic experiment end to end (SPEC sections 8 and 9)."""
+
+import numpy as np
+import pytest
+
+from hmcpgm.experiment import ALPHAS, KAPPAS, evaluate_methods, format_tables, synthetic_experiment
+
+
+@pytest.fixture(scope="module")
+def result():
+    return synthetic_experiment(n_train=20_000, n_test=6_000, seed=3, progress=False)
+
+
+def test_tables_have_every_method_and_column(result):
+    methods = [f"{f}-{r}" for f in ("Raw", "mLPR-indpt", "mLPR-nbh", "mLPR-full") for r in ("NaiveSort", "HierRank")]
+    for name in ("precision", "recall"):
+        assert list(result.tables[name].index) == methods
+        assert list(result.tables[name].columns) == list(KAPPAS)
+    for name in ("fdp", "discovery"):
+        assert list(result.tables[name].columns) == list(ALPHAS)
+    assert result.info["n_valid"] == 3000 and result.info["n_test"] == 3000
+
+
+def test_mlpr_full_hierrank_beats_raw_by_a_wide_margin(result):
+    p = result.tables["precision"]
+    for kappa in (0.05, 0.1):  # at larger kappa precision is capped by the share of positives
+        best_raw = max(p.loc["Raw-NaiveSort", kappa], p.loc["Raw-HierRank", kappa])
+        assert p.loc["mLPR-full-HierRank", kappa] > best_raw + 0.3
+    f1 = result.tables["summary"]["F1 (max-F1 cutoff)"]
+    assert f1["mLPR-full-HierRank"] > f1["Raw-HierRank"] + 0.2
+
+
+def test_hierrank_never_worse_than_naive_by_hit_curve_and_always_consistent(result):
+    s = result.tables["summary"]
+    for family in ("Raw", "mLPR-indpt", "mLPR-nbh", "mLPR-full"):
+        assert s.loc[f"{family}-HierRank", "hit-curve area"] >= s.loc[f"{family}-NaiveSort", "hit-curve area"] - 1e-12
+        assert s.loc[f"{family}-HierRank", "violations"] == 0
+        # on the values themselves NaiveSort is the unconstrained CATCH optimum
+        assert s.loc[f"{family}-NaiveSort", "CATCH of values"] >= s.loc[f"{family}-HierRank", "CATCH of values"]
+    # full mLPRs respect the hierarchy already (Proposition 1): NaiveSort is consistent too
+    assert s.loc["mLPR-full-NaiveSort", "violations"] == 0
+
+
+def test_full_fdr_cutoffs_hold_their_target_approximately(result):
+    fdp = result.tables["fdp"].loc["mLPR-full-HierRank"]
+    for alpha in ALPHAS:
+        # chosen on 3,000 validation objects, realised on 3,000 others
+        assert fdp[alpha] <= alpha + 0.03
+
+
+def test_format_and_csv(result, tmp_path):
+    text = format_tables(result)
+    assert "Criterion I: precision" in text and "mLPR-full-HierRank" in text
+    assert "WORSE" not in text
+    paths = result.to_csv(tmp_path)
+    assert {p.name for p in paths} == {"precision.csv", "recall.csv", "fdp.csv", "discovery.csv", "summary.csv"}
+
+
+def test_evaluate_methods_on_oracle_values_is_perfect():
+    rng = np.random.default_rng(0)
+    from hmcpgm.datasets import paper_forest, sample_from_model
+
+    h = paper_forest()
+    theta = rng.uniform(0.3, 0.9, h.n_classes)
+    y = sample_from_model(h, theta, 500, rng)
+    # the labels themselves as values, validation = test: every measure is at its best
+    tables = evaluate_methods({"Oracle": (y.astype(float), y.astype(float))}, h, y, y)
+    summary = tables["summary"]
+    assert np.allclose(summary["hit-curve area"], 1.0)
+    assert np.allclose(summary["F1 (max-F1 cutoff)"], 1.0)
+    # the largest prefix within the target: it reaches into the negatives up to alpha
+    for alpha in ALPHAS:
+        assert np.all(tables["fdp"][alpha] <= alpha) and np.all(tables["fdp"][alpha] > alpha - 0.01)
+    assert np.allclose(tables["discovery"], 1.0)
+    assert np.allclose(tables["precision"][0.05], 1.0)
