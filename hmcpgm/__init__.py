@@ -30,6 +30,8 @@ _LAZY = {
     "augmented_network": "network",
     "prior_marginals": "network",
     "MLPR": "estimator",
+    "save_model": "persist",
+    "load_model": "persist",
     "estimate_theta": "likelihood",
     "fit_score_model": "likelihood",
     "catch": "ranking",
