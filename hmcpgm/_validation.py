@@ -40,11 +40,15 @@ def _columns_in_class_order(frame, hierarchy, name):
             lookup = {c: as_str[str(c)] for c in classes}
         else:
             missing = [c for c in classes if c not in lookup and str(c) not in as_str]
+            names = set(classes) | {str(c) for c in classes}
+            unknown = [c for c in columns if c not in names and str(c) not in names]
             raise InputError(
                 f"{name} has {len(columns)} columns but the hierarchy has {len(classes)} "
-                f"classes (missing: {_preview(missing)})"
+                f"classes (missing: {_preview(missing)}"
+                + (f"; not classes of the hierarchy: {_preview(unknown)})" if unknown else ")")
             )
-    extra = [c for c in columns if c not in classes and str(c) not in map(str, classes)]
+    names = set(classes) | {str(c) for c in classes}
+    extra = [c for c in columns if c not in names and str(c) not in names]
     if extra:
         raise InputError(f"{name} has columns that are not classes of the hierarchy: {_preview(extra)}")
     return frame.iloc[:, [lookup[c] for c in classes]].to_numpy()

@@ -250,7 +250,7 @@ def main(argv=None):
     _quiet_pgmpy()
     try:
         args.run(args)
-    except (HmcpgmError, _UserError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+    except (HmcpgmError, _UserError, OSError) as exc:  # OSError: missing files, unwritable outputs
         print(f"hmcpgm: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
