@@ -238,7 +238,7 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     if labels:
         long_names = max((len(str(c)) for c in h.classes), default=0) > 4 or width > 25
         for k, c in enumerate(h.classes):
-            ax.annotate(str(c), pos[k], xytext=(0, -9), textcoords="offset points", ha="center",
+            ax.annotate(str(c), pos[k], xytext=(0, -(np.sqrt(node_size) / 2 + 4)), textcoords="offset points", ha="center",
                         va="top", fontsize=8 if k_cls <= 30 else 6, rotation=40 if long_names else 0,
                         rotation_mode="anchor" if long_names else "default", zorder=3,
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.75))
@@ -603,7 +603,6 @@ def plot_reliability(mlpr, labels, n_bins=10, ax=None, *, strategy="uniform", la
     ax.set_ylim(0, 1)
     ax.set_xlabel("mean predicted probability in bin")
     ax.set_ylabel("observed fraction of positives")
-    ax.set_aspect("equal", adjustable="box")
     handles = ax.get_legend_handles_labels()
     more = right.get_legend_handles_labels()
     ax.legend(handles[0] + more[0], handles[1] + more[1], fontsize=8, loc="upper left")

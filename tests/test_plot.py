@@ -23,8 +23,10 @@ from hmcpgm.plot import (  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def _close_figures():
+def _draw_and_close_figures():
     yield
+    for number in plt.get_fignums():  # rendering catches errors raised only at draw time
+        plt.figure(number).canvas.draw()
     plt.close("all")
 
 
