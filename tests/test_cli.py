@@ -1,0 +1,360 @@
+"""The ``hmcpgm`` command line, through ``hmcpgm.cli.main`` (and once as ``python -m hmcpgm``)."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hmcpgm import MLPR, make_paper_synthetic
+from hmcpgm.cli import build_parser, main
+from hmcpgm.datasets import load_hmc_arff
+from hmcpgm.io import read_hierarchy, read_matrix, write_hierarchy, write_matrix
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Small CSV inputs from the paper's synthetic model, written with hmcpgm.io."""
+    d = tmp_path_factory.mktemp("cli")
+    data = make_paper_synthetic(n_train=1500, n_test=200, seed=3)
+    paths = {
+        "dir": d,
+        "hierarchy": d / "hierarchy.csv",
+        "scores": d / "scores.csv",
+        "labels": d / "labels.csv",
+        "test": d / "test.csv",
+        "model": d / "model.npz",
+    }
+    write_hierarchy(data.hierarchy, paths["hierarchy"])
+    write_matrix(paths["scores"], data.train_scores, data.hierarchy)
+    write_matrix(paths["labels"], data.train_labels, data.hierarchy)
+    ids = [f"gene{i}" for i in range(len(data.test_scores))]
+    write_matrix(paths["test"], data.test_scores, data.hierarchy, ids=ids, id_column="gene")
+    assert main(["fit", str(paths["scores"]), str(paths["labels"]), str(paths["hierarchy"]),
+                 "-o", str(paths["model"])]) == 0
+    return paths
+
+
+def _error_line(capsys):
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("hmcpgm: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# ---------------------------------------------------------------------- happy paths
+def test_fit_predict_equals_estimator(files, tmp_path, capsys):
+    out = tmp_path / "mlpr.csv"
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--id-column", "gene"]) == 0
+    assert "wrote mLPRs of 200 objects" in capsys.readouterr().out
+
+    # the same fit through the Python API, on the same files
+    hierarchy = read_hierarchy(files["hierarchy"])
+    _, scores = read_matrix(files["scores"], hierarchy, "scores")
+    _, labels = read_matrix(files["labels"], hierarchy, "labels")
+    ids, test = read_matrix(files["test"], hierarchy, "scores", id_column="gene")
+    expected = MLPR().fit(scores, labels, hierarchy).predict_proba(test)
+
+    frame = pd.read_csv(out, dtype={"gene": str})
+    assert list(frame["gene"]) == list(ids)
+    got = frame[[str(c) for c in hierarchy.classes]].to_numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)  # CSV holds repr-precision floats
+
+
+@pytest.mark.parametrize("version", ["indpt", "nbh"])
+def test_predict_version_option(files, tmp_path, version):
+    out = tmp_path / "mlpr.csv"
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out),
+                 "--id-column", "gene", "--version", version]) == 0
+    hierarchy = read_hierarchy(files["hierarchy"])
+    _, scores = read_matrix(files["scores"], hierarchy, "scores")
+    _, labels = read_matrix(files["labels"], hierarchy, "labels")
+    _, test = read_matrix(files["test"], hierarchy, "scores", id_column="gene")
+    expected = MLPR(version=version).fit(scores, labels, hierarchy).predict_proba(test)
+    _, got = read_matrix(out, hierarchy, "mlpr", id_column="gene")
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("method", ["hierrank", "naive"])
+@pytest.mark.parametrize("source", ["hierarchy", "model"])
+def test_rank_output_is_consistent(files, tmp_path, capsys, method, source):
+    mlpr = tmp_path / "mlpr.csv"
+    main(["predict", str(files["model"]), str(files["test"]), "-o", str(mlpr), "--id-column", "gene"])
+    out = tmp_path / "rank.csv"
+    assert main(["rank", str(mlpr), str(files[source]), "-o", str(out), "--id-column", "gene",
+                 "--method", method, "--fdr", "0.1"]) == 0
+    stdout = capsys.readouterr().out
+    table = pd.read_csv(out, dtype={"gene": str, "class": str})
+    hierarchy = read_hierarchy(files["hierarchy"])
+    ids, values = read_matrix(mlpr, hierarchy, "values", id_column="gene")
+    m, k = values.shape
+    assert len(table) == m * k
+    assert list(table["rank"]) == list(range(1, m * k + 1))
+    # every event exactly once, with its value
+    pos = {str(c): j for j, c in enumerate(hierarchy.classes)}
+    row = {g: i for i, g in enumerate(ids)}
+    flat = np.array([row[g] * k + pos[c] for g, c in zip(table["gene"], table["class"])])
+    assert np.array_equal(np.sort(flat), np.arange(m * k))
+    np.testing.assert_array_equal(table["value"].to_numpy(), values.ravel()[flat])
+    # a parent's event comes before its child's (mLPRs of the full version never increase downwards)
+    rank_of = np.empty(m * k, dtype=int)
+    rank_of[flat] = np.arange(m * k)
+    rank_matrix = rank_of.reshape(m, k)
+    for parent, child in hierarchy.edge_indices:
+        assert (rank_matrix[:, parent] < rank_matrix[:, child]).all()
+    # --fdr marks a prefix, whose estimated FDR (mean of 1 - mLPR) is at most 0.1, and is maximal
+    positive = table["positive"].to_numpy()
+    r = int(positive.sum())
+    assert r > 0 and (positive[:r] == 1).all() and (positive[r:] == 0).all()
+    assert f"{r} of {m * k} events called positive" in stdout
+    v = table["value"].to_numpy()
+    assert np.mean(1 - v[:r]) <= 0.1 + 1e-12
+    assert r == m * k or np.mean(1 - v[: r + 1]) > 0.1
+
+
+def test_rank_without_fdr_has_no_decision_column(files, tmp_path):
+    out = tmp_path / "rank.csv"
+    assert main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(out)]) == 0
+    table = pd.read_csv(out, dtype={"class": str})
+    assert "positive" not in table.columns
+    # without --id-column, objects are the row numbers of the values file
+    hierarchy = read_hierarchy(files["hierarchy"])
+    _, scores = read_matrix(files["scores"], hierarchy, "scores")
+    col = {str(c): j for j, c in enumerate(hierarchy.classes)}
+    cols = table["class"].map(col).to_numpy()
+    np.testing.assert_array_equal(table["value"].to_numpy(), scores[table["object"].to_numpy(), cols])
+    assert len(table) == scores.size
+
+
+def test_demo_prints_tables_and_writes_csv(tmp_path, capsys):
+    assert main(["demo", "--n-train", "3000", "--n-test", "1000", "--quiet", "--csv", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Criterion I" in out and "Criterion II" in out
+    assert "mLPR-full-HierRank" in out and "Raw-NaiveSort" in out
+    written = sorted(p.name for p in tmp_path.glob("*.csv"))
+    assert written == sorted(["precision.csv", "recall.csv", "fdp.csv", "discovery.csv", "summary.csv"])
+    precision = pd.read_csv(tmp_path / "precision.csv", index_col=0)
+    assert precision.shape == (8, 5)
+    assert ((precision.to_numpy() >= 0) & (precision.to_numpy() <= 1)).all()
+    for name in written:
+        assert f"wrote {tmp_path / name}" in out
+
+
+def _write_arff(path, rows):
+    header = (
+        "@RELATION tiny\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE x2 numeric\n"
+        "@ATTRIBUTE class hierarchical 01,01/01,01/02,02,02/01\n@DATA\n"
+    )
+    path.write_text(header + "\n".join(rows) + "\n")
+
+
+def test_benchmark_on_tiny_arff(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    leaves = ["01/01", "01/02", "02/01", "02", "01"]
+    centers = {"01/01": (2, 2), "01/02": (2, -2), "02/01": (-2, 2), "02": (-2, -2), "01": (2, 0)}
+
+    def rows(n):
+        out = []
+        for i in range(n):
+            leaf = leaves[i % len(leaves)]
+            x = np.add(centers[leaf], rng.normal(size=2))
+            out.append(f"{x[0]:.4f},{x[1]:.4f},{leaf}")
+        return out
+
+    paths = [tmp_path / f"tiny.{part}.arff" for part in ("train", "valid", "test")]
+    for path, n in zip(paths, (60, 30, 30)):
+        _write_arff(path, rows(n))
+    out_json = tmp_path / "result.json"
+    assert main(["benchmark", *map(str, paths), "--json", str(out_json), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    result = json.loads(out_json.read_text())
+    assert result["dataset"] == "tiny"
+    assert result["rows"] == {"train": 60, "valid": 30, "test": 30}
+    assert result["hierarchy"]["classes"] == load_hmc_arff(paths[0]).hierarchy.n_classes == 5
+    families = ["Raw", "mLPR-indpt", "mLPR-nbh", "mLPR-full"]
+    assert set(result["methods"]) == {f"{f}-{r}" for f in families for r in ("NaiveSort", "HierRank")}
+    # every number of the printed table is in the JSON: AU(PRC) rows, in percent with one decimal
+    for method, numbers in result["methods"].items():
+        assert 0 <= numbers["auprc"] <= 1
+        line = next(l for l in text.splitlines() if l.startswith(method + " "))
+        assert f"{100 * numbers['auprc']:.1f}" in line.split()
+        assert str(numbers["violations"]) == line.split()[-1]
+        if method.endswith("HierRank"):
+            assert numbers["violations"] == 0
+
+
+# ---------------------------------------------------------------------- help
+@pytest.mark.parametrize("command", [[], ["demo"], ["fit"], ["predict"], ["rank"], ["benchmark"]])
+def test_help_exits_zero(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--help"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: hmcpgm")
+
+
+def test_every_command_is_tested_for_help():
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert set(sub.choices) == {"demo", "fit", "predict", "rank", "benchmark"}
+
+
+def test_python_dash_m(files, tmp_path):
+    out = tmp_path / "mlpr.csv"
+    run = subprocess.run(
+        [sys.executable, "-m", "hmcpgm", "predict", str(files["model"]), str(files["test"]),
+         "-o", str(out), "--id-column", "gene"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert out.is_file()
+    bad = subprocess.run(
+        [sys.executable, "-m", "hmcpgm", "predict", str(files["hierarchy"]), str(files["test"]), "-o", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("hmcpgm: error: ") and len(bad.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in bad.stderr
+
+
+# ---------------------------------------------------------------------- bad input
+def _fit_with_scores(files, tmp_path, frame):
+    path = tmp_path / "bad.csv"
+    frame.to_csv(path, index=False)
+    return main(["fit", str(path), str(files["labels"]), str(files["hierarchy"]), "-o", str(tmp_path / "m.npz")])
+
+
+def test_missing_columns(files, tmp_path, capsys):
+    frame = pd.read_csv(files["scores"]).drop(columns=["7", "24"])
+    assert _fit_with_scores(files, tmp_path, frame) == 2
+    line = _error_line(capsys)
+    assert "bad.csv" in line and "missing" in line and "'7'" in line and "'24'" in line
+
+
+def test_unknown_class_name(files, tmp_path, capsys):
+    frame = pd.read_csv(files["scores"]).rename(columns={"24": "C99"})
+    assert _fit_with_scores(files, tmp_path, frame) == 2
+    line = _error_line(capsys)
+    assert "'C99'" in line and "not classes of the hierarchy" in line and "missing: ['24']" in line
+
+
+def test_extra_column(files, tmp_path, capsys):
+    frame = pd.read_csv(files["scores"]).assign(C99=0.5)
+    assert _fit_with_scores(files, tmp_path, frame) == 2
+    assert "'C99'" in _error_line(capsys)
+
+
+def test_nan_scores(files, tmp_path, capsys):
+    frame = pd.read_csv(files["scores"])
+    frame.loc[4, "3"] = np.nan
+    assert _fit_with_scores(files, tmp_path, frame) == 2
+    line = _error_line(capsys)
+    assert "finite" in line and "class '3'" in line and "nan" in line
+
+
+def test_non_numeric_cell(files, tmp_path, capsys):
+    frame = pd.read_csv(files["scores"]).astype(object)
+    frame.loc[2, "5"] = "high"
+    assert _fit_with_scores(files, tmp_path, frame) == 2
+    line = _error_line(capsys)
+    assert "'high'" in line and "not a number" in line and "'5'" in line
+
+
+def test_labels_not_zero_one(files, tmp_path, capsys):
+    frame = pd.read_csv(files["labels"])
+    frame.loc[0, "0"] = 2
+    path = tmp_path / "labels.csv"
+    frame.to_csv(path, index=False)
+    assert main(["fit", str(files["scores"]), str(path), str(files["hierarchy"]), "-o", str(tmp_path / "m")]) == 2
+    assert "only 0 and 1" in _error_line(capsys)
+
+
+def test_row_count_mismatch(files, tmp_path, capsys):
+    path = tmp_path / "labels.csv"
+    pd.read_csv(files["labels"]).iloc[:100].to_csv(path, index=False)
+    assert main(["fit", str(files["scores"]), str(path), str(files["hierarchy"]), "-o", str(tmp_path / "m")]) == 2
+    assert "1500 rows" in _error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("A,B\nB,C\nC,A\n", "cycle"),
+        ("parent,child\nA,B,C\n", "line 2"),
+        ("", "no edges"),
+        ("# only a comment\n\n", "no edges"),
+    ],
+    ids=["cycle", "three-fields", "empty", "only-comments"],
+)
+def test_malformed_hierarchy(files, tmp_path, capsys, text, expected):
+    path = tmp_path / "h.csv"
+    path.write_text(text)
+    assert main(["rank", str(files["scores"]), str(path), "-o", str(tmp_path / "r.csv")]) == 2
+    line = _error_line(capsys)
+    assert expected in line and "h.csv" in line
+
+
+def test_missing_file(files, tmp_path, capsys):
+    assert main(["predict", str(files["model"]), str(tmp_path / "nope.csv"), "-o", str(tmp_path / "o.csv")]) == 2
+    line = _error_line(capsys)
+    assert "nope.csv" in line and "does not exist" in line
+
+
+def test_missing_arff(tmp_path, capsys):
+    assert main(["benchmark", str(tmp_path / "a.arff"), "b.arff", "c.arff", "--quiet"]) == 2
+    assert "a.arff" in _error_line(capsys)
+
+
+@pytest.mark.parametrize("content", [b"not a zip at all", "npz", "zip"])
+def test_model_file_that_is_not_a_model(files, tmp_path, capsys, content):
+    path = tmp_path / "model.npz"
+    if content == "npz":
+        np.savez(path, a=np.arange(3))
+    elif content == "zip":
+        import zipfile
+
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("meta.txt", "hello")
+    else:
+        path.write_bytes(content)
+    assert main(["predict", str(path), str(files["test"]), "-o", str(tmp_path / "o.csv")]) == 2
+    line = _error_line(capsys)
+    assert "model.npz" in line and "not an hmcpgm model" in line
+
+
+@pytest.mark.parametrize("alpha", ["1.5", "0", "-0.1"])
+def test_fdr_out_of_range(files, tmp_path, capsys, alpha):
+    assert main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(tmp_path / "r.csv"),
+                 "--fdr", alpha]) == 2
+    assert "--fdr must be in (0, 1)" in _error_line(capsys)
+
+
+def test_fdr_needs_probabilities(files, tmp_path, capsys):
+    # raw scores are not mLPRs; some fall outside [0, 1]
+    frame = pd.read_csv(files["scores"])
+    frame.iloc[0, 0] = 3.0
+    path = tmp_path / "values.csv"
+    frame.to_csv(path, index=False)
+    assert main(["rank", str(path), str(files["hierarchy"]), "-o", str(tmp_path / "r.csv"), "--fdr", "0.1"]) == 2
+    assert "probabilities" in _error_line(capsys)
+
+
+def test_unknown_id_column(files, tmp_path, capsys):
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(tmp_path / "o.csv"),
+                 "--id-column", "sample"]) == 2
+    assert "no id column 'sample'" in _error_line(capsys)
+
+
+def test_output_in_missing_directory(files, tmp_path, capsys):
+    out = tmp_path / "no" / "such" / "dir.csv"
+    assert main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(out)]) == 2
+    assert "non-existent directory" in _error_line(capsys)
+
+
+def test_usage_error_is_argparse_status_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["rank", "only-one-argument"])
+    assert exc.value.code == 2
+    assert "the following arguments are required" in capsys.readouterr().err
