@@ -1,0 +1,153 @@
+"""Saving and loading fitted models: exact round trips, no pickle, clear errors."""
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from hmcpgm import MLPR, Hierarchy, InputError, make_paper_synthetic
+from hmcpgm.persist import FORMAT_VERSION, is_model_file, load_model, save_model
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_paper_synthetic(n_train=2000, n_test=300, seed=5)
+
+
+def _named(hierarchy, names):
+    """The same hierarchy with class k renamed names[k]."""
+    edges = [(names[p], names[c]) for p, c in hierarchy.edge_indices]
+    return Hierarchy.from_edges(edges, classes=[names[k] for k in range(hierarchy.n_classes)])
+
+
+@pytest.mark.parametrize("score_model", ["lpr", "gaussian", "kde", "precision"])
+@pytest.mark.parametrize("names", ["int", "str"])
+def test_round_trip_predicts_identically(data, tmp_path, score_model, names):
+    hierarchy = data.hierarchy
+    if names == "str":
+        hierarchy = _named(hierarchy, [f"GO:{k:04d}" for k in range(hierarchy.n_classes)])
+    model = MLPR(score_model=score_model).fit(data.train_scores, data.train_labels, hierarchy)
+    path = save_model(model, tmp_path / "model.npz")
+    loaded = load_model(path)
+
+    assert loaded.hierarchy_ == model.hierarchy_
+    assert loaded.hierarchy_.classes == hierarchy.classes
+    assert all(type(a) is type(b) for a, b in zip(loaded.hierarchy_.classes, hierarchy.classes))
+    assert loaded.get_params() == model.get_params()
+    assert np.array_equal(loaded.theta_, model.theta_)
+    for version in ("indpt", "nbh", "full"):
+        model.set_params(version=version)
+        loaded.set_params(version=version)
+        assert np.array_equal(loaded.predict_proba(data.test_scores), model.predict_proba(data.test_scores)), version
+
+
+def test_round_trip_on_a_dag(tmp_path):
+    # a diamond: D has two parents; the junction engine answers the full version
+    h = Hierarchy.from_edges([("A", "B"), ("A", "C"), ("B", "D"), ("C", "D")])
+    rng = np.random.default_rng(1)
+    a = rng.random(800) < 0.6
+    b = a & (rng.random(800) < 0.6)
+    c = a & (rng.random(800) < 0.5)
+    d = b & c & (rng.random(800) < 0.7)
+    y = np.column_stack([a, b, c, d]).astype(int)
+    s = rng.normal(1.5 * y, 1.0)
+    model = MLPR(engine="junction").fit(s, y, h)
+    loaded = load_model(save_model(model, tmp_path / "dag.npz"))
+    assert loaded.hierarchy_.kind == "dag"
+    test = rng.normal(size=(50, 4))
+    assert np.array_equal(loaded.predict_proba(test), model.predict_proba(test))
+
+
+def test_params_survive(data, tmp_path):
+    model = MLPR(version="nbh", score_model="gaussian", engine="tree", pseudo_count=1.0, gridsize=256)
+    model.fit(data.train_scores, data.train_labels, data.hierarchy)
+    loaded = load_model(save_model(model, tmp_path / "m.npz"))
+    assert loaded.get_params() == model.get_params()
+    assert loaded.version == "nbh"
+
+
+def test_file_loads_without_pickle(data, tmp_path):
+    model = MLPR().fit(data.train_scores, data.train_labels, data.hierarchy)
+    path = save_model(model, tmp_path / "m.npz")
+    with np.load(path, allow_pickle=False) as archive:
+        names = set(archive.files)
+        meta = json.loads(str(archive["meta"]))
+        for name in archive.files:
+            assert archive[name].dtype != object
+    assert {"meta", "theta", "prevalence"} <= names
+    assert any(n.startswith("score_model/") for n in names)
+    assert meta["format"] == "hmcpgm-model" and meta["format_version"] == FORMAT_VERSION
+    assert meta["classes"] == list(range(25))
+
+
+def test_is_model_file(data, tmp_path):
+    model = MLPR(score_model="gaussian").fit(data.train_scores, data.train_labels, data.hierarchy)
+    path = save_model(model, tmp_path / "m.npz")
+    assert is_model_file(path)
+    np.savez(tmp_path / "other.npz", x=np.arange(3))
+    assert not is_model_file(tmp_path / "other.npz")
+    (tmp_path / "text.csv").write_text("a,b\n1,2\n")
+    assert not is_model_file(tmp_path / "text.csv")
+    assert not is_model_file(tmp_path / "missing.npz")
+    assert not is_model_file(tmp_path)
+
+
+def _rewrite_meta(src, dst, change):
+    with np.load(src, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(str(arrays["meta"]))
+    change(meta)
+    arrays["meta"] = np.array(json.dumps(meta))
+    with open(dst, "wb") as fh:
+        np.savez(fh, **arrays)
+
+
+def test_future_format_version(data, tmp_path):
+    model = MLPR(score_model="gaussian").fit(data.train_scores, data.train_labels, data.hierarchy)
+    path = save_model(model, tmp_path / "m.npz")
+    _rewrite_meta(path, tmp_path / "future.npz", lambda meta: meta.update(format_version=FORMAT_VERSION + 1))
+    with pytest.raises(InputError, match=rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' version {FORMAT_VERSION}"):
+        load_model(tmp_path / "future.npz")
+    _rewrite_meta(path, tmp_path / "foreign.npz", lambda meta: meta.update(format="other-tool"))
+    with pytest.raises(InputError, match="format 'other-tool'"):
+        load_model(tmp_path / "foreign.npz")
+
+
+def test_foreign_and_corrupted_files(data, tmp_path):
+    np.savez(tmp_path / "other.npz", x=np.arange(3))
+    with pytest.raises(InputError, match="not an hmcpgm model"):
+        load_model(tmp_path / "other.npz")
+    (tmp_path / "junk.npz").write_bytes(b"\x00junk" * 10)
+    with pytest.raises(InputError, match="not an hmcpgm model"):
+        load_model(tmp_path / "junk.npz")
+    with zipfile.ZipFile(tmp_path / "badmeta.npz", "w") as zf:
+        zf.writestr("meta.npy", b"not an npy array")
+    with pytest.raises(InputError, match="badmeta.npz"):
+        load_model(tmp_path / "badmeta.npz")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_model(tmp_path / "missing.npz")
+
+
+def test_truncated_file(data, tmp_path):
+    model = MLPR(score_model="gaussian").fit(data.train_scores, data.train_labels, data.hierarchy)
+    raw = save_model(model, tmp_path / "m.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(InputError, match="cut.npz"):
+        load_model(tmp_path / "cut.npz")
+
+
+def test_save_needs_a_fitted_model(tmp_path):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        save_model(MLPR(), tmp_path / "m.npz")
+
+
+def test_save_rejects_unserialisable_class_names(tmp_path):
+    h = Hierarchy.from_edges([(("a", 1), ("b", 2))])
+    rng = np.random.default_rng(0)
+    y = np.sort(rng.integers(0, 2, (300, 2)), axis=1)[:, ::-1]
+    model = MLPR(score_model="gaussian").fit(rng.normal(y), y, h)
+    with pytest.raises(InputError, match="strings or integers"):
+        save_model(model, tmp_path / "m.npz")
