@@ -37,6 +37,7 @@ _LAZY = {
     "catch": "ranking",
     "naive_sort": "ranking",
     "hier_rank": "ranking",
+    "hier_rank_bound": "ranking",
     "count_violations": "ranking",
     "make_paper_synthetic": "datasets",
     "load_hmc_arff": "datasets",

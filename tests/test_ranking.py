@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmcpgm import Hierarchy, InputError, catch, count_violations, hier_rank, naive_sort
+from hmcpgm import (
+    Hierarchy,
+    InputError,
+    catch,
+    count_violations,
+    hier_rank,
+    hier_rank_bound,
+    naive_sort,
+)
 
 # ---------------------------------------------------------------- helpers
 
@@ -187,7 +195,7 @@ def test_exact_solver_is_optimal_on_dags_brute_force(problem):
 @given(problems(st.one_of(forests(10), dags(10)), max_events=60, max_objects=6))
 def test_every_method_is_a_consistent_permutation(problem):
     h, v = problem
-    methods = ["auto", "relaxed", "exact"] + (["horn"] if h.is_forest else [])
+    methods = ["auto", "relaxed", "sidney", "exact"] + (["horn"] if h.is_forest else [])
     for method in methods:
         order = hier_rank(v, h, method=method)
         assert _is_permutation(order, v.size), method
@@ -238,6 +246,125 @@ def test_relaxed_dag_method_is_close_to_optimal(problem):
     assert relaxed <= best + 1e-9
     if best > 0:
         assert relaxed / best >= RELAXED_BOUND
+
+
+# ---------------------------------------------------------------- Sidney decomposition
+
+
+def _closed_sets(hierarchy):
+    """Every ancestor-closed set of classes as a bit mask (tiny hierarchies)."""
+    k = hierarchy.n_classes
+    masks = [sum(1 << int(p) for p in ps) for ps in hierarchy.parent_indices]
+    return [
+        s for s in range(1 << k)
+        if all(not (s >> c) & 1 or masks[c] & ~s == 0 for c in range(k))
+    ]
+
+
+def _sidney_profile(row, hierarchy):
+    """Brute-force Sidney decomposition of one object: repeatedly take the closed
+    superset of the placed classes with the largest mean of its new classes;
+    returns the mean of the set at each position (unique, whatever the ties)."""
+    k = hierarchy.n_classes
+    closed = _closed_sets(hierarchy)
+    size = {s: bin(s).count("1") for s in closed}
+    total = {s: sum(row[c] for c in range(k) if (s >> c) & 1) for s in closed}
+    placed, profile = 0, []
+    while size[placed] < k:
+        best = max(
+            (total[s] - total[placed]) / (size[s] - size[placed])
+            for s in closed if s & placed == placed and s != placed
+        )
+        step = max(
+            (s for s in closed if s & placed == placed and s != placed
+             and np.isclose((total[s] - total[placed]) / (size[s] - size[placed]), best)),
+            key=size.__getitem__,
+        )
+        profile += [best] * (size[step] - size[placed])
+        placed = step
+    return np.array(profile)
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(st.one_of(forests(7), dags(7)), max_events=21))
+def test_sidney_follows_the_brute_force_sidney_decomposition(problem):
+    # the order within each object has the brute-force decomposition's mean at
+    # every position: HierRank's block means along the object's order
+    h, v = problem
+    order, _, means = hier_rank(v, h, method="sidney", return_blocks=True)
+    k = h.n_classes
+    for m in range(v.shape[0]):
+        own = order[order // k == m] % k
+        np.testing.assert_allclose(means[m, own], _sidney_profile(v[m], h), rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(dags(7), max_events=14))
+def test_sidney_is_within_factor_two_of_optimal_completion_time(problem):
+    # Chekuri & Motwani (1999): sum V C <= 2 * optimum, for non-negative V
+    h, v = problem
+    v = np.abs(v)
+    n = v.size
+    total = (n + 1) * v.sum()  # CATCH + sum V C
+    order = hier_rank(v, h, method="sidney")
+    assert count_violations(order, h) == 0
+    best = catch(hier_rank(v, h, method="exact"), v)
+    ours = catch(order, v)
+    assert ours <= best + 1e-9
+    assert total - ours <= 2 * (total - best) + 1e-9
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(forests(12), max_events=48, max_objects=4))
+def test_sidney_equals_horn_on_forests(problem):
+    h, v = problem
+    assert catch(hier_rank(v, h, method="sidney"), v) == pytest.approx(
+        catch(hier_rank(v, h, method="horn"), v), rel=1e-9, abs=1e-9
+    )
+
+
+def test_sidney_on_a_diamond_by_hand():
+    # after A, the closed sets are {B} 0.1, {C} 0.5, {B, C} 0.3 and {B, C, D}
+    # (0.1 + 0.5 + 0.95) / 3 = 0.5167: the Sidney sets are {A}, {B, C, D}
+    h = Hierarchy.from_edges([("A", "B"), ("A", "C"), ("B", "D"), ("C", "D")])
+    v = np.array([[0.9, 0.1, 0.5, 0.95]])
+    order, _, means = hier_rank(v, h, method="sidney", return_blocks=True)
+    assert [h.classes[i] for i in order][0] == "A"
+    np.testing.assert_allclose(means[0, 1:], [(0.1 + 0.5 + 0.95) / 3] * 3)
+
+
+# ---------------------------------------------------------------- the certificate
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(dags(7), max_events=14))
+def test_bound_is_at_least_the_dag_optimum(problem):
+    h, v = problem
+    bound = hier_rank_bound(v, h)
+    best = catch(hier_rank(v, h, method="exact"), v)
+    assert bound >= best - 1e-9
+    for method in ("relaxed", "sidney"):
+        assert catch(hier_rank(v, h, method=method), v) <= bound + 1e-9
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(forests(10), max_events=30, max_objects=3))
+def test_bound_is_the_optimum_on_forests(problem):
+    h, v = problem
+    assert hier_rank_bound(v, h) == pytest.approx(
+        catch(hier_rank(v, h, method="exact"), v), rel=1e-9, abs=1e-9
+    )
+
+
+def test_bound_certifies_a_ranking_on_a_larger_dag():
+    rng = np.random.default_rng(5)
+    parents = [None] + [sorted(set(rng.integers(0, i, size=2).tolist())) for i in range(1, 60)]
+    h = Hierarchy.from_parents(parents)
+    v = rng.random((20, 60)) * 0.8 ** np.asarray(h.depth)
+    bound = hier_rank_bound(v, h)
+    for method in ("relaxed", "sidney"):
+        ratio = catch(hier_rank(v, h, method=method), v) / bound
+        assert 0 < ratio <= 1
 
 
 # ---------------------------------------------------------------- count_violations
@@ -316,3 +443,18 @@ def test_unknown_method_and_horn_on_dag(small):
 def test_hierarchy_must_be_a_hierarchy():
     with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
         hier_rank(np.zeros((1, 2)), [[0, 1]])
+    with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
+        hier_rank_bound(np.zeros((1, 2)), [[0, 1]])
+
+
+def test_sidney_and_bound_bad_values(small):
+    with pytest.raises(InputError, match="values has 3 columns but the hierarchy has 4"):
+        hier_rank(np.zeros((2, 3)), small, method="sidney")
+    with pytest.raises(InputError, match="values has 3 columns but the hierarchy has 4"):
+        hier_rank_bound(np.zeros((2, 3)), small)
+    v = np.zeros((2, 4))
+    v[0, 1] = np.inf
+    with pytest.raises(InputError, match="values must be finite"):
+        hier_rank(v, small, method="sidney")
+    with pytest.raises(InputError, match="values must be finite"):
+        hier_rank_bound(v, small)

@@ -7,10 +7,11 @@ from . import _kernels
 from ._checks import ranking_values
 from ._exact import exact_sequences
 from ._merge import chain_merge
+from ._sidney import parent_csr, sidney_sequences
 
 __all__ = ["hier_rank"]
 
-_METHODS = ("auto", "horn", "relaxed", "exact")
+_METHODS = ("auto", "horn", "relaxed", "sidney", "exact")
 
 
 def hier_rank(values, hierarchy, method="auto", return_blocks=False):
@@ -26,31 +27,45 @@ def hier_rank(values, hierarchy, method="auto", return_blocks=False):
     values : array-like of shape (M, K), or a DataFrame with class columns
         The value of every event, for example mLPRs. Finite.
     hierarchy : Hierarchy
-    method : {"auto", "horn", "relaxed", "exact"}
+    method : {"auto", "horn", "relaxed", "sidney", "exact"}
+        Every method returns a hierarchically consistent ranking.
+
         - ``"horn"``: exact on forests, by Horn's merge rule (1972), O(n log n)
           for n = M*K events (a compiled kernel, O(K log K) per object).
           Refused on a DAG.
         - ``"relaxed"``: for DAGs. Keep one parent per class (the deepest,
           ties to the larger column index), solve that spanning forest exactly
-          by Horn's rule, then repair the forest order in two ways: *push*
-          (an event waits until just after its last parent: rank' = max of
-          its rank and its parents' rank') and *pull* (an event moves up to
-          its earliest descendant: rank' = min of its rank and its children's
-          rank'), ties by depth. Each object keeps the repair with the larger
-          CATCH within the object; the objects are re-merged by Chain-Merge. Always hierarchically consistent;
-          identical to ``"horn"`` on a forest; O(n log n + E M) for E edges.
-          Guarantee it does NOT have: no worst-case approximation factor on
-          DAGs (its CATCH is bounded above by the spanning-forest optimum,
-          which bounds the DAG optimum too). Measured on random small DAGs
-          against ``"exact"``: see ``tests/test_ranking.py``.
+          by Horn's rule, then repair each object's forest order in two ways:
+          *push* (an event waits until just after its last parent) and *pull*
+          (an event moves up to its earliest descendant), ties by depth. Each
+          object keeps the repair with the larger CATCH within the object; the
+          objects are merged by Chain-Merge. Identical to ``"horn"`` on a
+          forest; O(n log n + E M) for E edges. No worst-case factor; its
+          quality on a given instance is certified by :func:`hier_rank_bound`.
+        - ``"sidney"``: for DAGs, with a guarantee. Per object, a Sidney
+          decomposition: repeatedly the ancestor-closed set of maximum mean
+          value among the classes not yet placed (a maximum-density closure,
+          found by parametric minimum cut: Picard's max-weight closure, Dinic's
+          max flow, Eisner-Severance bisection, two cuts per set) is placed
+          next. Inside a set the classes keep the ``"relaxed"`` order restricted
+          to the set (consistent, since that order is). Then Chain-Merge.
+          Equal to ``"horn"`` on forests (Horn's groups are the Sidney sets).
+          Guarantee (Chekuri & Motwani 1999; Margot, Queyranne & Wang 2003):
+          for non-negative values, any order that follows a Sidney
+          decomposition is within a factor 2 of optimal for the weighted
+          completion time ``sum_j V_j C_j`` (C_j = rank of event j, from 1).
+          Since ``CATCH = (n + 1) * sum(V) - sum_j V_j C_j``, this reads
+          ``CATCH(sidney) >= 2 * CATCH* - (n + 1) * sum(V)`` for the optimum
+          CATCH*: a guarantee on the completion-time scale, which says nothing
+          about CATCH itself once CATCH* < (n + 1) * sum(V) / 2 (and nothing
+          at all with negative values). Up to floating-point tolerance (a
+          split must gain more than 1e-10 of the segment's absolute weight).
+          Cost: about 2 minimum cuts per Sidney set per object; meant for
+          DAGs up to a few thousand classes and a few thousand objects.
         - ``"exact"``: dynamic programming over the ancestor-closed sets of the
           hierarchy, the same lattice for every object; exponential, refused
           when the lattice has more than ``hmcpgm.ranking.MAX_STATES`` sets.
         - ``"auto"`` (default): ``"horn"`` on forests, ``"relaxed"`` on DAGs.
-          A Sidney decomposition (2-approximation) needs a parametric minimum
-          cut per block per object, far too slow for Gene Ontology sized DAGs
-          (about 4,100 classes) with thousands of objects; the relaxed method
-          ranks such data in seconds.
     return_blocks : bool
         Also return, per event, the rank of its block (0 = first block) and the
         block's mean value; a threshold on block means is how a cutoff is
@@ -91,6 +106,8 @@ def hier_rank(values, hierarchy, method="auto", return_blocks=False):
         order, block, mean = _horn(v, hierarchy)
     elif method == "relaxed":
         order, block, mean = _relaxed(v, hierarchy)
+    elif method == "sidney":
+        order, block, mean = chain_merge(v, _sidney_sequences(v, hierarchy))
     else:
         order, block, mean = chain_merge(v, exact_sequences(v, hierarchy))
     if return_blocks:
@@ -126,6 +143,20 @@ def _horn_parent(parent, values):
     return chain_merge(values, seq, seg)
 
 
+def _horn_object_sequences(parent, values):
+    """Each object's optimal order of the forest ``parent``, shape (M, K): Horn's
+    rule per tree, then the trees interleaved by Chain-Merge inside the object."""
+    _kernels._require_numba()
+    roots, seg = _forest_parts(parent, values.shape[1])
+    seq = np.empty(values.shape, dtype=np.int64)
+    _kernels.horn_sequences(values, parent, roots, seq)
+    if len(seg) == 1:
+        return seq
+    out = np.empty_like(seq)
+    _kernels.merge_within_objects(values, seq, seg, out)
+    return out
+
+
 def _horn(values, hierarchy):
     parent = np.array(
         [p[0] if len(p) else -1 for p in hierarchy.parent_indices], dtype=np.int64
@@ -133,41 +164,40 @@ def _horn(values, hierarchy):
     return _horn_parent(parent, values)
 
 
-def _relaxed(values, hierarchy):
+def _relaxed_sequences(values, hierarchy):
+    """Per-object consistent orders of the relaxed method, shape (M, K)."""
+    depth = np.asarray(hierarchy.depth, dtype=np.int64)
+    keep = _kept_parents(hierarchy)
+    m_obj, k_cls = values.shape
+    forest_seq = _horn_object_sequences(keep, values)
+    ptr, idx = parent_csr(hierarchy)
+    topo = np.asarray(hierarchy.topological_order, dtype=np.int64)
+    seq = np.empty((m_obj, k_cls), dtype=np.int64)
+    _kernels.repair_sequences(values, forest_seq, ptr, idx, topo, depth, seq)
+    return seq
+
+
+def _kept_parents(hierarchy):
+    """The relaxation's spanning forest: each class keeps its deepest parent
+    (ties to the larger column index)."""
     depth = np.asarray(hierarchy.depth)
-    parents = hierarchy.parent_indices
-    keep = np.array(
-        [max(p, key=lambda q: (depth[q], q)) if len(p) else -1 for p in parents],
+    return np.array(
+        [max(p, key=lambda q: (depth[q], q)) if len(p) else -1 for p in hierarchy.parent_indices],
         dtype=np.int64,
     )
-    m_obj, k_cls = values.shape
-    order, _, _ = _horn_parent(keep, values)
-    rank = np.empty(m_obj * k_cls, dtype=np.int64)
-    rank[order] = np.arange(m_obj * k_cls)
-    rank = rank.reshape(m_obj, k_cls)
-    # two consistent repairs of the forest order; each object keeps the better one
-    delayed = rank.copy()  # push: an event waits for its last parent
-    for k in hierarchy.topological_order:
-        p = parents[k]
-        if len(p):
-            np.maximum(delayed[:, k], delayed[:, p].max(axis=1), out=delayed[:, k])
-    pulled = rank.copy()  # pull: ancestors move up to their earliest descendant
-    children = hierarchy.child_indices
-    for k in hierarchy.topological_order[::-1]:
-        c = children[k]
-        if len(c):
-            np.minimum(pulled[:, k], pulled[:, c].min(axis=1), out=pulled[:, k])
-    obj = np.repeat(np.arange(m_obj), k_cls)
-    tie = np.tile(depth, m_obj)
-    weights = np.arange(k_cls, 0, -1, dtype=float)
-    best_seq, best_score = None, None
-    for key in (delayed, pulled):
-        flat = np.lexsort((rank.ravel(), tie, key.ravel(), obj))
-        seq = (flat % k_cls).reshape(m_obj, k_cls)
-        score = np.take_along_axis(values, seq, 1) @ weights
-        if best_seq is None:
-            best_seq, best_score = seq, score
-        else:
-            better = score > best_score
-            best_seq[better] = seq[better]
-    return chain_merge(values, best_seq)
+
+
+def _relaxed(values, hierarchy):
+    return chain_merge(values, _relaxed_sequences(values, hierarchy))
+
+
+def _sidney_sequences(values, hierarchy):
+    """Per-object orders that follow a Sidney decomposition, shape (M, K)."""
+    inner = _relaxed_sequences(values, hierarchy)
+    pos = np.empty_like(inner)
+    np.put_along_axis(pos, inner, np.arange(values.shape[1], dtype=np.int64)[None, :], axis=1)
+    ptr, idx = parent_csr(hierarchy)
+    seq = np.empty_like(inner)
+    sets = np.empty_like(inner)
+    sidney_sequences(values, ptr, idx, pos, seq, sets)
+    return seq

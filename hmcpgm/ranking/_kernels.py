@@ -172,3 +172,99 @@ def prefix_blocks(values, seq, seg_start, blk_id, blk_off, b_mean, b_len):
                     blk_off[m, j] = j - st_start[b]
                 nb += 1
     return nb
+
+
+@_jit
+def _sorted_by_key(key, depth, pos, out):
+    """``out`` = classes sorted by (key, depth, pos); pos is a permutation, so no ties."""
+    n_cls = len(key)
+    comp = np.empty(n_cls, np.int64)
+    for k in range(n_cls):
+        comp[k] = (key[k] * n_cls + depth[k]) * n_cls + pos[k]
+    srt = np.argsort(comp)
+    for j in range(n_cls):
+        out[j] = srt[j]
+
+
+@_jit
+def repair_sequences(values, seq, par_ptr, par_idx, topo, depth, out):
+    """Make every object's order consistent with a DAG, by push or pull repair.
+
+    ``seq[m]`` is object m's order of a spanning forest of the DAG. *Push*: an
+    event waits until just after its last parent (key = max of its position and
+    its parents' keys, in topological order); *pull*: an event moves up to its
+    earliest descendant (key = min of its position and its children's keys, in
+    reverse topological order; children are found through the parent lists).
+    Each ordering sorts by (key, depth, position), which is consistent: a parent
+    has key <= its child's and a smaller depth. ``out[m]`` gets the one of the
+    two with the larger CATCH within the object (push on ties).
+    """
+    n_obj, n_cls = values.shape
+    pos = np.empty(n_cls, np.int64)
+    key = np.empty(n_cls, np.int64)
+    cand = np.empty(n_cls, np.int64)
+    for m in range(n_obj):
+        for j in range(n_cls):
+            pos[seq[m, j]] = j
+        best = -np.inf
+        for mode in range(2):
+            for k in range(n_cls):
+                key[k] = pos[k]
+            if mode == 0:
+                for t in range(n_cls):
+                    k = topo[t]
+                    for i in range(par_ptr[k], par_ptr[k + 1]):
+                        if key[par_idx[i]] > key[k]:
+                            key[k] = key[par_idx[i]]
+            else:
+                for t in range(n_cls - 1, -1, -1):
+                    k = topo[t]
+                    for i in range(par_ptr[k], par_ptr[k + 1]):
+                        p = par_idx[i]
+                        if key[k] < key[p]:
+                            key[p] = key[k]
+            _sorted_by_key(key, depth, pos, cand)
+            score = 0.0
+            for j in range(n_cls):
+                score += (n_cls - j) * values[m, cand[j]]
+            if score > best:
+                best = score
+                for j in range(n_cls):
+                    out[m, j] = cand[j]
+
+
+@_jit
+def merge_within_objects(values, seq, seg_start, out):
+    """Chain-Merge inside each object: ``seq[m]`` holds independent chains (the
+    segments starting at ``seg_start``); ``out[m]`` interleaves them optimally by
+    sorting their maximum-mean prefix blocks by mean (stable)."""
+    n_obj, n_cls = seq.shape
+    st_start = np.empty(n_cls, np.int64)
+    st_sum = np.empty(n_cls)
+    st_cnt = np.empty(n_cls, np.int64)
+    mean = np.empty(n_cls)
+    n_seg = len(seg_start)
+    for m in range(n_obj):
+        nb = 0
+        for s in range(n_seg):
+            lo = seg_start[s]
+            hi = seg_start[s + 1] if s + 1 < n_seg else n_cls
+            top = nb - 1
+            for j in range(lo, hi):
+                top += 1
+                st_start[top] = j
+                st_sum[top] = values[m, seq[m, j]]
+                st_cnt[top] = 1
+                while top > nb and st_sum[top] / st_cnt[top] > st_sum[top - 1] / st_cnt[top - 1]:
+                    st_sum[top - 1] += st_sum[top]
+                    st_cnt[top - 1] += st_cnt[top]
+                    top -= 1
+            nb = top + 1
+        for b in range(nb):
+            mean[b] = -st_sum[b] / st_cnt[b]
+        srt = np.argsort(mean[:nb], kind="mergesort")
+        j = 0
+        for b in srt:
+            for i in range(st_start[b], st_start[b] + st_cnt[b]):
+                out[m, j] = seq[m, i]
+                j += 1
