@@ -119,6 +119,14 @@ def read_matrix(path, hierarchy, name, *, id_column=None):
         frame = pd.read_csv(path, sep=None, engine="python", dtype=str)
     except Exception as exc:  # pandas raises many kinds
         raise InputError(f"{name} file {path}: cannot read it as CSV ({exc})") from None
+    header = pd.read_csv(path, sep=None, engine="python", header=None, nrows=1, dtype=str).iloc[0].tolist()
+    if len(set(header)) != len(header):  # pandas would rename the second 'A' to 'A.1'
+        seen, dup = set(), []
+        for column in header:
+            if column in seen and column not in dup:
+                dup.append(column)
+            seen.add(column)
+        raise InputError(f"{name} file {path}: the header names a column twice: {dup}")
     if id_column is not None:
         if id_column not in frame.columns:
             raise InputError(f"{name} file {path}: no id column {id_column!r} (columns: {list(frame.columns)[:5]}...)")
