@@ -1,0 +1,173 @@
+"""Reading and writing hierarchy files and class matrices (hmcpgm.io)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hmcpgm import Hierarchy, HierarchyError, InputError
+from hmcpgm.io import read_hierarchy, read_matrix, write_hierarchy, write_matrix
+
+
+def _write(tmp_path, text, name="h.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# ---------------------------------------------------------------------- hierarchies
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A,B\nA,C\nC,D\n",
+        "A\tB\nA\tC\nC\tD\n",
+        "parent,child\nA,B\nA,C\nC,D\n",
+        "Parent\tChild\nA\tB\nA\tC\nC\tD\n",
+        "# a comment\nA,B\n\n  # indented comment\nA,C\nC,D\n\n",
+        " A , B \nA,C\nC,D\n",
+        "A;B\nA;C\nC;D\n",
+    ],
+    ids=["csv", "tsv", "header", "tsv-header", "comments-blank", "spaces", "semicolon"],
+)
+def test_read_hierarchy_variants(tmp_path, text):
+    h = read_hierarchy(_write(tmp_path, text))
+    assert h.classes == ("A", "B", "C", "D")
+    assert set(h.edges) == {("A", "B"), ("A", "C"), ("C", "D")}
+    assert h.kind == "tree"
+
+
+def test_single_name_lines_declare_parentless_classes(tmp_path):
+    h = read_hierarchy(_write(tmp_path, "parent,child\nA,B\nZ\n,Y\nB,C\n"))
+    assert h.classes == ("A", "B", "Z", "Y", "C")
+    assert set(h.roots) == {"A", "Z", "Y"}
+    assert h.kind == "forest"
+
+
+def test_single_name_line_of_a_class_with_a_parent(tmp_path):
+    # declaring a class alone does not make it a root when an edge gives it a parent
+    h = read_hierarchy(_write(tmp_path, "B\nA,B\n"))
+    assert h.classes == ("B", "A")
+    assert h.roots == ("A",)
+
+
+def test_dag_file(tmp_path):
+    h = read_hierarchy(_write(tmp_path, "A,B\nA,C\nB,D\nC,D\n"))
+    assert h.kind == "dag"
+    d = h.classes.index("D")
+    assert sorted(h.classes[p] for p in h.parent_indices[d]) == ["B", "C"]
+
+
+def test_names_are_strings(tmp_path):
+    h = read_hierarchy(_write(tmp_path, "1,2\n1,3\n"))
+    assert h.classes == ("1", "2", "3")
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("A,B\nB,C\nC,A\n", "cycle"),
+        ("A,B\nA,B,C\n", "line 2: expected 'parent,child', got 'A,B,C'"),
+        ("A\tB\nA\t\n", r"line 2: expected 'parent\tchild'"),
+        ("", "no edges"),
+        ("\n\n# nothing\n", "no edges"),
+        ("A B\nB C\n", "cannot tell the delimiter"),
+        ("A,B\nA,A\n", "self loops"),
+        ("A,B\nA,B\n", "twice"),
+    ],
+    ids=["cycle", "three-fields", "empty-child", "empty", "comments-only", "spaces", "self-loop", "duplicate-edge"],
+)
+def test_malformed_hierarchy_files(tmp_path, text, match):
+    with pytest.raises(HierarchyError, match=match) as exc:
+        read_hierarchy(_write(tmp_path, text))
+    assert "h.csv" in str(exc.value)
+
+
+def test_missing_hierarchy_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.csv' does not exist"):
+        read_hierarchy(tmp_path / "nope.csv")
+
+
+@pytest.mark.parametrize(
+    "hierarchy",
+    [
+        Hierarchy.from_edges([("A", "B"), ("A", "C"), ("C", "D")]),
+        Hierarchy.from_edges([("A", "B"), ("A", "C"), ("B", "D"), ("C", "D")], classes=["A", "B", "C", "D", "E"]),
+        Hierarchy.from_parents([None, 0, 0, None, 3, None]),
+    ],
+    ids=["tree", "dag-with-isolated", "forest-int-names"],
+)
+def test_write_then_read_hierarchy(tmp_path, hierarchy):
+    path = tmp_path / "h.csv"
+    write_hierarchy(hierarchy, path)
+    again = read_hierarchy(path)
+    assert set(again.classes) == {str(c) for c in hierarchy.classes}
+    assert set(again.edges) == {(str(p), str(c)) for p, c in hierarchy.edges}
+
+
+# ---------------------------------------------------------------------- matrices
+@pytest.fixture
+def tree():
+    return Hierarchy.from_edges([("A", "B"), ("A", "C")])
+
+
+def test_read_matrix_reorders_columns(tmp_path, tree):
+    path = _write(tmp_path, "C,A,B\n0.3,0.1,0.2\n0.6,0.4,0.5\n", "m.csv")
+    ids, m = read_matrix(path, tree, "scores")
+    np.testing.assert_array_equal(m, [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+    np.testing.assert_array_equal(ids, [0, 1])
+
+
+def test_read_matrix_id_column(tmp_path, tree):
+    path = _write(tmp_path, "gene,B,A,C\nYAL001,2,1,3\nYAL002,5,4,6\n", "m.csv")
+    ids, m = read_matrix(path, tree, "scores", id_column="gene")
+    assert list(ids) == ["YAL001", "YAL002"]
+    np.testing.assert_array_equal(m, [[1, 2, 3], [4, 5, 6]])
+
+
+def test_read_matrix_tab_separated(tmp_path, tree):
+    path = _write(tmp_path, "A\tB\tC\n1\t2\t3\n", "m.tsv")
+    _, m = read_matrix(path, tree, "scores")
+    np.testing.assert_array_equal(m, [[1, 2, 3]])
+
+
+def test_integer_class_names_match_string_headers(tmp_path):
+    h = Hierarchy.from_parents([None, 0, 0])
+    _, m = read_matrix(_write(tmp_path, "2,0,1\n3,1,2\n", "m.csv"), h, "scores")
+    np.testing.assert_array_equal(m, [[1, 2, 3]])
+
+
+def test_write_then_read_matrix(tmp_path, tree):
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(20, 3))
+    write_matrix(tmp_path / "m.csv", values, tree, ids=[f"o{i}" for i in range(20)], id_column="obj")
+    ids, again = read_matrix(tmp_path / "m.csv", tree, "scores", id_column="obj")
+    assert list(ids) == [f"o{i}" for i in range(20)]
+    np.testing.assert_array_equal(again, values)  # pandas writes floats with round-trip precision
+    frame = pd.read_csv(tmp_path / "m.csv")
+    assert list(frame.columns) == ["obj", "A", "B", "C"]
+
+
+@pytest.mark.parametrize(
+    "text, kwargs, match",
+    [
+        ("A,B\n1,2\n", {}, r"missing: \['C'\]"),
+        ("A,B,C,D\n1,2,3,4\n", {}, r"not classes of the hierarchy: \['D'\]"),
+        ("A,B,X\n1,2,3\n", {}, r"missing: \['C'\]; not classes of the hierarchy: \['X'\]"),
+        ("A,B,C\n1,two,3\n", {}, r"row 1, column 'B' holds 'two', not a number"),
+        ("A,B,C\n1,nan,3\n", {}, r"finite.*class 'B'"),
+        ("A,B,C\n1,,3\n", {}, r"finite.*class 'B'"),
+        ("A,B,C\n1,inf,3\n", {}, r"finite.*class 'B' \(inf\)"),
+        ("A,B,C\n1,2,3\n", {"id_column": "gene"}, r"no id column 'gene'"),
+        ("A,A,B,C\n1,1,2,3\n", {}, r"the header names a column twice: \['A'\]"),
+    ],
+    ids=["missing", "unknown", "missing-and-unknown", "text", "nan", "empty-cell", "inf", "id-column", "duplicate"],
+)
+def test_read_matrix_errors(tmp_path, tree, text, kwargs, match):
+    path = _write(tmp_path, text, "bad.csv")
+    with pytest.raises(InputError, match=match) as exc:
+        read_matrix(path, tree, "scores", **kwargs)
+    assert "scores file" in str(exc.value) and "bad.csv" in str(exc.value)
+
+
+def test_read_matrix_missing_file(tmp_path, tree):
+    with pytest.raises(FileNotFoundError, match="scores file .*nope.csv' does not exist"):
+        read_matrix(tmp_path / "nope.csv", tree, "scores")
