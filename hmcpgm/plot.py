@@ -162,7 +162,8 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     value_label : str
         Colorbar label.
     marked : array-like of 0/1 or bool, shape (K,), optional
-        Classes to outline with a thick red ring, e.g. the object's true labels.
+        Classes to circle in red, e.g. the object's true labels (a hollow ring
+        around the node, ``ax.collections[1]``, labelled ``"marked"``).
     node_size : float, optional
         Marker area; default shrinks with the number of classes.
     max_classes : int
@@ -174,7 +175,8 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     -------
     matplotlib.axes.Axes
         ``ax.collections[0]`` holds the nodes (offsets ``= hierarchy_layout``
-        positions; with ``values``, ``get_array()`` equals ``values``).
+        positions; with ``values``, ``get_array()`` equals ``values``); the
+        edges are LineCollections after it.
 
     Examples
     --------
@@ -206,24 +208,24 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
         fig_w = min(max(5.0, 0.45 * width + 1.5), 24.0)
         _, ax = plt.subplots(figsize=(fig_w, max(2.5, 1.1 * n_rows + 0.8)), layout="constrained")
     if node_size is None:
-        node_size = float(np.clip(4000 / max(k_cls, 1), 30, 300))
+        node_size = float(np.clip(6000 / max(k_cls, 1), 40, 250))
 
     ring = np.zeros(k_cls, dtype=bool)
     if marked is not None:
         ring = np.asarray(marked).astype(bool)
         if ring.shape != (k_cls,):
             raise InputError(f"marked must hold one 0/1 flag per class, shape ({k_cls},), got shape {ring.shape}")
-    edgecolors = np.where(ring[:, None], matplotlib.colors.to_rgba("tab:red"), matplotlib.colors.to_rgba("black"))
-    linewidths = np.where(ring, 2.5, 0.6)
+    style = dict(s=node_size, edgecolors="black", linewidths=0.6, zorder=2)
     if v is None:
-        nodes = ax.scatter(pos[:, 0], pos[:, 1], s=node_size, c="tab:blue", edgecolors=edgecolors,
-                           linewidths=linewidths, zorder=2)
+        nodes = ax.scatter(pos[:, 0], pos[:, 1], c="tab:blue", **style)
     else:
         cmap_obj = matplotlib.colormaps.get_cmap(cmap).with_extremes(bad="0.8")
-        nodes = ax.scatter(pos[:, 0], pos[:, 1], s=node_size, c=np.ma.masked_invalid(v), cmap=cmap_obj,
-                           vmin=vmin, vmax=vmax, edgecolors=edgecolors, linewidths=linewidths, zorder=2,
-                           plotnonfinite=True)
+        nodes = ax.scatter(pos[:, 0], pos[:, 1], c=np.ma.masked_invalid(v), cmap=cmap_obj, vmin=vmin,
+                           vmax=vmax, plotnonfinite=True, **style)
         ax.figure.colorbar(nodes, ax=ax, label=value_label, shrink=0.9)
+    if ring.any():  # a hollow red ring around each marked node, leaving its colour visible
+        ax.scatter(pos[ring, 0], pos[ring, 1], s=(np.sqrt(node_size) + 7) ** 2, facecolors="none",
+                   edgecolors="tab:red", linewidths=1.6, zorder=1.5, label="marked")
     edges = np.asarray(h.edge_indices).reshape(-1, 2)
     if len(edges):
         tree_edge = layout_parent[edges[:, 1]] == edges[:, 0]
@@ -238,7 +240,7 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     if labels:
         long_names = max((len(str(c)) for c in h.classes), default=0) > 4 or width > 25
         for k, c in enumerate(h.classes):
-            ax.annotate(str(c), pos[k], xytext=(0, -(np.sqrt(node_size) / 2 + 4)), textcoords="offset points", ha="center",
+            ax.annotate(str(c), pos[k], xytext=(0, -(np.sqrt(node_size) / 2 + 5.5)), textcoords="offset points", ha="center",
                         va="top", fontsize=8 if k_cls <= 30 else 6, rotation=40 if long_names else 0,
                         rotation_mode="anchor" if long_names else "default", zorder=3,
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.75))
@@ -556,8 +558,8 @@ def plot_reliability(mlpr, labels, n_bins=10, ax=None, *, strategy="uniform", la
     """Reliability (calibration) diagram: mean predicted probability vs observed positive rate.
 
     A calibrated model's points lie on the diagonal. Each point is one bin of
-    events (see :func:`reliability_table`); the grey bars below show how many
-    events fall in each bin (log scale, right axis).
+    events (see :func:`reliability_table`); the grey bars in the lower third show
+    how many events fall in each bin (log scale, right axis).
 
     Parameters
     ----------
@@ -590,11 +592,13 @@ def plot_reliability(mlpr, labels, n_bins=10, ax=None, *, strategy="uniform", la
     mean_p, rate, counts = reliability_table(mlpr, labels, n_bins, strategy=strategy)
     ax = _axes(ax, (5.2, 5.0))
     right = ax.twinx()
-    width = 0.8 / max(n_bins, 1)
-    right.bar(mean_p, counts, width=width, color="0.85", edgecolor="0.6", zorder=0, label="events per bin")
+    width = 0.6 / max(len(counts), 1)
+    right.bar(mean_p, counts, width=width, color="0.88", edgecolor="0.65", zorder=0, label="events per bin")
     right.set_yscale("log")
-    right.set_ylim(0.8, counts.max() * 30)
-    right.set_ylabel("events per bin (log scale)")
+    right.set_ylim(0.8, max(counts.max(), 2) ** 3)  # bars fill the lower third of the axes
+    right.set_yticks(10.0 ** np.arange(int(np.log10(counts.max())) + 1))  # no ticks above the bars
+    right.minorticks_off()
+    right.set_ylabel("events per bin (log)", loc="bottom")
     ax.set_zorder(right.get_zorder() + 1)  # points above the bars
     ax.patch.set_visible(False)
     ax.plot([0, 1], [0, 1], ls="--", color="0.4", lw=1, label="perfect calibration")
