@@ -184,18 +184,25 @@ class JunctionTree:
             self.base.append((grid, {v: i for i, v in enumerate(c)}))
 
     def log_potentials(self, theta):
-        """Log CPD potential of every clique for these theta, each of shape (2,)*size."""
+        """Log CPD potential of every clique for these theta.
+
+        ``theta`` of shape (K,) gives arrays of shape (2,)*size; of shape (K, G)
+        (G parameter sets) it gives arrays of shape (G,) + (2,)*size.
+        """
         h = self._hierarchy
+        theta = np.asarray(theta, dtype=float)
+        th = theta.reshape(len(theta), -1)  # (K, G)
         out = []
         with np.errstate(divide="ignore"):
             for b, (grid, col) in enumerate(self.base):
-                logp = np.zeros(len(grid))
+                logp = np.zeros((th.shape[1], len(grid)))
                 for k in self.assigned[b]:
                     pa = [col[v] for v in h.parent_indices[k]]
                     on = grid[:, pa].all(axis=1)
-                    p1 = np.where(on, theta[k], 0.0)
-                    logp += np.log(np.where(grid[:, col[k]], p1, 1.0 - p1))
-                out.append(logp.reshape((2,) * len(col)))
+                    p1 = np.where(on[None, :], th[k][:, None], 0.0)
+                    logp += np.log(np.where(grid[None, :, col[k]], p1, 1.0 - p1))
+                shape = (2,) * len(col)
+                out.append(logp[0].reshape(shape) if theta.ndim == 1 else logp.reshape((-1,) + shape))
         return out
 
 
@@ -224,10 +231,16 @@ def _normalise(x):
     return x - top.reshape((-1,) + (1,) * (x.ndim - 1))
 
 
-def junction_full(hierarchy, theta, l0, l1, max_clique=20):
-    """Exact P(Y_k = 1 | all evidence) on any DAG; ``l0, l1`` are (K, M). Returns (K, M)."""
+def junction_full(hierarchy, theta, l0, l1, max_clique=20, theta_index=None, rows=None):
+    """Exact P(Y_k = 1 | all evidence) on any DAG; ``l0, l1`` are (K, M). Returns (K, M).
+
+    ``theta`` is (K,), or (K, G) with ``theta_index`` (M,) naming each object's
+    column: several networks of the same shape calibrated in one pass. With
+    ``rows`` (class indices) only those rows of the result are filled.
+    """
     jt = compile_junction_tree(hierarchy, max_clique)
     base = jt.log_potentials(theta)
+    grouped = theta_index is not None
     k, m = l0.shape
     out = np.empty((k, m))
     per_object = sum(2 ** len(c) for c in jt.cliques)
@@ -240,7 +253,10 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20):
 
         def potential(b):
             c = jt.cliques[b]
-            psi = np.broadcast_to(base[b], (mm,) + base[b].shape).copy()
+            if grouped:
+                psi = base[b][theta_index[sl]]
+            else:
+                psi = np.broadcast_to(base[b], (mm,) + base[b].shape).copy()
             for j in jt.assigned[b]:
                 shape = [mm] + [2 if v == j else 1 for v in c]
                 psi += ev[j].reshape(shape)
@@ -276,7 +292,7 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20):
                 cavity[np.isnan(cavity)] = -np.inf
                 beta += _normalise(_lse(cavity, red)).transpose(perm).reshape([mm] + shape)
             belief[b] = _normalise(beta)
-        for j in range(k):
+        for j in (range(k) if rows is None else rows):
             b = jt.smallest[j]
             c = jt.cliques[b]
             i = int(np.flatnonzero(c == j)[0])

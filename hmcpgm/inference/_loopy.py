@@ -1,19 +1,30 @@
-"""Batched loopy belief propagation on the hierarchy's factor graph.
+"""Loopy belief propagation on the hierarchy's factor graph, object by object.
 
 Each class ``k`` has one factor, its CPD over (Y_k, parents of k), and one unary
-evidence factor. Messages between binary variables and factors are stored as
-log-odds ``log m(1) - log m(0)`` in arrays of shape (n_messages, M): every object
-is updated at once (flooding schedule). The CPD's structure gives closed forms,
-with ``P`` the probability that all parents are positive under the incoming
-messages and ``R`` the same without one parent:
+evidence factor. Messages between binary variables and factors are log-odds
+``log m(1) - log m(0)``. The CPD's structure gives closed forms, with ``P`` the
+probability that all parents are positive under the incoming messages and ``R``
+the same without one parent:
 
 * factor -> child:  P(Y_k = 1) message ``theta_k P``;
 * factor -> parent: ratio ``1 + R theta_k (m_k(1) / m_k(0) - 1)``.
 
-Products over many messages are sums of logs; infinite log-odds (hard evidence)
-are counted separately so that removing one message from a product never
-computes inf - inf. On forests the fixed point is the exact posterior; on DAGs
-it is an approximation. Factor messages are damped in the log-odds domain:
+Schedule: one iteration is an upward sweep (classes in reverse topological
+order, each factor sending to its parents) followed by a downward sweep
+(topological order, each factor sending to its class), every update using the
+newest messages. On a forest the first iteration is the exact two-pass
+sum-product; on the Gene Ontology DAGs a handful of iterations reach the fixed
+point that the earlier flooding schedule needed hundreds of damped iterations
+for (the fixed point does not depend on the schedule). Each object stops as soon
+as it has converged: the compiled kernel in ``_loopy_kernel`` runs one object at
+a time over (K,) and (E,) message arrays.
+
+Infinite log-odds (hard evidence, theta in {0, 1}) are counted apart from the
+finite parts of sums, so removing one message from a sum never computes
+inf - inf. On forests and polytrees the fixed point is the exact posterior; on
+other DAGs it is an approximation. Damping (off by default: the sequential
+schedule does not need it, and measured on cellcycle_GO it multiplies the
+iterations by about eight for the same fixed point) mixes in the log-odds domain:
 ``new = (1 - damping) * update + damping * old``. An object has converged when
 no message moved by more than ``tol`` (log-odds) in an iteration.
 """
