@@ -7,6 +7,7 @@ import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
+import matplotlib.collections  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 from hmcpgm import Hierarchy, InputError, MLPR, hier_rank, hit_curve, naive_sort, pr_curve  # noqa: E402
@@ -70,7 +71,7 @@ def test_hierarchy_node_colours_follow_values(dag):
     ax.figure.canvas.draw()  # colours are mapped when drawn
     assert np.allclose(nodes.get_facecolors(), expected)
     # one solid edge per class with a parent, dashed edges for the extra parents
-    segments = [c for c in ax.collections[1:]]
+    segments = [c for c in ax.collections if isinstance(c, matplotlib.collections.LineCollection)]
     n_edges = sum(len(c.get_segments()) for c in segments)
     assert n_edges == len(dag.edges)
     assert len(segments[1].get_segments()) == sum(len(p) - 1 for p in dag.parent_indices if len(p))
@@ -83,7 +84,9 @@ def test_hierarchy_accepts_values_by_name_and_marks_classes():
     ax = plot_hierarchy(h, {"c": 0.2, "a": 0.9, "b": 0.5}, marked=[1, 0, 1])
     nodes = ax.collections[0]
     assert np.allclose(nodes.get_array(), [0.9, 0.5, 0.2])
-    assert np.allclose(nodes.get_linewidths(), [2.5, 0.6, 2.5])
+    rings = next(c for c in ax.collections if c.get_label() == "marked")
+    pos, _ = hierarchy_layout(h)
+    assert np.allclose(rings.get_offsets(), pos[[0, 2]])
 
 
 def test_hierarchy_without_values_has_no_colorbar(dag):
