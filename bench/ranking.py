@@ -1,11 +1,13 @@
 """Benchmark the rankings: HierRank against numpy.argsort, NaiveSort, the DAG method.
 
-Run: python bench/ranking.py [--dag-gap]
+Run: python bench/ranking.py [--dag-gap] [--sidney]
 
 Prints times measured in this run (best of 3 after a warm-up call that also
-compiles the numba kernels). With --dag-gap it also measures the worst ratio
-CATCH(default DAG method) / CATCH(exact) on random small DAGs (the number the
-bound in tests/test_ranking.py is based on).
+compiles the numba kernels). With --dag-gap it also measures, on random small
+DAGs, CATCH(relaxed) / CATCH(exact) and CATCH(sidney) / CATCH(exact) (worst and
+mean; the bound in tests/test_ranking.py is based on these) and how tight the
+certificate hier_rank_bound is. With --sidney it compares relaxed and sidney on
+GO sub-DAGs and on the full cellcycle_GO hierarchy (time, CATCH, certified ratio).
 """
 
 import sys
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hmcpgm import Hierarchy, catch, count_violations, hier_rank, naive_sort
+from hmcpgm import Hierarchy, catch, count_violations, hier_rank, hier_rank_bound, naive_sort
 
 PAPER_PARENTS = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]
 GO_ARFF = Path("/work/shared/data/hmc/cellcycle_GO.train.arff")
@@ -82,7 +84,8 @@ def dag_bench(n_objects=300):
 
 def dag_gap(n_trials=4000, seed=0):
     rng = np.random.default_rng(seed)
-    worst, ratios = 1.0, []
+    ratios = {"relaxed": [], "sidney": []}
+    tight, completion = [], []
     for _ in range(n_trials):
         k = int(rng.integers(2, 8))
         parents = [
@@ -95,14 +98,61 @@ def dag_gap(n_trials=4000, seed=0):
             v = rng.random((m, k))
         else:
             v = rng.choice([0.0, 0.1, 0.25, 0.5, 0.9, 1.0], size=(m, k))
-        a = catch(hier_rank(v, h), v)
         b = catch(hier_rank(v, h, method="exact"), v)
-        if b > 0:
-            ratios.append(a / b)
-    ratios = np.array(ratios)
-    print(f"DAG gap: {len(ratios)} random DAGs (2-7 classes, 1-3 objects, values in [0, 1])")
-    print(f"  CATCH(relaxed) / CATCH(exact): worst {ratios.min():.4f}, "
-          f"mean {ratios.mean():.4f}, optimal in {np.mean(ratios > 1 - 1e-12):.1%}")
+        if b <= 0:
+            continue
+        for method in ratios:
+            ratios[method].append(catch(hier_rank(v, h, method=method), v) / b)
+        tight.append(b / hier_rank_bound(v, h))
+        total = (v.size + 1) * v.sum()
+        completion.append((total - ratios["sidney"][-1] * b) / (total - b))
+    print(f"DAG gap: {len(tight)} random DAGs (2-7 classes, 1-3 objects, values in [0, 1], seed {seed})")
+    for method, r in ratios.items():
+        r = np.array(r)
+        print(f"  CATCH({method}) / CATCH(exact): worst {r.min():.4f}, mean {r.mean():.5f}, "
+              f"optimal in {np.mean(r > 1 - 1e-12):.1%}")
+    c = np.array(completion)
+    print(f"  sum V C (sidney) / sum V C (exact): worst {c.max():.4f} (guarantee: <= 2)")
+    t = np.array(tight)
+    print(f"  certificate CATCH(exact) / hier_rank_bound: worst {t.min():.4f}, mean {t.mean():.5f}, "
+          f"bound exact in {np.mean(t > 1 - 1e-12):.1%}")
+
+
+def go_values(h, n_objects, rng):
+    # values that mostly shrink with depth, with noise, so the hierarchy binds
+    v = rng.random((n_objects, h.n_classes)) * 0.5 ** np.asarray(h.depth) * rng.random((n_objects, 1))
+    return np.clip(v + 0.05 * rng.random(v.shape), 0, 1)
+
+
+def sidney_bench(sizes=(100, 300), n_objects=(2000, 1300)):
+    from hmcpgm.datasets import load_hmc_arff
+
+    full = load_hmc_arff(str(GO_ARFF)).hierarchy
+    rng = np.random.default_rng(1)
+    for n_pick, m in zip(sizes + (None,), n_objects[:1] * len(sizes) + n_objects[1:]):
+        if n_pick is None:
+            h = full
+        else:
+            h = full.subgraph(list(rng.choice(np.array(full.classes, dtype=object), n_pick, replace=False)))
+        v = go_values(h, m, rng)
+        n_multi = sum(len(p) > 1 for p in h.parent_indices)
+        hier_rank(v[:2], h, method="sidney")  # compile
+        res = {}
+        for method in ("relaxed", "sidney"):
+            t = best_of(lambda: hier_rank(v, h, method=method), repeat=2)
+            order = hier_rank(v, h, method=method)
+            assert count_violations(order, h) == 0
+            res[method] = (t, catch(order, v))
+        t = time.perf_counter()
+        bound = hier_rank_bound(v, h)
+        t_bound = time.perf_counter() - t
+        name = "full cellcycle_GO" if n_pick is None else f"GO sub-DAG ({n_pick} random classes + ancestors)"
+        print(f"{name}: {h.n_classes} classes ({n_multi} with several parents), {m} objects = {v.size:,} events")
+        for method, (t, c) in res.items():
+            print(f"  {method:8s} {t:8.2f} s ({t / m * 1e3:6.2f} ms/object)  CATCH {c:.8g}  "
+                  f"certified ratio CATCH / bound >= {c / bound:.5f}")
+        print(f"  sidney / relaxed: time x{res['sidney'][0] / res['relaxed'][0]:.1f}, "
+              f"CATCH {res['sidney'][1] / res['relaxed'][1]:.5f}; bound computed in {t_bound:.2f} s")
 
 
 if __name__ == "__main__":
@@ -110,3 +160,5 @@ if __name__ == "__main__":
     dag_bench()
     if "--dag-gap" in sys.argv:
         dag_gap()
+    if "--sidney" in sys.argv:
+        sidney_bench()

@@ -66,6 +66,16 @@ def hier_rank(values, hierarchy, method="auto", return_blocks=False):
           hierarchy, the same lattice for every object; exponential, refused
           when the lattice has more than ``hmcpgm.ranking.MAX_STATES`` sets.
         - ``"auto"`` (default): ``"horn"`` on forests, ``"relaxed"`` on DAGs.
+          Measured (``python bench/ranking.py --dag-gap --sidney``, 2 shared
+          cores): on 4,000 random DAGs of 2-7 classes, CATCH / optimum worst
+          0.9149 for both, mean 0.99921 (relaxed) and 0.99933 (sidney);
+          sidney's ``sum V C`` was at most 1.069 times the optimum. On the
+          cellcycle_GO DAG (4,125 classes, 1,300 objects, values shrinking
+          with depth) relaxed took 5.7 s and sidney 24.7 s, sidney's CATCH
+          0.36% higher; certified ratios (CATCH / :func:`hier_rank_bound`)
+          0.9913 and 0.9949. Sidney is 4-5 times slower for a gain of a few
+          tenths of a percent, so ``"relaxed"`` stays the default; ask for
+          ``"sidney"`` when the factor-2 guarantee matters.
     return_blocks : bool
         Also return, per event, the rank of its block (0 = first block) and the
         block's mean value; a threshold on block means is how a cutoff is
@@ -87,6 +97,8 @@ def hier_rank(values, hierarchy, method="auto", return_blocks=False):
     >>> h = Hierarchy.from_edges([("F", "I"), ("I", "J"), ("F", "G"), ("G", "H")])
     >>> v = [[1.0, 0.3, 0.9, 0.8, 0.1]]  # F, I, J, G, H
     >>> [h.classes[i] for i in hier_rank(v, h)]
+    ['F', 'G', 'I', 'J', 'H']
+    >>> [h.classes[i] for i in hier_rank(v, h, method="sidney")]  # Horn's groups
     ['F', 'G', 'I', 'J', 'H']
     >>> order, blocks, means = hier_rank(v, h, return_blocks=True)
     >>> means.round(2).tolist()
