@@ -298,6 +298,18 @@ def test_sidney_follows_the_brute_force_sidney_decomposition(problem):
         np.testing.assert_allclose(means[m, own], _sidney_profile(v[m], h), rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(problems(dags(11), max_events=22, max_objects=2))
+def test_sidney_follows_the_brute_force_sidney_decomposition_larger(problem):
+    h, v = problem
+    order, _, means = hier_rank(v, h, method="sidney", return_blocks=True)
+    k = h.n_classes
+    for m in range(v.shape[0]):
+        own = order[order // k == m] % k
+        np.testing.assert_allclose(means[m, own], _sidney_profile(v[m], h), rtol=1e-9, atol=1e-9)
+
+
 @settings(max_examples=200, deadline=None)
 @given(problems(dags(7), max_events=14))
 def test_sidney_is_within_factor_two_of_optimal_completion_time(problem):
