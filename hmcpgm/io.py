@@ -141,6 +141,15 @@ def read_matrix(path, hierarchy, name, *, id_column=None):
             f"{name} file {path}: row {r + 1}, column {frame.columns[c]!r} holds {frame.iat[r, c]!r}, "
             "not a number"
         )
+    nonfinite = ~np.isfinite(numeric.to_numpy(dtype=float))
+    if nonfinite.any():  # checked here to number rows from 1 like the message above
+        r, c = np.argwhere(nonfinite)[0]
+        cell = frame.iat[r, c]
+        what = "is empty or NaN" if pd.isna(cell) else f"holds {cell!r}"
+        raise InputError(
+            f"{name} file {path}: row {r + 1}, column {frame.columns[c]!r} {what}; values must be finite "
+            f"numbers ({int(nonfinite.sum())} cells are not)"
+        )
     try:
         matrix = class_matrix(numeric, hierarchy, name)
     except InputError as exc:
