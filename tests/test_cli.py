@@ -251,7 +251,7 @@ def test_nan_scores(files, tmp_path, capsys):
     frame.loc[4, "3"] = np.nan
     assert _fit_with_scores(files, tmp_path, frame) == 2
     line = _error_line(capsys)
-    assert "finite" in line and "class '3'" in line and "nan" in line
+    assert "row 5, column '3'" in line and "finite" in line
 
 
 def test_non_numeric_cell(files, tmp_path, capsys):
