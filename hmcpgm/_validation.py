@@ -153,3 +153,40 @@ def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
             f"class {hierarchy.classes[c]!r}"
         )
     return arr
+
+
+def event_order(order, n_events, name="order"):
+    """A ranking of flat events ``m * K + k``: a 1-D intp permutation of ``range(n_events)``.
+
+    Anything that is not a permutation (floats included) is an error naming
+    ``name``, what is missing and what repeats.
+    """
+    arr = np.asarray(order)
+    if arr.ndim != 1:
+        raise InputError(f"{name} must be a 1-D array of flat event indices, got {arr.ndim}-D shape {arr.shape}")
+    if arr.size and arr.dtype.kind not in "iu":
+        raise InputError(f"{name} must hold integer event indices, got dtype {arr.dtype}")
+    if arr.size != n_events:
+        raise InputError(
+            f"{name} ranks {arr.size} events but the matrix has {n_events} events (n_objects * "
+            f"n_classes): {name} must be a permutation of the {n_events} events, and order and "
+            "labels/values must describe the same objects"
+        )
+    arr = arr.astype(np.intp, copy=False)
+    if n_events == 0:
+        return arr
+    if arr.min() < 0 or arr.max() >= n_events:
+        raise InputError(
+            f"{name} must hold event indices in [0, {n_events - 1}] (a permutation of the {n_events} "
+            f"events), got values from {arr.min()} to {arr.max()} (out of range)"
+        )
+    counts = np.bincount(arr, minlength=n_events)
+    if not np.all(counts == 1):
+        missing = np.flatnonzero(counts == 0)
+        repeated = np.flatnonzero(counts > 1)
+        raise InputError(
+            f"{name} must be a permutation of the {n_events} event indices; {len(missing)} are missing "
+            f"(first: {missing[0]}) and {len(repeated)} repeated (first: event {repeated[0]} "
+            f"appears {counts[repeated[0]]} times)"
+        )
+    return arr

@@ -24,6 +24,7 @@ Conventions used throughout (they matter for small samples):
 
 import numpy as np
 
+from ._validation import event_order
 from .exceptions import InputError, LabelError
 from .hierarchy import Hierarchy
 
@@ -77,31 +78,7 @@ def _value_matrix(values, name="values"):
 
 def _check_order(order, n_events, name="order"):
     """A 1-D intp permutation of ``range(n_events)``; errors name ``name``."""
-    arr = np.asarray(order)
-    if arr.ndim != 1:
-        raise InputError(f"{name} must be a 1-D array of flat event indices, got {arr.ndim}-D shape {arr.shape}")
-    if arr.size and arr.dtype.kind not in "iu":
-        raise InputError(f"{name} must hold integer event indices, got dtype {arr.dtype}")
-    if arr.size != n_events:
-        raise InputError(
-            f"{name} ranks {arr.size} events but the matrix has {n_events} events "
-            "(n_objects * n_classes); order and labels/values must describe the same objects"
-        )
-    if n_events == 0:
-        return arr.astype(np.intp)
-    if arr.min() < 0 or arr.max() >= n_events:
-        raise InputError(
-            f"{name} must hold event indices in [0, {n_events - 1}], got values from {arr.min()} to {arr.max()}"
-        )
-    counts = np.bincount(arr, minlength=n_events)
-    if not np.all(counts == 1):
-        missing = np.flatnonzero(counts == 0)
-        raise InputError(
-            f"{name} must be a permutation of the {n_events} event indices; "
-            f"{len(missing)} indices are missing (first: {missing[0]}) and "
-            f"{int(np.count_nonzero(counts > 1))} repeated (first: {np.flatnonzero(counts > 1)[0]})"
-        )
-    return arr.astype(np.intp, copy=False)
+    return event_order(order, n_events, name)
 
 
 def _ranked_labels(order, labels):

@@ -277,7 +277,7 @@ def _sidney_profile(row, hierarchy):
         )
         step = max(
             (s for s in closed if s & placed == placed and s != placed
-             and np.isclose((total[s] - total[placed]) / (size[s] - size[placed]), best)),
+             and np.isclose((total[s] - total[placed]) / (size[s] - size[placed]), best, rtol=1e-12, atol=1e-12)),
             key=size.__getitem__,
         )
         profile += [best] * (size[step] - size[placed])

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_hierarchy, class_matrix
+from .._validation import check_hierarchy, class_matrix, event_order
 from ..exceptions import InputError
 
 __all__ = ["ranking_values", "flat_values", "permutation"]
@@ -42,32 +42,5 @@ def flat_values(values):
 
 def permutation(order, n, name="order"):
     """``order`` as an int array that must be a permutation of 0..n-1."""
-    arr = np.asarray(order)
-    if arr.ndim != 1:
-        raise InputError(f"{name} must be a 1-D array of flat event indices, got shape {arr.shape}")
-    if arr.size and arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
-            arr = arr.astype(np.intp)
-        else:
-            raise InputError(f"{name} must hold integer event indices, got dtype {arr.dtype}")
-    if arr.size != n:
-        raise InputError(
-            f"{name} must be a permutation of the {n} events 0..{n - 1}, got {arr.size} entries"
-        )
-    arr = arr.astype(np.intp, copy=False)
-    if n == 0:
-        return arr
-    out = (arr < 0) | (arr >= n)
-    if out.any():
-        raise InputError(
-            f"{name} must be a permutation of 0..{n - 1}; it holds {arr[out][0]} (out of range)"
-        )
-    seen = np.bincount(arr, minlength=n)
-    if (seen != 1).any():
-        dup = int(np.flatnonzero(seen > 1)[0])
-        miss = int(np.flatnonzero(seen == 0)[0])
-        raise InputError(
-            f"{name} must be a permutation of 0..{n - 1}; event {dup} appears {seen[dup]} "
-            f"times and event {miss} is missing"
-        )
-    return arr
+    return event_order(order, n, name)
+
