@@ -7,6 +7,7 @@ Run ``hmcpgm COMMAND --help`` for the options of each command.
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 __all__ = ["main"]
@@ -249,7 +250,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     _quiet_pgmpy()
     try:
-        args.run(args)
+        with warnings.catch_warnings():  # restores the warning hooks afterwards
+            warnings.showwarning = _show_warning  # one line each, no source echo
+            args.run(args)
     except (HmcpgmError, _UserError, OSError) as exc:  # OSError: missing files, unwritable outputs
         print(f"hmcpgm: error: {exc}", file=sys.stderr)
         return 2
@@ -257,6 +260,10 @@ def main(argv=None):
         print("hmcpgm: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"hmcpgm: warning: {message}", file=sys.stderr)
 
 
 def _quiet_pgmpy():
