@@ -20,6 +20,7 @@ renamed ``"y0", "y1", ...`` (column order).
 """
 
 import logging
+import warnings
 
 import numpy as np
 
@@ -30,7 +31,14 @@ __all__ = ["to_pgmpy", "augmented_network", "prior_marginals", "label_cpd_values
 
 
 def _quiet_pgmpy():
+    """Import pgmpy with its logger at ERROR and its own import-time deprecation notices silenced."""
     logging.getLogger("pgmpy").setLevel(logging.ERROR)
+    with warnings.catch_warnings():  # pgmpy warns about its own modules while importing them
+        warnings.simplefilter("ignore", FutureWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import pgmpy.factors.discrete  # noqa: F401
+        import pgmpy.inference  # noqa: F401
+        import pgmpy.models  # noqa: F401
 
 
 def label_cpd_values(n_parents, theta_k):

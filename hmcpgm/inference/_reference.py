@@ -10,7 +10,6 @@ each class is queried on its own (one query over all classes builds the 2^K
 joint).
 """
 
-import logging
 import warnings
 
 import numpy as np
@@ -30,9 +29,9 @@ def _renamed(hierarchy):
 
 def pgmpy_mlpr(hierarchy, theta, likelihoods, version):
     """(M, K) mLPRs from pgmpy's VariableElimination; ``likelihoods`` is checked (M, K, 2)."""
-    from ..network import to_pgmpy
+    from ..network import _quiet_pgmpy, to_pgmpy
 
-    logging.getLogger("pgmpy").setLevel(logging.ERROR)
+    _quiet_pgmpy()
     from pgmpy.factors.discrete import TabularCPD
     from pgmpy.inference import VariableElimination
 
