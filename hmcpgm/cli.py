@@ -46,7 +46,8 @@ def _add_fit(sub):
     p.add_argument("labels", help="training labels CSV (0/1, header = class names)")
     p.add_argument("hierarchy", help="hierarchy edge list: one 'parent,child' line per edge")
     p.add_argument("-o", "--output", required=True, help="where to save the model (.npz)")
-    p.add_argument("--score-model", default="lpr", choices=("lpr", "gaussian", "kde"))
+    p.add_argument("--score-model", default="lpr", choices=("lpr", "gaussian", "kde", "precision"),
+                   help="how scores become evidence (default lpr: kernel-density local precision rate)")
     p.add_argument("--version", default="full", choices=_VERSIONS, help="default mLPR version for predict")
     p.add_argument("--engine", default="auto", choices=_ENGINES)
     p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")
