@@ -1,8 +1,8 @@
 """Compiled (numba) kernel of loopy belief propagation, one object at a time.
 
 numba is imported here only, and this module only when loopy BP runs, so
-``import hmcpgm`` stays quick. ``cache=True`` keeps the compiled code next to this
-file after the first call.
+``import hmcpgm`` stays quick. ``cache=True`` keeps the compiled code in a per-user
+cache after the first call (see ``hmcpgm._numba``).
 
 Messages are log-odds ``log m(1) - log m(0)`` and may be +-inf (hard evidence,
 theta in {0, 1}). Sums of messages keep their finite part and their counts of
@@ -20,10 +20,7 @@ import math
 
 import numpy as np
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a core dependency
-    njit = None
+from .._numba import njit
 
 
 def _jit(func):

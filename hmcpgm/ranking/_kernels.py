@@ -1,16 +1,13 @@
 """Compiled (numba) kernels: Horn's rule per object and the Chain-Merge blocks.
 
 numba is imported here only, and this module only when a ranking is computed,
-so ``import hmcpgm`` stays quick. ``cache=True`` keeps the compiled code next to
-this file after the first call (compiling takes a few seconds once).
+so ``import hmcpgm`` stays quick. ``cache=True`` keeps the compiled code in a per-user
+cache after the first call (compiling takes a few seconds once; see ``hmcpgm._numba``).
 """
 
 import numpy as np
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a core dependency
-    njit = None
+from .._numba import njit
 
 
 def _require_numba():

@@ -1,0 +1,28 @@
+"""The one place hmcpgm imports numba (compiled kernels of HierRank and loopy BP).
+
+Kernels are compiled on first use and cached on disk (``cache=True``). The cache
+goes to a per-user folder (``$XDG_CACHE_HOME/hmcpgm/numba``, else
+``~/.cache/hmcpgm/numba``) rather than numba's default ``__pycache__`` beside the
+installed sources: files left inside an installed package outlive ``pip
+uninstall`` and turn a later editable install into an empty namespace package.
+Set ``NUMBA_CACHE_DIR`` yourself to choose another folder; numba reads it when it
+is first imported, so this has no effect if numba was imported before hmcpgm.
+"""
+
+import os
+from pathlib import Path
+
+
+def _cache_dir():
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "hmcpgm" / "numba"
+
+
+os.environ.setdefault("NUMBA_CACHE_DIR", str(_cache_dir()))
+
+try:
+    from numba import njit
+except ImportError:  # pragma: no cover - numba is a core dependency
+    njit = None
+
+__all__ = ["njit"]
