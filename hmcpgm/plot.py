@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._validation import check_hierarchy, class_matrix, label_matrix
+from ._validation import check_hierarchy
 from .exceptions import InputError
 
 __all__ = [

@@ -1,0 +1,21 @@
+"""The full version: one engine run with the evidence of every class."""
+
+
+def full_posterior(hierarchy, theta, l0, l1, engine, options):
+    """(K, M) posterior with all evidence, and the loopy report (or None)."""
+    if engine == "tree":
+        from ._tree import tree_full
+
+        return tree_full(hierarchy, theta, l0, l1), None
+    if engine == "enumerate":
+        from ._enumerate import MAX_ENUMERATE, enumerate_full
+
+        return enumerate_full(hierarchy, theta, l0, l1, options.get("max_classes", MAX_ENUMERATE)), None
+    if engine == "junction":
+        from ._junction import junction_full
+
+        return junction_full(hierarchy, theta, l0, l1, options.get("max_clique", 20)), None
+    from ._loopy import loopy_full
+
+    opts = {n: options[n] for n in ("damping", "tol", "max_iter") if n in options}
+    return loopy_full(hierarchy, theta, l0, l1, **opts)
