@@ -424,9 +424,9 @@ def test_loopy_on_a_tree_converges_at_the_second_iteration():
 @given(h=hierarchies(max_classes=11, kind="dag"), seed=st.integers(0, 2**32 - 1))
 def test_nbh_on_larger_dags_is_inference_with_restricted_evidence(monkeypatch, enumerate_up_to, h, seed):
     # both exact routes of the reduced neighbourhood networks: enumeration and junction tree
-    import hmcpgm.inference
+    import hmcpgm.inference._nbh
 
-    monkeypatch.setattr(hmcpgm.inference, "_NBH_ENUMERATE", enumerate_up_to)
+    monkeypatch.setattr(hmcpgm.inference._nbh, "_NBH_ENUMERATE", enumerate_up_to)
     theta, lik = random_problem(h, seed, n_objects=4)
     assert_same(answer(h, theta, lik, version="nbh", engine="junction"), restricted_nbh_reference(h, theta, lik))
 

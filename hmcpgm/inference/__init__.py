@@ -23,10 +23,10 @@ import numpy as np
 from .._validation import check_hierarchy, likelihood_array, theta_vector
 from ..exceptions import InferenceError
 from ._common import impossible_evidence, log_likelihood_pairs, log_prior_marginals, posterior_from_logs
-from ._full import full_posterior as _full
+from ._full import full_posterior
 from ._loopy import DEFAULTS as _LOOPY_DEFAULTS
 from ._loopy import LoopyReport
-from ._nbh import nbh_posterior as _nbh
+from ._nbh import nbh_posterior
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport"]
 
@@ -131,9 +131,9 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
     if version == "indpt":
         out = _indpt(hierarchy, theta, l0, l1, engine, options)
     elif version == "full":
-        out, report = _full(hierarchy, theta, l0, l1, engine, options)
+        out, report = full_posterior(hierarchy, theta, l0, l1, engine, options)
     else:
-        out = _nbh(hierarchy, theta, l0, l1, engine, options)
+        out = nbh_posterior(hierarchy, theta, l0, l1, engine, options)
     out = np.ascontiguousarray(out.T)
     if options.get("return_report"):
         return out, report

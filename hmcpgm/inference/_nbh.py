@@ -11,7 +11,7 @@ classes, else the junction tree or loopy BP).
 import numpy as np
 
 from ._common import impossible_evidence, log_prior_marginals, posterior_from_logs
-from ._full import full_posterior as _full
+from ._full import full_posterior
 
 
 def nbh_posterior(hierarchy, theta, l0, l1, engine, options):
@@ -46,7 +46,7 @@ def _nbh_by_subgraphs(hierarchy, theta, l0, l1, engine, options, classes=None):
         sub_engine = engine
         if engine == "junction" and sub.is_forest:
             sub_engine = "tree"
-        res, _ = _full(sub, theta[idx], sl0, sl1, sub_engine, options)
+        res, _ = full_posterior(sub, theta[idx], sl0, sl1, sub_engine, options)
         out[i] = res[sub.index(hierarchy.classes[k])]
     return out
 
@@ -154,7 +154,7 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, engine, options):
             for i, idx, observed, th, row in members:
                 sl0 = np.where(observed[:, None], l0[idx], 0.0)
                 sl1 = np.where(observed[:, None], l1[idx], 0.0)
-                res, _ = _full(sub, np.array(th), sl0, sl1, engine, options)
+                res, _ = full_posterior(sub, np.array(th), sl0, sl1, engine, options)
                 out[i] = res[row]
             continue
         # every class of this shape in one exact pass: objects of class g use
