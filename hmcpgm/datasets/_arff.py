@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 
 from ..exceptions import HierarchyError, InputError
@@ -520,19 +519,12 @@ def _from_edge_list(items, super_root, where):
 
 
 def _hierarchy(classes, edges):
-    # Hierarchy(graph) with the nodes added in column order; this skips the
-    # name checks of Hierarchy.from_edges, which grow as K^2 (seconds at K = 4,125).
-    graph = nx.DiGraph()
-    graph.add_nodes_from(classes)
-    graph.add_edges_from(edges)
-    if graph.number_of_edges() != len(edges):
-        seen, dup = set(), []
-        for e in edges:
-            if e in seen:
-                dup.append(e)
-            seen.add(e)
-        raise HierarchyError(f"the class attribute lists edges twice: {_preview(dup)}")
-    return Hierarchy(graph)
+    try:
+        return Hierarchy.from_edges(edges, classes=classes)
+    except HierarchyError as exc:
+        if "twice" in str(exc):
+            raise HierarchyError(f"the class attribute lists edges twice: {exc}") from None
+        raise
 
 
 # ---------------------------------------------------------------------- splits
