@@ -147,6 +147,26 @@ def _none_meet(alpha, what):
 
 
 # ---------------------------------------------------------------------- validation route
+def _pick_rank(tp, n_pos, rule, alpha, what):
+    """The cutoff rank r from a true-positive curve ``tp[r - 1]`` (realised or expected).
+
+    ``"max_f1"``: the smallest r maximising ``2 tp / (r + n_pos)``; ``"fdr"``: the
+    largest r whose false discovery proportion ``(r - tp) / r`` is at most alpha (0
+    with a warning when none is).
+    """
+    n = tp.size
+    if n == 0:
+        return 0
+    r_all = np.arange(1, n + 1)
+    if rule == "max_f1":
+        return int(np.argmax(2 * tp / (r_all + n_pos))) + 1
+    ok = np.flatnonzero((r_all - tp) / r_all <= alpha + 1e-12)
+    r = int(ok[-1]) + 1 if ok.size else 0
+    if r == 0:
+        _none_meet(alpha, what)
+    return r
+
+
 def choose_cutoff(order, labels, *, rule="max_f1", alpha=0.1, values=None):
     """Choose the cutoff on a labelled validation set (the paper's route).
 
@@ -192,14 +212,7 @@ def choose_cutoff(order, labels, *, rule="max_f1", alpha=0.1, values=None):
     n_pos = int(hits[-1]) if n else 0
     if n_pos == 0:
         raise InputError("labels has no positive event; a cutoff cannot be chosen on it")
-    r_all = np.arange(1, n + 1)
-    if rule == "max_f1":
-        r = int(np.argmax(2 * hits / (r_all + n_pos))) + 1
-    else:
-        ok = np.flatnonzero((r_all - hits) / r_all <= a + 1e-12)
-        r = int(ok[-1]) + 1 if ok.size else 0
-        if r == 0:
-            _none_meet(a, "a realised")
+    r = _pick_rank(hits, n_pos, rule, a, "a realised")
     tp = int(hits[r - 1]) if r else 0
     return Cutoff(
         rule=rule,
@@ -307,16 +320,9 @@ def bayes_cutoff(order, mlpr, *, rule="fdr", alpha=0.1, values=None):
     a = _check_alpha(alpha) if rule == "fdr" else None
     n = p.size
     flat = _flat_values(mlpr if values is None else values, n, "values")
-    r_all = np.arange(1, n + 1)
     expected_tp = np.cumsum(p)
     total = float(p.sum())
-    if rule == "max_f1":
-        r = int(np.argmax(2 * expected_tp / (r_all + total))) + 1 if n else 0
-    else:
-        ok = np.flatnonzero((r_all - expected_tp) / r_all <= a + 1e-12)
-        r = int(ok[-1]) + 1 if ok.size else 0
-        if r == 0:
-            _none_meet(a, "an estimated")
+    r = _pick_rank(expected_tp, total, rule, a, "an estimated")
     etp = float(expected_tp[r - 1]) if r else 0.0
     return Cutoff(
         rule=rule,
