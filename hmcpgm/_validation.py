@@ -6,7 +6,7 @@ Each check names the argument, what was expected and what was given.
 import numpy as np
 
 from .exceptions import InputError, LabelError
-from .hierarchy import Hierarchy, _preview
+from .hierarchy import Hierarchy, _preview, _repeated
 
 __all__ = ["check_hierarchy", "class_matrix", "label_matrix", "likelihood_array", "theta_vector"]
 
@@ -27,12 +27,7 @@ def _columns_in_class_order(frame, hierarchy, name):
     classes = hierarchy.classes
     lookup = {c: i for i, c in enumerate(columns)}
     if len(lookup) != len(columns):
-        seen, dup = set(), []
-        for c in columns:
-            if c in seen:
-                dup.append(c)
-            seen.add(c)
-        raise InputError(f"{name} has duplicate column names: {_preview(dup)}")
+        raise InputError(f"{name} has duplicate column names: {_preview(_repeated(columns))}")
     if not all(c in lookup for c in classes):
         # CSV headers are strings; accept str(class) when the classes are ints.
         as_str = {str(c): i for i, c in enumerate(columns)}

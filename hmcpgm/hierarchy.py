@@ -421,12 +421,18 @@ def _preview(items, limit=5):
     return f"[{shown}{more}]"
 
 
-def _check_unique(names, what):
+def _repeated(items):
+    """The items that occur more than once, each repeat listed, in order of appearance."""
     seen, dup = set(), []
-    for n in names:
-        if n in seen:
-            dup.append(n)
-        seen.add(n)
+    for item in items:
+        if item in seen:
+            dup.append(item)
+        seen.add(item)
+    return dup
+
+
+def _check_unique(names, what):
+    dup = _repeated(names)
     if dup:
         raise HierarchyError(f"{what} has duplicate class names: {_preview(dup)}")
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..exceptions import HierarchyError, InputError
-from ..hierarchy import Hierarchy, _preview
+from ..hierarchy import Hierarchy, _preview, _repeated
 
 __all__ = ["HMCData", "HMCSplit", "load_hmc_arff", "load_hmc_split"]
 
@@ -482,12 +482,7 @@ def _hierarchy_from_spec(spec, super_root, source, lineno):
 def _from_paths(items, where):
     listed = set(items)
     if len(listed) != len(items):
-        seen, dup = set(), []
-        for s in items:
-            if s in seen:
-                dup.append(s)
-            seen.add(s)
-        raise HierarchyError(f"the class attribute lists paths twice: {_preview(dup)}")
+        raise HierarchyError(f"the class attribute lists paths twice: {_preview(_repeated(items))}")
     edges = []
     for item in items:
         if "/" in item:
