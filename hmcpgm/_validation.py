@@ -185,3 +185,21 @@ def event_order(order, n_events, name="order"):
             f"appears {counts[repeated[0]]} times)"
         )
     return arr
+
+
+def finite_array(values, name="values"):
+    """A finite float array of at least one dimension; errors name ``name`` and the first bad entry."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric array: {exc}") from None
+    if arr.ndim == 0:
+        raise InputError(f"{name} must be an array, got a scalar {arr.item()!r}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = np.argwhere(bad)[0]
+        raise InputError(
+            f"{name} must be finite; {int(bad.sum())} entries are NaN or infinite, "
+            f"the first at index {tuple(int(j) for j in i)} ({arr[tuple(i)]})"
+        )
+    return arr

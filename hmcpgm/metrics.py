@@ -24,7 +24,7 @@ Conventions used throughout (they matter for small samples):
 
 import numpy as np
 
-from ._validation import event_order
+from ._validation import event_order, finite_array
 from .exceptions import InputError, LabelError
 from .hierarchy import Hierarchy
 
@@ -60,20 +60,7 @@ def _binary_matrix(labels, name="labels"):
 
 def _value_matrix(values, name="values"):
     """A finite float array of at least one dimension, errors name ``name``."""
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric array: {exc}") from None
-    if arr.ndim == 0:
-        raise InputError(f"{name} must be an array, got a scalar {arr.item()!r}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = np.argwhere(bad)[0]
-        raise InputError(
-            f"{name} must be finite; {int(bad.sum())} entries are NaN or infinite, "
-            f"the first at index {tuple(int(j) for j in i)} ({arr[tuple(i)]})"
-        )
-    return arr
+    return finite_array(values, name)
 
 
 def _check_order(order, n_events, name="order"):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_hierarchy, class_matrix, event_order
+from .._validation import check_hierarchy, class_matrix, event_order, finite_array
 from ..exceptions import InputError
 
 __all__ = ["ranking_values", "flat_values", "permutation"]
@@ -25,19 +25,7 @@ def ranking_values(values, hierarchy):
 
 def flat_values(values):
     """A finite 1-D float array (values in event order m*K + k)."""
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"values must be a numeric array: {exc}") from None
-    arr = arr.ravel()
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"values must be finite; {int(bad.sum())} entries are NaN or infinite, "
-            f"the first at flat index {i} ({arr[i]})"
-        )
-    return arr
+    return finite_array(values, "values").ravel()
 
 
 def permutation(order, n, name="order"):
