@@ -167,6 +167,25 @@ def _pick_rank(tp, n_pos, rule, alpha, what):
     return r
 
 
+def _cutoff(tp, total, rule, alpha, source, order, flat):
+    """The :class:`Cutoff` picked on a true-positive curve (realised for ``source="labels"``,
+    expected for ``"posterior"``) with ``total`` positives in all."""
+    what = "a realised" if source == "labels" else "an estimated"
+    r = _pick_rank(tp, total, rule, alpha, what)
+    hits = float(tp[r - 1]) if r else 0.0
+    return Cutoff(
+        rule=rule,
+        source=source,
+        alpha=alpha,
+        rank=r,
+        n_events=tp.size,
+        precision=hits / r if r else float("nan"),
+        recall=hits / total if total > 0 else float("nan"),
+        f1=2 * hits / (r + total) if r + total > 0 else float("nan"),
+        threshold=_threshold(flat, order, r),
+    )
+
+
 def choose_cutoff(order, labels, *, rule="max_f1", alpha=0.1, values=None):
     """Choose the cutoff on a labelled validation set (the paper's route).
 
@@ -212,19 +231,7 @@ def choose_cutoff(order, labels, *, rule="max_f1", alpha=0.1, values=None):
     n_pos = int(hits[-1]) if n else 0
     if n_pos == 0:
         raise InputError("labels has no positive event; a cutoff cannot be chosen on it")
-    r = _pick_rank(hits, n_pos, rule, a, "a realised")
-    tp = int(hits[r - 1]) if r else 0
-    return Cutoff(
-        rule=rule,
-        source="labels",
-        alpha=a,
-        rank=r,
-        n_events=n,
-        precision=tp / r if r else float("nan"),
-        recall=tp / n_pos,
-        f1=2 * tp / (r + n_pos),
-        threshold=_threshold(flat, order, r),
-    )
+    return _cutoff(hits, n_pos, rule, a, "labels", order, flat)
 
 
 # ---------------------------------------------------------------------- Bayesian route
@@ -322,19 +329,7 @@ def bayes_cutoff(order, mlpr, *, rule="fdr", alpha=0.1, values=None):
     flat = _flat_values(mlpr if values is None else values, n, "values")
     expected_tp = np.cumsum(p)
     total = float(p.sum())
-    r = _pick_rank(expected_tp, total, rule, a, "an estimated")
-    etp = float(expected_tp[r - 1]) if r else 0.0
-    return Cutoff(
-        rule=rule,
-        source="posterior",
-        alpha=a,
-        rank=r,
-        n_events=n,
-        precision=etp / r if r else float("nan"),
-        recall=etp / total if total > 0 else float("nan"),
-        f1=2 * etp / (r + total) if r + total > 0 else float("nan"),
-        threshold=_threshold(flat, order, r),
-    )
+    return _cutoff(expected_tp, total, rule, a, "posterior", order, flat)
 
 
 # ---------------------------------------------------------------------- decisions
