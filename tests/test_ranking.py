@@ -285,29 +285,27 @@ def _sidney_profile(row, hierarchy):
     return np.array(profile)
 
 
-@settings(max_examples=150, deadline=None)
-@given(problems(st.one_of(forests(7), dags(7)), max_events=21))
-def test_sidney_follows_the_brute_force_sidney_decomposition(problem):
-    # the order within each object has the brute-force decomposition's mean at
-    # every position: HierRank's block means along the object's order
-    h, v = problem
+def _assert_follows_sidney_profile(h, v):
     order, _, means = hier_rank(v, h, method="sidney", return_blocks=True)
     k = h.n_classes
     for m in range(v.shape[0]):
         own = order[order // k == m] % k
         np.testing.assert_allclose(means[m, own], _sidney_profile(v[m], h), rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(st.one_of(forests(7), dags(7)), max_events=21))
+def test_sidney_follows_the_brute_force_sidney_decomposition(problem):
+    # the order within each object has the brute-force decomposition's mean at
+    # every position: HierRank's block means along the object's order
+    _assert_follows_sidney_profile(*problem)
 
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(problems(dags(11), max_events=22, max_objects=2))
 def test_sidney_follows_the_brute_force_sidney_decomposition_larger(problem):
-    h, v = problem
-    order, _, means = hier_rank(v, h, method="sidney", return_blocks=True)
-    k = h.n_classes
-    for m in range(v.shape[0]):
-        own = order[order // k == m] % k
-        np.testing.assert_allclose(means[m, own], _sidney_profile(v[m], h), rtol=1e-9, atol=1e-9)
+    _assert_follows_sidney_profile(*problem)
 
 
 @settings(max_examples=200, deadline=None)
