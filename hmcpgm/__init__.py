@@ -11,29 +11,32 @@ Heavy pieces (pgmpy, scikit-learn) are imported only when first used, so
 from importlib import import_module
 
 from .exceptions import (
+    ApproximationWarning,
     ConvergenceWarning,
+    CutoffWarning,
     HierarchyError,
     HmcpgmError,
+    HmcpgmWarning,
     InferenceError,
     InputError,
     LabelError,
+    TooLargeError,
 )
 from .hierarchy import Hierarchy
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 # public name -> module that defines it, loaded on first access (PEP 562)
 _LAZY = {
+    "LabelNetwork": "network",
+    "augmented_network": "network",
     "mlpr_from_likelihoods": "inference",
     "loopy_belief_propagation": "inference",
-    "to_pgmpy": "network",
-    "augmented_network": "network",
-    "prior_marginals": "network",
     "MLPR": "estimator",
     "save_model": "persist",
     "load_model": "persist",
-    "estimate_theta": "likelihood",
     "fit_score_model": "likelihood",
+    "Ranking": "ranking",
     "catch": "ranking",
     "naive_sort": "ranking",
     "hier_rank": "ranking",
@@ -50,9 +53,6 @@ _LAZY = {
     "bayes_cutoff": "decision",
     "estimated_fdr": "decision",
     "expected_f1": "decision",
-    "decide": "decision",
-    "decide_by_threshold": "decision",
-    "decisions_from_cutoff": "decision",
     "hit_curve": "metrics",
     "area_under_hit_curve": "metrics",
     "precision_recall_at": "metrics",
@@ -70,7 +70,11 @@ __all__ = [
     "LabelError",
     "InputError",
     "InferenceError",
+    "TooLargeError",
+    "HmcpgmWarning",
     "ConvergenceWarning",
+    "ApproximationWarning",
+    "CutoffWarning",
     *_LAZY,
 ]
 

@@ -20,9 +20,6 @@ def _cache_dir():
 
 os.environ.setdefault("NUMBA_CACHE_DIR", str(_cache_dir()))
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a core dependency
-    njit = None
+from numba import njit  # noqa: E402  (after the cache folder is set)
 
 __all__ = ["njit"]

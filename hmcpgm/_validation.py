@@ -1,14 +1,27 @@
 """Checks shared by every public function that takes per-class matrices.
 
-Each check names the argument, what was expected and what was given.
+A matrix has one column per class. A numpy array is taken in the column order of
+the classes it is used with; a pandas DataFrame is aligned by column name, never
+by position, and refused when it cannot be aligned. Each check names the
+argument, what was expected and what was given.
 """
 
 import numpy as np
 
-from .exceptions import InputError, LabelError
-from .hierarchy import Hierarchy, _preview, _repeated
+from ._arrays import binary_matrix
+from ._util import preview, repeated
+from .exceptions import InputError
+from .hierarchy import Hierarchy
 
-__all__ = ["check_hierarchy", "class_matrix", "label_matrix", "likelihood_array", "theta_vector"]
+__all__ = [
+    "aligned_matrices",
+    "check_hierarchy",
+    "class_matrix",
+    "is_frame",
+    "label_matrix",
+    "likelihood_array",
+    "theta_vector",
+]
 
 
 def check_hierarchy(hierarchy, name="hierarchy"):
@@ -21,96 +34,167 @@ def check_hierarchy(hierarchy, name="hierarchy"):
     return hierarchy
 
 
-def _columns_in_class_order(frame, hierarchy, name):
-    """Reorder a DataFrame's columns to ``hierarchy.classes``; names must match exactly once."""
+def is_frame(values):
+    """True for a pandas DataFrame (checked without importing pandas)."""
+    return hasattr(values, "columns") and hasattr(values, "iloc")
+
+
+def _class_names(classes):
+    """The class names of a Hierarchy, a Ranking (anything with ``.classes``) or a sequence."""
+    return tuple(getattr(classes, "classes", classes))
+
+
+def _owner(classes):
+    """How messages name where the classes come from: (subject with verb, "of the ..." suffix)."""
+    if isinstance(classes, Hierarchy):
+        return "the hierarchy has", " of the hierarchy"
+    if hasattr(classes, "classes"):
+        return "the ranking has", " of the ranking"
+    return "there are", ""
+
+
+def _column_positions(frame, classes, name, owner):
+    """Positions of ``classes`` among the DataFrame's columns; names must match exactly once."""
     columns = list(frame.columns)
-    classes = hierarchy.classes
     lookup = {c: i for i, c in enumerate(columns)}
     if len(lookup) != len(columns):
-        raise InputError(f"{name} has duplicate column names: {_preview(_repeated(columns))}")
+        raise InputError(f"{name} has duplicate column names: {preview(repeated(columns))}")
     if not all(c in lookup for c in classes):
-        # CSV headers are strings; accept str(class) when the classes are ints.
+        # CSV headers are strings; accept str(class) when the classes are not.
         as_str = {str(c): i for i, c in enumerate(columns)}
         if all(str(c) in as_str for c in classes) and len(as_str) == len(columns):
             lookup = {c: as_str[str(c)] for c in classes}
-        else:
-            missing = [c for c in classes if c not in lookup and str(c) not in as_str]
-            names = set(classes) | {str(c) for c in classes}
-            unknown = [c for c in columns if c not in names and str(c) not in names]
-            raise InputError(
-                f"{name} has {len(columns)} columns but the hierarchy has {len(classes)} "
-                f"classes (missing: {_preview(missing)}"
-                + (f"; not classes of the hierarchy: {_preview(unknown)})" if unknown else ")")
-            )
     names = set(classes) | {str(c) for c in classes}
+    missing = [c for c in classes if c not in lookup]
     extra = [c for c in columns if c not in names and str(c) not in names]
-    if extra:
-        raise InputError(f"{name} has columns that are not classes of the hierarchy: {_preview(extra)}")
-    return frame.iloc[:, [lookup[c] for c in classes]].to_numpy()
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing: {preview(missing)}")
+        if extra:
+            parts.append(f"not classes{owner[1]}: {preview(extra)}")
+        raise InputError(
+            f"{name} has {len(columns)} columns but {owner[0]} {len(classes)} classes ({'; '.join(parts)})"
+        )
+    return [lookup[c] for c in classes]
 
 
-def class_matrix(values, hierarchy, name="scores", *, allow_nan=False, dtype=float):
-    """An (M, K) float array with columns in ``hierarchy.classes`` order.
+def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float):
+    """An (M, K) array with columns in the order of ``classes``.
 
-    Accepts a numpy array (columns already in class order) or a pandas DataFrame
-    (columns named by class, in any order). NaN and infinite values are an error
-    unless ``allow_nan``.
+    Parameters
+    ----------
+    values : array-like or DataFrame
+        A numpy array is taken in ``classes`` order; a DataFrame is aligned by
+        column name (any order).
+    classes : Hierarchy, Ranking or sequence of class names
+    name : str
+        The argument's name, for messages.
+    allow_nan : bool
+        Accept NaN and infinite values.
+    dtype : numpy dtype
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class_matrix(pd.DataFrame({"b": [2.0], "a": [1.0]}), ["a", "b"])
+    array([[1., 2.]])
     """
-    if hasattr(values, "columns") and hasattr(values, "iloc"):
-        values = _columns_in_class_order(values, hierarchy, name)
+    owner = _owner(classes)
+    classes = _class_names(classes)
+    if is_frame(values):
+        values = values.iloc[:, _column_positions(values, classes, name, owner)].to_numpy()
     try:
         arr = np.asarray(values, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
-    k = hierarchy.n_classes
+    k = len(classes)
     if arr.ndim != 2:
         raise InputError(f"{name} must be a 2-D array of shape (n_objects, {k}), got {arr.ndim}-D shape {arr.shape}")
     if arr.shape[1] != k:
-        raise InputError(
-            f"{name} has {arr.shape[1]} columns but the hierarchy has {k} classes"
-        )
+        raise InputError(f"{name} has {arr.shape[1]} columns but {owner[0]} {k} classes")
     if not allow_nan and arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
             r, c = np.argwhere(bad)[0]
             raise InputError(
                 f"{name} must be finite; {int(bad.sum())} entries are NaN or infinite, the first "
-                f"at row {r}, class {hierarchy.classes[c]!r} ({arr[r, c]})"
+                f"at row {r}, class {classes[c]!r} ({arr[r, c]})"
             )
     return arr
 
 
-def label_matrix(labels, hierarchy, name="labels", *, close=False, require_positives=False):
+def aligned_matrices(items, classes=None):
+    """Several (M, K) matrices with their columns matched by class name.
+
+    Parameters
+    ----------
+    items : list of (values, name)
+        Arrays or DataFrames.
+    classes : Hierarchy, Ranking or sequence, optional
+        The column order. Without it, the first DataFrame's columns give the order,
+        and an array beside a DataFrame is refused (it cannot be matched by name).
+
+    Returns
+    -------
+    list of ndarray
+        Float arrays (NaN allowed; callers check values), each 2-D. DataFrames must
+        also agree on their row index.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"x": [1.0], "y": [2.0]})
+    >>> b = pd.DataFrame({"y": [20.0], "x": [10.0]})
+    >>> [m.tolist() for m in aligned_matrices([(a, "values"), (b, "labels")])]
+    [[[1.0, 2.0]], [[10.0, 20.0]]]
+    """
+    frames = [(v, n) for v, n in items if is_frame(v)]
+    if classes is None and frames:
+        arrays = [n for v, n in items if not is_frame(v)]
+        if arrays:
+            raise InputError(
+                f"{frames[0][1]} is a DataFrame but {arrays[0]} is not, so their columns cannot be "
+                f"matched by class name; pass {arrays[0]} as a DataFrame too, or give the hierarchy"
+            )
+        classes = list(frames[0][0].columns)
+    for (v, n) in frames[1:]:
+        if not v.index.equals(frames[0][0].index):
+            raise InputError(
+                f"{n} and {frames[0][1]} have different row indexes; align the rows first "
+                f"(e.g. {n}.loc[{frames[0][1]}.index])"
+            )
+    out = []
+    for values, name in items:
+        if classes is None:
+            arr = np.asarray(values, dtype=float) if not isinstance(values, np.ndarray) else values
+            if arr.ndim != 2:
+                raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {arr.shape}")
+            out.append(arr)
+        else:
+            out.append(class_matrix(values, classes, name, allow_nan=True))
+    return out
+
+
+def label_matrix(labels, hierarchy, name="labels", *, close=False):
     """An (M, K) int8 0/1 label matrix that respects the hierarchy.
 
     ``close=True`` closes the labels upward instead of raising on violations.
-    ``require_positives=True`` raises when a class has no positive example.
     """
-    y = class_matrix(labels, hierarchy, name, dtype=float)
-    bad = (y != 0) & (y != 1)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise LabelError(
-            f"{name} must hold only 0 and 1; row {r}, class {hierarchy.classes[c]!r} holds {y[r, c]}"
-        )
-    y = y.astype(np.int8)
+    y = binary_matrix(class_matrix(labels, hierarchy, name, allow_nan=True), name)
     if close:
         y = hierarchy.close_labels(y)
     else:
         hierarchy.check_labels(y, name)
-    if require_positives:
-        empty = np.flatnonzero(y.sum(axis=0) == 0)
-        if len(empty):
-            raise LabelError(
-                f"{name} has no positive example for {len(empty)} classes: "
-                f"{_preview(hierarchy.classes[i] for i in empty)}"
-            )
     return y
 
 
 def theta_vector(theta, hierarchy, name="theta"):
     """A (K,) float array of probabilities in [0, 1]."""
-    arr = np.asarray(theta, dtype=float)
+    try:
+        arr = np.asarray(theta, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric array of probabilities: {exc}") from None
     k = hierarchy.n_classes
     if arr.shape != (k,):
         raise InputError(f"{name} must have shape ({k},), one probability per class, got shape {arr.shape}")
@@ -149,57 +233,3 @@ def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
         )
     return arr
 
-
-def event_order(order, n_events, name="order"):
-    """A ranking of flat events ``m * K + k``: a 1-D intp permutation of ``range(n_events)``.
-
-    Anything that is not a permutation (floats included) is an error naming
-    ``name``, what is missing and what repeats.
-    """
-    arr = np.asarray(order)
-    if arr.ndim != 1:
-        raise InputError(f"{name} must be a 1-D array of flat event indices, got {arr.ndim}-D shape {arr.shape}")
-    if arr.size and arr.dtype.kind not in "iu":
-        raise InputError(f"{name} must hold integer event indices, got dtype {arr.dtype}")
-    if arr.size != n_events:
-        raise InputError(
-            f"{name} ranks {arr.size} events but the matrix has {n_events} events (n_objects * "
-            f"n_classes): {name} must be a permutation of the {n_events} events, and order and "
-            "labels/values must describe the same objects"
-        )
-    arr = arr.astype(np.intp, copy=False)
-    if n_events == 0:
-        return arr
-    if arr.min() < 0 or arr.max() >= n_events:
-        raise InputError(
-            f"{name} must hold event indices in [0, {n_events - 1}] (a permutation of the {n_events} "
-            f"events), got values from {arr.min()} to {arr.max()} (out of range)"
-        )
-    counts = np.bincount(arr, minlength=n_events)
-    if not np.all(counts == 1):
-        missing = np.flatnonzero(counts == 0)
-        repeated = np.flatnonzero(counts > 1)
-        raise InputError(
-            f"{name} must be a permutation of the {n_events} event indices; {len(missing)} are missing "
-            f"(first: {missing[0]}) and {len(repeated)} repeated (first: event {repeated[0]} "
-            f"appears {counts[repeated[0]]} times)"
-        )
-    return arr
-
-
-def finite_array(values, name="values"):
-    """A finite float array of at least one dimension; errors name ``name`` and the first bad entry."""
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric array: {exc}") from None
-    if arr.ndim == 0:
-        raise InputError(f"{name} must be an array, got a scalar {arr.item()!r}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = np.argwhere(bad)[0]
-        raise InputError(
-            f"{name} must be finite; {int(bad.sum())} entries are NaN or infinite, "
-            f"the first at index {tuple(int(j) for j in i)} ({arr[tuple(i)]})"
-        )
-    return arr

@@ -10,10 +10,10 @@ import sys
 import warnings
 from pathlib import Path
 
+from .options import ENGINES, SCORE_MODELS, VERSIONS
+
 __all__ = ["main"]
 
-_VERSIONS = ("full", "nbh", "indpt")
-_ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
 
 
 def _add_demo(sub):
@@ -46,10 +46,10 @@ def _add_fit(sub):
     p.add_argument("labels", help="training labels CSV (0/1, header = class names)")
     p.add_argument("hierarchy", help="hierarchy edge list: one 'parent,child' line per edge")
     p.add_argument("-o", "--output", required=True, help="where to save the model (.npz)")
-    p.add_argument("--score-model", default="lpr", choices=("lpr", "gaussian", "kde", "precision"),
+    p.add_argument("--score-model", default="lpr", choices=SCORE_MODELS,
                    help="how scores become evidence (default lpr: kernel-density local precision rate)")
-    p.add_argument("--version", default="full", choices=_VERSIONS, help="default mLPR version for predict")
-    p.add_argument("--engine", default="auto", choices=_ENGINES)
+    p.add_argument("--mlpr-version", default="full", choices=VERSIONS, help="default mLPR version for predict")
+    p.add_argument("--engine", default="auto", choices=ENGINES)
     p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")
     p.add_argument("--id-column", help="name of an object-identifier column in the CSV files")
     p.set_defaults(run=_run_fit)
@@ -64,8 +64,8 @@ def _add_predict(sub):
     p.add_argument("model", help="a model saved by 'hmcpgm fit'")
     p.add_argument("scores", help="scores CSV (header = class names)")
     p.add_argument("-o", "--output", required=True, help="mLPR CSV to write")
-    p.add_argument("--version", choices=_VERSIONS, help="mLPR version (default: the model's)")
-    p.add_argument("--engine", choices=_ENGINES, help="inference engine (default: the model's)")
+    p.add_argument("--mlpr-version", choices=VERSIONS, help="mLPR version (default: the model's)")
+    p.add_argument("--engine", choices=ENGINES, help="inference engine (default: the model's)")
     p.add_argument("--id-column", help="name of an object-identifier column in SCORES")
     p.set_defaults(run=_run_predict)
 
@@ -94,19 +94,25 @@ def _add_rank(sub):
 
 
 def _add_benchmark(sub):
+    from .applications.clus import FIRST_STAGES
+
     p = sub.add_parser(
         "benchmark",
-        help="run the real-data benchmark on Clus HMC ARFF files (train, valid, test)",
+        help="run the real-data benchmark on Clus HMC ARFF files (train, [valid,] test)",
         description=(
             "First-stage classifiers (out-of-fold on TRAIN), the second stage fitted on TRAIN, "
-            "cutoffs chosen on VALID, and the evaluation on TEST: micro AU(PRC) over non-root "
-            "classes, precision/recall at kappa, F1 and hierarchy violations."
+            "cutoffs chosen on VALID (without it, a seeded fraction of TRAIN), and the evaluation "
+            "on TEST: micro AU(PRC) over non-root classes, precision/recall at kappa, F1, the "
+            "Bayesian FDR cutoff's calls and realised FDP, and hierarchy violations."
         ),
     )
-    p.add_argument("train")
-    p.add_argument("valid")
-    p.add_argument("test")
+    p.add_argument("files", nargs="+", metavar="TRAIN [VALID] TEST",
+                   help="two ARFF files (train, test) or three (train, valid, test)")
     p.add_argument("--json", metavar="OUT", help="also write every number of the table as JSON")
+    p.add_argument("--first-stage", default="joint", choices=FIRST_STAGES,
+                   help="joint ridge regression on all classes (default) or one logistic regression per class")
+    p.add_argument("--valid-fraction", type=float, default=0.3, metavar="F",
+                   help="without VALID: the fraction of TRAIN rows held out for validation (default 0.3)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_run_benchmark)
@@ -133,7 +139,7 @@ def build_parser():
 
 # ---------------------------------------------------------------------- commands
 def _run_demo(args):
-    from .experiment import format_tables, synthetic_experiment
+    from .applications.paper import format_tables, synthetic_experiment
 
     result = synthetic_experiment(
         n_train=args.n_train, n_test=args.n_test, seed=args.seed, progress=not args.quiet
@@ -155,9 +161,9 @@ def _run_fit(args):
     if len(scores) != len(labels):
         raise _user_error(f"scores has {len(scores)} rows but labels has {len(labels)}")
     model = MLPR(
-        version=args.version, score_model=args.score_model, engine=args.engine,
+        hierarchy=hierarchy, version=args.mlpr_version, score_model=args.score_model, engine=args.engine,
         close_labels=args.close_labels,
-    ).fit(scores, labels, hierarchy)
+    ).fit(scores, labels)
     save_model(model, args.output)
     print(f"fitted on {len(scores)} objects x {hierarchy.n_classes} classes; saved {args.output}")
 
@@ -167,8 +173,8 @@ def _run_predict(args):
     from .persist import load_model
 
     model = load_model(args.model)
-    if args.version:
-        model.set_params(version=args.version)
+    if args.mlpr_version:
+        model.set_params(version=args.mlpr_version)
     if args.engine:
         model.set_params(engine=args.engine)
     ids, scores = read_matrix(args.scores, model.hierarchy_, "scores", id_column=args.id_column)
@@ -187,48 +193,41 @@ def _load_hierarchy_or_model(path):
 
 
 def _run_rank(args):
-    import numpy as np
-    import pandas as pd
-
     from .decision import bayes_cutoff
     from .io import read_matrix
-    from .ranking import hier_rank, naive_sort
+    from .ranking import Ranking, hier_rank, naive_sort
 
     hierarchy = _load_hierarchy_or_model(args.hierarchy)
     ids, values = read_matrix(args.values, hierarchy, "values", id_column=args.id_column)
-    n_classes = hierarchy.n_classes
-    if args.method == "hierrank":
-        order, _, block_mean = hier_rank(values, hierarchy, return_blocks=True)
-    else:
-        order = naive_sort(values, hierarchy)
-        block_mean = None
-    objects, classes = np.divmod(order, n_classes)
-    table = {
-        "rank": np.arange(1, len(order) + 1),
-        args.id_column or "object": np.asarray(ids)[objects],
-        "class": np.asarray([str(c) for c in hierarchy.classes], dtype=object)[classes],
-        "value": values.ravel()[order],
-    }
-    if block_mean is not None:
-        table["block_mean"] = np.asarray(block_mean).ravel()[order]
+    ranking = (hier_rank if args.method == "hierrank" else naive_sort)(values, hierarchy)
+    ranking = Ranking(ranking.order, ranking.n_objects, tuple(str(c) for c in hierarchy.classes),
+                      block_means=ranking.block_means if args.method == "hierrank" else None,
+                      method=ranking.method, index=list(ids))
+    table = ranking.to_frame(values).rename(columns={"object": args.id_column or "object"})
     if args.fdr is not None:
         if not 0 < args.fdr < 1:
             raise _user_error(f"--fdr must be in (0, 1), got {args.fdr}")
         if values.min() < 0 or values.max() > 1:
             raise _user_error("--fdr needs values that are probabilities (mLPRs in [0, 1])")
-        cut = bayes_cutoff(order, values, rule="fdr", alpha=args.fdr)
-        table["positive"] = (np.arange(len(order)) < cut.rank).astype(int)
-        print(f"{cut.rank} of {len(order)} events called positive at estimated FDR <= {args.fdr}")
-    pd.DataFrame(table).to_csv(args.output, index=False)
-    print(f"wrote the ranking of {len(order)} events to {args.output}")
+        cut = bayes_cutoff(ranking, values, rule="fdr", alpha=args.fdr)
+        table["positive"] = (table["rank"] <= cut.rank).astype(int)
+        print(f"{cut.rank} of {len(table)} events called positive at estimated FDR <= {args.fdr}")
+    table.to_csv(args.output, index=False)
+    print(f"wrote the ranking of {len(table)} events to {args.output}")
 
 
 def _run_benchmark(args):
     import json
 
-    from .benchmark import benchmark_arff, format_benchmark
+    from .applications.clus import format_benchmark, run_benchmark
 
-    result = benchmark_arff(args.train, args.valid, args.test, seed=args.seed, progress=not args.quiet)
+    if len(args.files) not in (2, 3):
+        raise _user_error(f"benchmark takes TRAIN [VALID] TEST: two or three ARFF files, got {len(args.files)}")
+    train, *middle, test = args.files
+    result = run_benchmark(
+        train, test, middle[0] if middle else None, first_stage=args.first_stage,
+        valid_fraction=args.valid_fraction, seed=args.seed, progress=not args.quiet,
+    )
     print(format_benchmark(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
@@ -249,7 +248,6 @@ def main(argv=None):
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    _quiet_pgmpy()
     try:
         with warnings.catch_warnings():  # restores the warning hooks afterwards
             warnings.showwarning = _show_warning  # one line each, no source echo
@@ -265,12 +263,6 @@ def main(argv=None):
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     print(f"hmcpgm: warning: {message}", file=sys.stderr)
-
-
-def _quiet_pgmpy():
-    import logging
-
-    logging.getLogger("pgmpy").setLevel(logging.ERROR)
 
 
 if __name__ == "__main__":  # pragma: no cover

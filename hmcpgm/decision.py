@@ -1,15 +1,13 @@
-"""Cutoffs and final decisions (SPEC section 7).
+"""Cutoffs and final decisions.
 
-A ranking (a permutation of the flat event indices ``m * K + k``, best first)
-becomes decisions by labelling its top ``r`` events positive. Two routes choose
-``r``:
+A :class:`~hmcpgm.ranking.Ranking` becomes decisions by labelling its top ``r``
+events positive. Two routes choose ``r``:
 
 - the *validation route* (:func:`choose_cutoff`): on a labelled validation set,
   the ``r`` that maximises F1, or the largest ``r`` whose precision is at least
-  ``1 - alpha`` (target false discovery rate ``alpha``); the cutoff then moves to
-  new objects by proportion (``r_new = round(kappa * n_new)``) or by value
-  threshold (every event whose value, e.g. HierRank block mean, reaches the
-  threshold);
+  ``1 - alpha`` (target false discovery rate ``alpha``); :meth:`Cutoff.apply` then
+  carries the cutoff to new objects by proportion (``r_new = round(kappa * n_new)``)
+  or by value threshold (every event whose block mean reaches the threshold);
 - the *Bayesian route* (:func:`bayes_cutoff`): the values are mLPRs, posterior
   probabilities, so the expected number of false discoveries among the top ``r``
   is ``sum(1 - mLPR)`` over them; no labels are needed.
@@ -18,21 +16,19 @@ Decisions taken from the top of a hierarchically consistent ranking respect the
 hierarchy for every ``r`` (a child event is never above its parent's).
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from .exceptions import InputError
-from .metrics import _binary_matrix, _check_order, _value_matrix
+from ._arrays import binary_matrix, count, finite_array
+from ._util import warn
+from .exceptions import CutoffWarning, InputError
+from .ranking._ranking import Ranking, matrix_for
 
 __all__ = [
     "Cutoff",
     "bayes_cutoff",
     "choose_cutoff",
-    "decide",
-    "decide_by_threshold",
-    "decisions_from_cutoff",
     "estimated_fdr",
     "expected_f1",
 ]
@@ -62,9 +58,9 @@ class Cutoff:
     precision, recall, f1 : float
         At the cutoff (``nan`` when undefined, e.g. ``rank == 0``).
     threshold : float
-        The value of the event at rank ``r`` (``values`` given to the chooser,
-        e.g. mLPRs or HierRank block means); ``inf`` when ``rank == 0``, else
-        ``nan`` when no values were given.
+        The value of the event at rank ``r``: of the ``values`` given to the
+        chooser, else of the ranking's block means; ``inf`` when ``rank == 0``,
+        ``nan`` when there were neither.
     """
 
     rule: str
@@ -93,17 +89,59 @@ class Cutoff:
         >>> Cutoff("max_f1", "labels", None, 3, 10, 1.0, 0.5, 2 / 3, 0.7).rank_for(20)
         6
         """
-        n = _count(n_events, "n_events")
+        n = count(n_events, "n_events")
         return int(np.floor(self.kappa * n + 0.5))
+
+    def apply(self, ranking, *, by="rank"):
+        """The (M, K) 0/1 decisions of this cutoff on a ranking (of the same or new objects).
+
+        Parameters
+        ----------
+        ranking : Ranking
+        by : {"rank", "threshold"}
+            ``"rank"``: the top ``rank_for(ranking.n_events)`` events, the same
+            proportion ``kappa`` (on the ranking the cutoff was chosen on: exactly
+            its top ``rank``). ``"threshold"``: every event whose block mean is at
+            least ``threshold`` (ties all positive); needs block means on the
+            ranking and a cutoff chosen with them.
+
+        Returns
+        -------
+        ndarray of int8, shape (M, K)
+            Hierarchically consistent whenever the ranking is.
+
+        Examples
+        --------
+        >>> from hmcpgm import Hierarchy, hier_rank
+        >>> h = Hierarchy.from_parents([None, 0])
+        >>> valid = hier_rank([[0.9, 0.8], [0.3, 0.1]], h)
+        >>> cut = choose_cutoff(valid, [[1, 1], [0, 0]])
+        >>> cut.rank, cut.threshold             # the block mean at rank 2
+        (2, 0.8)
+        >>> new = hier_rank([[0.95, 0.5], [0.7, 0.9], [0.1, 0.0]], h)
+        >>> cut.apply(new)                      # kappa = 1/2 of 6 events
+        array([[1, 0],
+               [1, 1],
+               [0, 0]], dtype=int8)
+        >>> cut.apply(new, by="threshold")      # block means >= 0.8: 0.95 and (0.7 + 0.9) / 2
+        array([[1, 0],
+               [1, 1],
+               [0, 0]], dtype=int8)
+        """
+        if not isinstance(ranking, Ranking):
+            raise TypeError(f"ranking must be an hmcpgm Ranking (from hier_rank or naive_sort), got {type(ranking).__name__}")
+        if by == "rank":
+            return ranking.top(self.rank_for(ranking.n_events))
+        if by != "threshold":
+            raise InputError(f"by must be 'rank' or 'threshold', got {by!r}")
+        if ranking.block_means is None:
+            raise InputError("by='threshold' needs a ranking with block means (from hier_rank or naive_sort)")
+        if np.isnan(self.threshold):
+            raise InputError("by='threshold' needs a cutoff with a threshold (chosen with values or block means)")
+        return (ranking.block_means >= self.threshold).astype(np.int8)
 
 
 # ---------------------------------------------------------------------- checks
-def _count(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise InputError(f"{name} must be a non-negative integer, got {value!r}")
-    return int(value)
-
-
 def _check_alpha(alpha):
     try:
         a = float(alpha)
@@ -120,29 +158,21 @@ def _check_rule(rule):
     return rule
 
 
-def _flat_values(values, n_events, name):
-    """Values per flat event: an (M, K) matrix or a length-n vector, finite."""
-    v = _value_matrix(values, name)
-    if v.size != n_events or v.ndim > 2:
-        raise InputError(
-            f"{name} must hold one value per event ({n_events} = n_objects * n_classes, "
-            f"as an (M, K) matrix or a flat vector), got shape {v.shape}"
-        )
-    return v.reshape(-1)
-
-
-def _threshold(flat_values, order, r):
+def _threshold(ranking, values, r):
+    """The value at rank ``r``: of ``values`` if given, else of the ranking's block means."""
     if r == 0:
         return float("inf")
-    return float("nan") if flat_values is None else float(flat_values[order[r - 1]])
+    source = values if values is not None else ranking.block_means
+    if source is None:
+        return float("nan")
+    return float(ranking.ranked(finite_array(source, "values"), "values")[r - 1])
 
 
 def _none_meet(alpha, what):
-    warnings.warn(
+    warn(
         f"no prefix of the ranking has {what} false discovery rate <= alpha={alpha}; "
         "the cutoff labels no event positive",
-        UserWarning,
-        stacklevel=3,
+        CutoffWarning,
     )
 
 
@@ -167,7 +197,7 @@ def _pick_rank(tp, n_pos, rule, alpha, what):
     return r
 
 
-def _cutoff(tp, total, rule, alpha, source, order, flat):
+def _cutoff(tp, total, rule, alpha, source, ranking, values):
     """The :class:`Cutoff` picked on a true-positive curve (realised for ``source="labels"``,
     expected for ``"posterior"``) with ``total`` positives in all."""
     what = "a realised" if source == "labels" else "an estimated"
@@ -182,30 +212,30 @@ def _cutoff(tp, total, rule, alpha, source, order, flat):
         precision=hits / r if r else float("nan"),
         recall=hits / total if total > 0 else float("nan"),
         f1=2 * hits / (r + total) if r + total > 0 else float("nan"),
-        threshold=_threshold(flat, order, r),
+        threshold=_threshold(ranking, values, r),
     )
 
 
-def choose_cutoff(order, labels, *, rule="max_f1", alpha=0.1, values=None):
+def choose_cutoff(ranking, labels, *, rule="max_f1", alpha=0.1, values=None):
     """Choose the cutoff on a labelled validation set (the paper's route).
 
     Parameters
     ----------
-    order : array of int, shape (n,)
-        A ranking of the flat validation events ``m * K + k``, best first.
-    labels : array of 0/1, shape (M, K)
-        Validation labels, ``n = M * K``.
+    ranking : Ranking or array of int, shape (n,)
+        A ranking of the validation events, best first.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        Validation labels, ``n = M * K``; a DataFrame is aligned to the ranking's
+        classes by name.
     rule : {"max_f1", "fdr"}, default "max_f1"
         ``"max_f1"``: the ``r`` with the largest F1 ``2 TP(r) / (r + P)`` (the
         smallest such ``r`` on ties). ``"fdr"``: the largest ``r`` whose false
         discovery proportion ``FP(r) / r`` is at most ``alpha`` (precision at
         least ``1 - alpha``; compared with a 1e-12 tolerance for rounding), or 0
-        with a warning when there is none.
+        with a :class:`~hmcpgm.exceptions.CutoffWarning` when there is none.
     alpha : float in (0, 1), default 0.1
         Target false discovery rate, used by ``rule="fdr"``.
-    values : array of float, shape (M, K) or (n,), optional
-        Values by event (mLPRs, or HierRank block means for a threshold that
-        keeps blocks whole); gives ``Cutoff.threshold``.
+    values : array or DataFrame of float, shape (M, K), optional
+        Values by event for ``Cutoff.threshold``; default the ranking's block means.
 
     Returns
     -------
@@ -222,31 +252,27 @@ def choose_cutoff(order, labels, *, rule="max_f1", alpha=0.1, values=None):
     4
     """
     _check_rule(rule)
-    y = _binary_matrix(labels, "labels")
-    n = y.size
-    order = _check_order(order, n)
+    ranking, y = matrix_for(ranking, labels, "labels", flat=False)
+    y = binary_matrix(y, "labels")
     a = _check_alpha(alpha) if rule == "fdr" else None
-    flat = None if values is None else _flat_values(values, n, "values")
-    hits = np.cumsum(y.reshape(-1)[order], dtype=np.int64)
-    n_pos = int(hits[-1]) if n else 0
+    hits = np.cumsum(y.reshape(-1)[ranking.order], dtype=np.int64)
+    n_pos = int(hits[-1]) if hits.size else 0
     if n_pos == 0:
         raise InputError("labels has no positive event; a cutoff cannot be chosen on it")
-    return _cutoff(hits, n_pos, rule, a, "labels", order, flat)
+    return _cutoff(hits, n_pos, rule, a, "labels", ranking, values)
 
 
 # ---------------------------------------------------------------------- Bayesian route
-def _posterior_by_rank(order, mlpr):
-    p = _value_matrix(mlpr, "mlpr")
+def _posterior_by_rank(ranking, mlpr):
+    ranking, p = matrix_for(ranking, mlpr, "mlpr")
+    p = finite_array(p, "mlpr")
     if p.size and (p.min() < 0 or p.max() > 1):
         bad = p[(p < 0) | (p > 1)].ravel()[0]
         raise InputError(f"mlpr must hold posterior probabilities in [0, 1], got {bad}")
-    order = _check_order(order, p.size)
-    if p.ndim > 2:
-        raise InputError(f"mlpr must be an (M, K) matrix or a flat vector, got shape {p.shape}")
-    return p.reshape(-1)[order], order
+    return p.reshape(-1)[ranking.order], ranking
 
 
-def estimated_fdr(order, mlpr):
+def estimated_fdr(ranking, mlpr):
     """Model-based FDR of the top ``r`` events, r = 1..n: ``mean(1 - mLPR)`` over them.
 
     If the labels are drawn independently with ``P(Y = 1) = mLPR`` this is the
@@ -255,9 +281,9 @@ def estimated_fdr(order, mlpr):
 
     Parameters
     ----------
-    order : array of int, shape (n,)
-        A ranking of the flat events, best first.
-    mlpr : array of float in [0, 1], shape (M, K) or (n,)
+    ranking : Ranking or array of int, shape (n,)
+        A ranking of the events, best first.
+    mlpr : array or DataFrame of float in [0, 1], shape (M, K) or (n,)
         Posterior probabilities by event.
 
     Returns
@@ -269,11 +295,11 @@ def estimated_fdr(order, mlpr):
     >>> estimated_fdr([0, 1, 2], [0.9, 0.8, 0.1])
     array([0.1 , 0.15, 0.4 ])
     """
-    p, _ = _posterior_by_rank(order, mlpr)
+    p, _ = _posterior_by_rank(ranking, mlpr)
     return np.cumsum(1 - p) / np.arange(1, p.size + 1)
 
 
-def expected_f1(order, mlpr):
+def expected_f1(ranking, mlpr):
     """Approximate expected F1 of the top ``r`` events, r = 1..n.
 
     ``E[F1(r)] ~= 2 E[TP(r)] / (r + E[P]) = 2 sum_{top r} p / (r + sum_all p)``:
@@ -285,27 +311,29 @@ def expected_f1(order, mlpr):
     >>> expected_f1([0, 1, 2], [0.9, 0.8, 0.1])   # 1.8/2.8, 3.4/3.8, 3.6/4.8
     array([0.64285714, 0.89473684, 0.75      ])
     """
-    p, _ = _posterior_by_rank(order, mlpr)
+    p, _ = _posterior_by_rank(ranking, mlpr)
     return 2 * np.cumsum(p) / (np.arange(1, p.size + 1) + p.sum())
 
 
-def bayes_cutoff(order, mlpr, *, rule="fdr", alpha=0.1, values=None):
+def bayes_cutoff(ranking, mlpr, *, rule="fdr", alpha=0.1, values=None):
     """Choose the cutoff from posterior probabilities alone (no labels).
 
     Parameters
     ----------
-    order : array of int, shape (n,)
-        A ranking of the flat events, best first.
-    mlpr : array of float in [0, 1], shape (M, K) or (n,)
-        mLPRs (posterior probabilities) by event.
+    ranking : Ranking or array of int, shape (n,)
+        A ranking of the events, best first.
+    mlpr : array or DataFrame of float in [0, 1], shape (M, K) or (n,)
+        mLPRs (posterior probabilities) by event; a DataFrame is aligned to the
+        ranking's classes by name.
     rule : {"fdr", "max_f1"}, default "fdr"
         ``"fdr"``: the largest ``r`` whose :func:`estimated_fdr` is at most
-        ``alpha`` (0 with a warning when there is none). ``"max_f1"``: the ``r``
-        that maximises :func:`expected_f1` (the smallest on ties).
+        ``alpha`` (0 with a :class:`~hmcpgm.exceptions.CutoffWarning` when there
+        is none). ``"max_f1"``: the ``r`` that maximises :func:`expected_f1` (the
+        smallest on ties).
     alpha : float in (0, 1), default 0.1
         Target false discovery rate, used by ``rule="fdr"``.
-    values : array of float, shape (M, K) or (n,), optional
-        Values for ``Cutoff.threshold`` (e.g. HierRank block means); default
+    values : array or DataFrame of float, shape (M, K), optional
+        Values for ``Cutoff.threshold``; default the ranking's block means, else
         ``mlpr``.
 
     Returns
@@ -323,105 +351,8 @@ def bayes_cutoff(order, mlpr, *, rule="fdr", alpha=0.1, values=None):
     2
     """
     _check_rule(rule)
-    p, order = _posterior_by_rank(order, mlpr)
+    p, ranking = _posterior_by_rank(ranking, mlpr)
     a = _check_alpha(alpha) if rule == "fdr" else None
-    n = p.size
-    flat = _flat_values(mlpr if values is None else values, n, "values")
-    expected_tp = np.cumsum(p)
-    total = float(p.sum())
-    return _cutoff(expected_tp, total, rule, a, "posterior", order, flat)
-
-
-# ---------------------------------------------------------------------- decisions
-def decide(order, n_objects, n_classes, r):
-    """The (M, K) 0/1 decision matrix that labels the top ``r`` events positive.
-
-    Hierarchically consistent whenever ``order`` is.
-
-    Parameters
-    ----------
-    order : array of int, shape (n_objects * n_classes,)
-        A ranking of the flat events ``m * K + k``, best first.
-    n_objects, n_classes : int
-        ``M`` and ``K``.
-    r : int
-        Number of events labelled positive, ``0 <= r <= n``.
-
-    Returns
-    -------
-    ndarray of int8, shape (n_objects, n_classes)
-
-    Examples
-    --------
-    >>> decide([3, 0, 1, 2], 2, 2, 2)
-    array([[1, 0],
-           [0, 1]], dtype=int8)
-    """
-    m = _count(n_objects, "n_objects")
-    k = _count(n_classes, "n_classes")
-    order = _check_order(order, m * k)
-    r = _count(r, "r")
-    if r > m * k:
-        raise InputError(f"r must be at most the number of events {m * k}, got {r}")
-    out = np.zeros(m * k, dtype=np.int8)
-    out[order[:r]] = 1
-    return out.reshape(m, k)
-
-
-def decide_by_threshold(values, threshold):
-    """The 0/1 decision matrix of the events whose value reaches ``threshold``.
-
-    With HierRank block means as ``values`` the decisions respect the hierarchy
-    (a child's block mean never exceeds its parent's), so a threshold never
-    splits a parent from a positive child. Ties at the threshold are all
-    positive.
-
-    Examples
-    --------
-    >>> decide_by_threshold([[0.9, 0.4], [0.7, 0.7]], 0.7)
-    array([[1, 0],
-           [1, 1]], dtype=int8)
-    """
-    v = _value_matrix(values, "values")
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):
-        raise InputError(f"threshold must be a number, got {threshold!r}") from None
-    if np.isnan(t):
-        raise InputError("threshold must be a number, got nan (the cutoff was chosen without values)")
-    return (v >= t).astype(np.int8)
-
-
-def decisions_from_cutoff(cutoff, order=None, n_objects=None, n_classes=None, *, values=None):
-    """Apply a cutoff chosen elsewhere (e.g. on validation data) to new objects.
-
-    Either by proportion: give ``order``, ``n_objects``, ``n_classes``; the top
-    ``cutoff.rank_for(n_objects * n_classes)`` events are positive. Or by value:
-    give ``values`` (the same kind of values the cutoff's threshold came from,
-    e.g. HierRank block means); events with value ``>= cutoff.threshold`` are
-    positive.
-
-    Examples
-    --------
-    >>> cut = choose_cutoff([0, 1, 2, 3], [[1, 1], [0, 0]], values=[0.9, 0.8, 0.3, 0.1])
-    >>> cut.rank, cut.threshold
-    (2, 0.8)
-    >>> decisions_from_cutoff(cut, [5, 4, 3, 2, 1, 0], 3, 2)   # kappa 1/2 of 6 events
-    array([[0, 0],
-           [0, 1],
-           [1, 1]], dtype=int8)
-    >>> decisions_from_cutoff(cut, values=[[0.95, 0.5], [0.8, 0.85]])
-    array([[1, 0],
-           [1, 1]], dtype=int8)
-    """
-    if not isinstance(cutoff, Cutoff):
-        raise TypeError(f"cutoff must be an hmcpgm.Cutoff (from choose_cutoff or bayes_cutoff), got {type(cutoff).__name__}")
-    if values is not None:
-        if order is not None:
-            raise InputError("give either order (cut by proportion) or values (cut by threshold), not both")
-        return decide_by_threshold(values, cutoff.threshold)
-    if order is None or n_objects is None or n_classes is None:
-        raise InputError("cutting by proportion needs order, n_objects and n_classes (or give values=)")
-    m = _count(n_objects, "n_objects")
-    k = _count(n_classes, "n_classes")
-    return decide(order, m, k, cutoff.rank_for(m * k))
+    if values is None and ranking.block_means is None:
+        values = mlpr
+    return _cutoff(np.cumsum(p), float(p.sum()), rule, a, "posterior", ranking, values)

@@ -1,45 +1,59 @@
-"""The scikit-learn style front door: :class:`MLPR`.
+"""The scikit-learn front door: :class:`MLPR`, the second stage of HMC.
 
-``MLPR().fit(scores, labels, hierarchy)`` estimates the label CPDs ``theta``
-and one score model per class from training data; ``predict_proba(scores)``
+``MLPR(hierarchy=h).fit(X, y)`` takes first-stage scores ``X`` (one column per
+class) and 0/1 labels ``y`` (M, K) and estimates the label network (the CPD
+parameters ``theta``) and one score model per class; ``predict_proba(X)``
 returns the mLPRs of new objects, posterior probabilities
-``P(Y_k = 1 | scores of the object, hierarchy)`` from the Bayesian network.
+``P(Y_k = 1 | scores of the object)``, and ``predict(X)`` hierarchy-consistent
+0/1 decisions. The hierarchy is a constructor parameter, so ``clone``,
+``Pipeline``, ``GridSearchCV`` and ``cross_val_predict`` work as with any
+scikit-learn estimator.
 
-This module imports scikit-learn (for ``BaseEstimator`` and the fitted-state
-checks); ``import hmcpgm`` loads it only when ``hmcpgm.MLPR`` is first used.
+This module imports scikit-learn; ``import hmcpgm`` loads it only when
+``hmcpgm.MLPR`` is first used.
 """
 
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import check_is_fitted
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_hierarchy, class_matrix, label_matrix
-from .exceptions import InputError
-from .likelihood import SCORE_MODELS, estimate_theta, fit_score_model
+from ._arrays import binary_matrix
+from ._validation import check_hierarchy, class_matrix, is_frame, label_matrix
+from .exceptions import InputError, LabelError
+from .hierarchy import Hierarchy
+from .likelihood import fit_score_model
+from .network import LabelNetwork, check_pseudo_count
+from .options import ENGINES, SCORE_MODELS, VERSIONS, check_choice
 
 __all__ = ["MLPR"]
 
-_VERSIONS = ("full", "nbh", "indpt")
-_ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
 
-
-class MLPR(BaseEstimator):
+class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     """mLPRs from first-stage scores and a class hierarchy (Ye et al.).
 
     Parameters
     ----------
+    hierarchy : Hierarchy, optional
+        The class hierarchy; its ``classes`` fix the column order of arrays. None
+        means flat classes (each its own root), named by the columns of a
+        DataFrame ``X`` (or ``y``), else ``0 .. K-1``.
     version : {"full", "nbh", "indpt"}, default "full"
         ``"full"``: each mLPR uses the scores of every class of the object.
         ``"nbh"``: only the scores of the class, its parents and its children.
-        ``"indpt"``: the class's own local precision rate ``LPR_k(s_k)``
-        (read from the score model; no network inference).
+        ``"indpt"``: the class's own local precision rate with its prior.
     score_model : {"lpr", "gaussian", "kde", "precision"}, default "lpr"
         How scores become evidence; see :mod:`hmcpgm.likelihood`.
     engine : {"auto", "tree", "junction", "loopy", "pgmpy", "enumerate"}, default "auto"
         Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`.
+    threshold : float in (0, 1), default 0.5
+        The rule of :meth:`predict`: an event is positive when the mean mLPR of
+        its HierRank block (within its object) is at least ``threshold``. Block
+        means never increase from a class to its children, so the decisions
+        respect the hierarchy; under exact full inference the block means are
+        the mLPRs themselves and 0.5 is the Bayes rule for the Hamming loss.
     pseudo_count : float, default 0.5
-        Additive pseudo-count of :func:`hmcpgm.likelihood.estimate_theta`;
-        0 gives the paper's plain fractions.
+        Additive pseudo-count of :meth:`hmcpgm.LabelNetwork.from_labels`; 0 gives
+        the paper's plain fractions.
     close_labels : bool, default False
         Close training labels upward instead of raising when a positive class
         has a negative parent.
@@ -59,18 +73,22 @@ class MLPR(BaseEstimator):
     Attributes
     ----------
     hierarchy_ : Hierarchy
-        The hierarchy given to ``fit``; its ``classes`` fix the column order.
-    classes_ : tuple
-        ``hierarchy_.classes``.
+        The hierarchy of the fitted model (the flat one when ``hierarchy=None``).
+    network_ : LabelNetwork
+        The hierarchy with the fitted ``theta``; ``network_.to_pgmpy()`` is the
+        pgmpy network the engines answer for.
     theta_ : ndarray of shape (K,)
         ``P(Y_k = 1 | all parents positive)`` estimated from the labels.
     prevalence_ : ndarray of shape (K,)
         Training fraction of positives per class.
     score_model_ : hmcpgm.likelihood.ScoreModel
         The fitted per-class score models.
-    network_ : pgmpy.models.DiscreteBayesianNetwork
-        The label network (built from ``hierarchy_`` and ``theta_`` on first
-        access, since importing pgmpy takes seconds).
+    classes_ : ndarray of shape (K,)
+        The class names, in column order.
+    n_features_in_ : int
+        ``K``: one score column per class.
+    feature_names_in_ : ndarray of str
+        The class names as strings, when ``X`` was a DataFrame.
 
     Examples
     --------
@@ -80,21 +98,25 @@ class MLPR(BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> y = (rng.random((3000, 3)) < [0.4, 0.5, 0.5]).astype(int)
     >>> y[:, 1:] *= y[:, [0]]                       # children only under a positive root
-    >>> scores = rng.normal(loc=1.5 * y)
-    >>> model = MLPR().fit(scores, y, h)
-    >>> p = model.predict_proba(scores[:5])
+    >>> X = rng.normal(loc=1.5 * y)                 # first-stage scores
+    >>> model = MLPR(hierarchy=h).fit(X, y)
+    >>> p = model.predict_proba(X[:5])
     >>> p.shape
     (5, 3)
     >>> bool((p[:, 1:] <= p[:, [0]] + 1e-12).all())  # a child never beats its parent
     True
+    >>> model.predict(X[:2]).shape
+    (2, 3)
     """
 
     def __init__(
         self,
+        hierarchy=None,
         *,
         version="full",
         score_model="lpr",
         engine="auto",
+        threshold=0.5,
         pseudo_count=0.5,
         close_labels=False,
         allow_empty=False,
@@ -103,9 +125,11 @@ class MLPR(BaseEstimator):
         eps=1e-6,
         inference_options=None,
     ):
+        self.hierarchy = hierarchy
         self.version = version
         self.score_model = score_model
         self.engine = engine
+        self.threshold = threshold
         self.pseudo_count = pseudo_count
         self.close_labels = close_labels
         self.allow_empty = allow_empty
@@ -114,54 +138,91 @@ class MLPR(BaseEstimator):
         self.eps = eps
         self.inference_options = inference_options
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        tags.classifier_tags.multi_class = False
+        tags.target_tags.required = True
+        tags.target_tags.two_d_labels = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.input_tags.allow_nan = False
+        return tags
+
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
-        if self.version not in _VERSIONS:
-            raise InputError(f"version must be one of {_VERSIONS}, got {self.version!r}")
-        if self.score_model not in SCORE_MODELS:
-            raise InputError(f"score_model must be one of {SCORE_MODELS}, got {self.score_model!r}")
-        if self.engine not in _ENGINES:
-            raise InputError(f"engine must be one of {_ENGINES}, got {self.engine!r}")
+        check_choice(self.version, "version", VERSIONS)
+        check_choice(self.score_model, "score_model", SCORE_MODELS)
+        check_choice(self.engine, "engine", ENGINES)
+        if self.hierarchy is not None:
+            check_hierarchy(self.hierarchy)
         opts = self.inference_options
         if opts is not None and not isinstance(opts, dict):
             raise InputError(f"inference_options must be a dict or None, got {type(opts).__name__}")
         if opts and "return_report" in opts:
             raise InputError(
                 "inference_options cannot contain 'return_report'; call "
-                "hmcpgm.inference.loopy_belief_propagation for a convergence report"
+                "hmcpgm.loopy_belief_propagation for a convergence report"
             )
         for name in ("close_labels", "allow_empty"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if isinstance(self.threshold, bool) or not (
+            isinstance(self.threshold, (int, float, np.number)) and 0 < self.threshold < 1
+        ):
+            raise InputError(f"threshold must be a number in (0, 1), got {self.threshold!r}")
+        check_pseudo_count(self.pseudo_count)
 
-    def fit(self, scores, labels, hierarchy):
-        """Estimate ``theta`` and the per-class score models.
+    def _fit_hierarchy(self, X, y):
+        """The hierarchy to fit: the given one, or flat classes named by X's or y's columns."""
+        if self.hierarchy is not None:
+            return self.hierarchy
+        for data in (X, y):
+            if is_frame(data):
+                return Hierarchy.from_edges([], classes=list(data.columns))
+        return Hierarchy.from_edges([], classes=list(range(X.shape[1])))
+
+    def fit(self, X, y):
+        """Estimate the label network and the per-class score models.
 
         Parameters
         ----------
-        scores : array-like or DataFrame of shape (M, K)
-            Training scores; a numpy array has its columns in
-            ``hierarchy.classes`` order, a DataFrame names them (any order).
-        labels : array-like or DataFrame of shape (M, K)
+        X : array-like or DataFrame of shape (M, K)
+            Training first-stage scores, one column per class: an array in
+            ``hierarchy.classes`` order, a DataFrame with columns named by class
+            (any order).
+        y : array-like or DataFrame of shape (M, K)
             0/1 training labels that respect the hierarchy.
-        hierarchy : Hierarchy
 
         Returns
         -------
         self
         """
         self._check_params()
-        hierarchy = check_hierarchy(hierarchy)
-        s = class_matrix(scores, hierarchy, "scores")
-        y = label_matrix(labels, hierarchy, close=self.close_labels)
-        if s.shape[0] != y.shape[0]:
+        if y is None:
             raise InputError(
-                f"scores has {s.shape[0]} rows but labels has {y.shape[0]}; they must describe the same objects"
+                "MLPR requires y to be passed, but the target y is None: MLPR learns from 0/1 "
+                "labels, one column per class"
             )
-        theta = estimate_theta(y, hierarchy, pseudo_count=self.pseudo_count)
+        if not is_frame(X):  # standard checks of arrays (sparse, complex, empty, 1-D) first
+            X = validate_data(self, X, reset=True, dtype=np.float64)
+        hierarchy = self._fit_hierarchy(X, y)
+        s = self._scores(X, hierarchy, reset=True)
+        y = self._label_array(y)
+        if self.hierarchy is None and not is_frame(y) and y.shape[1] != s.shape[1]:
+            raise InputError(
+                f"y has {y.shape[1]} columns but X has {s.shape[1]}: MLPR takes one first-stage "
+                "score column of X per class (label column of y)"
+            )
+        labels = label_matrix(y, hierarchy, "y", close=self.close_labels)
+        if s.shape[0] != labels.shape[0]:
+            raise InputError(
+                f"X has {s.shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects"
+            )
+        network = LabelNetwork.from_labels(labels, hierarchy, pseudo_count=self.pseudo_count)
         model = fit_score_model(
             s,
-            y,
+            labels,
             hierarchy,
             kind=self.score_model,
             bandwidth=self.bandwidth,
@@ -169,64 +230,112 @@ class MLPR(BaseEstimator):
             eps=self.eps,
             allow_empty=self.allow_empty,
         )
-        self.__dict__.pop("_network", None)
         self.hierarchy_ = hierarchy
-        self.classes_ = hierarchy.classes
-        self.theta_ = theta
+        self.network_ = network
+        self.classes_ = np.asarray(hierarchy.classes, dtype=object)
+        self.theta_ = network.theta
         self.prevalence_ = model.prevalence
         self.score_model_ = model
         return self
 
-    # ------------------------------------------------------------------ prediction
-    def _scores(self, scores):
-        check_is_fitted(self, ["theta_", "score_model_"])
-        return class_matrix(scores, self.hierarchy_, "scores")
+    @staticmethod
+    def _label_array(y):
+        """y as it is when a DataFrame (aligned later by name), else a checked 2-D 0/1 array."""
+        if is_frame(y):
+            return y
+        from sklearn.utils.multiclass import type_of_target
 
-    def likelihoods(self, scores):
+        y_arr = np.asarray(y)
+        kind = type_of_target(y_arr, input_name="y") if y_arr.size else "empty"
+        if y_arr.ndim != 2 or kind not in ("multilabel-indicator", "multiclass-multioutput", "binary"):
+            raise LabelError(
+                "y must be a 0/1 label matrix of shape (n_objects, n_classes) (MLPR is multilabel), "
+                f"got a {kind!r} target of shape {y_arr.shape}"
+            )
+        return binary_matrix(y_arr, "y")
+
+    def _scores(self, X, hierarchy, *, reset):
+        """(M, K) float scores in class order; DataFrames aligned by class name."""
+        if is_frame(X):
+            s = class_matrix(X, hierarchy, "X")
+            if reset:
+                self.n_features_in_ = s.shape[1]
+                self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
+            return s
+        s = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
+        if s.shape[1] != hierarchy.n_classes:
+            raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
+        if reset and hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return s
+
+    # ------------------------------------------------------------------ prediction
+    def _check_X(self, X):
+        check_is_fitted(self, ["network_", "score_model_"])
+        return self._scores(X, self.hierarchy_, reset=False)
+
+    def _wrap(self, values, X):
+        """A DataFrame (class columns, X's index) when X was a DataFrame, else the array."""
+        if not is_frame(X):
+            return values
+        import pandas as pd
+
+        return pd.DataFrame(values, index=X.index, columns=list(self.hierarchy_.classes))
+
+    def likelihoods(self, X):
         """Evidence pairs ``[L_k(0), L_k(1)]``, shape (M, K, 2), from the fitted score models."""
-        s = self._scores(scores)  # checks fitted state first
+        s = self._check_X(X)  # checks the fitted state first
         return self.score_model_.likelihoods(s)
 
-    def lpr(self, scores):
+    def lpr(self, X):
         """Per-class local precision rates ``P(Y_k = 1 | s_k)``, shape (M, K) (no hierarchy)."""
-        s = self._scores(scores)  # checks fitted state first
-        return self.score_model_.lpr(s)
+        s = self._check_X(X)
+        return self._wrap(self.score_model_.lpr(s), X)
 
-    def predict_proba(self, scores):
-        """mLPRs of new objects.
+    def predict_proba(self, X):
+        """mLPRs of new objects: ``P(Y_k = 1 | evidence)``.
 
         Parameters
         ----------
-        scores : array-like or DataFrame of shape (M, K)
+        X : array-like or DataFrame of shape (M, K)
+            First-stage scores.
 
         Returns
         -------
-        ndarray of shape (M, K)
-            ``P(Y_k = 1 | evidence)``, columns in ``classes_`` order.
+        ndarray or DataFrame of shape (M, K)
+            Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
+            ``X`` is one.
         """
-        s = self._scores(scores)
+        return self._wrap(self._mlpr(self._check_X(X)), X)
+
+    def _mlpr(self, s):
         if self.version == "indpt":
             return self.score_model_.lpr(s)
         from .inference import mlpr_from_likelihoods
 
         return mlpr_from_likelihoods(
-            self.hierarchy_,
-            self.theta_,
+            self.network_,
             self.score_model_.likelihoods(s),
             version=self.version,
             engine=self.engine,
             **(self.inference_options or {}),
         )
 
-    @property
-    def network_(self):
-        """pgmpy.models.DiscreteBayesianNetwork: the label network of the fitted model."""
-        if "_network" not in self.__dict__:
-            try:
-                check_is_fitted(self, ["theta_", "hierarchy_"])
-            except NotFittedError as exc:  # an AttributeError too: hasattr() sees False
-                raise NotFittedError(str(exc)) from None
-            from .network import to_pgmpy
+    def predict(self, X):
+        """Hierarchy-consistent 0/1 decisions: HierRank block mean >= ``threshold``.
 
-            self._network = to_pgmpy(self.hierarchy_, self.theta_)
-        return self._network
+        Each object is ranked on its own (:func:`hmcpgm.hier_rank` of its mLPRs);
+        a class is positive when the mean mLPR of its block is at least
+        ``threshold``. A class is never positive without its parents.
+
+        Returns
+        -------
+        ndarray or DataFrame of int8, shape (M, K)
+        """
+        from .ranking import hier_rank
+
+        p = self._mlpr(self._check_X(X))
+        if p.shape[0] == 0:
+            return self._wrap(np.zeros(p.shape, dtype=np.int8), X)
+        means = hier_rank(p, self.hierarchy_).block_means
+        return self._wrap((means >= self.threshold).astype(np.int8), X)

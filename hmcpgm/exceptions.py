@@ -2,7 +2,8 @@
 
 Every error is a subclass of a builtin (``ValueError`` mostly), so code that
 already catches ``ValueError`` keeps working; catch :class:`HmcpgmError` to catch
-only ours.
+only ours. Every warning is a subclass of :class:`HmcpgmWarning`, so one filter
+silences or escalates all of them, and each has a category of its own to act on.
 """
 
 __all__ = [
@@ -11,7 +12,11 @@ __all__ = [
     "LabelError",
     "InputError",
     "InferenceError",
+    "TooLargeError",
+    "HmcpgmWarning",
     "ConvergenceWarning",
+    "ApproximationWarning",
+    "CutoffWarning",
 ]
 
 
@@ -28,12 +33,32 @@ class LabelError(HmcpgmError, ValueError):
 
 
 class InputError(HmcpgmError, ValueError):
-    """An array argument has the wrong shape, type or values (NaN, infinite, negative)."""
+    """An argument has the wrong type, shape or value (NaN, infinite, negative, unknown option)."""
 
 
 class InferenceError(HmcpgmError, ValueError):
-    """An inference engine cannot answer: a clique too wide, an unknown engine or version."""
+    """An inference engine cannot answer: the evidence is impossible, or the engine does not
+    apply to the hierarchy (a forest-only engine on a DAG)."""
 
 
-class ConvergenceWarning(UserWarning):
+class TooLargeError(HmcpgmError, ValueError):
+    """The computation asked for is too large to run: its size is named in the message
+    (a junction tree clique, an enumeration, a ranking lattice) with what to do instead."""
+
+
+class HmcpgmWarning(UserWarning):
+    """Base class of every warning hmcpgm emits."""
+
+
+class ConvergenceWarning(HmcpgmWarning):
     """An iterative engine (loopy belief propagation) stopped before it converged."""
+
+
+class ApproximationWarning(HmcpgmWarning):
+    """The answer is approximate: exact inference was out of reach and an approximate
+    engine (loopy belief propagation) answered instead."""
+
+
+class CutoffWarning(HmcpgmWarning):
+    """A cutoff could not meet its target (no prefix of the ranking meets the FDR), so it
+    labels no event positive."""

@@ -12,7 +12,9 @@ from functools import cached_property
 import networkx as nx
 import numpy as np
 
-from .exceptions import HierarchyError, LabelError
+from ._arrays import binary_matrix
+from ._util import preview, repeated
+from .exceptions import HierarchyError, InputError, LabelError
 
 __all__ = ["Hierarchy"]
 
@@ -48,7 +50,8 @@ class Hierarchy:
     def __init__(self, graph, classes=None):
         if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
             raise HierarchyError(
-                f"graph must be a networkx.DiGraph, got {type(graph).__name__}"
+                f"graph must be a networkx.DiGraph, got {type(graph).__name__} "
+                "(Hierarchy.from_networkx reads a MultiDiGraph)"
             )
         if classes is None:
             classes = list(graph.nodes)
@@ -61,15 +64,15 @@ class Hierarchy:
             if missing or extra:
                 raise HierarchyError(
                     "classes must name every node of the graph exactly once; "
-                    f"nodes missing from classes: {_preview(missing)}, "
-                    f"classes not in the graph: {_preview(extra)}"
+                    f"nodes missing from classes: {preview(missing)}, "
+                    f"classes not in the graph: {preview(extra)}"
                 )
         if len(classes) == 0:
             raise HierarchyError("a hierarchy needs at least one class, got none")
         loops = list(nx.selfloop_edges(graph))
         if loops:
             raise HierarchyError(
-                f"the hierarchy has self loops (a class that is its own parent): {_preview([u for u, _ in loops])}"
+                f"the hierarchy has self loops (a class that is its own parent): {preview([u for u, _ in loops])}"
             )
         if not nx.is_directed_acyclic_graph(graph):
             cycle = nx.find_cycle(graph)
@@ -125,7 +128,7 @@ class Hierarchy:
             unknown = [c for c in order if c not in known]
             if unknown:
                 raise HierarchyError(
-                    f"edges name classes that are not in classes: {_preview(unknown)}"
+                    f"edges name classes that are not in classes: {preview(unknown)}"
                 )
             graph.add_nodes_from(classes)
         return cls(graph, classes)
@@ -170,9 +173,85 @@ class Hierarchy:
         return cls(graph, list(range(n)))
 
     @classmethod
-    def from_networkx(cls, graph, classes=None):
-        """Build from a networkx ``DiGraph`` with edges from parent to child."""
-        return cls(graph, classes)
+    def from_networkx(cls, graph, classes=None, *, direction="parent_to_child", relations=None):
+        """Build from a networkx ``DiGraph`` or ``MultiDiGraph``.
+
+        Parameters
+        ----------
+        graph : networkx.DiGraph or networkx.MultiDiGraph
+            Not changed. Parallel edges of a multigraph (e.g. ``is_a`` and ``part_of``
+            between the same two terms) become one edge.
+        classes : sequence, optional
+            Column order; default the order of ``graph.nodes``.
+        direction : {"parent_to_child", "child_to_parent"}
+            Which way the edges of ``graph`` point. Ontology graphs read from OBO
+            files (obonet) point from child to parent.
+        relations : collection of str, optional
+            Keep only the edges whose key (multigraphs; obonet stores the relation
+            type there) or ``"relation"`` attribute (simple graphs) is one of these.
+            Default: every edge.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> g = nx.MultiDiGraph([("b", "a", "is_a"), ("c", "b", "part_of"), ("c", "a", "regulates")])
+        >>> h = Hierarchy.from_networkx(g, direction="child_to_parent", relations=("is_a", "part_of"))
+        >>> h.parents("c"), h.parents("b")
+        (('b',), ('a',))
+        """
+        if not isinstance(graph, nx.DiGraph):
+            raise HierarchyError(
+                f"graph must be a networkx.DiGraph or MultiDiGraph, got {type(graph).__name__}"
+            )
+        if direction not in ("parent_to_child", "child_to_parent"):
+            raise InputError(
+                f"direction must be 'parent_to_child' or 'child_to_parent', got {direction!r}"
+            )
+        if graph.is_multigraph():
+            edges = ((u, v, k if relations is None or k in relations else None)
+                     for u, v, k in graph.edges(keys=True))
+        else:
+            edges = ((u, v, d.get("relation")) for u, v, d in graph.edges(data=True))
+        simple = nx.DiGraph()
+        simple.add_nodes_from(graph.nodes)
+        for u, v, kind in edges:
+            if relations is not None and kind not in relations:
+                continue
+            simple.add_edge(*((u, v) if direction == "parent_to_child" else (v, u)))
+        return cls(simple, classes)
+
+    @classmethod
+    def from_obo(cls, path, relations=("is_a", "part_of"), *, namespace=None):
+        """Read an ontology (e.g. the Gene Ontology) from an OBO file with obonet.
+
+        Parameters
+        ----------
+        path : str or Path
+            An ``.obo`` file (obonet also reads URLs and compressed files).
+        relations : collection of str, default ("is_a", "part_of")
+            The relations that make a term a child of another.
+        namespace : str, optional
+            Keep only the terms of one namespace (e.g. ``"biological_process"``);
+            edges to terms outside it are dropped.
+
+        Returns
+        -------
+        Hierarchy
+            Obsolete terms are left out; edges point from parent to child.
+        """
+        try:
+            import obonet
+        except ImportError:
+            raise ImportError(
+                "Hierarchy.from_obo needs obonet: pip install 'hmcpgm[obo]'"
+            ) from None
+        graph = obonet.read_obo(path)
+        if namespace is not None:
+            keep = [n for n, d in graph.nodes(data=True) if d.get("namespace") == namespace]
+            if not keep:
+                raise InputError(f"namespace {namespace!r} has no term in {path}")
+            graph = graph.subgraph(keep)
+        return cls.from_networkx(graph, direction="child_to_parent", relations=tuple(relations))
 
     # ------------------------------------------------------------------ names
     @property
@@ -204,6 +283,12 @@ class Hierarchy:
     def __hash__(self):
         return hash((self._classes, frozenset(self._graph.edges)))
 
+    def __copy__(self):
+        return self  # immutable: a copy is the object itself
+
+    def __deepcopy__(self, memo):
+        return self
+
     def __repr__(self):
         return (
             f"Hierarchy({self.kind}, {self.n_classes} classes, "
@@ -217,7 +302,7 @@ class Hierarchy:
         except (KeyError, TypeError):
             raise HierarchyError(
                 f"unknown class {name!r}; the hierarchy has {self.n_classes} classes, "
-                f"e.g. {_preview(self._classes)}"
+                f"e.g. {preview(self._classes)}"
             ) from None
 
     def indices(self, names):
@@ -317,6 +402,43 @@ class Hierarchy:
         return depth
 
     @cached_property
+    def parent_csr(self):
+        """(ptr, idx) int64 arrays: the parents of class ``k`` are ``idx[ptr[k]:ptr[k + 1]]``.
+
+        The compressed layout the compiled kernels (HierRank, loopy BP) read.
+        """
+        counts = np.array([len(p) for p in self.parent_indices], dtype=np.int64)
+        ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        idx = np.concatenate([np.asarray(p, dtype=np.int64) for p in self.parent_indices])
+        ptr.flags.writeable = False
+        idx.flags.writeable = False
+        return ptr, idx
+
+    def spanning_forest(self, keep="deepest"):
+        """One parent per class: an int64 array, -1 for roots.
+
+        On a forest this is the parent of each class. On a DAG each class keeps its
+        ``"deepest"`` parent (largest depth, ties to the larger column index) or its
+        ``"shallowest"`` (smallest depth, ties to the smaller column index).
+
+        Examples
+        --------
+        >>> h = Hierarchy.from_parents([None, 0, [0, 1]])
+        >>> h.spanning_forest().tolist(), h.spanning_forest("shallowest").tolist()
+        ([-1, 0, 1], [-1, 0, 0])
+        """
+        if keep not in ("deepest", "shallowest"):
+            raise InputError(f"keep must be 'deepest' or 'shallowest', got {keep!r}")
+        depth = self.depth
+        pick = max if keep == "deepest" else min
+        out = np.array(
+            [pick(p, key=lambda q: (depth[q], q)) if len(p) else -1 for p in self.parent_indices],
+            dtype=np.int64,
+        )
+        out.flags.writeable = False
+        return out
+
+    @cached_property
     def ancestor_matrix(self):
         """bool array (K, K): ``A[k, a]`` is True when ``a`` is a proper ancestor of ``k``."""
         n = self.n_classes
@@ -414,38 +536,14 @@ def _frozen(values):
     return arr
 
 
-def _preview(items, limit=5):
-    items = list(items)
-    shown = ", ".join(repr(i) for i in items[:limit])
-    more = f", ... ({len(items)} in all)" if len(items) > limit else ""
-    return f"[{shown}{more}]"
-
-
-def _repeated(items):
-    """The items that occur more than once, each repeat listed, in order of appearance."""
-    seen, dup = set(), []
-    for item in items:
-        if item in seen:
-            dup.append(item)
-        seen.add(item)
-    return dup
-
-
 def _check_unique(names, what):
-    dup = _repeated(names)
+    dup = repeated(names)
     if dup:
-        raise HierarchyError(f"{what} has duplicate class names: {_preview(dup)}")
+        raise HierarchyError(f"{what} has duplicate class names: {preview(dup)}")
 
 
 def _as_binary(labels, n_classes, name):
-    y = np.asarray(labels)
-    if y.ndim != 2 or y.shape[1] != n_classes:
-        raise LabelError(
-            f"{name} must have shape (n_objects, {n_classes}), got shape {y.shape}"
-        )
-    if y.dtype != bool:
-        bad = (y != 0) & (y != 1)
-        if bad.any():
-            r, c = np.argwhere(bad)[0]
-            raise LabelError(f"{name} must hold only 0 and 1; row {r}, column {c} holds {y[r, c]!r}")
+    y = labels if isinstance(labels, np.ndarray) and labels.dtype == bool else binary_matrix(labels, name)
+    if y.shape[1] != n_classes:
+        raise LabelError(f"{name} must have shape (n_objects, {n_classes}), got shape {y.shape}")
     return y

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from .exceptions import HierarchyError, InputError
-from .hierarchy import Hierarchy, _repeated
+from ._util import repeated
+from .hierarchy import Hierarchy
 
 __all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix"]
 
@@ -121,7 +122,7 @@ def read_matrix(path, hierarchy, name, *, id_column=None):
         raise InputError(f"{name} file {path}: cannot read it as CSV ({exc})") from None
     header = pd.read_csv(path, sep=None, engine="python", header=None, nrows=1, dtype=str).iloc[0].tolist()
     if len(set(header)) != len(header):  # pandas would rename the second 'A' to 'A.1'
-        dup = list(dict.fromkeys(_repeated(header)))
+        dup = list(dict.fromkeys(repeated(header)))
         raise InputError(f"{name} file {path}: the header names a column twice: {dup}")
     if id_column is not None:
         if id_column not in frame.columns:

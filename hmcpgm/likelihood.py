@@ -2,8 +2,7 @@
 
 The Bayesian network sees a first-stage score ``S_k`` only through the
 likelihood pair ``L_k(y)`` proportional to ``p(S_k | Y_k = y)``. This module
-estimates ``theta`` (the label CPDs) from training labels and fits one of three
-score models per class from training scores and labels:
+fits one score model per class from training scores and labels:
 
 ``"lpr"`` (the paper's default, posterior route)
     ``L_k(y) = P(Y_k = y | s) / P(Y_k = y)`` with ``P(Y_k = 1 | s)`` the local
@@ -52,93 +51,20 @@ import numpy as np
 
 from ._validation import check_hierarchy, class_matrix, label_matrix
 from .exceptions import InputError, LabelError
-from .hierarchy import Hierarchy, _preview
+from .options import SCORE_MODELS, check_choice
+from ._util import preview
+from .hierarchy import Hierarchy
 
 __all__ = [
-    "SCORE_MODELS",
     "ScoreModel",
-    "estimate_theta",
     "fit_score_model",
     "score_model_from_dict",
 ]
-
-SCORE_MODELS = ("lpr", "gaussian", "kde", "precision")
 _BANDWIDTH_RULES = ("silverman", "scott", "normal_reference")
 _RELIABLE = 1e-10  # grid range: where the density of all scores is >= this times its maximum
 _MIN_RATIO = 1e-12  # density models: smaller likelihood of a pair >= this times the larger
 _CUT = 6.0  # statsmodels KDE support: extreme training scores +- _CUT bandwidths
 _KDE_GRID = 4096  # statsmodels' own FFT grid (power of two)
-
-
-# ---------------------------------------------------------------------- theta
-def estimate_theta(labels, hierarchy, *, pseudo_count=0.5, close_labels=False):
-    """Estimate the label CPDs ``theta_k = P(Y_k = 1 | all parents of k are 1)``.
-
-    ``theta_k = (n1_k + c) / (n_k + 2 c)`` where ``n_k`` counts the objects
-    whose parents are all positive (for a root: all objects), ``n1_k`` the
-    positives among them and ``c = pseudo_count``. The default ``c = 0.5``
-    (Jeffreys' prior) keeps every ``theta_k`` strictly inside ``(0, 1)`` even
-    for a class with no positives; ``c = 0`` reproduces the paper's plain
-    fraction. A class whose parents are never all positive (``n_k = 0``) gets
-    ``theta_k = 1/2`` (no information) when ``c > 0`` and is an error when
-    ``c = 0``.
-
-    Parameters
-    ----------
-    labels : array-like or DataFrame of shape (M, K)
-        0/1 training labels, columns in ``hierarchy.classes`` order (or a
-        DataFrame with columns named by class).
-    hierarchy : Hierarchy
-    pseudo_count : float, default 0.5
-        Non-negative additive pseudo-count.
-    close_labels : bool, default False
-        Close labels upward instead of raising when a positive class has a
-        negative parent.
-
-    Returns
-    -------
-    theta : ndarray of shape (K,)
-
-    Examples
-    --------
-    >>> from hmcpgm import Hierarchy
-    >>> h = Hierarchy.from_parents([None, 0])
-    >>> y = [[1, 1], [1, 0], [1, 0], [0, 0]]
-    >>> estimate_theta(y, h, pseudo_count=0)
-    array([0.75      , 0.33333333])
-    >>> estimate_theta(y, h, pseudo_count=1)
-    array([0.66666667, 0.4       ])
-    """
-    hierarchy = check_hierarchy(hierarchy)
-    c = _check_pseudo_count(pseudo_count)
-    y = label_matrix(labels, hierarchy, close=close_labels).astype(bool)
-    n_pos = y.sum(axis=0).astype(float)
-    n_eligible = np.empty(hierarchy.n_classes)
-    for k, parents in enumerate(hierarchy.parent_indices):
-        if len(parents) == 0:
-            n_eligible[k] = len(y)
-        elif len(parents) == 1:
-            n_eligible[k] = np.count_nonzero(y[:, parents[0]])
-        else:
-            n_eligible[k] = np.count_nonzero(y[:, parents].all(axis=1))
-    if c == 0 and np.any(n_eligible == 0):
-        empty = np.flatnonzero(n_eligible == 0)
-        raise LabelError(
-            f"labels never have all parents positive for {len(empty)} classes "
-            f"({_preview(hierarchy.classes[i] for i in empty)}), so theta is 0/0 with "
-            "pseudo_count=0; pass pseudo_count > 0 (theta becomes 1/2 there)"
-        )
-    return (n_pos + c) / (n_eligible + 2 * c)
-
-
-def _check_pseudo_count(pseudo_count):
-    try:
-        c = float(pseudo_count)
-    except (TypeError, ValueError):
-        c = np.nan
-    if isinstance(pseudo_count, bool) or not np.isfinite(c) or c < 0:
-        raise InputError(f"pseudo_count must be a finite number >= 0, got {pseudo_count!r}")
-    return c
 
 
 # ---------------------------------------------------------------------- models
@@ -301,9 +227,7 @@ def score_model_from_dict(data, hierarchy=None):
     >>> bool(np.allclose(again.likelihoods(s), model.likelihoods(s)))
     True
     """
-    kind = data.get("kind")
-    if kind not in SCORE_MODELS:
-        raise InputError(f"data['kind'] must be one of {SCORE_MODELS}, got {kind!r}")
+    kind = check_choice(data.get("kind"), "data['kind']", SCORE_MODELS)
     missing = [k for k in ("classes", "prevalence", "informative", *_PARAM_NAMES[kind]) if k not in data]
     if missing:
         raise InputError(f"data for a {kind!r} score model lacks the keys {missing}")
@@ -376,8 +300,7 @@ def fit_score_model(
     True
     """
     hierarchy = check_hierarchy(hierarchy)
-    if kind not in SCORE_MODELS:
-        raise InputError(f"kind must be one of {SCORE_MODELS}, got {kind!r}")
+    check_choice(kind, "kind", SCORE_MODELS)
     if isinstance(bandwidth, str):
         if bandwidth not in _BANDWIDTH_RULES:
             raise InputError(
@@ -424,17 +347,17 @@ def _empty_message(hierarchy, y, n_pos, m):
             k for k in no_pos
             if len(hierarchy.parent_indices[k]) and not y[:, hierarchy.parent_indices[k]].all(axis=1).any()
         ]
-        text = f"no positive example for {len(no_pos)} classes ({_preview(hierarchy.classes[i] for i in no_pos)})"
+        text = f"no positive example for {len(no_pos)} classes ({preview(hierarchy.classes[i] for i in no_pos)})"
         if never:
             text += (
                 f", of which {len(never)} never have all parents positive "
-                f"({_preview(hierarchy.classes[i] for i in never)})"
+                f"({preview(hierarchy.classes[i] for i in never)})"
             )
         parts.append(text)
     no_neg = np.flatnonzero(n_pos == m)
     if len(no_neg):
         parts.append(
-            f"no negative example for {len(no_neg)} classes ({_preview(hierarchy.classes[i] for i in no_neg)})"
+            f"no negative example for {len(no_neg)} classes ({preview(hierarchy.classes[i] for i in no_neg)})"
         )
     return (
         "labels give " + "; ".join(parts) + ", so their score models cannot be fitted; "

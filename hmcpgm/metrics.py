@@ -1,14 +1,14 @@
-"""Evaluation of rankings and decisions (SPEC section 8).
+"""Evaluation of rankings and decisions.
 
 Two kinds of input:
 
-- a *ranking* ``order``: a 1-D permutation of the ``n = M * K`` flat event
-  indices ``m * K + k`` (best first), as returned by
-  :func:`hmcpgm.naive_sort` and :func:`hmcpgm.hier_rank`, evaluated against an
-  ``(M, K)`` 0/1 label matrix (columns in ``hierarchy.classes`` order, so that
-  ``labels.ravel()[order]`` lists the labels in ranked order);
-- a *decision matrix*: an ``(M, K)`` 0/1 matrix, e.g. from
-  :func:`hmcpgm.decide`.
+- a *ranking*: a :class:`~hmcpgm.ranking.Ranking` from :func:`hmcpgm.hier_rank` or
+  :func:`hmcpgm.naive_sort` (or a plain permutation of the ``n = M * K`` flat event
+  indices ``m * K + k``, best first), evaluated against an ``(M, K)`` 0/1 label
+  matrix; a labels DataFrame is aligned to the ranking's classes by name;
+- a *decision matrix*: an ``(M, K)`` 0/1 matrix, e.g. from ``ranking.top(r)`` or
+  ``cutoff.apply(ranking)``; decisions and labels given as DataFrames are aligned
+  by class name.
 
 Conventions used throughout (they matter for small samples):
 
@@ -24,9 +24,10 @@ Conventions used throughout (they matter for small samples):
 
 import numpy as np
 
-from ._validation import event_order, finite_array
+from ._arrays import binary_matrix, finite_array
+from ._validation import aligned_matrices, check_hierarchy
 from .exceptions import InputError, LabelError
-from .hierarchy import Hierarchy
+from .ranking._ranking import matrix_for
 
 __all__ = [
     "area_under_hit_curve",
@@ -41,43 +42,15 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------- argument checks
-def _binary_matrix(labels, name="labels"):
-    """An (M, K) int8 0/1 matrix; errors name ``name``."""
-    try:
-        arr = np.asarray(labels, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric (n_objects, n_classes) 0/1 array: {exc}") from None
-    if arr.ndim != 2:
-        raise InputError(
-            f"{name} must be a 2-D (n_objects, n_classes) 0/1 array, got {arr.ndim}-D shape {arr.shape}"
-        )
-    bad = (arr != 0) & (arr != 1)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise LabelError(f"{name} must hold only 0 and 1; row {r}, column {c} holds {arr[r, c]}")
-    return arr.astype(np.int8)
-
-
-def _value_matrix(values, name="values"):
-    """A finite float array of at least one dimension, errors name ``name``."""
-    return finite_array(values, name)
-
-
-def _check_order(order, n_events, name="order"):
-    """A 1-D intp permutation of ``range(n_events)``; errors name ``name``."""
-    return event_order(order, n_events, name)
-
-
-def _ranked_labels(order, labels):
+def _ranked_labels(ranking, labels):
     """Labels of the events in ranked order (1-D int8) after checking both arguments."""
-    y = _binary_matrix(labels, "labels")
-    order = _check_order(order, y.size)
-    return y.reshape(-1)[order]
+    ranking, y = matrix_for(ranking, labels, "labels", flat=False)
+    return binary_matrix(y, "labels").reshape(-1)[ranking.order]
 
 
 def _rank_at(kappa, n_events, name="kappa"):
     """``floor(kappa * n + 0.5)`` for each kappa in (0, 1], at least 1; int array of kappa's shape."""
-    k = _value_matrix(np.atleast_1d(kappa), name)
+    k = finite_array(np.atleast_1d(kappa), name)
     if np.any((k <= 0) | (k > 1)):
         bad = k[(k <= 0) | (k > 1)][0]
         raise InputError(f"{name} must lie in (0, 1] (a fraction of the events), got {bad}")
@@ -95,14 +68,15 @@ def _ratio(num, den):
 
 
 # ---------------------------------------------------------------------- rankings
-def hit_curve(order, labels):
+def hit_curve(ranking, labels):
     """Cumulative number of true positives among the top ``r`` events, r = 1..n.
 
     Parameters
     ----------
-    order : array of int, shape (n,)
-        A ranking: a permutation of the flat event indices ``m * K + k``, best first.
-    labels : array of 0/1, shape (M, K)
+    ranking : Ranking or array of int, shape (n,)
+        A ranking of the events, best first (a plain order: a permutation of the
+        flat event indices ``m * K + k``).
+    labels : array or DataFrame of 0/1, shape (M, K)
         True labels, ``n = M * K``.
 
     Returns
@@ -116,22 +90,22 @@ def hit_curve(order, labels):
     >>> hit_curve([0, 1, 2, 3], labels)
     array([1, 1, 2, 3])
     """
-    return np.cumsum(_ranked_labels(order, labels), dtype=np.int64)
+    return np.cumsum(_ranked_labels(ranking, labels), dtype=np.int64)
 
 
-def area_under_hit_curve(order, labels, normalize=True):
+def area_under_hit_curve(ranking, labels, normalize=True):
     """Area under the hit curve: ``sum_r hits(r)``, optionally scaled to [0, 1].
 
     The raw area equals CATCH of the labels, ``sum_r (n - r + 1) * Y[event at r]``
-    (SPEC section 6). With ``normalize=True`` it is divided by the area of the
+    (see ``docs/concepts.md``). With ``normalize=True`` it is divided by the area of the
     ideal ranking, the one that puts all ``P`` positives first,
     ``P * n - P * (P - 1) / 2``, so a perfect ranking scores exactly 1.
 
     Parameters
     ----------
-    order : array of int, shape (n,)
-        A ranking of the flat event indices, best first.
-    labels : array of 0/1, shape (M, K)
+    ranking : Ranking or array of int, shape (n,)
+        A ranking of the events, best first.
+    labels : array or DataFrame of 0/1, shape (M, K)
         True labels.
     normalize : bool, default True
         Divide by the ideal area (``nan`` when there is no positive).
@@ -148,7 +122,7 @@ def area_under_hit_curve(order, labels, normalize=True):
     >>> area_under_hit_curve([1, 0, 2, 3], labels, normalize=False)   # hits 0, 1, 1, 2
     4.0
     """
-    y = _ranked_labels(order, labels)
+    y = _ranked_labels(ranking, labels)
     n = y.size
     ranks = np.flatnonzero(y) + 1  # 1-based ranks of the positives
     area = float(np.sum(n - ranks + 1))
@@ -158,7 +132,7 @@ def area_under_hit_curve(order, labels, normalize=True):
     return _ratio(area, p * n - p * (p - 1) / 2)
 
 
-def precision_recall_at(order, labels, kappa):
+def precision_recall_at(ranking, labels, kappa):
     """Precision and recall of the top ``kappa * 100%`` of the events (Criterion I).
 
     The top ``kappa`` fraction of ``n`` events is the first
@@ -166,9 +140,9 @@ def precision_recall_at(order, labels, kappa):
 
     Parameters
     ----------
-    order : array of int, shape (n,)
-        A ranking of the flat event indices, best first.
-    labels : array of 0/1, shape (M, K)
+    ranking : Ranking or array of int, shape (n,)
+        A ranking of the events, best first.
+    labels : array or DataFrame of 0/1, shape (M, K)
         True labels.
     kappa : float or array of float in (0, 1]
         Fraction(s) of the events labelled positive.
@@ -185,21 +159,21 @@ def precision_recall_at(order, labels, kappa):
     >>> precision_recall_at(order, labels, [0.2, 0.5])   # top 2: Y = 1, 0; top 5: 1, 0, 1, 1, 0
     (array([0.5, 0.6]), array([0.33333333, 1.        ]))
     """
-    y = _ranked_labels(order, labels)
+    y = _ranked_labels(ranking, labels)
     r = _rank_at(kappa, y.size)
     hits = np.concatenate([[0], np.cumsum(y, dtype=np.int64)])
     tp = hits[r]
     return _ratio(tp, r), _ratio(tp, hits[-1])
 
 
-def pr_curve(order, labels):
+def pr_curve(ranking, labels):
     """Precision and recall of the top ``r`` events for every r = 1..n.
 
     Parameters
     ----------
-    order : array of int, shape (n,)
-        A ranking of the flat event indices, best first.
-    labels : array of 0/1, shape (M, K)
+    ranking : Ranking or array of int, shape (n,)
+        A ranking of the events, best first.
+    labels : array or DataFrame of 0/1, shape (M, K)
         True labels.
 
     Returns
@@ -216,7 +190,7 @@ def pr_curve(order, labels):
     >>> recall
     array([0. , 0.5, 0.5, 1. ])
     """
-    y = _ranked_labels(order, labels)
+    y = _ranked_labels(ranking, labels)
     hits = np.cumsum(y, dtype=np.int64)
     r = np.arange(1, y.size + 1)
     return _ratio(hits, r), _ratio(hits, np.full(y.size, hits[-1] if y.size else 0))
@@ -233,10 +207,12 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
 
     Parameters
     ----------
-    values : array of float, shape (M, K)
+    values : array or DataFrame of float, shape (M, K)
         Scores or mLPRs; higher means more likely positive. Finite.
-    labels : array of 0/1, shape (M, K)
-        True labels.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        True labels. DataFrames are aligned by class name: to the hierarchy's
+        classes when it is given, else to each other (an array beside a
+        DataFrame is then refused).
     hierarchy : Hierarchy, optional
         Needed to drop the root classes and to name ``classes`` by class name.
     classes : sequence, optional
@@ -257,6 +233,7 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
 
     Examples
     --------
+    >>> from hmcpgm import Hierarchy
     >>> h = Hierarchy.from_edges([("root", "a"), ("root", "b")])
     >>> values = np.array([[0.9, 0.8, 0.1], [0.7, 0.3, 0.6]])
     >>> labels = np.array([[1, 1, 0], [1, 0, 1]])
@@ -265,16 +242,16 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
     >>> average_precision(values, labels, exclude_roots=False)
     1.0
     """
-    s = _value_matrix(values, "values")
-    y = _binary_matrix(labels, "labels")
-    if s.ndim != 2 or s.shape != y.shape:
+    if hierarchy is not None:
+        check_hierarchy(hierarchy)
+    s, y = aligned_matrices([(values, "values"), (labels, "labels")], hierarchy)
+    s = finite_array(s, "values")
+    y = binary_matrix(y, "labels")
+    if s.shape != y.shape:
         raise InputError(f"values has shape {s.shape} but labels has shape {y.shape}; they must match")
     k = y.shape[1]
-    if hierarchy is not None:
-        if not isinstance(hierarchy, Hierarchy):
-            raise TypeError(f"hierarchy must be an hmcpgm.Hierarchy or None, got {type(hierarchy).__name__}")
-        if hierarchy.n_classes != k:
-            raise InputError(f"labels has {k} columns but the hierarchy has {hierarchy.n_classes} classes")
+    if hierarchy is not None and hierarchy.n_classes != k:
+        raise InputError(f"labels has {k} columns but the hierarchy has {hierarchy.n_classes} classes")
     cols = _columns(classes, k, hierarchy)
     if exclude_roots:
         if hierarchy is None:
@@ -320,8 +297,9 @@ def _binary_ap(y, s):
 
 # ---------------------------------------------------------------------- decisions
 def _counts(decisions, labels):
-    d = _binary_matrix(decisions, "decisions").astype(bool)
-    y = _binary_matrix(labels, "labels").astype(bool)
+    d, y = aligned_matrices([(decisions, "decisions"), (labels, "labels")])
+    d = binary_matrix(d, "decisions").astype(bool)
+    y = binary_matrix(y, "labels").astype(bool)
     if d.shape != y.shape:
         raise InputError(f"decisions has shape {d.shape} but labels has shape {y.shape}; they must match")
     tp = int(np.count_nonzero(d & y))

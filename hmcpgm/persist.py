@@ -44,7 +44,7 @@ def save_model(model, path):
     >>> h = Hierarchy.from_parents([None, 0])
     >>> rng = np.random.default_rng(0)
     >>> y = np.sort(rng.integers(0, 2, (400, 2)), axis=1)[:, ::-1]
-    >>> model = MLPR().fit(rng.normal(y), y, h)
+    >>> model = MLPR(hierarchy=h).fit(rng.normal(y), y)
     >>> with tempfile.TemporaryDirectory() as d:
     ...     _ = save_model(model, os.path.join(d, "m.npz"))
     ...     again = load_model(os.path.join(d, "m.npz"))
@@ -54,7 +54,7 @@ def save_model(model, path):
     """
     from sklearn.utils.validation import check_is_fitted
 
-    check_is_fitted(model, ["theta_", "score_model_", "hierarchy_"])
+    check_is_fitted(model, ["network_", "score_model_", "hierarchy_"])
     hierarchy = model.hierarchy_
     for name in hierarchy.classes:
         if not isinstance(name, (str, int, np.integer)) or isinstance(name, bool):
@@ -67,7 +67,8 @@ def save_model(model, path):
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "hmcpgm_version": _version(),
-        "params": {k: _plain(v) for k, v in model.get_params().items()},
+        "params": {k: _plain(v) for k, v in model.get_params().items() if k != "hierarchy"},
+        "flat": model.hierarchy is None,
         "classes": [_plain(c) for c in hierarchy.classes],
         "edges": [[_plain(p), _plain(c)] for p, c in hierarchy.edges],
         "score_model_kind": state["kind"],
@@ -98,6 +99,7 @@ def load_model(path):
     from .estimator import MLPR
     from .hierarchy import Hierarchy
     from .likelihood import score_model_from_dict
+    from .network import LabelNetwork
 
     path = Path(path)
     if not path.is_file():
@@ -118,11 +120,13 @@ def load_model(path):
     hierarchy = Hierarchy.from_edges([tuple(e) for e in meta["edges"]], classes=meta["classes"])
     state = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("score_model/")}
     state.update(kind=meta["score_model_kind"], classes=meta["classes"])
-    model = MLPR(**meta["params"])
+    model = MLPR(hierarchy=None if meta.get("flat") else hierarchy, **meta["params"])
     model.hierarchy_ = hierarchy
-    model.classes_ = hierarchy.classes
-    model.theta_ = arrays["theta"]
+    model.network_ = LabelNetwork(hierarchy, arrays["theta"])
+    model.classes_ = np.asarray(hierarchy.classes, dtype=object)
+    model.theta_ = model.network_.theta
     model.prevalence_ = arrays["prevalence"]
+    model.n_features_in_ = hierarchy.n_classes
     model.score_model_ = score_model_from_dict(state, hierarchy)
     return model
 

@@ -57,7 +57,7 @@ def test_fit_predict_equals_estimator(files, tmp_path, capsys):
     _, scores = read_matrix(files["scores"], hierarchy, "scores")
     _, labels = read_matrix(files["labels"], hierarchy, "labels")
     ids, test = read_matrix(files["test"], hierarchy, "scores", id_column="gene")
-    expected = MLPR().fit(scores, labels, hierarchy).predict_proba(test)
+    expected = MLPR(hierarchy=hierarchy).fit(scores, labels).predict_proba(test)
 
     frame = pd.read_csv(out, dtype={"gene": str})
     assert list(frame["gene"]) == list(ids)
@@ -69,12 +69,12 @@ def test_fit_predict_equals_estimator(files, tmp_path, capsys):
 def test_predict_version_option(files, tmp_path, version):
     out = tmp_path / "mlpr.csv"
     assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out),
-                 "--id-column", "gene", "--version", version]) == 0
+                 "--id-column", "gene", "--mlpr-version", version]) == 0
     hierarchy = read_hierarchy(files["hierarchy"])
     _, scores = read_matrix(files["scores"], hierarchy, "scores")
     _, labels = read_matrix(files["labels"], hierarchy, "labels")
     _, test = read_matrix(files["test"], hierarchy, "scores", id_column="gene")
-    expected = MLPR(version=version).fit(scores, labels, hierarchy).predict_proba(test)
+    expected = MLPR(hierarchy=hierarchy, version=version).fit(scores, labels).predict_proba(test)
     _, got = read_matrix(out, hierarchy, "mlpr", id_column="gene")
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
 

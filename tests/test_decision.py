@@ -5,26 +5,23 @@ from hypothesis import strategies as st
 
 from hmcpgm import (
     Cutoff,
+    CutoffWarning,
     Hierarchy,
     InputError,
+    Ranking,
     bayes_cutoff,
     choose_cutoff,
-    decide,
-    decide_by_threshold,
-    decisions_from_cutoff,
     estimated_fdr,
     expected_f1,
     f1_score,
     fdp,
+    hier_rank,
 )
 
 
-def ranking_function(name):
-    """A function of hmcpgm.ranking, or skip while that module is being written."""
-    ranking = pytest.importorskip("hmcpgm.ranking")
-    if not hasattr(ranking, name):
-        pytest.skip(f"hmcpgm.ranking.{name} is not written yet")
-    return getattr(ranking, name)
+def ranking(order, m, k, block_means=None):
+    """A Ranking of an (m, k) matrix with columns named 0..k-1."""
+    return Ranking(order, m, tuple(range(k)), block_means=block_means)
 
 
 # ---------------------------------------------------------------------- validation route, by hand
@@ -65,10 +62,11 @@ def test_target_fdr_hand_worked():
 
 
 def test_target_fdr_unreachable_warns_and_cuts_nothing():
-    with pytest.warns(UserWarning, match="no prefix"):
+    with pytest.warns(CutoffWarning, match="no prefix") as record:
         cut = choose_cutoff(np.arange(4), [[0, 1, 1, 1]], rule="fdr", alpha=0.2)
+    assert record[0].filename == __file__  # attributed to the caller, not to hmcpgm
     assert cut.rank == 0 and cut.threshold == np.inf and np.isnan(cut.precision)
-    np.testing.assert_array_equal(decisions_from_cutoff(cut, np.arange(4), 1, 4), np.zeros((1, 4)))
+    np.testing.assert_array_equal(cut.apply(ranking(np.arange(4), 1, 4)), np.zeros((1, 4)))
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -80,7 +78,7 @@ def test_cutoffs_match_brute_force_scan(seed):
     order = rng.permutation(m * k)
     f1s, fdps = [], []
     for r in range(1, m * k + 1):  # one decision matrix per prefix, scored independently
-        d = decide(order, m, k, r)
+        d = ranking(order, m, k).top(r)
         f1s.append(f1_score(d, labels))
         fdps.append(fdp(d, labels))
         assert d.sum() == r and d.ravel()[order[:r]].all()
@@ -89,7 +87,7 @@ def test_cutoffs_match_brute_force_scan(seed):
     assert cut.rank == best and cut.f1 == pytest.approx(f1s[best - 1])
     for alpha in (0.05, 0.1, 0.3, 0.6):
         ok = [r for r in range(1, m * k + 1) if fdps[r - 1] <= alpha]
-        with pytest.warns(UserWarning) if not ok else _no_warning():
+        with pytest.warns(CutoffWarning) if not ok else _no_warning():
             cut = choose_cutoff(order, labels, rule="fdr", alpha=alpha)
         assert cut.rank == (max(ok) if ok else 0)
         if ok:
@@ -114,15 +112,15 @@ def test_threshold_transfer_reproduces_the_top_r(seed):
     rng = np.random.default_rng(seed)
     values = rng.random((20, 6))  # continuous: no ties
     labels = (rng.random((20, 6)) < values).astype(int)
-    order = np.argsort(-values.ravel(), kind="stable")
+    order = ranking(np.argsort(-values.ravel(), kind="stable"), 20, 6, block_means=values)
     for cut in (
-        choose_cutoff(order, labels, values=values),
-        choose_cutoff(order, labels, rule="fdr", alpha=0.3, values=values),
+        choose_cutoff(order, labels),
+        choose_cutoff(order, labels, rule="fdr", alpha=0.3),
+        choose_cutoff(np.asarray(order), labels, values=values),
     ):
-        by_rank = decide(order, 20, 6, cut.rank)
-        np.testing.assert_array_equal(decide_by_threshold(values, cut.threshold), by_rank)
-        np.testing.assert_array_equal(decisions_from_cutoff(cut, values=values), by_rank)
-        np.testing.assert_array_equal(decisions_from_cutoff(cut, order, 20, 6), by_rank)
+        by_rank = order.top(cut.rank)
+        np.testing.assert_array_equal(cut.apply(order, by="threshold"), by_rank)
+        np.testing.assert_array_equal(cut.apply(order), by_rank)
         assert cut.rank_for(120) == cut.rank
 
 
@@ -131,7 +129,7 @@ def test_transfer_by_proportion_rounds_half_up():
     cut = choose_cutoff(np.arange(8), [[1, 1, 1, 0, 0, 0, 0, 0]])
     assert cut.rank == 3
     assert [cut.rank_for(n) for n in (20, 12, 4, 2, 0)] == [8, 5, 2, 1, 0]
-    new = decisions_from_cutoff(cut, np.arange(20)[::-1], 4, 5)
+    new = cut.apply(ranking(np.arange(20)[::-1], 4, 5))
     np.testing.assert_array_equal(new.ravel(), np.r_[np.zeros(12), np.ones(8)])
 
 
@@ -240,30 +238,30 @@ def consistent_values(hierarchy, m, rng):
 def test_top_r_of_a_consistent_order_never_violates(h, m, seed):
     rng = np.random.default_rng(seed)
     v = consistent_values(h, m, rng)
-    order = np.argsort(-v.ravel(), kind="stable")
+    order = Ranking(np.argsort(-v.ravel(), kind="stable"), m, h.classes, block_means=v)
     for r in range(m * h.n_classes + 1):
-        assert h.violations(decide(order, m, h.n_classes, r)) == 0
+        assert h.violations(order.top(r)) == 0
     # thresholds on values that never increase down the hierarchy (like block means) too
     for t in np.unique(v):
-        assert h.violations(decide_by_threshold(v, t)) == 0
+        cut = Cutoff("max_f1", "labels", None, 1, v.size, 1.0, 1.0, 1.0, float(t))
+        assert h.violations(cut.apply(order, by="threshold")) == 0
 
 
 def test_top_r_of_an_inconsistent_order_can_violate():
     h = Hierarchy.from_edges([("a", "b")])
-    assert h.violations(decide(np.array([1, 0]), 1, 2, 1)) == 1  # the child first
+    assert h.violations(Ranking([1, 0], 1, h.classes).top(1)) == 1  # the child first
 
 
 def test_hier_rank_decisions_respect_the_hierarchy():
-    hier_rank = ranking_function("hier_rank")
     h = Hierarchy.from_parents([-1, 0, 0, 1, 1, 2, -1, 6])
     rng = np.random.default_rng(0)
     values = rng.random((30, 8))  # not monotone down the hierarchy: NaiveSort would violate
     labels = h.close_labels((rng.random((30, 8)) < 0.5).astype(int))
     order = hier_rank(values, h)
     for r in range(0, values.size + 1, 7):
-        assert h.violations(decide(order, 30, 8, r)) == 0
+        assert h.violations(order.top(r)) == 0
     cut = choose_cutoff(order, labels)
-    assert h.violations(decisions_from_cutoff(cut, order, 30, 8)) == 0
+    assert h.violations(cut.apply(order)) == 0
 
 
 @pytest.mark.parametrize(
@@ -274,27 +272,25 @@ def test_hier_rank_decisions_respect_the_hierarchy():
     ],
 )
 def test_block_mean_thresholds_respect_the_hierarchy(edges):
-    hier_rank = ranking_function("hier_rank")
     h = Hierarchy.from_edges(edges)
     rng = np.random.default_rng(1)
     k = h.n_classes
     values, new_values = rng.random((40, k)), rng.random((25, k))
     labels = h.close_labels((rng.random((40, k)) < 0.5).astype(int))
-    order, _, means = hier_rank(values, h, return_blocks=True)
-    for t in np.unique(means):
-        assert h.violations(decide_by_threshold(means, t)) == 0
+    order = hier_rank(values, h)
+    means = order.block_means
     # a cutoff chosen on validation block means moves to new objects by threshold
     for cut in (
-        choose_cutoff(order, labels, values=means),
-        choose_cutoff(order, labels, rule="fdr", alpha=0.3, values=means),
+        choose_cutoff(order, labels),
+        choose_cutoff(order, labels, rule="fdr", alpha=0.3),
     ):
-        new_order, _, new_means = hier_rank(new_values, h, return_blocks=True)
-        assert h.violations(decisions_from_cutoff(cut, values=new_means)) == 0
-        assert h.violations(decisions_from_cutoff(cut, new_order, 25, k)) == 0
+        new_order = hier_rank(new_values, h)
+        assert h.violations(cut.apply(new_order, by="threshold")) == 0
+        assert h.violations(cut.apply(new_order)) == 0
         # on the validation set itself, the threshold keeps whole blocks: it labels the
         # top r events and then the rest of the block the r-th event is in
-        d = decide_by_threshold(means, cut.threshold).ravel()
-        top = decide(order, 40, k, cut.rank).ravel()
+        d = cut.apply(order, by="threshold").ravel()
+        top = order.top(cut.rank).ravel()
         assert np.all(d >= top)
         assert np.all(means.ravel()[(d == 1) & (top == 0)] == cut.threshold)
 
@@ -316,19 +312,23 @@ def test_alpha_outside_unit_interval(alpha):
 
 
 def test_order_not_a_permutation():
-    with pytest.raises(InputError, match="order must be a permutation"):
+    with pytest.raises(InputError, match="ranking must be a permutation"):
         choose_cutoff([0, 0, 1], [[1, 0, 1]])
-    with pytest.raises(InputError, match="order must be a permutation"):
+    with pytest.raises(InputError, match="ranking must be a permutation"):
         bayes_cutoff([2, 2, 1], [[0.9, 0.1, 0.5]])
     with pytest.raises(InputError, match="order ranks 3 events but the matrix has 4"):
-        decide([0, 1, 2], 2, 2, 1)
+        ranking([0, 1, 2], 2, 2)
 
 
 def test_labels_shape_mismatch():
-    with pytest.raises(InputError, match="order ranks 4 events but the matrix has 6"):
+    with pytest.raises(InputError, match="ranking ranks 4 events but the matrix has 6"):
         choose_cutoff(np.arange(4), np.ones((2, 3)))
-    with pytest.raises(InputError, match=r"values must hold one value per event \(6"):
+    with pytest.raises(InputError, match="values has 2 columns but the ranking has 3 classes"):
         choose_cutoff(np.arange(6), np.ones((2, 3)), values=np.ones((2, 2)))
+    with pytest.raises(InputError, match="labels has 2 columns but the ranking has 3 classes"):
+        choose_cutoff(ranking(np.arange(6), 2, 3), np.ones((3, 2)))
+    with pytest.raises(InputError, match=r"ranking ranks a 2 x 3 matrix but the matrix given with it has shape \(3, 3\)"):
+        choose_cutoff(ranking(np.arange(6), 2, 3), np.ones((3, 3)))
 
 
 def test_nan_values():
@@ -336,8 +336,6 @@ def test_nan_values():
         bayes_cutoff(np.arange(2), [[0.5, np.nan]])
     with pytest.raises(InputError, match="values must be finite"):
         choose_cutoff(np.arange(2), [[1, 0]], values=[np.nan, 1.0])
-    with pytest.raises(InputError, match="values must be finite"):
-        decide_by_threshold([[0.1, np.inf]], 0.5)
 
 
 def test_mlpr_outside_unit_interval():
@@ -352,21 +350,22 @@ def test_no_positive_validation_labels():
 
 def test_bad_counts_and_rank():
     with pytest.raises(InputError, match="r must be at most the number of events 4, got 5"):
-        decide(np.arange(4), 2, 2, 5)
-    with pytest.raises(InputError, match="r must be a non-negative integer, got 1.5"):
-        decide(np.arange(4), 2, 2, 1.5)
-    with pytest.raises(InputError, match="n_objects must be a non-negative integer, got -2"):
-        decide(np.arange(4), -2, -2, 1)
+        ranking(np.arange(4), 2, 2).top(5)
+    with pytest.raises(InputError, match="r must be an integer >= 0, got 1.5"):
+        ranking(np.arange(4), 2, 2).top(1.5)
+    with pytest.raises(InputError, match="n_objects must be an integer >= 0, got -2"):
+        Ranking(np.arange(4), -2, (0, 1))
 
 
 def test_bad_cutoff_application():
-    cut = choose_cutoff(np.arange(2), [[1, 0]])  # no values: threshold is nan
-    with pytest.raises(InputError, match="threshold must be a number, got nan"):
-        decisions_from_cutoff(cut, values=[[0.3, 0.2]])
-    with pytest.raises(InputError, match="either order .* or values"):
-        decisions_from_cutoff(cut, np.arange(2), 1, 2, values=[[0.3, 0.2]])
-    with pytest.raises(InputError, match="needs order, n_objects and n_classes"):
-        decisions_from_cutoff(cut, np.arange(2))
-    with pytest.raises(TypeError, match="cutoff must be an hmcpgm.Cutoff"):
-        decisions_from_cutoff({"rank": 1}, np.arange(2), 1, 2)
+    cut = choose_cutoff(np.arange(2), [[1, 0]])  # a plain order: no block means, threshold is nan
+    plain = ranking(np.arange(2), 1, 2)
+    with pytest.raises(InputError, match="needs a ranking with block means"):
+        cut.apply(plain, by="threshold")
+    with pytest.raises(InputError, match="needs a cutoff with a threshold"):
+        cut.apply(ranking(np.arange(2), 1, 2, block_means=[[0.3, 0.2]]), by="threshold")
+    with pytest.raises(InputError, match="by must be 'rank' or 'threshold'"):
+        cut.apply(plain, by="value")
+    with pytest.raises(TypeError, match="ranking must be an hmcpgm Ranking"):
+        cut.apply(np.arange(2))
     assert isinstance(cut, Cutoff)

@@ -9,7 +9,7 @@ from sklearn.exceptions import NotFittedError
 
 from hmcpgm import Hierarchy, InputError, LabelError, MLPR, mlpr_from_likelihoods
 
-# SPEC section 9: the paper's 25-class forest (1-based parents, 0 = root) and score model
+# the paper's 25-class forest (1-based parents, 0 = root) and score model
 PAPER_PARENTS = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]
 PAPER_ETA = [5.5, 5.5, 5.5, 5.5, 4, 4, 2, 2, 2, 4, 2, 5.5, 5.5, 2, 5.5, 4, 5.5, 4, 4, 2, 5.5, 4, 4, 5.5, 4]
 
@@ -57,7 +57,7 @@ def test_mlpr_is_calibrated_on_data_from_the_model(seed):
     s, y, s_test, y_test = paper_instance(seed, 20_000, 10_000)
     brier = {}
     for version in ("full", "nbh", "indpt"):
-        p = MLPR(version=version).fit(s, y, h).predict_proba(s_test).ravel()
+        p = MLPR(hierarchy=h, version=version).fit(s, y).predict_proba(s_test).ravel()
         truth = y_test.ravel()
         bins = np.minimum((p * 10).astype(int), 9)
         checked = 0
@@ -76,7 +76,7 @@ def test_mlpr_is_calibrated_on_data_from_the_model(seed):
 def test_full_child_never_exceeds_parent_on_paper_forest():
     h = paper_hierarchy()
     s, y, s_test, _ = paper_instance(2, 5000, 2000)
-    p = MLPR().fit(s, y, h).predict_proba(s_test)
+    p = MLPR(hierarchy=h).fit(s, y).predict_proba(s_test)
     e = h.edge_indices
     assert np.all(p[:, e[:, 1]] <= p[:, e[:, 0]] + 1e-12)
 
@@ -87,7 +87,7 @@ _FITTED = {}
 def _fitted_small(score_model):
     if score_model not in _FITTED:
         h, s, y = small_data(1)
-        _FITTED[score_model] = MLPR(score_model=score_model).fit(s, y, h)
+        _FITTED[score_model] = MLPR(hierarchy=h, score_model=score_model).fit(s, y)
     return _FITTED[score_model]
 
 
@@ -107,16 +107,17 @@ def test_property_child_below_parent_any_scores(scores, score_model):
 # ---------------------------------------------------------------------- behaviour
 def test_fit_attributes_and_versions():
     h, s, y = small_data()
-    model = MLPR()
-    assert model.fit(s, y, h) is model
-    assert model.hierarchy_ is h and model.classes_ == ("r", "a", "b", "c")
+    model = MLPR(hierarchy=h)
+    assert model.fit(s, y) is model
+    assert model.hierarchy_ is h and list(model.classes_) == ["r", "a", "b", "c"]
+    assert model.network_.hierarchy is h and model.n_features_in_ == 4
     assert model.theta_.shape == (4,)
     np.testing.assert_allclose(model.prevalence_, y.mean(axis=0))
     # predict_proba is mlpr_from_likelihoods on the model's evidence
     lik = model.likelihoods(s[:50])
     assert lik.shape == (50, 4, 2)
     np.testing.assert_allclose(
-        model.predict_proba(s[:50]), mlpr_from_likelihoods(h, model.theta_, lik), rtol=1e-12
+        model.predict_proba(s[:50]), mlpr_from_likelihoods(model.network_, lik), rtol=1e-12
     )
     # indpt is the class's own LPR
     model.set_params(version="indpt")
@@ -125,9 +126,9 @@ def test_fit_attributes_and_versions():
 
 def test_engines_agree_through_the_estimator():
     h, s, y = small_data(2, 1000)
-    ref = MLPR(engine="enumerate").fit(s, y, h).predict_proba(s[:20])
+    ref = MLPR(hierarchy=h, engine="enumerate").fit(s, y).predict_proba(s[:20])
     for engine in ("auto", "tree", "pgmpy"):
-        p = MLPR(engine=engine).fit(s, y, h).predict_proba(s[:20])
+        p = MLPR(hierarchy=h, engine=engine).fit(s, y).predict_proba(s[:20])
         np.testing.assert_allclose(p, ref, rtol=1e-8, atol=1e-12)
 
 
@@ -135,8 +136,8 @@ def test_network_is_a_pgmpy_network_with_theta():
     from pgmpy.models import DiscreteBayesianNetwork
 
     h, s, y = small_data()
-    model = MLPR().fit(s, y, h)
-    net = model.network_
+    model = MLPR(hierarchy=h).fit(s, y)
+    net = model.network_.to_pgmpy()
     assert isinstance(net, DiscreteBayesianNetwork)
     assert set(net.nodes) == set(h.classes)
     cpd = net.get_cpds("r")
@@ -149,15 +150,17 @@ def test_dataframe_with_shuffled_columns_matches_numpy():
     order = [2, 0, 3, 1]
     s_df = pd.DataFrame(s, columns=cols).iloc[:, order]
     y_df = pd.DataFrame(y, columns=cols).iloc[:, order]
-    a = MLPR().fit(s, y, h).predict_proba(s[:100])
-    model = MLPR().fit(s_df, y_df, h)
+    a = MLPR(hierarchy=h).fit(s, y).predict_proba(s[:100])
+    model = MLPR(hierarchy=h).fit(s_df, y_df)
     b = model.predict_proba(s_df.iloc[:100])
-    np.testing.assert_allclose(b, a, rtol=1e-12)
+    assert isinstance(b, pd.DataFrame) and list(b.columns) == cols and b.index.equals(s_df.index[:100])
+    np.testing.assert_allclose(b.to_numpy(), a, rtol=1e-12)
+    assert list(model.feature_names_in_) == cols
     np.testing.assert_allclose(model.predict_proba(s[:100]), a, rtol=1e-12)
 
 
 def test_not_fitted():
-    model = MLPR()
+    model = MLPR(hierarchy=small_data()[0])
     with pytest.raises(NotFittedError):
         model.predict_proba(np.zeros((1, 4)))
     with pytest.raises(NotFittedError):
@@ -168,7 +171,7 @@ def test_not_fitted():
 
 
 def test_sklearn_params_and_clone():
-    model = MLPR(version="nbh", pseudo_count=0.0, inference_options={"max_clique": 5})
+    model = MLPR(hierarchy=small_data()[0], version="nbh", pseudo_count=0.0, inference_options={"max_clique": 5})
     assert model.get_params()["version"] == "nbh"
     copy = clone(model)
     assert copy.get_params() == model.get_params()
@@ -182,8 +185,8 @@ def test_close_labels_option():
     broken = y.copy()
     broken[0] = [0, 0, 0, 1]
     with pytest.raises(LabelError, match="break the hierarchy"):
-        MLPR().fit(s, broken, h)
-    model = MLPR(close_labels=True).fit(s, broken, h)
+        MLPR(hierarchy=h).fit(s, broken)
+    model = MLPR(hierarchy=h, close_labels=True).fit(s, broken)
     assert model.prevalence_[0] == pytest.approx(np.mean(h.close_labels(broken)[:, 0]))
 
 
@@ -203,38 +206,42 @@ def test_close_labels_option():
 )
 def test_bad_parameters_fail_in_fit(params, match):
     h, s, y = small_data()
-    model = MLPR(**params)  # __init__ only stores
+    model = MLPR(hierarchy=h, **params)  # __init__ only stores
     with pytest.raises(InputError, match=match):
-        model.fit(s, y, h)
+        model.fit(s, y)
 
 
 def test_bad_arrays_name_the_argument():
     h, s, y = small_data()
-    with pytest.raises(InputError, match="scores has 10 rows but labels has 2000"):
-        MLPR().fit(s[:10], y, h)
+    with pytest.raises(InputError, match="X has 10 rows but y has 2000"):
+        MLPR(hierarchy=h).fit(s[:10], y)
     nan = s.copy()
     nan[5, 2] = np.nan
-    with pytest.raises(InputError, match=r"scores must be finite.*row 5, class 'b'"):
-        MLPR().fit(nan, y, h)
-    with pytest.raises(InputError, match="labels has 3 columns"):
-        MLPR().fit(s, y[:, :3], h)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        MLPR(hierarchy=h).fit(nan, y)
+    with pytest.raises(InputError, match="y has 3 columns but the hierarchy has 4 classes"):
+        MLPR(hierarchy=h).fit(s, y[:, :3])
     with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
-        MLPR().fit(s, y, None)
-    model = MLPR().fit(s, y, h)
-    with pytest.raises(InputError, match="scores has 3 columns"):
+        MLPR(hierarchy="h").fit(s, y)
+    with pytest.raises(LabelError, match=r"y must be a 0/1 label matrix .* got a 'binary' target of shape \(2000,\)"):
+        MLPR(hierarchy=h).fit(s, y[:, 0])
+    with pytest.raises(InputError, match="requires y to be passed"):
+        MLPR(hierarchy=h).fit(s, None)
+    model = MLPR(hierarchy=h).fit(s, y)
+    with pytest.raises(ValueError, match="X has 3 features, but MLPR is expecting 4 features"):
         model.predict_proba(s[:, :3])
-    with pytest.raises(InputError, match="scores must be finite"):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         model.predict_proba(nan)
 
 
 def test_dataframe_missing_or_unknown_columns():
     h, s, y = small_data()
     df = pd.DataFrame(s, columns=list(h.classes))
-    with pytest.raises(InputError, match=r"scores has 3 columns .*missing: \['c'\]"):
-        MLPR().fit(df.drop(columns="c"), y, h)
+    with pytest.raises(InputError, match=r"X has 3 columns .*missing: \['c'\]"):
+        MLPR(hierarchy=h).fit(df.drop(columns="c"), y)
     with pytest.raises(InputError, match=r"not classes of the hierarchy: \['zz'\]"):
-        MLPR().fit(df.assign(zz=0.0), y, h)
-    model = MLPR().fit(df, y, h)
+        MLPR(hierarchy=h).fit(df.assign(zz=0.0), y)
+    model = MLPR(hierarchy=h).fit(df, y)
     with pytest.raises(InputError, match=r"missing: \['a'\]"):
         model.predict_proba(df.rename(columns={"a": "A"}))
 
@@ -243,8 +250,8 @@ def test_class_without_positives():
     h, s, y = small_data()
     y[:, 3] = 0
     with pytest.raises(LabelError, match=r"no positive example for 1 classes \(\['c'\]\)"):
-        MLPR().fit(s, y, h)
-    model = MLPR(allow_empty=True).fit(s, y, h)
+        MLPR(hierarchy=h).fit(s, y)
+    model = MLPR(hierarchy=h, allow_empty=True).fit(s, y)
     p = model.predict_proba(s[:10])
     assert np.all(np.isfinite(p))
     assert model.theta_[3] > 0  # pseudo-count keeps it off 0
@@ -262,12 +269,12 @@ def test_dag_hierarchy_end_to_end():
     y[:, 3] = y[:, 1] & y[:, 2] & (rng.random(m) < 0.5)
     y[:, 4] = y[:, 3] & (rng.random(m) < 0.5)
     s = rng.normal(loc=y * [1.0, 1.0, -1.0, 2.0, 1.0])
-    model = MLPR().fit(s, y, h)
+    model = MLPR(hierarchy=h).fit(s, y)
     # theta of d: positives among objects with both a and b positive
     both = (y[:, 1] == 1) & (y[:, 2] == 1)
     assert model.theta_[3] == pytest.approx((y[both, 3].sum() + 0.5) / (both.sum() + 1))
     p = model.predict_proba(s[:200])
-    ref = MLPR(engine="enumerate").fit(s, y, h).predict_proba(s[:200])
+    ref = MLPR(hierarchy=h, engine="enumerate").fit(s, y).predict_proba(s[:200])
     np.testing.assert_allclose(p, ref, rtol=1e-9, atol=1e-12)
     e = h.edge_indices
     assert np.all(p[:, e[:, 1]] <= p[:, e[:, 0]] + 1e-12)

@@ -8,14 +8,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from strategies import hierarchies
+
 from hmcpgm import (
     ConvergenceWarning,
     Hierarchy,
     InferenceError,
     InputError,
+    LabelNetwork,
+    TooLargeError,
     loopy_belief_propagation,
     mlpr_from_likelihoods,
-    prior_marginals,
 )
 
 ATOL = 1e-9
@@ -25,21 +28,6 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 def paper_forest():
     parents = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]
     return Hierarchy.from_parents([p - 1 for p in parents])
-
-
-@st.composite
-def hierarchies(draw, max_classes=8, kind="dag", max_parents=3):
-    k = draw(st.integers(1, max_classes))
-    parents = [None]
-    for j in range(1, k):
-        if kind == "forest":
-            p = draw(st.integers(-1, j - 1))
-            parents.append(None if p < 0 else p)
-        else:
-            n = draw(st.integers(0, min(j, max_parents)))
-            ps = draw(st.lists(st.integers(0, j - 1), min_size=n, max_size=n, unique=True))
-            parents.append(ps or None)
-    return Hierarchy.from_parents(parents)
 
 
 def random_problem(hierarchy, seed, n_objects=6, exotic=0.1):
@@ -62,7 +50,7 @@ def answer(hierarchy, theta, lik, **kw):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            return mlpr_from_likelihoods(hierarchy, theta, lik, **kw)
+            return mlpr_from_likelihoods(LabelNetwork(hierarchy, theta), lik, **kw)
     except InferenceError as exc:
         assert "probability zero" in str(exc)
         return "impossible"
@@ -138,8 +126,8 @@ def test_nbh_on_dags_is_inference_with_restricted_evidence(h, seed):
 def test_indpt_is_own_evidence_with_prior_marginal(h, seed):
     theta, lik = random_problem(h, seed, exotic=0.0)
     # prior marginals by enumeration: the no-evidence posterior
-    prior = mlpr_from_likelihoods(h, theta, np.ones((1, h.n_classes, 2)), engine="enumerate")[0]
-    np.testing.assert_allclose(prior_marginals(h, theta), prior, atol=ATOL)
+    prior = mlpr_from_likelihoods(LabelNetwork(h, theta), np.ones((1, h.n_classes, 2)), engine="enumerate")[0]
+    np.testing.assert_allclose(LabelNetwork(h, theta).prior_marginals, prior, atol=ATOL)
     expected = prior * lik[..., 1] / (prior * lik[..., 1] + (1 - prior) * lik[..., 0])
     for engine in ("auto", "junction", "enumerate"):
         assert_same(answer(h, theta, lik, version="indpt", engine=engine), expected)
@@ -149,10 +137,10 @@ def test_indpt_with_posterior_route_likelihoods_returns_the_lpr():
     h = paper_forest()
     rng = np.random.default_rng(3)
     theta = rng.uniform(0.2, 0.9, size=25)
-    prior = prior_marginals(h, theta)
+    prior = LabelNetwork(h, theta).prior_marginals
     lpr = rng.uniform(0.001, 0.999, size=(50, 25))
     lik = np.stack([(1 - lpr) / (1 - prior), lpr / prior], axis=2)  # L = P(Y | S) / P(Y)
-    np.testing.assert_allclose(mlpr_from_likelihoods(h, theta, lik, version="indpt"), lpr, atol=1e-12)
+    np.testing.assert_allclose(mlpr_from_likelihoods(LabelNetwork(h, theta), lik, version="indpt"), lpr, atol=1e-12)
 
 
 # ---------------------------------------------------------------- invariants
@@ -172,9 +160,9 @@ def test_child_mlpr_never_exceeds_any_parent_under_full_inference(h, seed):
 @given(hierarchies(max_classes=10, kind="forest"), st.integers(0, 2**32 - 1))
 def test_loopy_is_exact_on_forests(h, seed):
     theta, lik = random_problem(h, seed, exotic=0.0)
-    mlpr, report = loopy_belief_propagation(h, theta, lik)
+    mlpr, report = loopy_belief_propagation(LabelNetwork(h, theta), lik)
     assert report.all_converged
-    np.testing.assert_allclose(mlpr, mlpr_from_likelihoods(h, theta, lik, engine="tree"), atol=ATOL)
+    np.testing.assert_allclose(mlpr, mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="tree"), atol=ATOL)
 
 
 # Loopy BP on small, densely loopy DAGs (every non-root has 1-3 parents) is a rough
@@ -199,8 +187,8 @@ def test_loopy_error_on_small_dags_is_bounded():
         ]
         h = Hierarchy.from_parents(parents)
         theta, lik = random_problem(h, trial, exotic=0.0)
-        exact = mlpr_from_likelihoods(h, theta, lik, engine="junction")
-        approx, report = loopy_belief_propagation(h, theta, lik, damping=0.3, max_iter=500)
+        exact = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="junction")
+        approx, report = loopy_belief_propagation(LabelNetwork(h, theta), lik, damping=0.3, max_iter=500)
         assert report.all_converged
         errors.append(np.abs(approx - exact).max(axis=1))
     errors = np.concatenate(errors)
@@ -222,15 +210,15 @@ def test_extreme_likelihoods_give_finite_exact_answers():
     same[1, 3] = [1e-300, 1.0]
     same[2, 4] = [1.0, 0.0]  # 1e-600 rounds to 0
     same[3, 0] = [0.0, 1.0]
-    ref = mlpr_from_likelihoods(h, theta, same, engine="enumerate")
+    ref = mlpr_from_likelihoods(LabelNetwork(h, theta), same, engine="enumerate")
     for engine in ("junction", "enumerate"):
-        out = mlpr_from_likelihoods(h, theta, lik, engine=engine)
+        out = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine=engine)
         assert np.all(np.isfinite(out))
         np.testing.assert_allclose(out, ref, atol=ATOL)
     tree = Hierarchy.from_parents([None, 0, 0, 1, 1, None])
-    ref = mlpr_from_likelihoods(tree, theta, same, engine="enumerate")
+    ref = mlpr_from_likelihoods(LabelNetwork(tree, theta), same, engine="enumerate")
     for engine in ("tree", "loopy"):
-        np.testing.assert_allclose(mlpr_from_likelihoods(tree, theta, lik, engine=engine), ref, atol=ATOL)
+        np.testing.assert_allclose(mlpr_from_likelihoods(LabelNetwork(tree, theta), lik, engine=engine), ref, atol=ATOL)
 
 
 def test_impossible_evidence_is_an_error_in_every_engine():
@@ -238,12 +226,12 @@ def test_impossible_evidence_is_an_error_in_every_engine():
     lik = np.array([[[1.0, 0.0], [0.0, 1.0]]])  # parent surely negative, child surely positive
     for engine in ("tree", "junction", "loopy", "enumerate"):
         with pytest.raises(InferenceError, match="probability zero"):
-            mlpr_from_likelihoods(h, [0.5, 0.5], lik, engine=engine)
+            mlpr_from_likelihoods(LabelNetwork(h, [0.5, 0.5]), lik, engine=engine)
 
 
 def test_empty_input_gives_empty_output():
     h = paper_forest()
-    assert mlpr_from_likelihoods(h, np.full(25, 0.5), np.ones((0, 25, 2))).shape == (0, 25)
+    assert mlpr_from_likelihoods(LabelNetwork(h, np.full(25, 0.5)), np.ones((0, 25, 2))).shape == (0, 25)
 
 
 def test_junction_compiles_a_dag_of_hundreds_of_classes():
@@ -255,15 +243,15 @@ def test_junction_compiles_a_dag_of_hundreds_of_classes():
     ]
     h = Hierarchy.from_parents(parents)
     theta, lik = random_problem(h, 1, n_objects=30, exotic=0.0)
-    out = mlpr_from_likelihoods(h, theta, lik)
+    out = mlpr_from_likelihoods(LabelNetwork(h, theta), lik)
     for p, c in h.edge_indices:
         assert np.all(out[:, c] <= out[:, p] + 1e-12)
     # the exact answer is a fixed point of loopy BP only on forests; compare with a
     # forest view: loopy and junction on the spanning forest that keeps first parents
     forest = Hierarchy.from_parents([p if p is None else p[0] for p in parents])
     np.testing.assert_allclose(
-        mlpr_from_likelihoods(forest, theta, lik, engine="junction"),
-        mlpr_from_likelihoods(forest, theta, lik, engine="tree"),
+        mlpr_from_likelihoods(LabelNetwork(forest, theta), lik, engine="junction"),
+        mlpr_from_likelihoods(LabelNetwork(forest, theta), lik, engine="tree"),
         atol=ATOL,
     )
 
@@ -273,12 +261,12 @@ def test_loopy_reports_non_convergence_with_a_warning():
     h = Hierarchy.from_parents([None, 0, 0, [1, 2], 3])
     theta, lik = random_problem(h, 4, n_objects=5, exotic=0.0)
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        _, report = loopy_belief_propagation(h, theta, lik, max_iter=1)
+        _, report = loopy_belief_propagation(LabelNetwork(h, theta), lik, max_iter=1)
     assert report.converged.shape == (5,) and not report.converged.any()
     assert np.all(report.n_iter == 1)
-    _, report = loopy_belief_propagation(h, theta, lik, damping=0.2, max_iter=500)
+    _, report = loopy_belief_propagation(LabelNetwork(h, theta), lik, damping=0.2, max_iter=500)
     assert report.all_converged and report.n_iter.max() < 500
-    out, rep2 = mlpr_from_likelihoods(h, theta, lik, engine="loopy", return_report=True)
+    out, rep2 = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="loopy", return_report=True)
     assert rep2.converged.shape == (5,)
 
 
@@ -289,9 +277,9 @@ def test_pgmpy_reference_matches_on_a_tree_and_a_dag():
         lik[0, 1] = [1e-300, 1e300]
         lik[1, 2] = [0.0, 2.0]
         for version in ("full", "nbh", "indpt"):
-            ref = mlpr_from_likelihoods(h, theta, lik, version=version, engine="pgmpy")
-            assert_same(mlpr_from_likelihoods(h, theta, lik, version=version), ref)
-            assert_same(mlpr_from_likelihoods(h, theta, lik, version=version, engine="enumerate"), ref)
+            ref = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, version=version, engine="pgmpy")
+            assert_same(mlpr_from_likelihoods(LabelNetwork(h, theta), lik, version=version), ref)
+            assert_same(mlpr_from_likelihoods(LabelNetwork(h, theta), lik, version=version, engine="enumerate"), ref)
 
 
 @pytest.mark.slow
@@ -314,74 +302,75 @@ def small():
 def test_wrong_likelihood_shape():
     h, theta, lik = small()
     with pytest.raises(InputError, match=r"likelihoods must have shape \(n_objects, 3, 2\)"):
-        mlpr_from_likelihoods(h, theta, lik[:, :2])
+        mlpr_from_likelihoods(LabelNetwork(h, theta), lik[:, :2])
 
 
 def test_negative_likelihood():
     h, theta, lik = small()
     lik[1, 2, 0] = -1
     with pytest.raises(InputError, match="likelihoods must be finite and non-negative"):
-        mlpr_from_likelihoods(h, theta, lik)
+        mlpr_from_likelihoods(LabelNetwork(h, theta), lik)
 
 
 def test_nan_likelihood():
     h, theta, lik = small()
     lik[0, 0, 1] = np.nan
     with pytest.raises(InputError, match="likelihoods must be finite"):
-        mlpr_from_likelihoods(h, theta, lik)
+        mlpr_from_likelihoods(LabelNetwork(h, theta), lik)
 
 
 def test_theta_out_of_range():
     h, theta, lik = small()
     with pytest.raises(InputError, match="theta must hold probabilities"):
-        mlpr_from_likelihoods(h, [0.5, 1.5, 0.5], lik)
+        LabelNetwork(h, [0.5, 1.5, 0.5])
 
 
 def test_theta_wrong_shape():
     h, theta, lik = small()
     with pytest.raises(InputError, match=r"theta must have shape \(3,\)"):
-        mlpr_from_likelihoods(h, [0.5, 0.5], lik)
+        LabelNetwork(h, [0.5, 0.5])
 
 
 def test_unknown_engine_version_option():
     h, theta, lik = small()
-    with pytest.raises(InferenceError, match="engine must be one of"):
-        mlpr_from_likelihoods(h, theta, lik, engine="magic")
-    with pytest.raises(InferenceError, match="version must be one of"):
-        mlpr_from_likelihoods(h, theta, lik, version="partial")
-    with pytest.raises(InferenceError, match="unknown option"):
-        mlpr_from_likelihoods(h, theta, lik, engine="tree", damping=0.5)
+    with pytest.raises(InputError, match="engine must be one of"):
+        mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="magic")
+    with pytest.raises(InputError, match="version must be one of"):
+        mlpr_from_likelihoods(LabelNetwork(h, theta), lik, version="partial")
+    with pytest.raises(InputError, match="unknown option"):
+        mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="tree", damping=0.5)
 
 
 def test_tree_engine_refuses_a_dag():
     h = Hierarchy.from_parents([None, None, [0, 1]])
     with pytest.raises(InferenceError, match="engine='tree' needs a tree or forest"):
-        mlpr_from_likelihoods(h, [0.5] * 3, np.ones((1, 3, 2)), engine="tree")
+        mlpr_from_likelihoods(LabelNetwork(h, [0.5] * 3), np.ones((1, 3, 2)), engine="tree")
 
 
 def test_junction_refuses_a_clique_wider_than_max_clique():
     h = Hierarchy.from_parents([None] * 6 + [[0, 1, 2, 3, 4, 5]])
-    with pytest.raises(InferenceError, match=r"clique of 7 classes .*max_clique=4"):
-        mlpr_from_likelihoods(h, [0.5] * 7, np.ones((1, 7, 2)), engine="junction", max_clique=4)
+    with pytest.raises(TooLargeError, match=r"clique of 7 classes .*max_clique=4"):
+        mlpr_from_likelihoods(LabelNetwork(h, [0.5] * 7), np.ones((1, 7, 2)), engine="junction", max_clique=4)
 
 
 def test_enumerate_refuses_large_hierarchies():
     h = paper_forest()
-    with pytest.raises(InferenceError, match="refused for a hierarchy of 25 classes"):
-        mlpr_from_likelihoods(h, [0.5] * 25, np.ones((1, 25, 2)), engine="enumerate")
+    with pytest.raises(TooLargeError, match="refused for a hierarchy of 25 classes"):
+        mlpr_from_likelihoods(LabelNetwork(h, [0.5] * 25), np.ones((1, 25, 2)), engine="enumerate")
 
 
 def test_bad_loopy_options():
     h, theta, lik = small()
-    with pytest.raises(InferenceError, match="damping must be in"):
-        loopy_belief_propagation(h, theta, lik, damping=1.0)
-    with pytest.raises(InferenceError, match="max_iter must be a positive int"):
-        loopy_belief_propagation(h, theta, lik, max_iter=0)
+    with pytest.raises(InputError, match="damping must be in"):
+        loopy_belief_propagation(LabelNetwork(h, theta), lik, damping=1.0)
+    with pytest.raises(InputError, match="max_iter must be a positive int"):
+        loopy_belief_propagation(LabelNetwork(h, theta), lik, max_iter=0)
 
 
-def test_not_a_hierarchy():
-    with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
-        mlpr_from_likelihoods([[0, 1]], [0.5, 0.5], np.ones((1, 2, 2)))
+def test_not_a_network():
+    h, theta, lik = small()
+    with pytest.raises(TypeError, match="network must be an hmcpgm.LabelNetwork"):
+        mlpr_from_likelihoods(h, lik)
 
 
 # ---------------------------------------------------------------- loopy schedule, nbh on DAGs
@@ -404,18 +393,18 @@ def polytrees(draw, max_classes=10):
 @given(polytrees(), st.integers(0, 2**32 - 1))
 def test_loopy_is_exact_on_polytrees(h, seed):
     theta, lik = random_problem(h, seed, exotic=0.0)
-    mlpr, report = loopy_belief_propagation(h, theta, lik)
+    mlpr, report = loopy_belief_propagation(LabelNetwork(h, theta), lik)
     assert report.all_converged
-    np.testing.assert_allclose(mlpr, mlpr_from_likelihoods(h, theta, lik, engine="junction"), atol=ATOL)
+    np.testing.assert_allclose(mlpr, mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="junction"), atol=ATOL)
 
 
 def test_loopy_on_a_tree_converges_at_the_second_iteration():
     # the up-then-down sweep is the exact two-pass algorithm: iteration 2 only confirms it
     h = paper_forest()
     theta, lik = random_problem(h, 2, n_objects=50, exotic=0.0)
-    mlpr, report = loopy_belief_propagation(h, theta, lik)
+    mlpr, report = loopy_belief_propagation(LabelNetwork(h, theta), lik)
     assert np.all(report.n_iter == 2)
-    np.testing.assert_allclose(mlpr, mlpr_from_likelihoods(h, theta, lik, engine="tree"), atol=ATOL)
+    np.testing.assert_allclose(mlpr, mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="tree"), atol=ATOL)
 
 
 @pytest.mark.parametrize("enumerate_up_to", [0, 10])
@@ -442,7 +431,6 @@ def go_problem():
     likelihood ratios exp(N(1.5 (2Y - 1), 1)) for the first 200 training objects' labels."""
     if not GO_FILE.exists():
         pytest.skip(f"the benchmark data {GO_FILE} is not present")
-    from hmcpgm import estimate_theta
     from hmcpgm.datasets import load_hmc_arff
 
     data = load_hmc_arff(GO_FILE)
@@ -450,7 +438,7 @@ def go_problem():
     rng = np.random.default_rng(1)
     sub = h.subgraph([h.classes[i] for i in rng.choice(h.n_classes, 40, replace=False)])
     labels = data.labels[:, h.indices(sub.classes)]
-    theta = estimate_theta(labels, sub)
+    theta = LabelNetwork.from_labels(labels, sub).theta
     y = labels[:200].astype(float)
     ratio = np.exp(rng.normal(1.5 * (2 * y - 1), 1.0))
     return sub, theta, np.stack([np.ones_like(ratio), ratio], axis=2)
@@ -468,8 +456,8 @@ GO_LOOPY_Q999_ERROR = 0.15
 def test_loopy_on_a_gene_ontology_subdag_is_close_to_the_junction_tree(go_problem):
     h, theta, lik = go_problem
     assert h.kind == "dag" and h.n_classes == 219
-    exact = mlpr_from_likelihoods(h, theta, lik, engine="junction")
-    approx, report = loopy_belief_propagation(h, theta, lik)
+    exact = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="junction")
+    approx, report = loopy_belief_propagation(LabelNetwork(h, theta), lik)
     assert report.converged.mean() >= 0.99
     err = np.abs(approx - exact)
     assert err.max() < GO_LOOPY_MAX_ERROR
@@ -480,12 +468,12 @@ def test_loopy_on_a_gene_ontology_subdag_is_close_to_the_junction_tree(go_proble
 def test_nbh_on_a_gene_ontology_subdag_is_inference_with_restricted_evidence(go_problem):
     h, theta, lik = go_problem
     lik = lik[:10]
-    out = mlpr_from_likelihoods(h, theta, lik, version="nbh")
+    out = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, version="nbh")
     multi = [k for k in range(h.n_classes) if len(h.parent_indices[k]) > 1 or any(
         len(h.parent_indices[c]) > 1 for c in h.child_indices[k])]
     for k in multi[::4] + [0]:
         keep = np.zeros(h.n_classes, bool)
         keep[[k, *h.parent_indices[k], *h.child_indices[k]]] = True
         restricted = np.where(keep[None, :, None], lik, 1.0)
-        ref = mlpr_from_likelihoods(h, theta, restricted, engine="junction")[:, k]
+        ref = mlpr_from_likelihoods(LabelNetwork(h, theta), restricted, engine="junction")[:, k]
         np.testing.assert_allclose(out[:, k], ref, atol=ATOL)

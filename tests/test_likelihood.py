@@ -8,11 +8,10 @@ from scipy import stats
 
 from hmcpgm import Hierarchy, InputError, LabelError
 from hmcpgm.likelihood import (
-    SCORE_MODELS,
-    estimate_theta,
     fit_score_model,
     score_model_from_dict,
 )
+from hmcpgm.options import SCORE_MODELS
 
 
 def single():
@@ -30,62 +29,6 @@ def true_beta_lpr(s, prevalence, eta):
     f1 = stats.beta.pdf(s, 3.5, eta)
     f0 = stats.beta.pdf(s, eta, 3.5)
     return prevalence * f1 / (prevalence * f1 + (1 - prevalence) * f0)
-
-
-# ---------------------------------------------------------------------- theta
-def test_estimate_theta_by_hand_tree_and_dag():
-    # classes a, b (child of a), c (child of a), d (child of b and c)
-    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")])
-    y = np.array(
-        [
-            [1, 1, 1, 1],
-            [1, 1, 1, 0],
-            [1, 1, 0, 0],
-            [1, 0, 0, 0],
-            [0, 0, 0, 0],
-            [1, 0, 1, 0],
-        ]
-    )
-    # a: 5 of 6 objects; b: 3 of the 5 with a; c: 3 of the 5 with a;
-    # d: 1 of the 2 objects with both b and c positive (rows 0 and 1)
-    np.testing.assert_allclose(estimate_theta(y, h, pseudo_count=0), [5 / 6, 3 / 5, 3 / 5, 1 / 2])
-    np.testing.assert_allclose(
-        estimate_theta(y, h, pseudo_count=1), [6 / 8, 4 / 7, 4 / 7, 2 / 4]
-    )
-    # default pseudo-count 0.5
-    np.testing.assert_allclose(estimate_theta(y, h), [5.5 / 7, 3.5 / 6, 3.5 / 6, 1.5 / 3])
-
-
-def test_estimate_theta_no_positives_stays_inside_unit_interval():
-    h = Hierarchy.from_parents([None, 0])
-    y = np.array([[1, 0], [0, 0], [1, 0]])
-    theta = estimate_theta(y, h)
-    assert 0 < theta[1] < 1
-    assert theta[1] == pytest.approx(0.5 / 3)
-    assert estimate_theta(y, h, pseudo_count=0)[1] == 0.0
-
-
-def test_estimate_theta_parents_never_positive():
-    h = Hierarchy.from_parents([None, 0])
-    y = np.array([[0, 0], [0, 0]])
-    with pytest.raises(LabelError, match=r"never have all parents positive.*\[1\]"):
-        estimate_theta(y, h, pseudo_count=0)
-    assert estimate_theta(y, h, pseudo_count=2)[1] == 0.5
-
-
-@pytest.mark.parametrize("bad", [-1, np.nan, "x", True])
-def test_estimate_theta_bad_pseudo_count(bad):
-    h = Hierarchy.from_parents([None])
-    with pytest.raises(InputError, match="pseudo_count"):
-        estimate_theta([[1], [0]], h, pseudo_count=bad)
-
-
-def test_estimate_theta_labels_breaking_hierarchy():
-    h = Hierarchy.from_parents([None, 0])
-    y = [[0, 1], [1, 1]]
-    with pytest.raises(LabelError, match="break the hierarchy"):
-        estimate_theta(y, h)
-    np.testing.assert_allclose(estimate_theta(y, h, pseudo_count=0, close_labels=True), [1, 1])
 
 
 # ---------------------------------------------------------------------- lpr route

@@ -200,21 +200,21 @@ def test_decision_scores_edge_conventions():
 
 # ---------------------------------------------------------------------- bad input
 def test_order_length_must_match_labels():
-    with pytest.raises(InputError, match="order ranks 5 events but the matrix has 6"):
+    with pytest.raises(InputError, match="ranking ranks 5 events but the matrix has 6"):
         hit_curve(np.arange(5), np.zeros((2, 3)))
 
 
 def test_order_must_be_a_permutation():
-    with pytest.raises(InputError, match="order must be a permutation.*missing"):
+    with pytest.raises(InputError, match="ranking must be a permutation.*missing"):
         pr_curve([0, 1, 1, 3], np.ones((2, 2)))
-    with pytest.raises(InputError, match=r"order must hold event indices in \[0, 3\]"):
+    with pytest.raises(InputError, match=r"ranking must hold event indices in \[0, 3\]"):
         pr_curve([0, 1, 2, 4], np.ones((2, 2)))
 
 
 def test_order_must_be_1d_integers():
-    with pytest.raises(InputError, match="order must be a 1-D array"):
+    with pytest.raises(InputError, match="ranking must be a 1-D array"):
         hit_curve(np.arange(4).reshape(2, 2), np.ones((2, 2)))
-    with pytest.raises(InputError, match="order must hold integer event indices"):
+    with pytest.raises(InputError, match="ranking must hold integer event indices"):
         hit_curve(np.arange(4.0), np.ones((2, 2)))
 
 
@@ -255,7 +255,7 @@ def test_average_precision_bad_classes():
     h = Hierarchy.from_edges([("a", "b")])
     with pytest.raises(InputError, match="classes must name classes of the hierarchy"):
         average_precision(np.zeros((2, 2)), np.eye(2), h, classes=["zzz"])
-    with pytest.raises(InputError, match="labels has 3 columns but the hierarchy has 2"):
+    with pytest.raises(InputError, match="values has 3 columns but the hierarchy has 2"):
         average_precision(np.zeros((2, 3)), np.zeros((2, 3)), h)
 
 

@@ -1,17 +1,27 @@
-"""The pgmpy network: CPDs encode the hierarchy; the augmented view matches virtual evidence."""
+"""The label network: one CPD rule, its pgmpy form both ways, priors, sampling."""
 
 import itertools
+import logging
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import hierarchies
 
-from hmcpgm import Hierarchy, InputError, augmented_network, mlpr_from_likelihoods, prior_marginals, to_pgmpy
+from hmcpgm import (
+    Hierarchy,
+    InputError,
+    LabelError,
+    LabelNetwork,
+    augmented_network,
+    mlpr_from_likelihoods,
+)
+from hmcpgm.network import quiet_pgmpy
 
 
 def joint_by_hand(hierarchy, theta, y):
-    """P(Y = y) from the model's definition (SPEC section 2)."""
+    """P(Y = y) from the model's definition, written out independently of hmcpgm."""
     p = 1.0
     for k in range(hierarchy.n_classes):
         parents_on = all(y[q] for q in hierarchy.parent_indices[k])
@@ -21,67 +31,208 @@ def joint_by_hand(hierarchy, theta, y):
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.integers(1, 5), st.integers(0, 2**32 - 1))
-def test_pgmpy_joint_equals_the_model_and_respects_the_hierarchy(k, seed):
+@given(hierarchies(max_classes=5, max_parents=2), st.integers(0, 2**32 - 1))
+def test_pgmpy_joint_equals_the_model_and_respects_the_hierarchy(h, seed):
     from pgmpy.inference import VariableElimination
 
-    rng = np.random.default_rng(seed)
-    parents = [None] + [list(rng.choice(j, size=int(rng.integers(0, min(j, 2) + 1)), replace=False)) or None for j in range(1, k)]
-    names = [f"c{j}" for j in range(k)]
-    h = Hierarchy.from_edges(
-        [(names[p], names[j]) for j, ps in enumerate(parents) if ps for p in ps], classes=names
-    )
-    theta = rng.uniform(size=k)
-    model = to_pgmpy(h, theta)
+    theta = np.random.default_rng(seed).uniform(size=h.n_classes)
+    net = LabelNetwork(h, theta)
+    model = net.to_pgmpy()
+    names = list(h.classes)
     assert set(model.nodes) == set(names)
     joint = VariableElimination(model).query(names, joint=True, show_progress=False)
-    for y in itertools.product((0, 1), repeat=k):
-        p = joint.get_value(**dict(zip(names, y)))
-        assert p == pytest.approx(joint_by_hand(h, theta, y), abs=1e-12)
-        if h.violations(np.array([y])):
-            assert p == 0.0
+    configs = np.array(list(itertools.product((0, 1), repeat=h.n_classes)), dtype=bool)
+    ours = np.exp(net.log_prior(configs))
+    for y, p_ours in zip(configs, ours):
+        expected = joint_by_hand(h, theta, y)
+        assert joint.get_value(**dict(zip(names, y.astype(int)))) == pytest.approx(expected, abs=1e-12)
+        assert p_ours == pytest.approx(expected, abs=1e-12)
+        if h.violations(y[None].astype(int)):
+            assert p_ours == 0.0
     marg = [VariableElimination(model).query([n], show_progress=False).values[1] for n in names]
-    np.testing.assert_allclose(marg, prior_marginals(h, theta), atol=1e-12)
+    np.testing.assert_allclose(marg, net.prior_marginals, atol=1e-12)
+    np.testing.assert_allclose(marg, np.exp(net.log_prior(configs)) @ configs, atol=1e-12)
 
 
-def test_samples_never_break_the_hierarchy():
+@settings(max_examples=15, deadline=None)
+@given(hierarchies(max_classes=6), st.integers(0, 2**32 - 1))
+def test_from_pgmpy_gives_back_the_network(h, seed):
+    theta = np.random.default_rng(seed).uniform(size=h.n_classes)
+    again = LabelNetwork.from_pgmpy(LabelNetwork(h, theta).to_pgmpy())
+    assert again.hierarchy == h
+    np.testing.assert_allclose(again.theta, theta, atol=1e-15)
+
+
+def test_an_edited_pgmpy_network_is_the_one_the_engines_answer_for():
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c")])
+    model = LabelNetwork(h, [0.5, 0.5, 0.5]).to_pgmpy()
+    from pgmpy.factors.discrete import TabularCPD
+
+    model.remove_cpds("b")
+    model.add_cpds(TabularCPD("b", 2, [[1.0, 0.1], [0.0, 0.9]], evidence=["a"], evidence_card=[2]))
+    net = LabelNetwork.from_pgmpy(model)
+    assert net.theta.tolist() == [0.5, 0.9, 0.5]
+    lik = np.ones((1, 3, 2))
+    np.testing.assert_allclose(mlpr_from_likelihoods(net, lik)[0], [0.5, 0.45, 0.25])
+
+
+def test_from_pgmpy_refuses_cpds_outside_the_family():
+    from pgmpy.factors.discrete import TabularCPD
+
+    h = Hierarchy.from_edges([("a", "b")])
+    model = LabelNetwork(h, [0.5, 0.5]).to_pgmpy()
+    model.remove_cpds("b")
+    model.add_cpds(TabularCPD("b", 2, [[0.9, 0.5], [0.1, 0.5]], evidence=["a"], evidence_card=[2]))
+    with pytest.raises(InputError, match=r"CPD of node 'b' is outside the hierarchical family: column 0"):
+        LabelNetwork.from_pgmpy(model)
+    with pytest.raises(InputError, match="must be a pgmpy DiscreteBayesianNetwork"):
+        LabelNetwork.from_pgmpy(h)
+
+
+def test_samples_follow_the_model():
     h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("d", "e")])
-    model = to_pgmpy(h, [0.7, 0.8, 0.6, 0.9, 0.5])
-    samples = model.simulate(n_samples=2000, seed=1, show_progress=False)[list(h.classes)]
-    y = samples.astype(int).to_numpy()
+    net = LabelNetwork(h, [0.7, 0.8, 0.6, 0.9, 0.5])
+    y = net.sample(40_000, rng=1)
     assert h.violations(y) == 0
-    assert y[:, 4].sum() > 0  # the deepest class does occur
+    # the empirical marginals match the prior marginals within 4 standard errors
+    se = np.sqrt(net.prior_marginals * (1 - net.prior_marginals) / len(y))
+    assert np.all(np.abs(y.mean(axis=0) - net.prior_marginals) < 4 * se + 1e-12)
+    # pgmpy's sampler draws from the same network
+    samples = net.to_pgmpy().simulate(n_samples=2000, seed=1, show_progress=False)[list(h.classes)]
+    assert h.violations(samples.astype(int).to_numpy()) == 0
+
+
+def test_samples_on_a_dag_match_brute_force():
+    # A -> C <- B, C -> D: exact joint by enumeration
+    h = Hierarchy.from_parents([None, None, [0, 1], 2])
+    theta = np.array([0.7, 0.6, 0.5, 0.4])
+    n = 200_000
+    y = LabelNetwork(h, theta).sample(n, rng=2)
+    assert h.violations(y) == 0
+    codes = y @ (1 << np.arange(4))
+    counts = np.bincount(codes, minlength=16)
+    for code in range(16):
+        bits = [(code >> k) & 1 for k in range(4)]
+        p = 1.0
+        for k in range(4):
+            parents_on = all(bits[q] for q in h.parent_indices[k])
+            p_on = theta[k] if parents_on else 0.0
+            p *= p_on if bits[k] else 1 - p_on
+        se = np.sqrt(p * (1 - p) / n) + 1e-12
+        assert abs(counts[code] / n - p) < 5 * se + 1e-9, (bits, counts[code] / n, p)
 
 
 def test_cpd_column_order_last_parent_fastest():
-    h = Hierarchy.from_parents([None, None, [0, 1]])
-    cpd = to_pgmpy(Hierarchy.from_edges([("p", "r"), ("q", "r")], classes=["p", "q", "r"]), [0.5, 0.5, 0.25]).get_cpds("r")
+    net = LabelNetwork(Hierarchy.from_edges([("p", "r"), ("q", "r")], classes=["p", "q", "r"]), [0.5, 0.5, 0.25])
+    cpd = net.to_pgmpy().get_cpds("r")
     assert cpd.variables == ["r", "p", "q"]
     np.testing.assert_allclose(cpd.values[1], [[0, 0], [0, 0.25]])  # only p = q = 1 allows r = 1
-    assert h.n_classes == 3
+    np.testing.assert_allclose(net.cpd_table("r"), [[1, 1, 1, 0.75], [0, 0, 0, 0.25]])
+
+
+def test_theta_from_labels_by_hand_tree_and_dag():
+    # classes a, b (child of a), c (child of a), d (child of b and c)
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")])
+    y = np.array(
+        [
+            [1, 1, 1, 1],
+            [1, 1, 1, 0],
+            [1, 1, 0, 0],
+            [1, 0, 0, 0],
+            [0, 0, 0, 0],
+            [1, 0, 1, 0],
+        ]
+    )
+    # a: 5 of 6 objects; b: 3 of the 5 with a; c: 3 of the 5 with a;
+    # d: 1 of the 2 objects with both b and c positive (rows 0 and 1)
+    np.testing.assert_allclose(LabelNetwork.from_labels(y, h, pseudo_count=0).theta, [5 / 6, 3 / 5, 3 / 5, 1 / 2])
+    np.testing.assert_allclose(
+        LabelNetwork.from_labels(y, h, pseudo_count=1).theta, [6 / 8, 4 / 7, 4 / 7, 2 / 4]
+    )
+    # default pseudo-count 0.5
+    np.testing.assert_allclose(LabelNetwork.from_labels(y, h).theta, [5.5 / 7, 3.5 / 6, 3.5 / 6, 1.5 / 3])
+
+
+def test_theta_from_labels_no_positives_stays_inside_unit_interval():
+    h = Hierarchy.from_parents([None, 0])
+    y = np.array([[1, 0], [0, 0], [1, 0]])
+    theta = LabelNetwork.from_labels(y, h).theta
+    assert 0 < theta[1] < 1
+    assert theta[1] == pytest.approx(0.5 / 3)
+    assert LabelNetwork.from_labels(y, h, pseudo_count=0).theta[1] == 0.0
+
+
+def test_theta_from_labels_parents_never_positive():
+    h = Hierarchy.from_parents([None, 0])
+    y = np.array([[0, 0], [0, 0]])
+    with pytest.raises(LabelError, match=r"never have all parents positive.*\[1\]"):
+        LabelNetwork.from_labels(y, h, pseudo_count=0).theta
+    assert LabelNetwork.from_labels(y, h, pseudo_count=2).theta[1] == 0.5
+
+
+@pytest.mark.parametrize("bad", [-1, np.nan, "x", True])
+def test_theta_from_labels_bad_pseudo_count(bad):
+    h = Hierarchy.from_parents([None])
+    with pytest.raises(InputError, match="pseudo_count"):
+        LabelNetwork.from_labels([[1], [0]], h, pseudo_count=bad).theta
+
+
+def test_theta_from_labels_labels_breaking_hierarchy():
+    h = Hierarchy.from_parents([None, 0])
+    y = [[0, 1], [1, 1]]
+    with pytest.raises(LabelError, match="break the hierarchy"):
+        LabelNetwork.from_labels(y, h).theta
+    np.testing.assert_allclose(LabelNetwork.from_labels(y, h, pseudo_count=0, close_labels=True).theta, [1, 1])
+
+
+def test_theta_from_a_shuffled_dataframe_is_aligned_by_name():
+    import pandas as pd
+
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c")])
+    y = np.array([[1, 1, 0], [1, 0, 0], [0, 0, 0], [1, 1, 1]])
+    frame = pd.DataFrame(y, columns=list(h.classes))[["c", "a", "b"]]
+    np.testing.assert_array_equal(LabelNetwork.from_labels(frame, h).theta, LabelNetwork.from_labels(y, h).theta)
+
+
+def test_the_network_is_frozen():
+    net = LabelNetwork(Hierarchy.from_parents([None, 0]), [0.5, 0.5])
+    with pytest.raises(ValueError):
+        net.theta[0] = 0.1
+    with pytest.raises(AttributeError):
+        net.theta = np.array([0.1, 0.1])
+
+
+def test_quiet_pgmpy_restores_the_logger():
+    logger = logging.getLogger("pgmpy")
+    logger.setLevel(logging.INFO)
+    with quiet_pgmpy():
+        assert logger.level == logging.ERROR
+    assert logger.level == logging.INFO
+    LabelNetwork(Hierarchy.from_parents([None, 0]), [0.5, 0.5]).to_pgmpy()
+    assert logger.level == logging.INFO
+    logger.setLevel(logging.NOTSET)
 
 
 def test_augmented_network_evidence_equals_virtual_evidence():
     from pgmpy.inference import VariableElimination
 
     h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")])
-    theta = np.array([0.6, 0.7, 0.5, 0.8])
+    net = LabelNetwork(h, [0.6, 0.7, 0.5, 0.8])
     rng = np.random.default_rng(2)
     table = rng.uniform(0.1, 1, size=(4, 2, 3))
     table /= table.sum(axis=2, keepdims=True)
-    model = augmented_network(h, theta, table)
+    model = augmented_network(net, table)
     bins = [2, 0, 1, 2]
     evidence = {f"S_{c}": b for c, b in zip(h.classes, bins)}
     lik = np.array([[table[k, :, b] for k, b in enumerate(bins)]])
-    ours = mlpr_from_likelihoods(h, theta, lik)[0]
+    ours = mlpr_from_likelihoods(net, lik)[0]
     for k, c in enumerate(h.classes):
         q = VariableElimination(model).query([f"Y_{c}"], evidence=evidence, show_progress=False)
         assert q.values[1] == pytest.approx(ours[k], abs=1e-12)
 
 
 def test_symbolic_augmented_network_has_score_nodes_only_as_structure():
-    h = Hierarchy.from_parents([None, 0])
-    model = augmented_network(h, [0.5, 0.5])
+    model = augmented_network(LabelNetwork(Hierarchy.from_parents([None, 0]), [0.5, 0.5]))
     assert sorted(model.edges) == [("Y_0", "S_0"), ("Y_0", "Y_1"), ("Y_1", "S_1")]
     assert model.get_cpds() == []
 
@@ -89,12 +240,17 @@ def test_symbolic_augmented_network_has_score_nodes_only_as_structure():
 def test_bad_inputs_name_the_argument():
     h = Hierarchy.from_parents([None, 0])
     with pytest.raises(InputError, match=r"theta must have shape \(2,\)"):
-        to_pgmpy(h, [0.5])
+        LabelNetwork(h, [0.5])
     with pytest.raises(InputError, match="theta must hold probabilities"):
-        to_pgmpy(h, [0.5, -0.1])
+        LabelNetwork(h, [0.5, -0.1])
+    net = LabelNetwork(h, [0.5, 0.5])
     with pytest.raises(InputError, match=r"score_given_label must have shape \(2, 2, n_bins\)"):
-        augmented_network(h, [0.5, 0.5], np.ones((2, 3)))
+        augmented_network(net, np.ones((2, 3)))
     with pytest.raises(InputError, match="score_given_label must hold probabilities"):
-        augmented_network(h, [0.5, 0.5], np.ones((2, 2, 2)))
+        augmented_network(net, np.ones((2, 2, 2)))
     with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
-        to_pgmpy("a", [0.5])
+        LabelNetwork("a", [0.5])
+    with pytest.raises(TypeError, match="network must be an hmcpgm.LabelNetwork"):
+        augmented_network(h)
+    with pytest.raises(InputError, match="n must be an integer >= 0"):
+        net.sample(-1)

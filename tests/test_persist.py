@@ -27,7 +27,7 @@ def test_round_trip_predicts_identically(data, tmp_path, score_model, names):
     hierarchy = data.hierarchy
     if names == "str":
         hierarchy = _named(hierarchy, [f"GO:{k:04d}" for k in range(hierarchy.n_classes)])
-    model = MLPR(score_model=score_model).fit(data.train_scores, data.train_labels, hierarchy)
+    model = MLPR(hierarchy=hierarchy, score_model=score_model).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "model.npz")
     loaded = load_model(path)
 
@@ -52,7 +52,7 @@ def test_round_trip_on_a_dag(tmp_path):
     d = b & c & (rng.random(800) < 0.7)
     y = np.column_stack([a, b, c, d]).astype(int)
     s = rng.normal(1.5 * y, 1.0)
-    model = MLPR(engine="junction").fit(s, y, h)
+    model = MLPR(hierarchy=h, engine="junction").fit(s, y)
     loaded = load_model(save_model(model, tmp_path / "dag.npz"))
     assert loaded.hierarchy_.kind == "dag"
     test = rng.normal(size=(50, 4))
@@ -61,14 +61,14 @@ def test_round_trip_on_a_dag(tmp_path):
 
 def test_params_survive(data, tmp_path):
     model = MLPR(version="nbh", score_model="gaussian", engine="tree", pseudo_count=1.0, gridsize=256)
-    model.fit(data.train_scores, data.train_labels, data.hierarchy)
+    model.set_params(hierarchy=data.hierarchy).fit(data.train_scores, data.train_labels)
     loaded = load_model(save_model(model, tmp_path / "m.npz"))
     assert loaded.get_params() == model.get_params()
     assert loaded.version == "nbh"
 
 
 def test_file_loads_without_pickle(data, tmp_path):
-    model = MLPR().fit(data.train_scores, data.train_labels, data.hierarchy)
+    model = MLPR(hierarchy=data.hierarchy).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     with np.load(path, allow_pickle=False) as archive:
         names = set(archive.files)
@@ -82,7 +82,7 @@ def test_file_loads_without_pickle(data, tmp_path):
 
 
 def test_is_model_file(data, tmp_path):
-    model = MLPR(score_model="gaussian").fit(data.train_scores, data.train_labels, data.hierarchy)
+    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian").fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     assert is_model_file(path)
     np.savez(tmp_path / "other.npz", x=np.arange(3))
@@ -104,7 +104,7 @@ def _rewrite_meta(src, dst, change):
 
 
 def test_future_format_version(data, tmp_path):
-    model = MLPR(score_model="gaussian").fit(data.train_scores, data.train_labels, data.hierarchy)
+    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian").fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     _rewrite_meta(path, tmp_path / "future.npz", lambda meta: meta.update(format_version=FORMAT_VERSION + 1))
     with pytest.raises(InputError, match=rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' version {FORMAT_VERSION}"):
@@ -130,7 +130,7 @@ def test_foreign_and_corrupted_files(data, tmp_path):
 
 
 def test_truncated_file(data, tmp_path):
-    model = MLPR(score_model="gaussian").fit(data.train_scores, data.train_labels, data.hierarchy)
+    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian").fit(data.train_scores, data.train_labels)
     raw = save_model(model, tmp_path / "m.npz").read_bytes()
     (tmp_path / "cut.npz").write_bytes(raw[: len(raw) // 2])
     with pytest.raises(InputError, match="cut.npz"):
@@ -148,6 +148,6 @@ def test_save_rejects_unserialisable_class_names(tmp_path):
     h = Hierarchy.from_edges([(("a", 1), ("b", 2))])
     rng = np.random.default_rng(0)
     y = np.sort(rng.integers(0, 2, (300, 2)), axis=1)[:, ::-1]
-    model = MLPR(score_model="gaussian").fit(rng.normal(y), y, h)
+    model = MLPR(hierarchy=h, score_model="gaussian").fit(rng.normal(y), y)
     with pytest.raises(InputError, match="strings or integers"):
         save_model(model, tmp_path / "m.npz")

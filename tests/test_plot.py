@@ -10,8 +10,8 @@ matplotlib.use("Agg")
 import matplotlib.collections  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from hmcpgm import Hierarchy, InputError, MLPR, hier_rank, hit_curve, naive_sort, pr_curve  # noqa: E402
-from hmcpgm.datasets import sample_from_model  # noqa: E402
+from hmcpgm import LabelError, Hierarchy, InputError, MLPR, hier_rank, hit_curve, naive_sort, pr_curve  # noqa: E402
+from hmcpgm import LabelNetwork  # noqa: E402
 from hmcpgm.plot import (  # noqa: E402
     hierarchy_layout,
     plot_hierarchy,
@@ -41,7 +41,7 @@ def dag():
 def ranked():
     rng = np.random.default_rng(3)
     h = Hierarchy.from_parents([None, 0, 0, 1])
-    labels = sample_from_model(h, [0.6, 0.5, 0.4, 0.5], 40, rng)
+    labels = LabelNetwork(h, [0.6, 0.5, 0.4, 0.5]).sample(40, rng)
     values = np.clip(labels + rng.normal(0, 0.6, labels.shape), 0, 1)
     return h, values, labels
 
@@ -160,9 +160,9 @@ def test_curves_bad_input():
 def fitted():
     rng = np.random.default_rng(0)
     h = Hierarchy.from_parents([None, 0])
-    labels = sample_from_model(h, [0.6, 0.5], 1500, rng)
+    labels = LabelNetwork(h, [0.6, 0.5]).sample(1500, rng)
     scores = rng.normal(loc=np.where(labels == 1, [1.5, -1.5], [0.0, 0.0]))  # class 1 inverted
-    return h, scores, labels, MLPR().fit(scores, labels, h)
+    return h, scores, labels, MLPR(hierarchy=h).fit(scores, labels)
 
 
 def test_lpr_curve_is_the_models_lpr_and_bars_count_scores(fitted):
@@ -196,11 +196,11 @@ def test_lpr_bad_input(fitted):
     h, scores, labels, model = fitted
     with pytest.raises(InputError, match=r"class_index must be a column index in \[0, 1\]"):
         plot_lpr(scores, labels, model, 5)
-    with pytest.raises(InputError, match="same shape"):
+    with pytest.raises(InputError, match="labels has 1 columns but there are 2 classes"):
         plot_lpr(scores, labels[:, :1], model, 0)
     with pytest.raises(InputError, match="model_or_lpr must be a fitted MLPR"):
         plot_lpr(scores, labels, 3.0, 0)
-    with pytest.raises(InputError, match="labels must hold only 0 and 1"):
+    with pytest.raises(LabelError, match="labels must hold only 0 and 1"):
         plot_lpr(scores, labels * 2, model, 0)
 
 
@@ -231,6 +231,34 @@ def test_reliability_points_equal_hand_binning():
     assert sum(heights) == p.size
 
 
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_reliability_table_is_scikit_learns_calibration_curve(strategy):
+    from sklearn.calibration import calibration_curve
+
+    rng = np.random.default_rng(3)
+    p = np.round(rng.random((80, 4)), 1)  # many values on the bin edges
+    y = (rng.random((80, 4)) < p).astype(int)
+    mean_p, rate, counts = reliability_table(p, y, 10, strategy=strategy)
+    ref_rate, ref_mean = calibration_curve(y.ravel(), p.ravel(), n_bins=10, strategy=strategy)
+    np.testing.assert_array_equal(mean_p, ref_mean)
+    np.testing.assert_array_equal(rate, ref_rate)
+    assert counts.sum() == p.size and len(counts) == len(ref_rate)
+
+
+def test_reliability_dataframes_are_matched_by_name():
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    p = rng.random((50, 3))
+    y = (rng.random((50, 3)) < p).astype(int)
+    pf = pd.DataFrame(p, columns=["a", "b", "c"])
+    yf = pd.DataFrame(y, columns=["a", "b", "c"])[["c", "a", "b"]]
+    for got, ref in zip(reliability_table(pf, yf, 5), reliability_table(p, y, 5)):
+        np.testing.assert_array_equal(got, ref)
+    with pytest.raises(InputError, match="cannot be matched by class name"):
+        reliability_table(pf, y)
+
+
 def test_reliability_quantile_bins_hold_equal_counts():
     p = np.linspace(0.01, 0.99, 100)
     y = (np.arange(100) % 2).astype(int)
@@ -242,13 +270,13 @@ def test_reliability_quantile_bins_hold_equal_counts():
 def test_reliability_bad_input():
     with pytest.raises(InputError, match=r"lie in \[0, 1\]"):
         reliability_table([0.5, 1.5], [0, 1])
-    with pytest.raises(InputError, match="probabilities has 2 entries but labels has 3"):
+    with pytest.raises(InputError, match=r"probabilities has shape \(2,\) but labels has shape \(3,\)"):
         reliability_table([0.5, 0.5], [0, 1, 1])
-    with pytest.raises(InputError, match="n_bins must be a positive integer"):
+    with pytest.raises(InputError, match="n_bins must be an integer >= 1"):
         reliability_table([0.5], [1], n_bins=0)
     with pytest.raises(InputError, match="strategy must be"):
         reliability_table([0.5], [1], strategy="equal")
-    with pytest.raises(InputError, match="labels must hold only 0 and 1"):
+    with pytest.raises(LabelError, match="labels must hold only 0 and 1"):
         reliability_table([0.5], [2])
 
 

@@ -1,8 +1,8 @@
 """Data sets: the paper's synthetic benchmark and the Clus-HMC ARFF benchmarks.
 
-* :func:`make_paper_synthetic` draws the 25-class synthetic data of the paper
-  (SPEC section 9) on :func:`paper_forest`; :func:`sample_from_model` draws label
-  matrices from the hierarchical model on any tree, forest or DAG.
+* :func:`make_paper_synthetic` draws the 25-class synthetic data of the paper on
+  :func:`paper_forest` (label matrices on any hierarchy come from
+  :meth:`hmcpgm.LabelNetwork.sample`).
 * :func:`load_hmc_arff` reads one Clus-HMC ARFF file (FunCat trees, Gene Ontology
   DAGs) and :func:`load_hmc_split` the train / validation / test files of one
   benchmark with a shared hierarchy.
@@ -15,7 +15,6 @@ from ._synthetic import (
     SyntheticData,
     make_paper_synthetic,
     paper_forest,
-    sample_from_model,
 )
 
 __all__ = [
@@ -28,5 +27,4 @@ __all__ = [
     "load_hmc_split",
     "make_paper_synthetic",
     "paper_forest",
-    "sample_from_model",
 ]

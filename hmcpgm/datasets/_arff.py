@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from ..exceptions import HierarchyError, InputError
-from ..hierarchy import Hierarchy, _preview, _repeated
+from .._util import preview, repeated
+from ..hierarchy import Hierarchy
 
 __all__ = ["HMCData", "HMCSplit", "load_hmc_arff", "load_hmc_split"]
 
@@ -404,7 +405,7 @@ def _feature_matrix(rows, attrs, source, line_numbers):
             except KeyError:
                 raise InputError(
                     f"{source}, line {line_numbers[i]}: nominal attribute {a.name!r} has no value "
-                    f"{value!r}; declared values: {_preview(a.values)}"
+                    f"{value!r}; declared values: {preview(a.values)}"
                 ) from None
     return out
 
@@ -443,7 +444,7 @@ def _label_matrix(tokens, hierarchy, super_root, source, line_numbers):
                 raise InputError(
                     f"{source}, line {line_numbers[i]}: label {label!r} is not a class of the "
                     f"hierarchy declared by the class attribute ({hierarchy.n_classes} classes, "
-                    f"e.g. {_preview(hierarchy.classes, 3)})"
+                    f"e.g. {preview(hierarchy.classes, 3)})"
                 )
             rows.append(i)
             cols.append(k)
@@ -475,14 +476,14 @@ def _hierarchy_from_spec(spec, super_root, source, lineno):
     raise InputError(
         f"{where}: cannot tell the class attribute's format: FunCat paths need top-level "
         "classes without '/', GO edges are all 'parent/child' pairs; got items with up to "
-        f"{max(depth) + 1} parts and none with one, e.g. {_preview(items, 3)}"
+        f"{max(depth) + 1} parts and none with one, e.g. {preview(items, 3)}"
     )
 
 
 def _from_paths(items, where):
     listed = set(items)
     if len(listed) != len(items):
-        raise HierarchyError(f"the class attribute lists paths twice: {_preview(_repeated(items))}")
+        raise HierarchyError(f"the class attribute lists paths twice: {preview(repeated(items))}")
     edges = []
     for item in items:
         if "/" in item:
@@ -583,8 +584,8 @@ def load_hmc_split(name, data_dir, *, super_root="root"):
             )
         if data.feature_names != reference.feature_names:
             raise InputError(
-                f"{data.path} has features {_preview(data.feature_names, 3)} ({len(data.feature_names)}) "
-                f"but {reference.path} has {_preview(reference.feature_names, 3)} "
+                f"{data.path} has features {preview(data.feature_names, 3)} ({len(data.feature_names)}) "
+                f"but {reference.path} has {preview(reference.feature_names, 3)} "
                 f"({len(reference.feature_names)})"
             )
     shared = {

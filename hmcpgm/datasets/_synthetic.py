@@ -1,6 +1,6 @@
-"""The paper's synthetic benchmark (SPEC section 9) and label sampling from the model.
+"""The paper's synthetic benchmark.
 
-Labels follow the hierarchical model of SPEC section 2: a root is positive with
+Labels follow the hierarchical model (:meth:`hmcpgm.LabelNetwork.sample`): a root is positive with
 probability ``theta_k``; any other class is positive with probability ``theta_k``
 when all its parents are positive, and never otherwise. Scores are Beta
 distributed given the label.
@@ -10,9 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_hierarchy, theta_vector
+from .._arrays import count
+from .._validation import theta_vector
 from ..exceptions import InputError
 from ..hierarchy import Hierarchy
+from ..network import LabelNetwork
 
 __all__ = [
     "PAPER_ETA",
@@ -20,7 +22,6 @@ __all__ = [
     "SyntheticData",
     "make_paper_synthetic",
     "paper_forest",
-    "sample_from_model",
 ]
 
 #: 1-based parent of each of the paper's 25 classes (0 = the class is a root).
@@ -55,59 +56,6 @@ def paper_forest():
     (13,)
     """
     return Hierarchy.from_parents([p - 1 for p in PAPER_PARENTS])
-
-
-def sample_from_model(hierarchy, theta, n, rng=None):
-    """Draw label matrices from the hierarchical model (SPEC section 2).
-
-    A class is positive with probability ``theta[k]`` when it is a root or when
-    ALL its parents are positive, and is negative otherwise, so every sample
-    respects the hierarchy (trees, forests and DAGs alike).
-
-    Parameters
-    ----------
-    hierarchy : Hierarchy
-    theta : array-like of shape (K,)
-        Conditional probabilities ``P(Y_k = 1 | all parents = 1)``.
-    n : int
-        Number of objects to draw.
-    rng : numpy.random.Generator, int or None
-        Source of randomness (anything :func:`numpy.random.default_rng` accepts).
-
-    Returns
-    -------
-    ndarray of shape (n, K), dtype int8
-
-    Examples
-    --------
-    >>> from hmcpgm import Hierarchy
-    >>> h = Hierarchy.from_parents([None, 0, 0, [1, 2]])
-    >>> y = sample_from_model(h, [0.9, 0.5, 0.5, 1.0], 1000, rng=0)
-    >>> y.shape, h.violations(y)
-    ((1000, 4), 0)
-    >>> bool(np.all(y[:, 3] == (y[:, 1] & y[:, 2])))
-    True
-    """
-    hierarchy = check_hierarchy(hierarchy)
-    theta = theta_vector(theta, hierarchy)
-    n = _count(n, "n")
-    rng = np.random.default_rng(rng)
-    return _sample(hierarchy, theta, n, rng)
-
-
-def _sample(hierarchy, theta, n, rng):
-    # one uniform per (object, class) up front, then one vectorised step per class
-    draws = rng.random((n, hierarchy.n_classes)) < theta
-    y = np.zeros((n, hierarchy.n_classes), dtype=bool)
-    for k in hierarchy.topological_order:
-        parents = hierarchy.parent_indices[k]
-        if len(parents) == 0:
-            y[:, k] = draws[:, k]
-        elif len(parents) == 1:
-            y[:, k] = draws[:, k] & y[:, parents[0]]
-        else:
-            y[:, k] = draws[:, k] & y[:, parents].all(axis=1)
-    return y.astype(np.int8)
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,7 +111,7 @@ class SyntheticData:
         m = self.test_scores.shape[0]
         if n_valid is None:
             n_valid = m // 2
-        n_valid = _count(n_valid, "n_valid")
+        n_valid = count(n_valid, "n_valid")
         if n_valid > m:
             raise InputError(f"n_valid must be at most the {m} test rows, got {n_valid}")
         return (
@@ -184,7 +132,7 @@ def make_paper_synthetic(
     theta=None,
     max_draws=1000,
 ):
-    """Draw the paper's synthetic data set (SPEC section 9).
+    """Draw the paper's synthetic data set (section 5 of Ye et al.).
 
     ``theta_k ~ Uniform(0, 1)`` for every class, redrawn (with fresh training
     labels) until every class has at least ``min_positives`` positives among the
@@ -223,10 +171,10 @@ def make_paper_synthetic(
     >>> data.hierarchy.violations(data.train_labels)
     0
     """
-    n_train = _count(n_train, "n_train")
-    n_test = _count(n_test, "n_test")
-    min_positives = _count(min_positives, "min_positives")
-    max_draws = _count(max_draws, "max_draws")
+    n_train = count(n_train, "n_train")
+    n_test = count(n_test, "n_test")
+    min_positives = count(min_positives, "min_positives")
+    max_draws = count(max_draws, "max_draws")
     if max_draws < 1:
         raise InputError(f"max_draws must be at least 1, got {max_draws}")
     hierarchy = paper_forest()
@@ -243,7 +191,7 @@ def make_paper_synthetic(
 
     if theta is not None:
         theta = theta_vector(theta, hierarchy).copy()
-        train_labels = _sample(hierarchy, theta, n_train, rng)
+        train_labels = LabelNetwork(hierarchy, theta).sample(n_train, rng)
         n_draws = 0
     else:
         if min_positives > n_train:
@@ -253,7 +201,7 @@ def make_paper_synthetic(
             )
         for n_draws in range(1, max_draws + 1):
             theta = rng.random(hierarchy.n_classes)
-            train_labels = _sample(hierarchy, theta, n_train, rng)
+            train_labels = LabelNetwork(hierarchy, theta).sample(n_train, rng)
             if train_labels.sum(axis=0).min() >= min_positives:
                 break
         else:
@@ -264,7 +212,7 @@ def make_paper_synthetic(
                 f"(last draw: fewest positives {counts.min()} in class {int(counts.argmin())}); "
                 "raise n_train or max_draws, or lower min_positives"
             )
-    test_labels = _sample(hierarchy, theta, n_test, rng)
+    test_labels = LabelNetwork(hierarchy, theta).sample(n_test, rng)
     theta.flags.writeable = False
     eta.flags.writeable = False
     return SyntheticData(
@@ -285,8 +233,3 @@ def _beta_scores(labels, eta, rng):
     b = np.where(positive, eta, _BETA_OTHER)
     return rng.beta(a, b)
 
-
-def _count(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise InputError(f"{name} must be a non-negative int, got {value!r}")
-    return int(value)

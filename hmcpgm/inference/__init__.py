@@ -1,7 +1,8 @@
 """mLPR engines: posterior marginals P(Y_k = 1 | scores) of the hierarchy's network.
 
-One public entry point, :func:`mlpr_from_likelihoods`, with interchangeable
-engines that all answer the same question (SPEC sections 4 and 5):
+One public entry point, :func:`mlpr_from_likelihoods`, takes a
+:class:`~hmcpgm.LabelNetwork` and per-object evidence, with interchangeable
+engines that all answer the same question (see ``docs/concepts.md``):
 
 ``"tree"``
     batched exact sum-product on trees and forests (all objects at once).
@@ -20,18 +21,18 @@ engines that all answer the same question (SPEC sections 4 and 5):
 
 import numpy as np
 
-from .._validation import check_hierarchy, likelihood_array, theta_vector
-from ..exceptions import InferenceError
-from ._common import impossible_evidence, log_likelihood_pairs, log_prior_marginals, posterior_from_logs
+from .._validation import likelihood_array
+from ..exceptions import InferenceError, InputError
+from ..network import LabelNetwork
+from ..options import ENGINES, VERSIONS, check_choice
+from ._common import impossible_evidence, log_likelihood_pairs, posterior_from_logs
 from ._full import full_posterior
-from ._loopy import DEFAULTS as _LOOPY_DEFAULTS
+from ._loopy import DEFAULTS as LOOPY_DEFAULTS
 from ._loopy import LoopyReport
 from ._nbh import nbh_posterior
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport"]
 
-VERSIONS = ("full", "nbh", "indpt")
-ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
 _OPTIONS = {
     "auto": {"max_clique"},
     "tree": set(),
@@ -42,7 +43,17 @@ _OPTIONS = {
 }
 
 
-def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine="auto", **options):
+def check_network(network, name="network"):
+    """``network`` if it is a :class:`~hmcpgm.LabelNetwork`, else a clear TypeError."""
+    if not isinstance(network, LabelNetwork):
+        raise TypeError(
+            f"{name} must be an hmcpgm.LabelNetwork (LabelNetwork(hierarchy, theta) or "
+            f"LabelNetwork.from_labels(labels, hierarchy)), got {type(network).__name__}"
+        )
+    return network
+
+
+def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto", **options):
     """mLPRs: posterior probabilities P(Y_k = 1 | evidence) for every object and class.
 
     The network has one binary label node per class: roots are positive with
@@ -53,12 +64,11 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
 
     Parameters
     ----------
-    hierarchy : Hierarchy
-    theta : array-like of shape (K,)
-        The CPD parameters, probabilities in [0, 1].
+    network : LabelNetwork
+        The hierarchy and its CPD parameters ``theta``.
     likelihoods : array-like of shape (M, K, 2)
         Non-negative, finite; only the ratio within a pair matters. A zero is hard
-        evidence; a pair [0, 0] is an error.
+        evidence; a pair [0, 0] is an error. Classes in ``network.classes`` order.
     version : {"full", "nbh", "indpt"}
         ``"full"``: evidence from every class. ``"nbh"``: for class ``k``, evidence
         only from ``k``, its parents and its children. ``"indpt"``: evidence only
@@ -78,33 +88,34 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
     Raises
     ------
     InputError
-        Wrong shapes or values of ``theta`` or ``likelihoods``.
+        Wrong shapes or values of ``likelihoods``, an unknown ``version``,
+        ``engine`` or option.
     InferenceError
-        Unknown ``version`` or ``engine``, an option the engine does not take, a
-        forest-only engine on a DAG, a junction tree clique wider than
-        ``max_clique``, or evidence with probability zero under the network.
+        A forest-only engine on a DAG, or evidence with probability zero under the
+        network.
+    TooLargeError
+        A junction tree clique wider than ``max_clique``, or too many classes to
+        enumerate.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from hmcpgm import Hierarchy
-    >>> h = Hierarchy.from_parents([None, 0])          # class 1 is a child of class 0
+    >>> from hmcpgm import Hierarchy, LabelNetwork
+    >>> net = LabelNetwork(Hierarchy.from_parents([None, 0]), [0.5, 0.5])  # 1 is a child of 0
     >>> L = np.array([[[1.0, 1.0], [1.0, 3.0]]])       # evidence only on the child
-    >>> mlpr_from_likelihoods(h, [0.5, 0.5], L).round(4)  # joint weights .5, .25, .75
+    >>> mlpr_from_likelihoods(net, L).round(4)          # joint weights .5, .25, .75
     array([[0.6667, 0.5   ]])
-    >>> mlpr_from_likelihoods(h, [0.5, 0.5], L, version="indpt").round(4)
+    >>> mlpr_from_likelihoods(net, L, version="indpt").round(4)
     array([[0.5, 0.5]])
     """
-    hierarchy = check_hierarchy(hierarchy)
-    theta = theta_vector(theta, hierarchy)
+    network = check_network(network)
+    hierarchy, theta = network.hierarchy, network.theta
     likelihoods = likelihood_array(likelihoods, hierarchy)
-    if version not in VERSIONS:
-        raise InferenceError(f"version must be one of {VERSIONS}, got {version!r}")
-    if engine not in ENGINES:
-        raise InferenceError(f"engine must be one of {ENGINES}, got {engine!r}")
+    check_choice(version, "version", VERSIONS)
+    check_choice(engine, "engine", ENGINES)
     unknown = set(options) - _OPTIONS[engine]
     if unknown:
-        raise InferenceError(
+        raise InputError(
             f"engine={engine!r} takes the options {sorted(_OPTIONS[engine]) or 'none'}; "
             f"got unknown option(s) {sorted(unknown)}"
         )
@@ -129,7 +140,7 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
     l0, l1 = log_likelihood_pairs(likelihoods)
     report = None
     if version == "indpt":
-        out = _indpt(hierarchy, theta, l0, l1, engine, options)
+        out = _indpt(network, l0, l1, engine, options)
     elif version == "full":
         out, report = full_posterior(hierarchy, theta, l0, l1, engine, options)
     else:
@@ -140,22 +151,23 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
     return out
 
 
-def _indpt(hierarchy, theta, l0, l1, engine, options):
+def _indpt(network, l0, l1, engine, options):
     """(K, M) posterior of each class from its own evidence and its prior marginal."""
     if engine == "enumerate":
         from ._enumerate import MAX_ENUMERATE, enumerate_prior
 
-        prior = np.clip(enumerate_prior(hierarchy, theta, options.get("max_classes", MAX_ENUMERATE)), 0.0, 1.0)
+        prior = enumerate_prior(network.hierarchy, network.theta, options.get("max_classes", MAX_ENUMERATE))
+        prior = np.clip(prior, 0.0, 1.0)
         with np.errstate(divide="ignore"):
             log_pi, log_1mpi = np.log(prior), np.log1p(-prior)
     else:
-        log_pi = log_prior_marginals(hierarchy, theta)
+        log_pi = network.log_prior_marginals
         with np.errstate(divide="ignore"):
             log_1mpi = np.log(-np.expm1(log_pi))
     out = posterior_from_logs(log_1mpi[:, None] + l0, log_pi[:, None] + l1)
     bad = np.isnan(out)
     if bad.any():
-        raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))
+        raise impossible_evidence(network.hierarchy, np.flatnonzero(bad.any(axis=0)))
     return out
 
 
@@ -163,20 +175,19 @@ def _empty_report(options):
     return LoopyReport.empty(**{n: options[n] for n in ("damping", "tol", "max_iter") if n in options})
 
 
-def loopy_belief_propagation(hierarchy, theta, likelihoods, *, damping=_LOOPY_DEFAULTS["damping"],
-                             tol=_LOOPY_DEFAULTS["tol"], max_iter=_LOOPY_DEFAULTS["max_iter"]):
+def loopy_belief_propagation(network, likelihoods, *, damping=LOOPY_DEFAULTS["damping"],
+                             tol=LOOPY_DEFAULTS["tol"], max_iter=LOOPY_DEFAULTS["max_iter"]):
     """Full-evidence mLPRs by batched loopy belief propagation, with a convergence report.
 
     Exact on forests and on polytrees (DAGs whose undirected skeleton has no
     loop); an approximation on other DAGs. One iteration is an upward sweep
     (children before parents) then a downward sweep; each object stops when it
-    has converged. On cellcycle_GO (4,125 classes) every object of
-    ``bench/inference.py`` converged without damping, in a median of 9 iterations. Emits :class:`ConvergenceWarning` when some
+    has converged. Emits :class:`~hmcpgm.exceptions.ConvergenceWarning` when some
     objects do not converge within ``max_iter``.
 
     Parameters
     ----------
-    hierarchy, theta, likelihoods
+    network, likelihoods
         As in :func:`mlpr_from_likelihoods`.
     damping : float in [0, 1), default 0
         Weight of the previous factor message (log-odds) in each update. The
@@ -195,16 +206,16 @@ def loopy_belief_propagation(hierarchy, theta, likelihoods, *, damping=_LOOPY_DE
     Examples
     --------
     >>> import numpy as np
-    >>> from hmcpgm import Hierarchy
-    >>> h = Hierarchy.from_parents([None, None, [0, 1]])
+    >>> from hmcpgm import Hierarchy, LabelNetwork
+    >>> net = LabelNetwork(Hierarchy.from_parents([None, None, [0, 1]]), [0.5, 0.5, 0.5])
     >>> L = np.array([[[1.0, 2.0], [1.0, 1.0], [1.0, 4.0]]])
-    >>> mlpr, report = loopy_belief_propagation(h, [0.5, 0.5, 0.5], L)
-    >>> np.allclose(mlpr, mlpr_from_likelihoods(h, [0.5, 0.5, 0.5], L, engine="enumerate"))
+    >>> mlpr, report = loopy_belief_propagation(net, L)
+    >>> np.allclose(mlpr, mlpr_from_likelihoods(net, L, engine="enumerate"))
     True
     >>> bool(report.converged[0])
     True
     """
     return mlpr_from_likelihoods(
-        hierarchy, theta, likelihoods, engine="loopy", damping=damping, tol=tol,
+        network, likelihoods, engine="loopy", damping=damping, tol=tol,
         max_iter=max_iter, return_report=True,
     )

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..exceptions import InferenceError
 
-__all__ = ["log_likelihood_pairs", "log_prior_marginals", "impossible_evidence"]
+__all__ = ["log_likelihood_pairs", "impossible_evidence", "posterior_from_logs"]
 
 
 def log_likelihood_pairs(likelihoods):
@@ -25,24 +25,6 @@ def log_likelihood_pairs(likelihoods):
     top = logs.max(axis=2, keepdims=True)
     logs -= top
     return np.ascontiguousarray(logs[:, :, 0].T), np.ascontiguousarray(logs[:, :, 1].T)
-
-
-def log_prior_marginals(hierarchy, theta):
-    """log P(Y_k = 1) under the network, shape (K,).
-
-    ``Y_k = 1`` forces every ancestor to 1, and the ancestors of ``k`` with ``k``
-    form a set closed under taking parents, so P(Y_k = 1) is the product of
-    ``theta`` over ``k`` and all its ancestors (trees and DAGs alike).
-    """
-    with np.errstate(divide="ignore"):
-        log_theta = np.log(theta)
-    anc = hierarchy.ancestor_matrix
-    out = log_theta.copy()
-    for k in range(hierarchy.n_classes):
-        a = np.flatnonzero(anc[k])
-        if len(a):
-            out[k] += log_theta[a].sum()
-    return out
 
 
 def impossible_evidence(hierarchy, objects, what="likelihoods"):

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from ..exceptions import InferenceError
+from ..exceptions import TooLargeError
+from ..network import log_prior
 from ._common import impossible_evidence
 
 __all__ = ["enumerate_full", "enumerate_prior", "MAX_ENUMERATE"]
@@ -13,32 +14,24 @@ MAX_ENUMERATE = 20
 def _configurations(hierarchy, theta, max_classes):
     k = hierarchy.n_classes
     if k > max_classes:
-        raise InferenceError(
+        raise TooLargeError(
             f"engine='enumerate' sums over all 2^K label configurations; refused for a "
             f"hierarchy of {k} classes (the limit is max_classes={max_classes}). Use "
             "engine='tree' or 'junction'"
         )
     configs = ((np.arange(2**k)[:, None] >> np.arange(k)) & 1).astype(bool)  # (C, K)
-    # log prior of each configuration, straight from the CPDs
-    with np.errstate(divide="ignore"):
-        log_prior = np.zeros(len(configs))
-        for j in range(k):
-            parents = hierarchy.parent_indices[j]
-            on = configs[:, parents].all(axis=1)  # True for roots
-            p1 = np.where(on, theta[j], 0.0)
-            log_prior += np.log(np.where(configs[:, j], p1, 1.0 - p1))
-    return configs, log_prior
+    return configs, log_prior(hierarchy, theta, configs)
 
 
 def enumerate_prior(hierarchy, theta, max_classes=MAX_ENUMERATE):
     """P(Y_k = 1) by summing the joint over all configurations, shape (K,)."""
-    configs, log_prior = _configurations(hierarchy, theta, max_classes)
-    return np.exp(log_prior) @ configs
+    configs, logp = _configurations(hierarchy, theta, max_classes)
+    return np.exp(logp) @ configs
 
 
 def enumerate_full(hierarchy, theta, l0, l1, max_classes=MAX_ENUMERATE):
     """P(Y_k = 1 | evidence) by brute force; ``l0, l1`` are (K, M) log likelihoods."""
-    configs, log_prior = _configurations(hierarchy, theta, max_classes)
+    configs, logp = _configurations(hierarchy, theta, max_classes)
     k, m = l0.shape
     out = np.empty((k, m))
     chunk = max(1, 2**22 // (len(configs) * k))
@@ -48,7 +41,7 @@ def enumerate_full(hierarchy, theta, l0, l1, max_classes=MAX_ENUMERATE):
         logl = np.stack([l0[:, sl].T, l1[:, sl].T], axis=2)  # (m, K, 2)
         # log evidence of each configuration: sum_k log L_k(y_k)
         ev = logl[:, cols, configs.astype(np.intp)].sum(axis=2)  # (m, C)
-        w = ev + log_prior
+        w = ev + logp
         top = w.max(axis=1, keepdims=True)
         bad = ~np.isfinite(top[:, 0])
         if bad.any():

@@ -21,8 +21,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..exceptions import InferenceError
-from ..hierarchy import _preview
+from ..exceptions import TooLargeError
+from ..network import log_cpd
+from .._util import preview
 from ._common import impossible_evidence, posterior_from_logs
 
 __all__ = ["junction_full", "compile_junction_tree", "JunctionTree"]
@@ -53,9 +54,9 @@ def _min_fill_cliques(hierarchy, max_clique):
         clique = frozenset(adj[v] | {v})
         if len(clique) > max_clique:
             names = [hierarchy.classes[i] for i in sorted(clique)]
-            raise InferenceError(
+            raise TooLargeError(
                 f"engine='junction' needs a clique of {len(clique)} classes "
-                f"({_preview(names, 8)}) after min-fill triangulation, more than "
+                f"({preview(names, 8)}) after min-fill triangulation, more than "
                 f"max_clique={max_clique}; each clique costs 2^size per object. Raise "
                 "max_clique if memory allows, or use engine='loopy'"
             )
@@ -193,16 +194,13 @@ class JunctionTree:
         theta = np.asarray(theta, dtype=float)
         th = theta.reshape(len(theta), -1)  # (K, G)
         out = []
-        with np.errstate(divide="ignore"):
-            for b, (grid, col) in enumerate(self.base):
-                logp = np.zeros((th.shape[1], len(grid)))
-                for k in self.assigned[b]:
-                    pa = [col[v] for v in h.parent_indices[k]]
-                    on = grid[:, pa].all(axis=1)
-                    p1 = np.where(on[None, :], th[k][:, None], 0.0)
-                    logp += np.log(np.where(grid[None, :, col[k]], p1, 1.0 - p1))
-                shape = (2,) * len(col)
-                out.append(logp[0].reshape(shape) if theta.ndim == 1 else logp.reshape((-1,) + shape))
+        for b, (grid, col) in enumerate(self.base):
+            logp = np.zeros((th.shape[1], len(grid)))
+            for k in self.assigned[b]:
+                on = grid[:, [col[v] for v in h.parent_indices[k]]].all(axis=1)
+                logp += log_cpd(grid[None, :, col[k]], on[None, :], th[k][:, None])
+            shape = (2,) * len(col)
+            out.append(logp[0].reshape(shape) if theta.ndim == 1 else logp.reshape((-1,) + shape))
         return out
 
 

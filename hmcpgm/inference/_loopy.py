@@ -29,13 +29,12 @@ iterations by about eight for the same fixed point) mixes in the log-odds domain
 no message moved by more than ``tol`` (log-odds) in an iteration.
 """
 
-import warnings
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from ..exceptions import ConvergenceWarning, InferenceError
+from .._util import warn
+from ..exceptions import ConvergenceWarning, InputError
 from ._common import impossible_evidence
 
 __all__ = ["LoopyReport", "loopy_full", "DEFAULTS"]
@@ -84,31 +83,14 @@ class LoopyReport:
         )
 
 
-class _Graph:
-    """Edges sorted by child (CSR by child) and the topological order, for the kernel."""
-
-    def __init__(self, hierarchy):
-        k = hierarchy.n_classes
-        parents = hierarchy.parent_indices
-        counts = np.array([len(p) for p in parents], dtype=np.int64)
-        self.in_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        self.edge_par = (np.concatenate([np.asarray(p, dtype=np.int64) for p in parents])
-                         if k else np.zeros(0, np.int64))
-        self.order = np.asarray(hierarchy.topological_order, dtype=np.int64)
-
-
-@lru_cache(maxsize=64)
-def _graph(hierarchy):
-    return _Graph(hierarchy)
-
-
 def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAULTS["tol"],
-               max_iter=DEFAULTS["max_iter"], warn=True):
+               max_iter=DEFAULTS["max_iter"], warn_unconverged=True):
     """Loopy BP posteriors; ``l0, l1`` are (K, M) log likelihoods. Returns ((K, M), report)."""
     from ._loopy_kernel import loopy_kernel
 
     damping, tol, max_iter = _check_options(damping, tol, max_iter)
-    g = _graph(hierarchy)
+    in_ptr, edge_par = hierarchy.parent_csr
+    order = np.asarray(hierarchy.topological_order, dtype=np.int64)
     k, m = l0.shape
     with np.errstate(invalid="ignore"):
         ev = np.ascontiguousarray((l1 - l0).T)  # (M, K) log-odds; one of l0, l1 is 0
@@ -120,20 +102,19 @@ def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAUL
     converged = np.zeros(m, dtype=np.bool_)
     n_iter = np.zeros(m, dtype=np.int64)
     residual = np.zeros(m)
-    loopy_kernel(ev, log_th, root_logit, g.order, g.in_ptr, g.edge_par, damping, tol, max_iter,
+    loopy_kernel(ev, log_th, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
                  out, converged, n_iter, residual)
     bad = np.isnan(out).any(axis=1)
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad))
     report = LoopyReport(converged, n_iter, residual, damping, tol, max_iter)
-    if warn and not report.all_converged:
+    if warn_unconverged and not report.all_converged:
         n_bad = int((~converged).sum())
-        warnings.warn(
+        warn(
             f"loopy belief propagation did not converge for {n_bad} of {m} objects within "
             f"max_iter={max_iter} (largest final change {np.nanmax(residual):.3g} > tol={tol}); "
             "raise max_iter or damping, or use engine='junction'",
             ConvergenceWarning,
-            stacklevel=4,
         )
     return np.ascontiguousarray(out.T), report
 
@@ -143,11 +124,11 @@ def _check_options(damping, tol, max_iter):
         damping = float(damping)
         tol = float(tol)
     except (TypeError, ValueError):
-        raise InferenceError(f"damping and tol must be numbers, got {damping!r} and {tol!r}") from None
+        raise InputError(f"damping and tol must be numbers, got {damping!r} and {tol!r}") from None
     if not 0.0 <= damping < 1.0:
-        raise InferenceError(f"damping must be in [0, 1), got {damping}")
+        raise InputError(f"damping must be in [0, 1), got {damping}")
     if not tol > 0:
-        raise InferenceError(f"tol must be positive, got {tol}")
+        raise InputError(f"tol must be positive, got {tol}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise InferenceError(f"max_iter must be a positive int, got {max_iter!r}")
+        raise InputError(f"max_iter must be a positive int, got {max_iter!r}")
     return damping, tol, int(max_iter)

@@ -24,7 +24,7 @@ from .._numba import njit
 
 
 def _jit(func):
-    return func if njit is None else njit(cache=True, nogil=True)(func)
+    return njit(cache=True, nogil=True)(func)
 
 
 @_jit
@@ -163,10 +163,8 @@ def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, t
                               s_neg[c] + (1 if ev[c] == -math.inf else 0))
                 if math.isnan(ev[c]) or math.isnan(s_fin[c]):
                     sv = math.nan
-                if hi - lo == 1:
-                    ls_fin, ls_neg, ls_nan = 0.0, 0, False  # no other parent: R = 1
-                else:
-                    ls_fin, ls_neg, ls_nan = 0.0, 0, False
+                ls_fin, ls_neg, ls_nan = 0.0, 0, False
+                if hi - lo > 1:  # with one parent R = 1 and the sums stay empty
                     for e in range(lo, hi):
                         v = _log_sigmoid(_cavity(e, edge_par[e], ev, fc, fp, s_fin, s_pos, s_neg))
                         ls[e] = v

@@ -10,16 +10,13 @@ classes, else the junction tree or loopy BP).
 
 import numpy as np
 
-from ._common import impossible_evidence, log_prior_marginals, posterior_from_logs
+from ..network import LabelNetwork, log_prior
+from ._common import impossible_evidence, posterior_from_logs
 from ._full import full_posterior
 
 
 def nbh_posterior(hierarchy, theta, l0, l1, engine, options):
     """(K, M) posterior of each class given evidence on itself, its parents and children."""
-    if engine == "tree":
-        from ._tree import tree_nbh
-
-        return tree_nbh(hierarchy, theta, l0, l1)
     if engine == "enumerate":
         return _nbh_by_subgraphs(hierarchy, theta, l0, l1, engine, options)
     # Classes with at most one parent whose children have no other parent: closed form.
@@ -59,7 +56,7 @@ def _nbh_local(hierarchy, theta, l0, l1):
     P(Y_p) P(Y_k | Y_p) prod_c P(Y_c | Y_k), with P(Y_p = 1) the prior marginal
     of ``p`` (the product of theta over ``p`` and its ancestors, DAG or not).
     """
-    from ._tree import _child_messages
+    from ._tree import child_messages
 
     n_par = np.array([len(p) for p in hierarchy.parent_indices])
     edges = np.asarray(hierarchy.edge_indices).reshape(-1, 2)
@@ -70,13 +67,13 @@ def _nbh_local(hierarchy, theta, l0, l1):
     s1 = np.zeros_like(l1)
     e = edges[lone_child & local[edges[:, 0]]]
     if len(e):
-        m0, m1, _, _ = _child_messages(l0[e[:, 1]], l1[e[:, 1]], theta[e[:, 1]])
+        m0, m1, _, _ = child_messages(l0[e[:, 1]], l1[e[:, 1]], theta[e[:, 1]])
         np.add.at(s0, e[:, 0], m0)
         np.add.at(s1, e[:, 0], m1)
     with np.errstate(divide="ignore"):
         log_th = np.log(theta)[:, None]
         log_1mth = np.log1p(-theta)[:, None]
-    log_pi = log_prior_marginals(hierarchy, theta)[:, None]
+    log_pi = LabelNetwork(hierarchy, theta).log_prior_marginals[:, None]
     with np.errstate(divide="ignore"):
         log_1mpi = np.log(-np.expm1(log_pi))
     w1 = log_th + l1 + s1
@@ -196,12 +193,7 @@ def _enumerate_grouped(sub, theta, l0, l1, gid):
         ps = sub.parent_indices[j]
         if len(ps):
             configs = configs[~configs[:, j] | configs[:, ps].all(axis=1)]
-    with np.errstate(divide="ignore"):
-        log_prior = np.zeros((theta.shape[1], len(configs)))
-        for j in range(n):
-            on = configs[:, sub.parent_indices[j]].all(axis=1)
-            p1 = np.where(on[None, :], theta[j][:, None], 0.0)
-            log_prior += np.log(np.where(configs[None, :, j], p1, 1.0 - p1))
+    logp = log_prior(sub, theta, configs)  # (G, C)
     out = np.empty_like(l0)
     m = l0.shape[1]
     cols = np.arange(n)
@@ -211,7 +203,7 @@ def _enumerate_grouped(sub, theta, l0, l1, gid):
     for start in range(0, m, chunk):
         sl = slice(start, start + chunk)
         logl = np.stack([l0[:, sl].T, l1[:, sl].T], axis=2)  # (mm, n, 2)
-        w = logl[:, cols, idx].sum(axis=2) + log_prior[gid[sl]]  # (mm, C)
+        w = logl[:, cols, idx].sum(axis=2) + logp[gid[sl]]  # (mm, C)
         top = w.max(axis=1, keepdims=True)
         ok = np.isfinite(top[:, 0])
         top[~ok] = 0.0

@@ -1,6 +1,6 @@
 """pgmpy exact inference, one object and one class at a time (the slow reference).
 
-The network comes from :func:`hmcpgm.network.to_pgmpy` on a copy of the
+The network comes from :meth:`hmcpgm.LabelNetwork.to_pgmpy` on a copy of the
 hierarchy whose classes are renamed ``"y0", "y1", ...`` (pgmpy's virtual
 evidence only works with string node names). Each likelihood pair enters as
 virtual evidence, the probability column L / (L0 + L1). A fresh
@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ..network import LabelNetwork, quiet_pgmpy
 from ._common import impossible_evidence
 
 __all__ = ["pgmpy_mlpr"]
@@ -29,14 +30,16 @@ def _renamed(hierarchy):
 
 def pgmpy_mlpr(hierarchy, theta, likelihoods, version):
     """(M, K) mLPRs from pgmpy's VariableElimination; ``likelihoods`` is checked (M, K, 2)."""
-    from ..network import _quiet_pgmpy, to_pgmpy
+    renamed, names = _renamed(hierarchy)
+    with quiet_pgmpy():
+        model = LabelNetwork(renamed, theta).to_pgmpy()
+        return _query_all(model, names, hierarchy, likelihoods, version)
 
-    _quiet_pgmpy()
+
+def _query_all(model, names, hierarchy, likelihoods, version):
     from pgmpy.factors.discrete import TabularCPD
     from pgmpy.inference import VariableElimination
 
-    renamed, names = _renamed(hierarchy)
-    model = to_pgmpy(renamed, theta)
     m, k = likelihoods.shape[:2]
     # probability columns; scale by the larger entry first so 1e300 cannot overflow
     scaled = likelihoods / likelihoods.max(axis=2, keepdims=True)

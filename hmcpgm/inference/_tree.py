@@ -21,19 +21,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._common import impossible_evidence, log_prior_marginals, posterior_from_logs
+from ._common import impossible_evidence
 
-__all__ = ["tree_full", "tree_nbh"]
+__all__ = ["tree_full", "child_messages"]
 
 
 class _Levels:
     """Per-depth groups of a forest: children sorted by parent, reduceat offsets."""
 
     def __init__(self, hierarchy):
-        parent = np.full(hierarchy.n_classes, -1, dtype=np.intp)
-        for k, p in enumerate(hierarchy.parent_indices):
-            if len(p):
-                parent[k] = p[0]
+        parent = np.asarray(hierarchy.spanning_forest())
         self.parent = parent
         self.roots = np.asarray(hierarchy.root_indices)
         depth = np.asarray(hierarchy.depth)
@@ -43,11 +40,6 @@ class _Levels:
             kids = kids[np.argsort(parent[kids], kind="stable")]
             pars, starts = np.unique(parent[kids], return_index=True)
             self.levels.append((kids, parent[kids], pars, starts))
-        # every edge grouped by parent, for the one-level messages of "nbh"
-        kids = np.flatnonzero(parent >= 0)
-        kids = kids[np.argsort(parent[kids], kind="stable")]
-        pars, starts = np.unique(parent[kids], return_index=True)
-        self.edges = (kids, pars, starts)
 
 
 @lru_cache(maxsize=64)
@@ -55,7 +47,7 @@ def _levels(hierarchy):
     return _Levels(hierarchy)
 
 
-def _child_messages(l0, l1, theta):
+def child_messages(l0, l1, theta):
     """Messages to the parent (normalised log) and q = P(child = 1 | parent = 1, subtree).
 
     Returns ``m0, m1, q, ok`` where ``ok`` is False where the subtree's evidence is
@@ -83,11 +75,11 @@ def tree_full(hierarchy, theta, l0, l1):
     l1 = l1.copy()
     q = np.empty_like(l0)
     for kids, _, pars, starts in reversed(lv.levels):
-        m0, m1, q[kids], _ = _child_messages(l0[kids], l1[kids], theta[kids])
+        m0, m1, q[kids], _ = child_messages(l0[kids], l1[kids], theta[kids])
         l0[pars] += np.add.reduceat(m0, starts, axis=0)
         l1[pars] += np.add.reduceat(m1, starts, axis=0)
     roots = lv.roots
-    _, _, q[roots], ok = _child_messages(l0[roots], l1[roots], theta[roots])
+    _, _, q[roots], ok = child_messages(l0[roots], l1[roots], theta[roots])
     bad = ~ok.all(axis=0)
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad))
@@ -95,42 +87,4 @@ def tree_full(hierarchy, theta, l0, l1):
     out[roots] = q[roots]
     for kids, par_of_kids, _, _ in lv.levels:
         out[kids] = out[par_of_kids] * q[kids]
-    return out
-
-
-def tree_nbh(hierarchy, theta, l0, l1):
-    """P(Y_k = 1 | evidence on k, its parent and its children) on a forest, in closed form.
-
-    With evidence restricted to the neighbourhood, every other class is summed
-    out: the parent enters through its prior marginal P(Y_p = 1), each child
-    through its own likelihood and its CPD. Returns a (K, M) array.
-    """
-    lv = _levels(hierarchy)
-    kids, pars, starts = lv.edges
-    s0 = np.zeros_like(l0)
-    s1 = np.zeros_like(l1)
-    if len(kids):
-        m0, m1, _, _ = _child_messages(l0[kids], l1[kids], theta[kids])
-        s0[pars] = np.add.reduceat(m0, starts, axis=0)
-        s1[pars] = np.add.reduceat(m1, starts, axis=0)
-    with np.errstate(divide="ignore"):
-        log_th = np.log(theta)[:, None]
-        log_1mth = np.log1p(-theta)[:, None]
-        log_pi = log_prior_marginals(hierarchy, theta)[:, None]
-        log_1mpi = np.log(-np.expm1(log_pi))
-    # unnormalised log weight of Y_k = 1 and Y_k = 0 with the parent summed out
-    w1 = log_th + l1 + s1
-    w0 = log_1mth + l0 + s0
-    p = lv.parent
-    nr = np.flatnonzero(p >= 0)
-    if len(nr):
-        pp = p[nr]
-        par1 = log_pi[pp] + l1[pp]  # parent positive
-        par0 = log_1mpi[pp] + l0[pp]  # parent negative: the child is negative
-        w1[nr] += par1
-        w0[nr] = np.logaddexp(par1 + log_1mth[nr], par0) + l0[nr] + s0[nr]
-    out = posterior_from_logs(w0, w1)
-    bad = np.isnan(out)
-    if bad.any():
-        raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))
     return out

@@ -2,22 +2,26 @@
 
 import numpy as np
 
-from .._validation import check_hierarchy
+from .._arrays import event_order, finite_array
+from .._validation import check_hierarchy, is_frame
 from ..exceptions import InputError
-from ._checks import flat_values, permutation, ranking_values
+from ._checks import object_index, ranking_values
+from ._ranking import Ranking, as_ranking, frame_names
 
 __all__ = ["catch", "naive_sort", "count_violations"]
 
 
-def catch(order, values):
+def catch(ranking, values):
     """The CATCH objective of a ranking: ``sum_r (n - r + 1) * V[event at rank r]``.
 
     Parameters
     ----------
-    order : array-like of int, shape (n,)
-        A permutation of the flat event indices ``m*K + k``, best first.
-    values : array-like, shape (M, K) or (n,)
-        The value of every event (for example mLPRs), ``n = M*K``.
+    ranking : Ranking or array-like of int, shape (n,)
+        A ranking of the events (a :class:`Ranking`, or a permutation of the flat
+        event indices ``m*K + k``), best first.
+    values : array-like or DataFrame, shape (M, K), or (n,) with a plain order
+        The value of every event (for example mLPRs). A DataFrame is aligned by
+        class name, which needs a :class:`Ranking`.
 
     Returns
     -------
@@ -33,10 +37,15 @@ def catch(order, values):
     >>> catch([0, 1], [0.2, 0.9])
     1.3
     """
-    v = flat_values(values)
-    o = permutation(order, v.size)
-    n = v.size
-    return float(np.dot(np.arange(n, 0, -1, dtype=float), v[o]))
+    if isinstance(ranking, Ranking) or is_frame(values):
+        shape = np.shape(values) if not is_frame(values) else values.shape
+        r = as_ranking(ranking, shape if len(shape) == 2 else ranking.shape, frames=frame_names((values, "values")))
+        ranked = finite_array(r.ranked(values), "values")
+    else:
+        v = finite_array(values, "values").ravel()
+        ranked = v[event_order(ranking, v.size)]
+    n = ranked.size
+    return float(np.dot(np.arange(n, 0, -1, dtype=float), ranked))
 
 
 def naive_sort(values, hierarchy):
@@ -49,35 +58,40 @@ def naive_sort(values, hierarchy):
 
     Returns
     -------
-    ndarray of int, shape (M*K,)
-        Flat event indices ``m*K + k``, best first. Ties are broken by class depth
-        (longest path from a root; an ancestor is always shallower), then by flat
-        index, so tied values never put a descendant before its ancestor. Unequal
-        values may still do so: NaiveSort ignores the hierarchy.
+    Ranking
+        Best first. Ties are broken by class depth (longest path from a root; an
+        ancestor is always shallower), then by flat index ``m*K + k``, so tied
+        values never put a descendant before its ancestor. Unequal values may
+        still do so: NaiveSort ignores the hierarchy. Every event is its own
+        block: ``block_means`` are the values.
 
     Examples
     --------
     >>> from hmcpgm import Hierarchy
     >>> h = Hierarchy.from_parents([None, 0])
-    >>> naive_sort([[0.5, 0.5], [0.1, 0.7]], h).tolist()
+    >>> np.asarray(naive_sort([[0.5, 0.5], [0.1, 0.7]], h)).tolist()
     [3, 0, 1, 2]
     """
     v = ranking_values(values, hierarchy)
     m_obj, k_cls = v.shape
     depth = np.broadcast_to(np.asarray(hierarchy.depth), (m_obj, k_cls)).ravel()
-    return np.lexsort((depth, -v.ravel())).astype(np.intp)
+    order = np.lexsort((depth, -v.ravel())).astype(np.intp)
+    blocks = np.empty(order.size, dtype=np.intp)
+    blocks[order] = np.arange(order.size)
+    return Ranking(order, m_obj, hierarchy.classes, block_means=v, blocks=blocks.reshape(v.shape),
+                   method="naive", index=object_index(values))
 
 
-def count_violations(order, hierarchy, n_objects=None, *, pairs="ancestors"):
+def count_violations(ranking, hierarchy, *, pairs="ancestors"):
     """Count pairs of events that a ranking puts in the wrong hierarchical order.
 
     Parameters
     ----------
-    order : array-like of int, shape (M*K,)
-        A permutation of flat event indices ``m*K + k``.
+    ranking : Ranking or array-like of int, shape (M*K,)
+        A ranking of the events; a plain order is a permutation of the flat event
+        indices ``m*K + k`` for the hierarchy's ``K`` classes.
     hierarchy : Hierarchy
-    n_objects : int, optional
-        M; checked against ``len(order) / K`` when given.
+        Must have the ranking's classes.
     pairs : {"ancestors", "edges"}
         ``"ancestors"`` (default) counts every (ancestor, descendant) pair of the
         same object where the descendant is ranked first; ``"edges"`` counts only
@@ -97,22 +111,21 @@ def count_violations(order, hierarchy, n_objects=None, *, pairs="ancestors"):
     """
     check_hierarchy(hierarchy)
     k_cls = hierarchy.n_classes
-    arr = np.asarray(order)
-    if arr.ndim != 1 or arr.size % k_cls:
-        raise InputError(
-            f"order must be a 1-D permutation of M*{k_cls} events for a hierarchy of "
-            f"{k_cls} classes, got shape {arr.shape}"
-        )
-    m_obj = arr.size // k_cls
-    if n_objects is not None and n_objects != m_obj:
-        raise InputError(
-            f"n_objects is {n_objects} but order has {arr.size} events = {m_obj} objects "
-            f"x {k_cls} classes"
-        )
-    o = permutation(arr, arr.size)
-    rank = np.empty(o.size, dtype=np.intp)
-    rank[o] = np.arange(o.size)
-    rank = rank.reshape(m_obj, k_cls)
+    if isinstance(ranking, Ranking):
+        if ranking.classes != hierarchy.classes:
+            raise InputError(
+                f"the ranking's classes {ranking.classes[:3]}... are not the hierarchy's classes "
+                f"{hierarchy.classes[:3]}... in the same order"
+            )
+    else:
+        arr = np.asarray(ranking)
+        if arr.ndim != 1 or arr.size % k_cls:
+            raise InputError(
+                f"ranking must be a Ranking or a 1-D permutation of M*{k_cls} events for a "
+                f"hierarchy of {k_cls} classes, got shape {arr.shape}"
+            )
+        ranking = as_ranking(arr, (arr.size // k_cls, k_cls))
+    rank = ranking.ranks
     if pairs == "ancestors":
         desc, anc = np.nonzero(hierarchy.ancestor_matrix)
     elif pairs == "edges":
@@ -121,7 +134,7 @@ def count_violations(order, hierarchy, n_objects=None, *, pairs="ancestors"):
     else:
         raise InputError(f"pairs must be 'ancestors' or 'edges', got {pairs!r}")
     total = 0
-    step = max(1, 4_000_000 // max(1, m_obj))
+    step = max(1, 4_000_000 // max(1, ranking.n_objects))
     for s in range(0, len(anc), step):
         total += int(np.count_nonzero(rank[:, desc[s:s + step]] < rank[:, anc[s:s + step]]))
     return total

@@ -3,21 +3,16 @@
 import numpy as np
 
 from ._checks import ranking_values
-from ._hier_rank import _horn_parent
+from ._hier_rank import horn_parent
 
 __all__ = ["hier_rank_bound"]
 
 
 def _spanning_forests(hierarchy):
     """Parent arrays of a few spanning forests (one parent kept per class)."""
-    depth = np.asarray(hierarchy.depth)
-    parents = hierarchy.parent_indices
-    deepest = [max(p, key=lambda q: (depth[q], q)) if len(p) else -1 for p in parents]
-    shallowest = [min(p, key=lambda q: (depth[q], q)) if len(p) else -1 for p in parents]
-    forests = [np.array(deepest, dtype=np.int64)]
-    if shallowest != deepest:
-        forests.append(np.array(shallowest, dtype=np.int64))
-    return forests
+    deepest = np.array(hierarchy.spanning_forest("deepest"))
+    shallowest = np.array(hierarchy.spanning_forest("shallowest"))
+    return [deepest] if np.array_equal(deepest, shallowest) else [deepest, shallowest]
 
 
 def hier_rank_bound(values, hierarchy):
@@ -74,6 +69,6 @@ def hier_rank_bound(values, hierarchy):
     weights = np.arange(n, 0, -1, dtype=float)
     best = np.inf
     for parent in _spanning_forests(hierarchy):
-        order = _horn_parent(parent, v)[0]
+        order = horn_parent(parent, v)[0]
         best = min(best, float(weights @ v.ravel()[order]))
     return best if n else 0.0

@@ -2,17 +2,17 @@
 
 import numpy as np
 
-from .._validation import check_hierarchy, class_matrix, event_order, finite_array
+from .._validation import check_hierarchy, class_matrix, is_frame
 from ..exceptions import InputError
 
-__all__ = ["ranking_values", "flat_values", "permutation"]
+__all__ = ["object_index", "ranking_values"]
 
 
 def ranking_values(values, hierarchy):
-    """(M, K) finite float array for ``hierarchy``; 1-D input is one object."""
+    """(M, K) finite float64 C-contiguous array for ``hierarchy``; a 1-D array is one object."""
     check_hierarchy(hierarchy)
-    if not hasattr(values, "columns"):
-        arr = np.asarray(values, dtype=float) if not isinstance(values, np.ndarray) else values
+    if not is_frame(values):
+        arr = np.asarray(values, dtype=float)
         if arr.ndim == 1:
             if arr.size % hierarchy.n_classes:
                 raise InputError(
@@ -23,12 +23,6 @@ def ranking_values(values, hierarchy):
     return np.ascontiguousarray(class_matrix(values, hierarchy, "values"), dtype=np.float64)
 
 
-def flat_values(values):
-    """A finite 1-D float array (values in event order m*K + k)."""
-    return finite_array(values, "values").ravel()
-
-
-def permutation(order, n, name="order"):
-    """``order`` as an int array that must be a permutation of 0..n-1."""
-    return event_order(order, n, name)
-
+def object_index(values):
+    """The row index of a DataFrame (kept on the Ranking), else None."""
+    return values.index if is_frame(values) else None

@@ -11,7 +11,7 @@ optimal for disjoint components (Sidney 1975).
 
 import numpy as np
 
-from ..exceptions import InputError
+from ..exceptions import TooLargeError
 
 __all__ = ["exact_sequences", "MAX_STATES"]
 
@@ -37,7 +37,7 @@ def _lattice(parent_masks, n_cls):
                     dst.append(j)
         total += len(index)
         if total > MAX_STATES:
-            raise InputError(
+            raise TooLargeError(
                 "method='exact' enumerates every ancestor-closed set of classes; this "
                 f"hierarchy ({n_cls} classes) has more than {MAX_STATES} of them (limit "
                 f"passed at size {level + 1}). Use method='auto' for large hierarchies."

@@ -3,18 +3,18 @@
 import numpy as np
 
 from ..exceptions import InputError
+from ..options import RANK_METHODS, check_choice
 from . import _kernels
-from ._checks import ranking_values
+from ._checks import object_index, ranking_values
 from ._exact import exact_sequences
 from ._merge import chain_merge
-from ._sidney import parent_csr, sidney_sequences
+from ._ranking import Ranking
+from ._sidney import sidney_sequences
 
-__all__ = ["hier_rank"]
-
-_METHODS = ("auto", "horn", "relaxed", "sidney", "exact")
+__all__ = ["hier_rank", "horn_parent"]
 
 
-def hier_rank(values, hierarchy, method="auto", return_blocks=False):
+def hier_rank(values, hierarchy, method="auto"):
     """Rank all events (object, class) consistently with the hierarchy (HierRank).
 
     Maximises CATCH (see :func:`catch`) among rankings that put every ancestor
@@ -76,18 +76,14 @@ def hier_rank(values, hierarchy, method="auto", return_blocks=False):
           0.9913 and 0.9949. Sidney is 4-5 times slower for a gain of a few
           tenths of a percent, so ``"relaxed"`` stays the default; ask for
           ``"sidney"`` when the factor-2 guarantee matters.
-    return_blocks : bool
-        Also return, per event, the rank of its block (0 = first block) and the
-        block's mean value; a threshold on block means is how a cutoff is
-        applied to new objects.
 
     Returns
     -------
-    order : ndarray of int, shape (M*K,)
-        Flat event indices ``m*K + k``, best first.
-    blocks, block_means : ndarrays of shape (M, K)
-        Only with ``return_blocks=True``. Block means never increase along
-        ``order``.
+    Ranking
+        Best first, with ``block_means`` and ``blocks``: the blocks are the
+        maximum-mean prefix blocks of each object's order, and block means never
+        increase along the ranking. A threshold on block means is how a cutoff
+        carries over to new objects.
 
     Examples
     --------
@@ -96,17 +92,16 @@ def hier_rank(values, hierarchy, method="auto", return_blocks=False):
     >>> from hmcpgm import Hierarchy
     >>> h = Hierarchy.from_edges([("F", "I"), ("I", "J"), ("F", "G"), ("G", "H")])
     >>> v = [[1.0, 0.3, 0.9, 0.8, 0.1]]  # F, I, J, G, H
-    >>> [h.classes[i] for i in hier_rank(v, h)]
+    >>> ranking = hier_rank(v, h)
+    >>> [h.classes[i] for i in ranking.order]
     ['F', 'G', 'I', 'J', 'H']
-    >>> [h.classes[i] for i in hier_rank(v, h, method="sidney")]  # Horn's groups
+    >>> [h.classes[i] for i in hier_rank(v, h, method="sidney").order]  # Horn's groups
     ['F', 'G', 'I', 'J', 'H']
-    >>> order, blocks, means = hier_rank(v, h, return_blocks=True)
-    >>> means.round(2).tolist()
+    >>> ranking.block_means.round(2).tolist()
     [[1.0, 0.6, 0.6, 0.8, 0.1]]
     """
     v = ranking_values(values, hierarchy)
-    if method not in _METHODS:
-        raise InputError(f"method must be one of {_METHODS}, got {method!r}")
+    check_choice(method, "method", RANK_METHODS)
     if method == "auto":
         method = "horn" if hierarchy.is_forest else "relaxed"
     if method == "horn":
@@ -115,16 +110,15 @@ def hier_rank(values, hierarchy, method="auto", return_blocks=False):
                 "method='horn' needs a forest (one parent per class); the hierarchy is a "
                 "DAG: use method='auto' or 'relaxed'"
             )
-        order, block, mean = _horn(v, hierarchy)
+        order, block, mean = horn_parent(np.array(hierarchy.spanning_forest()), v)
     elif method == "relaxed":
-        order, block, mean = _relaxed(v, hierarchy)
+        order, block, mean = chain_merge(v, _relaxed_sequences(v, hierarchy))
     elif method == "sidney":
         order, block, mean = chain_merge(v, _sidney_sequences(v, hierarchy))
     else:
         order, block, mean = chain_merge(v, exact_sequences(v, hierarchy))
-    if return_blocks:
-        return order, block, mean
-    return order
+    return Ranking(order, v.shape[0], hierarchy.classes, block_means=mean, blocks=block,
+                   method=method, index=object_index(values))
 
 
 def _forest_parts(parent, k_cls):
@@ -146,8 +140,8 @@ def _forest_parts(parent, k_cls):
     return roots.astype(np.int64), seg
 
 
-def _horn_parent(parent, values):
-    _kernels._require_numba()
+def horn_parent(parent, values):
+    """Horn's rule on the forest ``parent`` (-1 for roots): (order, block, block mean)."""
     k_cls = values.shape[1]
     roots, seg = _forest_parts(parent, k_cls)
     seq = np.empty(values.shape, dtype=np.int64)
@@ -158,7 +152,6 @@ def _horn_parent(parent, values):
 def _horn_object_sequences(parent, values):
     """Each object's optimal order of the forest ``parent``, shape (M, K): Horn's
     rule per tree, then the trees interleaved by Chain-Merge inside the object."""
-    _kernels._require_numba()
     roots, seg = _forest_parts(parent, values.shape[1])
     seq = np.empty(values.shape, dtype=np.int64)
     _kernels.horn_sequences(values, parent, roots, seq)
@@ -169,38 +162,17 @@ def _horn_object_sequences(parent, values):
     return out
 
 
-def _horn(values, hierarchy):
-    parent = np.array(
-        [p[0] if len(p) else -1 for p in hierarchy.parent_indices], dtype=np.int64
-    )
-    return _horn_parent(parent, values)
-
-
 def _relaxed_sequences(values, hierarchy):
     """Per-object consistent orders of the relaxed method, shape (M, K)."""
     depth = np.asarray(hierarchy.depth, dtype=np.int64)
-    keep = _kept_parents(hierarchy)
+    keep = np.array(hierarchy.spanning_forest("deepest"))
     m_obj, k_cls = values.shape
     forest_seq = _horn_object_sequences(keep, values)
-    ptr, idx = parent_csr(hierarchy)
+    ptr, idx = (np.array(a) for a in hierarchy.parent_csr)
     topo = np.asarray(hierarchy.topological_order, dtype=np.int64)
     seq = np.empty((m_obj, k_cls), dtype=np.int64)
     _kernels.repair_sequences(values, forest_seq, ptr, idx, topo, depth, seq)
     return seq
-
-
-def _kept_parents(hierarchy):
-    """The relaxation's spanning forest: each class keeps its deepest parent
-    (ties to the larger column index)."""
-    depth = np.asarray(hierarchy.depth)
-    return np.array(
-        [max(p, key=lambda q: (depth[q], q)) if len(p) else -1 for p in hierarchy.parent_indices],
-        dtype=np.int64,
-    )
-
-
-def _relaxed(values, hierarchy):
-    return chain_merge(values, _relaxed_sequences(values, hierarchy))
 
 
 def _sidney_sequences(values, hierarchy):
@@ -208,7 +180,7 @@ def _sidney_sequences(values, hierarchy):
     inner = _relaxed_sequences(values, hierarchy)
     pos = np.empty_like(inner)
     np.put_along_axis(pos, inner, np.arange(values.shape[1], dtype=np.int64)[None, :], axis=1)
-    ptr, idx = parent_csr(hierarchy)
+    ptr, idx = (np.array(a) for a in hierarchy.parent_csr)
     seq = np.empty_like(inner)
     sets = np.empty_like(inner)
     sidney_sequences(values, ptr, idx, pos, seq, sets)

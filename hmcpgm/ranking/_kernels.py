@@ -10,15 +10,8 @@ import numpy as np
 from .._numba import njit
 
 
-def _require_numba():
-    if njit is None:  # pragma: no cover
-        raise ImportError(
-            "hmcpgm.hier_rank needs numba for its compiled kernels: pip install numba"
-        )
-
-
 def _jit(func):
-    return func if njit is None else njit(cache=True, nogil=True)(func)
+    return njit(cache=True, nogil=True)(func)
 
 
 @_jit

@@ -24,7 +24,6 @@ def chain_merge(values, seq, seg_start=None):
     block : (M, K) rank of the block of each event (0 = first)
     block_mean : (M, K) that block's mean value
     """
-    _kernels._require_numba()
     values = np.ascontiguousarray(values, dtype=np.float64)
     seq = np.ascontiguousarray(seq, dtype=np.int64)
     n_obj, n_cls = values.shape

@@ -216,11 +216,3 @@ def sidney_sequences(values, par_ptr, par_idx, inner_pos, seq, set_id):
         for k in range(n_cls):
             seq[m, k] = buf[k]
 
-
-def parent_csr(hierarchy):
-    """Parents of every class as CSR arrays (ptr, idx)."""
-    parents = hierarchy.parent_indices
-    ptr = np.zeros(hierarchy.n_classes + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum([len(p) for p in parents])
-    idx = np.concatenate([np.asarray(p, dtype=np.int64) for p in parents] + [np.empty(0, np.int64)])
-    return ptr, idx.astype(np.int64)

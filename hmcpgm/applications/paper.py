@@ -1,4 +1,4 @@
-"""The paper's synthetic experiment (section 5 of Ye et al.; SPEC sections 8 and 9).
+"""The paper's synthetic experiment (section 5 of Ye et al.).
 
 Data are drawn from the paper's 25-class forest; the methods are Raw-NaiveSort,
 Raw-HierRank and mLPR-{indpt, nbh, full} x {NaiveSort, HierRank}. Criterion I is
@@ -12,10 +12,19 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["KAPPAS", "ALPHAS", "ExperimentResult", "synthetic_experiment", "evaluate_methods", "format_tables"]
+from .evaluation import evaluate_methods
+
+__all__ = ["KAPPAS", "ALPHAS", "ExperimentResult", "synthetic_experiment", "experiment_tables", "format_tables"]
 
 KAPPAS = (0.05, 0.1, 0.2, 0.3, 0.5)
 ALPHAS = (0.01, 0.05, 0.1, 0.2)
+
+_SUMMARY = {
+    "f1_max_f1_cutoff": "F1 (max-F1 cutoff)",
+    "kappa_max_f1": "kappa (max-F1)",
+    "hit_curve_area": "hit-curve area",
+    "violations": "violations",
+}
 
 
 @dataclass(frozen=True)
@@ -37,74 +46,39 @@ class ExperimentResult:
         return paths
 
 
-def _method_values(model, scores_valid, scores_test, versions, progress):
-    """Values for every method on the validation and test objects: name -> (valid, test)."""
-    values = {"Raw": (scores_valid, scores_test)}
-    for version in versions:
-        model.set_params(version=version)
-        values[f"mLPR-{version}"] = (model.predict_proba(scores_valid), model.predict_proba(scores_test))
-        if progress is not None:
-            progress.update(1)
-    return values
-
-
-def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, kappas=KAPPAS, alphas=ALPHAS):
+def experiment_tables(values, hierarchy, labels_valid, labels_test, *, kappas=KAPPAS, alphas=ALPHAS):
     """Criterion I and II tables for several value matrices.
 
     Parameters
     ----------
     values : dict
-        Method family name -> ``(valid_values, test_values)``, each (M, K). Each
-        family is ranked by NaiveSort and by HierRank.
+        Method family name -> ``(valid_values, test_values)``, each (M, K).
     hierarchy : Hierarchy
     labels_valid, labels_test : (M, K) 0/1 arrays
+    kappas, alphas : tuples of float
 
     Returns
     -------
     dict of pandas.DataFrame
-        ``precision``, ``recall`` (Criterion I, on the test objects),
-        ``fdp``, ``discovery`` (Criterion II, cutoff chosen on validation and applied
-        to test by proportion), ``summary`` (F1 at the max-F1 cutoff, hit-curve area,
-        CATCH of the values, hierarchy violations of the ranking).
+        ``precision``, ``recall`` (Criterion I, on the test objects), ``fdp``,
+        ``discovery`` (Criterion II, cutoff chosen on validation and carried to
+        test by proportion), ``summary`` (F1 at the max-F1 cutoff and its kappa,
+        normalised area under the hit curve, hierarchy violations of the ranking).
     """
     import pandas as pd
 
-    import warnings
+    rows = evaluate_methods(values, hierarchy, labels_valid, labels_test, kappas=kappas, fdr_alphas=alphas)
 
-    from .decision import choose_cutoff, decisions_from_cutoff
-    from .metrics import area_under_hit_curve, discovery_proportion, f1_score, fdp, precision_recall_at
-    from .ranking import catch, count_violations, hier_rank, naive_sort
+    def table(prefix, keys):
+        return pd.DataFrame({m: {k: r[f"{prefix}@{k}"] for k in keys} for m, r in rows.items()}).T
 
-    m_test, k = np.shape(labels_test)
-    rows = {name: {} for name in ("precision", "recall", "fdp", "discovery", "summary")}
-    for family, (v_valid, v_test) in values.items():
-        for rank_name, rank in (("NaiveSort", naive_sort), ("HierRank", hier_rank)):
-            method = f"{family}-{rank_name}"
-            order_valid = rank(v_valid, hierarchy)
-            order_test = rank(v_test, hierarchy)
-            precision, recall = precision_recall_at(order_test, labels_test, kappas)
-            rows["precision"][method] = dict(zip(kappas, precision))
-            rows["recall"][method] = dict(zip(kappas, recall))
-            fdps, dps = {}, {}
-            for alpha in alphas:
-                with warnings.catch_warnings():  # a target no prefix meets gives rank 0, reported as such
-                    warnings.simplefilter("ignore")
-                    cut = choose_cutoff(order_valid, labels_valid, rule="fdr", alpha=alpha)
-                decisions = decisions_from_cutoff(cut, order_test, m_test, k)
-                fdps[alpha] = fdp(decisions, labels_test)
-                dps[alpha] = discovery_proportion(decisions, labels_test)
-            rows["fdp"][method] = fdps
-            rows["discovery"][method] = dps
-            best = choose_cutoff(order_valid, labels_valid, rule="max_f1")
-            decisions = decisions_from_cutoff(best, order_test, m_test, k)
-            rows["summary"][method] = {
-                "F1 (max-F1 cutoff)": f1_score(decisions, labels_test),
-                "kappa (max-F1)": best.kappa,
-                "hit-curve area": area_under_hit_curve(order_test, labels_test),
-                "CATCH of values": catch(order_test, v_test),
-                "violations": count_violations(order_test, hierarchy),
-            }
-    return {name: pd.DataFrame.from_dict(r, orient="index") for name, r in rows.items()}
+    return {
+        "precision": table("precision", kappas),
+        "recall": table("recall", kappas),
+        "fdp": table("fdp", alphas),
+        "discovery": table("discovery", alphas),
+        "summary": pd.DataFrame({m: {v: r[k] for k, v in _SUMMARY.items()} for m, r in rows.items()}).T,
+    }
 
 
 def synthetic_experiment(n_train=50_000, n_test=10_000, *, seed=0, versions=("indpt", "nbh", "full"),
@@ -134,17 +108,21 @@ def synthetic_experiment(n_train=50_000, n_test=10_000, *, seed=0, versions=("in
     """
     from tqdm.auto import tqdm
 
-    from .datasets import make_paper_synthetic
-    from .estimator import MLPR
+    from ..datasets import make_paper_synthetic
+    from ..estimator import MLPR
 
     data = make_paper_synthetic(n_train=n_train, n_test=n_test, seed=seed)
     scores_valid, labels_valid, scores_test, labels_test = data.split_test()
     bar = tqdm(total=1 + len(versions), desc="synthetic experiment", disable=not progress, leave=False)
-    model = MLPR(score_model=score_model).fit(data.train_scores, data.train_labels, data.hierarchy)
+    model = MLPR(hierarchy=data.hierarchy, score_model=score_model).fit(data.train_scores, data.train_labels)
     bar.update(1)
-    values = _method_values(model, scores_valid, scores_test, versions, bar)
+    values = {"Raw": (scores_valid, scores_test)}
+    for version in versions:
+        model.set_params(version=version)
+        values[f"mLPR-{version}"] = (model.predict_proba(scores_valid), model.predict_proba(scores_test))
+        bar.update(1)
     bar.close()
-    tables = evaluate_methods(values, data.hierarchy, labels_valid, labels_test)
+    tables = experiment_tables(values, data.hierarchy, labels_valid, labels_test)
     info = {
         "n_train": n_train,
         "n_valid": len(scores_valid),
@@ -156,6 +134,28 @@ def synthetic_experiment(n_train=50_000, n_test=10_000, *, seed=0, versions=("in
     return ExperimentResult(tables=tables, info=info)
 
 
+_LEGENDS = {
+    "precision": (
+        "Precision: the fraction of positives among the top kappa of all (object, class) test events "
+        "in the method's ranking."
+    ),
+    "recall": "Recall: the fraction of all positive test events that are in the top kappa.",
+    "fdp": (
+        "FDP: the realised false discovery proportion on test at the cutoff chosen on validation as "
+        "the largest prefix with realised FDR <= alpha (carried over as the same fraction of events). "
+        "0.0 where no validation prefix meets alpha: nothing is called (raw scores put confident "
+        "negatives first for the classes whose scores are inverted)."
+    ),
+    "discovery": "Discovery: the fraction of all positive test events called at the same cutoffs.",
+    "summary": (
+        "F1 % at the max-F1 cutoff chosen on validation; kappa % = the share of test events called "
+        "positive at that cutoff; hit-curve area % = the area under the hit curve (true positives "
+        "found against the number of events called) as a share of the ideal ranking's; violations = "
+        "ancestor pairs the ranking puts after their descendant."
+    ),
+}
+
+
 def format_tables(result):
     """The experiment's tables as text, in the layout of the paper's tables (percent)."""
     import pandas as pd
@@ -163,7 +163,7 @@ def format_tables(result):
     t = result.tables
     info = result.info
     parts = [
-        f"Synthetic experiment (SPEC section 9): {info.get('n_train')} training, "
+        f"The paper's synthetic experiment: {info.get('n_train')} training, "
         f"{info.get('n_valid')} validation, {info.get('n_test')} test objects; seed {info.get('seed')}",
     ]
     pct = lambda x: f"{x:.1f}"  # noqa: E731
@@ -177,21 +177,15 @@ def format_tables(result):
                           "positives) at the same cutoffs", "alpha"),
         ):
             table = (100 * t[key]).rename(columns=lambda v, c=col: f"{c}={v}")
-            parts.append(f"\n{title}\n" + table.to_string(float_format=pct))
+            parts.append(f"\n{title}\n" + table.to_string(float_format=pct) + "\n" + _LEGENDS[key])
         summary = t["summary"].copy()
-        summary["F1 (max-F1 cutoff)"] *= 100
-        summary["hit-curve area"] *= 100
-        summary["kappa (max-F1)"] *= 100
+        for col in ("F1 (max-F1 cutoff)", "kappa (max-F1)", "hit-curve area"):
+            summary[col] *= 100
         summary = summary.rename(columns={
-            "F1 (max-F1 cutoff)": "F1 % (max-F1 cutoff)",
-            "kappa (max-F1)": "kappa % (max-F1)",
-            "hit-curve area": "hit-curve area %",
+            "F1 (max-F1 cutoff)": "F1 %", "kappa (max-F1)": "kappa %", "hit-curve area": "hit-curve area %",
         })
-        parts.append(
-            "\nF1 at the max-F1 cutoff chosen on validation; area under the hit curve (% of the "
-            "ideal); CATCH of the ranked values; hierarchy violations (ancestor pairs out of order)\n"
-            + summary.to_string(float_format=lambda x: f"{x:.4g}")
-        )
+        summary["violations"] = summary["violations"].astype(int)
+        parts.append("\nSummary\n" + summary.to_string(float_format=pct) + "\n" + _LEGENDS["summary"])
     parts.append("\n" + _hierrank_check(t["summary"]))
     return "\n".join(parts)
 

@@ -1,0 +1,108 @@
+"""Checks of plain arrays and numbers, shared by every module (no hmcpgm types here).
+
+Each check names the argument, what was expected and what was given, and counts
+rows and columns from 0 as numpy does (files count rows from 1; see ``hmcpgm.io``).
+"""
+
+import numpy as np
+
+from .exceptions import InputError, LabelError
+
+__all__ = ["binary_matrix", "count", "event_order", "finite_array"]
+
+
+def count(value, name, *, minimum=0):
+    """``value`` as an int >= ``minimum`` (bools and floats are refused).
+
+    Examples
+    --------
+    >>> count(3, "n")
+    3
+    >>> count(-1, "n")
+    Traceback (most recent call last):
+    ...
+    hmcpgm.exceptions.InputError: n must be an integer >= 0, got -1
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def binary_matrix(labels, name="labels"):
+    """An (M, K) int8 0/1 matrix from a 2-D array-like of 0/1 values.
+
+    Examples
+    --------
+    >>> binary_matrix([[1, 0], [0, 2]])
+    Traceback (most recent call last):
+    ...
+    hmcpgm.exceptions.LabelError: labels must hold only 0 and 1; row 1, column 1 holds 2.0
+    """
+    try:
+        arr = np.asarray(labels, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric (n_objects, n_classes) 0/1 array: {exc}") from None
+    if arr.ndim != 2:
+        raise InputError(
+            f"{name} must be a 2-D (n_objects, n_classes) 0/1 array, got {arr.ndim}-D shape {arr.shape}"
+        )
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise LabelError(f"{name} must hold only 0 and 1; row {r}, column {c} holds {arr[r, c]}")
+    return arr.astype(np.int8)
+
+
+def finite_array(values, name="values"):
+    """A finite float array of at least one dimension; errors name ``name`` and the first bad entry."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric array: {exc}") from None
+    if arr.ndim == 0:
+        raise InputError(f"{name} must be an array, got a scalar {arr.item()!r}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = np.argwhere(bad)[0]
+        raise InputError(
+            f"{name} must be finite; {int(bad.sum())} entries are NaN or infinite, "
+            f"the first at index {tuple(int(j) for j in i)} ({arr[tuple(i)]})"
+        )
+    return arr
+
+
+def event_order(order, n_events, name="order"):
+    """A ranking of flat events ``m * K + k``: a 1-D intp permutation of ``range(n_events)``.
+
+    Anything that is not a permutation (floats included) is an error naming
+    ``name``, what is missing and what repeats.
+    """
+    arr = np.asarray(order)
+    if arr.ndim != 1:
+        raise InputError(f"{name} must be a 1-D array of flat event indices, got {arr.ndim}-D shape {arr.shape}")
+    if arr.size and arr.dtype.kind not in "iu":
+        raise InputError(f"{name} must hold integer event indices, got dtype {arr.dtype}")
+    if arr.size != n_events:
+        raise InputError(
+            f"{name} ranks {arr.size} events but the matrix has {n_events} events (n_objects * "
+            f"n_classes): {name} must be a permutation of the {n_events} events, and the ranking "
+            "and the labels or values must describe the same objects"
+        )
+    arr = arr.astype(np.intp, copy=False)
+    if n_events == 0:
+        return arr
+    if arr.min() < 0 or arr.max() >= n_events:
+        raise InputError(
+            f"{name} must hold event indices in [0, {n_events - 1}] (a permutation of the {n_events} "
+            f"events), got values from {arr.min()} to {arr.max()} (out of range)"
+        )
+    counts = np.bincount(arr, minlength=n_events)
+    if not np.all(counts == 1):
+        missing = np.flatnonzero(counts == 0)
+        repeated = np.flatnonzero(counts > 1)
+        raise InputError(
+            f"{name} must be a permutation of the {n_events} event indices; {len(missing)} are missing "
+            f"(first: {missing[0]}) and {len(repeated)} repeated (first: event {repeated[0]} "
+            f"appears {counts[repeated[0]]} times)"
+        )
+    return arr

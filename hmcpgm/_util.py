@@ -1,0 +1,54 @@
+"""Small helpers shared across hmcpgm's modules: message previews, repeats, warnings."""
+
+import os
+import sys
+import warnings
+
+__all__ = ["preview", "repeated", "warn"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def preview(items, limit=5):
+    """``[a, b, c, ... (N in all)]``: the first ``limit`` items, for error messages.
+
+    Examples
+    --------
+    >>> preview(range(8), 3)
+    '[0, 1, 2, ... (8 in all)]'
+    """
+    items = list(items)
+    shown = ", ".join(repr(i) for i in items[:limit])
+    more = f", ... ({len(items)} in all)" if len(items) > limit else ""
+    return f"[{shown}{more}]"
+
+
+def repeated(items):
+    """The items that occur more than once, each repeat listed, in order of appearance.
+
+    Examples
+    --------
+    >>> repeated(["a", "b", "a", "a"])
+    ['a', 'a']
+    """
+    seen, dup = set(), []
+    for item in items:
+        if item in seen:
+            dup.append(item)
+        seen.add(item)
+    return dup
+
+
+def _user_stacklevel():
+    """The stacklevel of the first frame outside hmcpgm (the user's call site)."""
+    frame = sys._getframe(2)  # the caller of warn()
+    level = 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message, category):
+    """``warnings.warn`` attributed to the user's code, whatever depth hmcpgm called from."""
+    warnings.warn(message, category, stacklevel=_user_stacklevel())

@@ -1,0 +1,21 @@
+"""Applications built on the library: the paper's synthetic experiment and the
+Clus-HMC real-data benchmark, sharing one evaluation loop (:func:`evaluate_methods`)."""
+
+from .clus import FIRST_STAGES, PUBLISHED_AUPRC, format_benchmark, run_benchmark, split_validation
+from .evaluation import evaluate_methods
+from .paper import ALPHAS, KAPPAS, ExperimentResult, experiment_tables, format_tables, synthetic_experiment
+
+__all__ = [
+    "ALPHAS",
+    "KAPPAS",
+    "FIRST_STAGES",
+    "PUBLISHED_AUPRC",
+    "ExperimentResult",
+    "evaluate_methods",
+    "experiment_tables",
+    "format_benchmark",
+    "format_tables",
+    "run_benchmark",
+    "split_validation",
+    "synthetic_experiment",
+]

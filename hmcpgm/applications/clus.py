@@ -1,0 +1,249 @@
+"""The real-data benchmark: Clus-HMC ARFF data, first stage, second stage, evaluation.
+
+For one data set (training, optional validation and test rows sharing a hierarchy):
+
+1. first-stage scores: out-of-fold on the training rows, and from classifiers
+   trained on all training rows for the validation and test rows, so the second
+   stage is never fitted on scores of rows its classifiers saw. ``"joint"``: one
+   ridge regression for every class at once; ``"classwise"``: one logistic
+   regression per class;
+2. the second stage (:class:`hmcpgm.MLPR`) fitted on the out-of-fold training
+   scores; classes without training positives carry no evidence
+   (``allow_empty=True``), their mLPR follows from the hierarchy alone;
+3. every method (Raw and mLPR versions, each ranked by NaiveSort and HierRank)
+   evaluated on the test rows over the *evaluated* classes (the convention leaves
+   out the artificial root and the three GO roots): micro-averaged AU(PRC) of the
+   ranking, precision and recall at kappa, F1 at the max-F1 cutoff chosen on the
+   validation rows, the Bayesian FDR cutoff's calls and realised FDP, and
+   hierarchy violations of the ranking (ancestor pairs out of order, all classes).
+
+The published numbers beside ours come from ``shared/data/hmc/README.md``
+(C-HMCNN's README, mean of 10 seeds; Clus-HMC from Wehrmann et al. 2018).
+"""
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from ..options import check_choice
+from .evaluation import evaluate_methods
+
+__all__ = ["PUBLISHED_AUPRC", "FIRST_STAGES", "run_benchmark", "format_benchmark", "split_validation"]
+
+#: Published micro AU(PRC) on the test split: {data set: {system: value}}.
+PUBLISHED_AUPRC = {
+    "cellcycle_FUN": {"C-HMCNN": 0.255, "Clus-HMC": 0.172, "Clus-Ens": 0.227},
+    "eisen_FUN": {"C-HMCNN": 0.306},
+    "gasch1_FUN": {"C-HMCNN": 0.286},
+    "cellcycle_GO": {"C-HMCNN": 0.413},
+    "eisen_GO": {"C-HMCNN": 0.455},
+    "gasch1_GO": {"C-HMCNN": 0.436},
+    "ImCLEF07A": {"C-HMCNN": 0.956},
+    "Enron_corr": {"C-HMCNN": 0.756},
+}
+
+KAPPAS = (0.01, 0.05, 0.1, 0.2)
+BAYES_ALPHAS = (0.05, 0.1, 0.2)
+FIRST_STAGES = ("joint", "classwise")
+
+
+def dataset_name(path):
+    """The data set's name from one of its file names (``cellcycle_FUN.train.arff`` -> ``cellcycle_FUN``)."""
+    name = Path(path).name
+    for suffix in (".train.arff", ".valid.arff", ".test.arff", "_Train.arff", "_Test.arff",
+                   "_trainvalid.arff", "_test.arff", ".arff"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def split_validation(data, fraction=0.3, seed=0):
+    """Carve a seeded random ``fraction`` of the rows of ``data`` out as validation rows.
+
+    Returns
+    -------
+    train, valid : HMCData
+    """
+    if not 0 < fraction < 1:
+        from ..exceptions import InputError
+
+        raise InputError(f"valid_fraction must be in (0, 1), got {fraction!r}")
+    rng = np.random.default_rng(seed)
+    m = data.n_objects
+    valid_rows = np.zeros(m, dtype=bool)
+    valid_rows[rng.choice(m, size=int(round(fraction * m)), replace=False)] = True
+    part = lambda rows: replace(data, features=data.features[rows], labels=data.labels[rows])  # noqa: E731
+    return part(~valid_rows), part(valid_rows)
+
+
+def _first_stage(kind, classifier):
+    """The scikit-learn estimator and whether it is fitted once for all classes."""
+    if classifier is not None:
+        return classifier, kind == "joint"
+    from ..first_stage import default_classifier
+
+    if kind == "joint":
+        return default_classifier(), True
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(SimpleImputer(strategy="mean"), StandardScaler(), LogisticRegression(max_iter=1000)), False
+
+
+def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fraction=0.3, seed=0,
+                  versions=("indpt", "nbh", "full"), classifier=None, engine="auto", kappas=KAPPAS,
+                  alphas=BAYES_ALPHAS, progress=True):
+    """Run the benchmark on one Clus-HMC data set and return every number as a dict.
+
+    Parameters
+    ----------
+    train, test : str, Path or HMCData
+        ARFF files (or loaded data) of one data set (same class attribute).
+    valid : str, Path or HMCData, optional
+        Validation rows; without them a seeded ``valid_fraction`` of the training
+        rows is carved out as validation rows.
+    first_stage : {"joint", "classwise"}
+        Joint ridge regression on all classes, or one logistic regression per class.
+    valid_fraction : float in (0, 1)
+    seed : int
+        Seeds the first stage's folds and the validation carving.
+    versions : tuple of str
+        mLPR versions to evaluate.
+    classifier : scikit-learn estimator, optional
+        Replaces the first stage's default estimator.
+    engine : str
+        Inference engine of the full version; ``"auto"`` takes the exact engine on
+        forests and the junction tree on DAGs when its cliques are small, loopy
+        belief propagation otherwise.
+    kappas, alphas : tuples of float
+        Precision/recall at kappa; Bayesian FDR targets.
+    progress : bool
+        Show progress bars.
+
+    Returns
+    -------
+    dict
+        ``dataset``, ``hierarchy`` (kind and counts), ``rows`` (train/valid/test),
+        ``first_stage``, ``engine`` (what ran the full version), ``methods``
+        ({method: {metric: value}}), ``published`` (AU(PRC) of other systems),
+        ``seconds`` (time per step).
+    """
+    from tqdm.auto import tqdm
+
+    from ..datasets import load_hmc_arff
+    from ..estimator import MLPR
+    from ..exceptions import HierarchyError, TooLargeError
+    from ..first_stage import fit_first_stage, out_of_fold_scores, predict_scores
+
+    check_choice(first_stage, "first_stage", FIRST_STAGES)
+    seconds = {}
+    t0 = time.perf_counter()
+    data = {
+        part: load_hmc_arff(d) if isinstance(d, (str, Path)) else d
+        for part, d in (("train", train), ("valid", valid), ("test", test)) if d is not None
+    }
+    if "valid" not in data:
+        data["train"], data["valid"] = split_validation(data["train"], valid_fraction, seed)
+    hierarchy = data["train"].hierarchy
+    for name in ("valid", "test"):
+        if data[name].hierarchy != hierarchy:
+            raise HierarchyError(f"the {name} rows ({data[name].path}) declare a different hierarchy than the training rows")
+    evaluated = [c for c, keep in zip(hierarchy.classes, data["train"].evaluated) if keep]
+    seconds["read"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    estimator, joint = _first_stage(first_stage, classifier)
+    x_train, y_train = data["train"].features, data["train"].labels
+    s_train = out_of_fold_scores(x_train, y_train, estimator, seed=seed, joint=joint, progress=progress)
+    fitted = fit_first_stage(x_train, y_train, estimator, joint=joint, progress=progress)
+    s_valid = predict_scores(fitted, data["valid"].features)
+    s_test = predict_scores(fitted, data["test"].features)
+    seconds["first_stage"] = time.perf_counter() - t0
+
+    values = {"Raw": (s_valid, s_test)}
+    t0 = time.perf_counter()
+    model = MLPR(hierarchy=hierarchy, allow_empty=True).fit(s_train, y_train)
+    seconds["second_stage_fit"] = time.perf_counter() - t0
+    full_engine = "junction" if engine == "auto" and not hierarchy.is_forest else engine
+    for version in tqdm(versions, desc="mLPR versions", disable=not progress, leave=False):
+        t0 = time.perf_counter()
+        model.set_params(version=version, engine=full_engine if version == "full" else "auto")
+        try:
+            pair = (model.predict_proba(s_valid), model.predict_proba(s_test))
+        except TooLargeError:
+            if version != "full" or engine != "auto":
+                raise
+            full_engine = "loopy"  # the junction tree of this DAG is too wide
+            model.set_params(engine="loopy")
+            pair = (model.predict_proba(s_valid), model.predict_proba(s_test))
+        values[f"mLPR-{version}"] = pair
+        seconds[f"mlpr_{version}"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    methods = evaluate_methods(
+        values, hierarchy, data["valid"].labels, data["test"].labels, classes=evaluated,
+        kappas=kappas, bayes_alphas=alphas, auprc=True,
+    )
+    seconds["rank_and_evaluate"] = time.perf_counter() - t0
+    name = dataset_name(data["train"].path or "data")
+    return {
+        "dataset": name,
+        "hierarchy": {
+            "kind": hierarchy.kind,
+            "classes": hierarchy.n_classes,
+            "evaluated_classes": len(evaluated),
+            "edges": len(hierarchy.edges),
+            "multi_parent_classes": int(sum(len(p) > 1 for p in hierarchy.parent_indices)),
+        },
+        "rows": {part: int(d.n_objects) for part, d in data.items()},
+        "first_stage": first_stage,
+        "engine": {"full": full_engine},
+        "methods": methods,
+        "published": PUBLISHED_AUPRC.get(name, {}),
+        "seconds": {k: round(v, 2) for k, v in seconds.items()},
+    }
+
+
+def format_benchmark(result):
+    """The benchmark result as a text table (percent)."""
+    import pandas as pd
+
+    table = pd.DataFrame.from_dict(result["methods"], orient="index")
+    shown = table.drop(columns=[c for c in table.columns if c == "kappa_max_f1" or c.startswith("bayes_")]).copy()
+    for col in shown.columns:
+        if col != "violations":
+            shown[col] = 100 * shown[col]
+    h = result["hierarchy"]
+    lines = [
+        f"{result['dataset']}: {h['kind']} of {h['classes']} classes ({h['evaluated_classes']} evaluated, "
+        f"{h['multi_parent_classes']} with several parents); rows train/valid/test "
+        f"{result['rows']['train']}/{result['rows']['valid']}/{result['rows']['test']}; "
+        f"{result['first_stage']} first stage; full mLPR by the {result['engine']['full']} engine",
+        "",
+        "Percent on the test rows over evaluated classes; F1 at the max-F1 cutoff chosen on validation; "
+        "violations = ancestor pairs out of order in the ranking",
+    ]
+    with pd.option_context("display.width", 250, "display.max_columns", 30):
+        lines.append(shown.to_string(float_format=lambda x: f"{x:.1f}"))
+    bayes = [c for c in table.columns if c.startswith("bayes_rank@")]
+    if bayes:
+        lines.append("\nBayesian FDR cutoff on the test mLPRs: events called (realised FDP %)")
+        for method, row in table.iterrows():
+            if method.startswith("mLPR") and method.endswith("HierRank"):
+                cells = []
+                for col in bayes:
+                    alpha = col.split("@", 1)[1]
+                    f = row[f"bayes_fdp@{alpha}"]
+                    cells.append(f"alpha {alpha}: {int(row[col])} ({'-' if f is None or pd.isna(f) else f'{100 * f:.1f}'})")
+                lines.append(f"  {method}: " + "; ".join(cells))
+    if result["published"]:
+        lines.append(
+            "\nPublished micro AU(PRC) (%): "
+            + ", ".join(f"{k} {100 * v:.1f}" for k, v in result["published"].items())
+        )
+    lines.append("Seconds: " + ", ".join(f"{k} {v}" for k, v in result["seconds"].items()))
+    return "\n".join(lines)

@@ -1,0 +1,263 @@
+"""The :class:`Ranking` value object: an order of all events together with its shape."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._arrays import count, event_order
+from .._validation import class_matrix, is_frame
+from ..exceptions import InputError
+
+__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for"]
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """A ranking of all (object, class) events, best first, that knows its shape.
+
+    Returned by :func:`hmcpgm.hier_rank` and :func:`hmcpgm.naive_sort`; decision and
+    metric functions take it as it is. ``numpy.asarray(ranking)`` is the flat order,
+    so code written for plain index arrays keeps working.
+
+    Parameters
+    ----------
+    order : array of int, shape (M*K,)
+        A permutation of the flat event indices ``m * K + k`` (object ``m``, class
+        column ``k``), best first. Checked once here.
+    n_objects : int
+        ``M``.
+    classes : sequence
+        The class names of the columns (``K`` of them).
+    block_means : array of float, shape (M, K), optional
+        The mean value of each event's block; never increasing along ``order``.
+        HierRank's blocks are the maximum-mean prefix blocks of each object's
+        order; NaiveSort's are single events (the values themselves).
+    blocks : array of int, shape (M, K), optional
+        The rank of each event's block (0 = first).
+    method : str
+        What made the ranking (e.g. ``"horn"``, ``"naive"``).
+    index : sequence, optional
+        Labels of the objects (the row index of a DataFrame the values came in).
+
+    Examples
+    --------
+    >>> r = Ranking([3, 0, 1, 2], n_objects=2, classes=("a", "b"))
+    >>> r.shape, np.asarray(r).tolist()
+    ((2, 2), [3, 0, 1, 2])
+    >>> r.ranks
+    array([[2, 3],
+           [4, 1]])
+    >>> r.top(2)
+    array([[1, 0],
+           [0, 1]], dtype=int8)
+    """
+
+    order: np.ndarray
+    n_objects: int
+    classes: tuple
+    block_means: np.ndarray = None
+    blocks: np.ndarray = None
+    method: str = ""
+    index: object = None
+
+    def __post_init__(self):
+        classes = tuple(self.classes)
+        m = count(self.n_objects, "n_objects")
+        order = event_order(self.order, m * len(classes)).copy()
+        order.flags.writeable = False
+        object.__setattr__(self, "classes", classes)
+        object.__setattr__(self, "n_objects", m)
+        object.__setattr__(self, "order", order)
+        for name in ("block_means", "blocks"):
+            value = getattr(self, name)
+            if value is not None:
+                arr = np.array(value, dtype=float if name == "block_means" else np.intp)
+                if arr.shape != self.shape:
+                    raise InputError(f"{name} must have shape {self.shape}, got {arr.shape}")
+                arr.flags.writeable = False
+                object.__setattr__(self, name, arr)
+        if self.index is not None and len(self.index) != m:
+            raise InputError(f"index must name the {m} objects, got {len(self.index)} labels")
+
+    # -- shape ------------------------------------------------------------
+    @property
+    def n_classes(self):
+        """int: ``K``."""
+        return len(self.classes)
+
+    @property
+    def shape(self):
+        """(int, int): ``(M, K)``, the shape of the value matrix that was ranked."""
+        return (self.n_objects, len(self.classes))
+
+    @property
+    def n_events(self):
+        """int: ``M * K``."""
+        return self.order.size
+
+    def __len__(self):
+        return self.order.size
+
+    def __array__(self, dtype=None, copy=None):
+        return self.order if dtype is None else self.order.astype(dtype)
+
+    def __iter__(self):
+        return iter(self.order)
+
+    def __getitem__(self, item):
+        return self.order[item]
+
+    def __repr__(self):
+        m, k = self.shape
+        how = f", method={self.method!r}" if self.method else ""
+        return f"Ranking({m} objects x {k} classes{how})"
+
+    # -- views ------------------------------------------------------------
+    @property
+    def ranks(self):
+        """ndarray of int, shape (M, K): the rank of every event, 1 for the first."""
+        out = np.empty(self.n_events, dtype=np.intp)
+        out[self.order] = np.arange(1, self.n_events + 1)
+        return out.reshape(self.shape)
+
+    @property
+    def objects(self):
+        """ndarray of int, shape (M*K,): the object (row) of each ranked event, best first."""
+        return self.order // max(self.n_classes, 1)
+
+    @property
+    def class_indices(self):
+        """ndarray of int, shape (M*K,): the class column of each ranked event, best first."""
+        return self.order % max(self.n_classes, 1)
+
+    def ranked(self, values, name="values"):
+        """The entries of an (M, K) matrix in ranked order, shape (M*K,).
+
+        A DataFrame is aligned by class name; a flat vector is taken in event order.
+        """
+        if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == self.n_events:
+            values = np.reshape(values, self.shape)  # a flat vector in event order
+        v = class_matrix(values, self, name, allow_nan=True)
+        if v.shape != self.shape:
+            raise InputError(f"{name} has shape {v.shape} but the ranking is of shape {self.shape}")
+        return v.reshape(-1)[self.order]
+
+    def top(self, r):
+        """The (M, K) 0/1 decisions that label the first ``r`` events positive.
+
+        Hierarchically consistent whenever the ranking is.
+        """
+        r = count(r, "r")
+        if r > self.n_events:
+            raise InputError(f"r must be at most the number of events {self.n_events}, got {r}")
+        out = np.zeros(self.n_events, dtype=np.int8)
+        out[self.order[:r]] = 1
+        return out.reshape(self.shape)
+
+    def restrict(self, classes):
+        """The ranking of some classes only: the other events are dropped, the order kept.
+
+        Block means are carried over (they are no longer the means of the new
+        ranking's blocks); ``blocks`` is dropped.
+
+        Examples
+        --------
+        >>> r = Ranking([3, 0, 1, 2], n_objects=2, classes=("a", "b"))
+        >>> np.asarray(r.restrict(["b"])).tolist()
+        [1, 0]
+        """
+        keep = np.zeros(self.n_classes, dtype=bool)
+        lookup = {c: i for i, c in enumerate(self.classes)}
+        try:
+            keep[[lookup[c] for c in classes]] = True
+        except (KeyError, TypeError):
+            unknown = [c for c in classes if c not in lookup]
+            raise InputError(f"classes must be classes of the ranking, got unknown {unknown[:5]}") from None
+        cls = self.class_indices
+        mask = keep[cls]
+        new_col = np.cumsum(keep) - 1
+        order = self.objects[mask] * int(keep.sum()) + new_col[cls[mask]]
+        means = None if self.block_means is None else self.block_means[:, keep]
+        kept = tuple(c for c, k in zip(self.classes, keep) if k)
+        return Ranking(order, self.n_objects, kept, block_means=means, method=self.method, index=self.index)
+
+    def to_frame(self, values=None):
+        """One row per event, best first: rank, object, class, block mean and value.
+
+        Parameters
+        ----------
+        values : array-like or DataFrame of shape (M, K), optional
+            Adds a ``value`` column (e.g. the mLPRs that were ranked).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        objects = self.objects
+        table = {
+            "rank": np.arange(1, self.n_events + 1),
+            "object": objects if self.index is None else np.asarray(self.index, dtype=object)[objects],
+            "class": np.asarray(self.classes, dtype=object)[self.class_indices],
+        }
+        if values is not None:
+            table["value"] = self.ranked(values)
+        if self.block_means is not None:
+            table["block_mean"] = self.block_means.reshape(-1)[self.order]
+        return pd.DataFrame(table)
+
+
+def as_ranking(ranking, shape, name="ranking", *, frames=()):
+    """A :class:`Ranking` for a matrix of ``shape``; a plain order array is accepted for arrays.
+
+    ``frames`` lists the names of arguments given as DataFrames: a plain order
+    cannot align them by class name, so it is refused then.
+    """
+    if isinstance(ranking, Ranking):
+        if ranking.shape != tuple(shape):
+            raise InputError(
+                f"{name} ranks a {ranking.shape[0]} x {ranking.shape[1]} matrix but the matrix given "
+                f"with it has shape {tuple(shape)}"
+            )
+        return ranking
+    if frames:
+        raise InputError(
+            f"{frames[0]} is a DataFrame but {name} is a plain order array, which cannot match its "
+            "columns by class name; pass the Ranking from hier_rank or naive_sort"
+        )
+    m, k = shape
+    return Ranking(event_order(ranking, m * k, name), m, tuple(range(k)))
+
+
+def frame_names(*items):
+    """The names of the arguments (pairs of value, name) that are DataFrames."""
+    return tuple(n for v, n in items if is_frame(v))
+
+
+def matrix_for(ranking, values, name, *, flat=True):
+    """``(Ranking, (M, K) float array)``: ``values`` aligned to a ranking's classes.
+
+    With a :class:`Ranking`, a DataFrame is aligned by class name and (with
+    ``flat``) a flat vector is taken in event order. With a plain order array,
+    ``values`` must be an array (M, K), or (with ``flat``) a flat vector taken as
+    one object; a DataFrame is refused.
+    """
+    if not flat and not is_frame(values) and np.ndim(values) != 2:
+        raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {np.shape(values)}")
+    if isinstance(ranking, Ranking):
+        if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == ranking.n_events:
+            values = np.reshape(values, ranking.shape)
+        v = class_matrix(values, ranking, name, allow_nan=True)
+        return as_ranking(ranking, v.shape), v
+    if is_frame(values):
+        as_ranking(ranking, values.shape, frames=(name,))
+    try:
+        v = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
+    if v.ndim == 1:
+        v = v.reshape(1, -1)
+    if v.ndim != 2:
+        raise InputError(f"{name} must be an (M, K) matrix or a flat vector, got shape {v.shape}")
+    return as_ranking(ranking, v.shape), v
