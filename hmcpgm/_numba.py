@@ -22,4 +22,9 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(_cache_dir()))
 
 from numba import njit  # noqa: E402  (after the cache folder is set)
 
-__all__ = ["njit"]
+__all__ = ["jit", "njit"]
+
+
+def jit(func):
+    """Compile ``func`` with numba in nopython mode, cached on disk, releasing the GIL."""
+    return njit(cache=True, nogil=True)(func)

@@ -165,7 +165,7 @@ def _threshold(ranking, values, r):
     source = values if values is not None else ranking.block_means
     if source is None:
         return float("nan")
-    return float(ranking.ranked(finite_array(source, "values"), "values")[r - 1])
+    return float(finite_array(ranking.ranked(source, "values"), "values")[r - 1])
 
 
 def _none_meet(alpha, what):

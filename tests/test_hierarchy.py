@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmcpgm import Hierarchy, HierarchyError, LabelError
+from hmcpgm import Hierarchy, HierarchyError, InputError, LabelError
 
 
 def paper_forest():
@@ -129,3 +129,44 @@ def test_closure_is_minimal_consistent_superset(h, seed):
         for k in list(expect):
             expect |= set(nx.ancestors(anc, k))
         assert set(np.flatnonzero(closed[m])) == expect
+
+
+def test_from_networkx_multigraph_direction_and_relations():
+    import networkx as nx
+
+    g = nx.MultiDiGraph()
+    g.add_edge("b", "a", key="is_a")
+    g.add_edge("c", "b", key="part_of")
+    g.add_edge("c", "b", key="is_a")  # a parallel edge: one edge of the hierarchy
+    g.add_edge("c", "a", key="regulates")
+    h = Hierarchy.from_networkx(g, direction="child_to_parent", relations=("is_a", "part_of"))
+    assert h.parents("c") == ("b",) and h.parents("b") == ("a",) and h.roots == ("a",)
+    assert set(Hierarchy.from_networkx(g, direction="child_to_parent").parents("c")) == {"a", "b"}
+    down = Hierarchy.from_networkx(nx.DiGraph([("a", "b")]))
+    assert down.children("a") == ("b",)
+    with pytest.raises(InputError, match="direction must be"):
+        Hierarchy.from_networkx(g, direction="up")
+    with pytest.raises(HierarchyError, match="Hierarchy.from_networkx reads a MultiDiGraph"):
+        Hierarchy(g)
+
+
+def test_from_obo(tmp_path):
+    pytest.importorskip("obonet", reason="needs the obo extra: pip install 'hmcpgm[obo]'")
+    path = tmp_path / "mini.obo"
+    path.write_text(
+        "format-version: 1.2\nontology: mini\n\n"
+        "[Term]\nid: GO:1\nname: root\nnamespace: biological_process\n\n"
+        "[Term]\nid: GO:2\nname: child\nnamespace: biological_process\nis_a: GO:1\n\n"
+        "[Term]\nid: GO:3\nname: part\nnamespace: biological_process\nis_a: GO:1\n"
+        "relationship: part_of GO:2\nrelationship: regulates GO:1\n\n"
+        "[Term]\nid: GO:4\nname: other\nnamespace: molecular_function\n\n"
+        "[Term]\nid: GO:5\nname: gone\nnamespace: biological_process\nis_obsolete: true\n"
+    )
+    h = Hierarchy.from_obo(path)
+    assert set(h.classes) == {"GO:1", "GO:2", "GO:3", "GO:4"}  # the obsolete term is left out
+    assert set(h.parents("GO:3")) == {"GO:1", "GO:2"} and h.kind == "dag"
+    assert Hierarchy.from_obo(path, relations=("is_a",)).parents("GO:3") == ("GO:1",)
+    bp = Hierarchy.from_obo(path, namespace="biological_process")
+    assert set(bp.classes) == {"GO:1", "GO:2", "GO:3"}
+    with pytest.raises(InputError, match="namespace 'nope' has no term"):
+        Hierarchy.from_obo(path, namespace="nope")

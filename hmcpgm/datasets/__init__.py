@@ -8,7 +8,8 @@
   benchmark with a shared hierarchy.
 """
 
-from ._arff import HMCData, HMCSplit, load_hmc_arff, load_hmc_split
+from ._arff import load_hmc_arff, load_hmc_split
+from ._data import HMCData, HMCSplit
 from ._synthetic import (
     PAPER_ETA,
     PAPER_PARENTS,

@@ -20,11 +20,7 @@ import math
 
 import numpy as np
 
-from .._numba import njit
-
-
-def _jit(func):
-    return njit(cache=True, nogil=True)(func)
+from .._numba import jit as _jit
 
 
 @_jit

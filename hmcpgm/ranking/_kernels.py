@@ -7,11 +7,7 @@ cache after the first call (compiling takes a few seconds once; see ``hmcpgm._nu
 
 import numpy as np
 
-from .._numba import njit
-
-
-def _jit(func):
-    return njit(cache=True, nogil=True)(func)
+from .._numba import jit as _jit
 
 
 @_jit

@@ -23,7 +23,7 @@ factor-2 guarantee; the caller passes the relaxed method's order).
 
 import numpy as np
 
-from ._kernels import _jit
+from .._numba import jit as _jit
 
 
 @_jit

@@ -12,9 +12,10 @@ from functools import cached_property
 import networkx as nx
 import numpy as np
 
-from ._arrays import binary_matrix
-from ._util import preview, repeated
-from .exceptions import HierarchyError, InputError, LabelError
+from .._arrays import binary_matrix
+from .._util import preview
+from ..exceptions import HierarchyError, InputError, LabelError
+from ._convert import check_unique, directed_graph, graph_from_edges, graph_from_parents, read_obo
 
 __all__ = ["Hierarchy"]
 
@@ -57,7 +58,7 @@ class Hierarchy:
             classes = list(graph.nodes)
         else:
             classes = list(classes)
-            _check_unique(classes, "classes")
+            check_unique(classes, "classes")
             known = set(classes)
             missing = [c for c in graph.nodes if c not in known]
             extra = [c for c in classes if c not in graph]
@@ -103,35 +104,7 @@ class Hierarchy:
         >>> Hierarchy.from_edges([(0, 1), (0, 2)], classes=[0, 1, 2, 3]).roots
         (0, 3)
         """
-        graph = nx.DiGraph()
-        seen = set()
-        order = {}
-        for i, pair in enumerate(edges):
-            try:
-                parent, child = pair
-            except (TypeError, ValueError):
-                raise HierarchyError(
-                    f"edges must be (parent, child) pairs; item {i} is {pair!r}"
-                ) from None
-            if (parent, child) in seen:
-                raise HierarchyError(f"edges lists the edge {parent!r} -> {child!r} twice")
-            seen.add((parent, child))
-            order.setdefault(parent, None)
-            order.setdefault(child, None)
-            graph.add_edge(parent, child)
-        if classes is None:
-            classes = list(order)
-        else:
-            classes = list(classes)
-            _check_unique(classes, "classes")
-            known = set(classes)
-            unknown = [c for c in order if c not in known]
-            if unknown:
-                raise HierarchyError(
-                    f"edges name classes that are not in classes: {preview(unknown)}"
-                )
-            graph.add_nodes_from(classes)
-        return cls(graph, classes)
+        return cls(*graph_from_edges(edges, classes))
 
     @classmethod
     def from_parents(cls, parents):
@@ -146,31 +119,7 @@ class Hierarchy:
         >>> h.kind, h.parents(3)
         ('dag', (1, 2))
         """
-        parents = list(parents)
-        n = len(parents)
-        graph = nx.DiGraph()
-        graph.add_nodes_from(range(n))
-        for k, entry in enumerate(parents):
-            if entry is None:
-                continue
-            if isinstance(entry, (int, np.integer)):
-                entry = [] if entry == -1 else [entry]
-            try:
-                entry = list(entry)
-            except TypeError:
-                raise HierarchyError(
-                    f"parents[{k}] must be an int, a list of ints, None or -1; got {entry!r}"
-                ) from None
-            if len(set(entry)) != len(entry):
-                raise HierarchyError(f"parents[{k}] lists a parent twice: {entry!r}")
-            for p in entry:
-                if not isinstance(p, (int, np.integer)) or not 0 <= p < n:
-                    raise HierarchyError(
-                        f"parents[{k}] names parent {p!r}, but parent indices must be "
-                        f"ints in 0..{n - 1}"
-                    )
-                graph.add_edge(int(p), k)
-        return cls(graph, list(range(n)))
+        return cls(*graph_from_parents(parents))
 
     @classmethod
     def from_networkx(cls, graph, classes=None, *, direction="parent_to_child", relations=None):
@@ -199,26 +148,7 @@ class Hierarchy:
         >>> h.parents("c"), h.parents("b")
         (('b',), ('a',))
         """
-        if not isinstance(graph, nx.DiGraph):
-            raise HierarchyError(
-                f"graph must be a networkx.DiGraph or MultiDiGraph, got {type(graph).__name__}"
-            )
-        if direction not in ("parent_to_child", "child_to_parent"):
-            raise InputError(
-                f"direction must be 'parent_to_child' or 'child_to_parent', got {direction!r}"
-            )
-        if graph.is_multigraph():
-            edges = ((u, v, k if relations is None or k in relations else None)
-                     for u, v, k in graph.edges(keys=True))
-        else:
-            edges = ((u, v, d.get("relation")) for u, v, d in graph.edges(data=True))
-        simple = nx.DiGraph()
-        simple.add_nodes_from(graph.nodes)
-        for u, v, kind in edges:
-            if relations is not None and kind not in relations:
-                continue
-            simple.add_edge(*((u, v) if direction == "parent_to_child" else (v, u)))
-        return cls(simple, classes)
+        return cls(directed_graph(graph, direction, relations), classes)
 
     @classmethod
     def from_obo(cls, path, relations=("is_a", "part_of"), *, namespace=None):
@@ -239,18 +169,7 @@ class Hierarchy:
         Hierarchy
             Obsolete terms are left out; edges point from parent to child.
         """
-        try:
-            import obonet
-        except ImportError:
-            raise ImportError(
-                "Hierarchy.from_obo needs obonet: pip install 'hmcpgm[obo]'"
-            ) from None
-        graph = obonet.read_obo(path)
-        if namespace is not None:
-            keep = [n for n, d in graph.nodes(data=True) if d.get("namespace") == namespace]
-            if not keep:
-                raise InputError(f"namespace {namespace!r} has no term in {path}")
-            graph = graph.subgraph(keep)
+        graph = read_obo(path, namespace)
         return cls.from_networkx(graph, direction="child_to_parent", relations=tuple(relations))
 
     # ------------------------------------------------------------------ names
@@ -482,7 +401,8 @@ class Hierarchy:
 
         Parameters
         ----------
-        labels : array-like of shape (M, K)
+        labels : array-like or DataFrame of shape (M, K)
+            Columns in class order, or a DataFrame with columns named by class.
 
         Returns
         -------
@@ -494,7 +414,7 @@ class Hierarchy:
         >>> h.close_labels([[0, 0, 1]])
         array([[1, 1, 1]], dtype=int8)
         """
-        y = _as_binary(labels, self.n_classes, "labels").astype(bool)
+        y = _as_binary(labels, self, "labels").astype(bool)
         # positive if the class or any descendant is: one sparse matrix product
         from scipy import sparse
 
@@ -503,7 +423,7 @@ class Hierarchy:
 
     def violations(self, labels):
         """Number of (object, edge) pairs where a child is positive and its parent is not."""
-        y = _as_binary(labels, self.n_classes, "labels").astype(bool)
+        y = _as_binary(labels, self, "labels").astype(bool)
         e = self.edge_indices
         if len(e) == 0:
             return 0
@@ -514,7 +434,7 @@ class Hierarchy:
 
         The message names the first offending row, child and parent.
         """
-        y = _as_binary(labels, self.n_classes, name).astype(bool)
+        y = _as_binary(labels, self, name).astype(bool)
         e = self.edge_indices
         if len(e) == 0:
             return
@@ -536,14 +456,13 @@ def _frozen(values):
     return arr
 
 
-def _check_unique(names, what):
-    dup = repeated(names)
-    if dup:
-        raise HierarchyError(f"{what} has duplicate class names: {preview(dup)}")
+def _as_binary(labels, hierarchy, name):
+    """An (M, K) 0/1 matrix in the hierarchy's column order; a DataFrame is aligned by name."""
+    if hasattr(labels, "columns") and hasattr(labels, "iloc"):
+        from .._validation import class_matrix  # imports this module: import here, not at the top
 
-
-def _as_binary(labels, n_classes, name):
+        labels = class_matrix(labels, hierarchy, name, allow_nan=True)
     y = labels if isinstance(labels, np.ndarray) and labels.dtype == bool else binary_matrix(labels, name)
-    if y.shape[1] != n_classes:
-        raise LabelError(f"{name} must have shape (n_objects, {n_classes}), got shape {y.shape}")
+    if y.shape[1] != hierarchy.n_classes:
+        raise LabelError(f"{name} must have shape (n_objects, {hierarchy.n_classes}), got shape {y.shape}")
     return y

@@ -1,0 +1,115 @@
+"""The loaded benchmark data: one ARFF file (:class:`HMCData`) and a train/valid/test split."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..hierarchy import Hierarchy
+
+__all__ = ["HMCData", "HMCSplit"]
+
+
+@dataclass(frozen=True, eq=False)
+class HMCData:
+    """One ARFF file of a hierarchical multi-label benchmark.
+
+    Attributes
+    ----------
+    features : ndarray of shape (M, F), float
+        Missing values (``?``) are NaN. Nominal features hold category codes
+        ``0, 1, ...`` in the order the ``@ATTRIBUTE`` line declares the values.
+    labels : ndarray of shape (M, K), int8
+        Closed upward: ``hierarchy.violations(labels) == 0``.
+    hierarchy : Hierarchy
+        Fixes the column order of ``labels`` (the order of the class attribute).
+    feature_names : tuple of str
+    excluded : tuple
+        Classes left out of evaluation by the benchmark convention: the children
+        of a dropped super-root (the three GO roots); empty for FunCat files.
+    path : str or None
+        Where the data was read from.
+    """
+
+    features: np.ndarray
+    labels: np.ndarray
+    hierarchy: Hierarchy
+    feature_names: tuple
+    excluded: tuple = ()
+    path: str | None = None
+
+    @property
+    def n_objects(self):
+        """int: the number of rows M."""
+        return self.features.shape[0]
+
+    @property
+    def top_level(self):
+        """tuple: the classes with no parent (the roots of the forest or DAG)."""
+        return self.hierarchy.roots
+
+    @property
+    def evaluated(self):
+        """bool array (K,): True for the classes that enter evaluation (not ``excluded``)."""
+        mask = np.ones(self.hierarchy.n_classes, dtype=bool)
+        if self.excluded:
+            mask[self.hierarchy.indices(self.excluded)] = False
+        return mask
+
+    @property
+    def class_counts(self):
+        """int array (K,): positives per class."""
+        return self.labels.sum(axis=0, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class HMCSplit:
+    """Train, validation and test files of one benchmark, sharing one hierarchy.
+
+    Attributes
+    ----------
+    name : str
+    hierarchy : Hierarchy
+    train : HMCData
+    valid : HMCData or None
+        None for benchmarks shipped without a validation file (ImCLEF07A, Enron).
+    test : HMCData
+    """
+
+    name: str
+    hierarchy: Hierarchy
+    train: HMCData
+    valid: HMCData | None
+    test: HMCData
+
+    @property
+    def excluded(self):
+        """tuple: classes left out of evaluation (see :attr:`HMCData.excluded`)."""
+        return self.train.excluded
+
+    @property
+    def evaluated(self):
+        """bool array (K,): the classes that enter evaluation."""
+        return self.train.evaluated
+
+    def summary(self):
+        """Row counts and classes without positives, per split.
+
+        Returns
+        -------
+        dict
+            ``{"classes": K, "kind": ..., "features": F, "<split>": {"rows": M,
+            "classes_without_positives": n}}`` for each split present.
+        """
+        out = {
+            "classes": self.hierarchy.n_classes,
+            "kind": self.hierarchy.kind,
+            "features": self.train.features.shape[1],
+        }
+        for part in ("train", "valid", "test"):
+            data = getattr(self, part)
+            if data is not None:
+                out[part] = {
+                    "rows": data.n_objects,
+                    "classes_without_positives": int(np.count_nonzero(data.class_counts == 0)),
+                }
+        return out

@@ -1,0 +1,116 @@
+"""Graphs from other tools turned into parent -> child DiGraphs (networkx, OBO files)."""
+
+import networkx as nx
+import numpy as np
+
+from .._util import preview, repeated
+from ..exceptions import HierarchyError, InputError
+
+__all__ = ["check_unique", "directed_graph", "graph_from_edges", "graph_from_parents", "read_obo"]
+
+
+def check_unique(names, what):
+    """Raise :class:`HierarchyError` naming the class names that occur twice."""
+    dup = repeated(names)
+    if dup:
+        raise HierarchyError(f"{what} has duplicate class names: {preview(dup)}")
+
+
+def graph_from_edges(edges, classes=None):
+    """``(graph, classes)`` from ``(parent, child)`` pairs (see :meth:`Hierarchy.from_edges`)."""
+    graph = nx.DiGraph()
+    seen = set()
+    order = {}
+    for i, pair in enumerate(edges):
+        try:
+            parent, child = pair
+        except (TypeError, ValueError):
+            raise HierarchyError(
+                f"edges must be (parent, child) pairs; item {i} is {pair!r}"
+            ) from None
+        if (parent, child) in seen:
+            raise HierarchyError(f"edges lists the edge {parent!r} -> {child!r} twice")
+        seen.add((parent, child))
+        order.setdefault(parent, None)
+        order.setdefault(child, None)
+        graph.add_edge(parent, child)
+    if classes is None:
+        classes = list(order)
+    else:
+        classes = list(classes)
+        check_unique(classes, "classes")
+        known = set(classes)
+        unknown = [c for c in order if c not in known]
+        if unknown:
+            raise HierarchyError(
+                f"edges name classes that are not in classes: {preview(unknown)}"
+            )
+        graph.add_nodes_from(classes)
+    return graph, classes
+
+
+
+def graph_from_parents(parents):
+    """``(graph, classes)`` from a parent list (see :meth:`Hierarchy.from_parents`)."""
+    parents = list(parents)
+    n = len(parents)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(n))
+    for k, entry in enumerate(parents):
+        if entry is None:
+            continue
+        if isinstance(entry, (int, np.integer)):
+            entry = [] if entry == -1 else [entry]
+        try:
+            entry = list(entry)
+        except TypeError:
+            raise HierarchyError(
+                f"parents[{k}] must be an int, a list of ints, None or -1; got {entry!r}"
+            ) from None
+        if len(set(entry)) != len(entry):
+            raise HierarchyError(f"parents[{k}] lists a parent twice: {entry!r}")
+        for p in entry:
+            if not isinstance(p, (int, np.integer)) or not 0 <= p < n:
+                raise HierarchyError(
+                    f"parents[{k}] names parent {p!r}, but parent indices must be "
+                    f"ints in 0..{n - 1}"
+                )
+            graph.add_edge(int(p), k)
+    return graph, list(range(n))
+
+
+
+def directed_graph(graph, direction="parent_to_child", relations=None):
+    """A simple parent -> child ``DiGraph`` from a DiGraph or MultiDiGraph (see
+    :meth:`Hierarchy.from_networkx`)."""
+    if not isinstance(graph, nx.DiGraph):
+        raise HierarchyError(f"graph must be a networkx.DiGraph or MultiDiGraph, got {type(graph).__name__}")
+    if direction not in ("parent_to_child", "child_to_parent"):
+        raise InputError(f"direction must be 'parent_to_child' or 'child_to_parent', got {direction!r}")
+    if graph.is_multigraph():
+        edges = graph.edges(keys=True)
+    else:
+        edges = ((u, v, d.get("relation")) for u, v, d in graph.edges(data=True))
+    simple = nx.DiGraph()
+    simple.add_nodes_from(graph.nodes)
+    for u, v, kind in edges:
+        if relations is not None and kind not in relations:
+            continue
+        simple.add_edge(*((u, v) if direction == "parent_to_child" else (v, u)))
+    return simple
+
+
+def read_obo(path, namespace=None):
+    """The ontology of an OBO file as obonet's MultiDiGraph (child -> parent edges keyed by
+    relation), optionally restricted to the terms of one namespace."""
+    try:
+        import obonet
+    except ImportError:
+        raise ImportError("Hierarchy.from_obo needs obonet: pip install 'hmcpgm[obo]'") from None
+    graph = obonet.read_obo(path)
+    if namespace is not None:
+        keep = [n for n, d in graph.nodes(data=True) if d.get("namespace") == namespace]
+        if not keep:
+            raise InputError(f"namespace {namespace!r} has no term in {path}")
+        graph = graph.subgraph(keep)
+    return graph
