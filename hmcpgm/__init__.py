@@ -10,18 +10,8 @@ Heavy pieces (pgmpy, scikit-learn) are imported only when first used, so
 
 from importlib import import_module
 
-from .exceptions import (
-    ApproximationWarning,
-    ConvergenceWarning,
-    CutoffWarning,
-    HierarchyError,
-    HmcpgmError,
-    HmcpgmWarning,
-    InferenceError,
-    InputError,
-    LabelError,
-    TooLargeError,
-)
+from . import exceptions
+from .exceptions import *  # noqa: F403  (every error and warning class, listed in exceptions.__all__)
 from .hierarchy import Hierarchy
 
 __version__ = "0.2.0.dev0"
@@ -63,20 +53,7 @@ _LAZY = {
     "discovery_proportion": "metrics",
 }
 
-__all__ = [
-    "Hierarchy",
-    "HmcpgmError",
-    "HierarchyError",
-    "LabelError",
-    "InputError",
-    "InferenceError",
-    "TooLargeError",
-    "HmcpgmWarning",
-    "ConvergenceWarning",
-    "ApproximationWarning",
-    "CutoffWarning",
-    *_LAZY,
-]
+__all__ = ["Hierarchy", *exceptions.__all__, *_LAZY]
 
 
 def __getattr__(name):

@@ -8,7 +8,21 @@ import numpy as np
 
 from .exceptions import InputError, LabelError
 
-__all__ = ["binary_matrix", "count", "event_order", "finite_array"]
+__all__ = ["binary_matrix", "count", "event_order", "finite_array", "first_true"]
+
+
+def first_true(mask):
+    """The index (a tuple of ints) of the first True entry of ``mask``, or None.
+
+    Examples
+    --------
+    >>> first_true(np.array([[False, False], [False, True]]))
+    (1, 1)
+    """
+    mask = np.asarray(mask)
+    if not mask.any():
+        return None
+    return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
 def count(value, name, *, minimum=0):
@@ -46,10 +60,9 @@ def binary_matrix(labels, name="labels"):
         raise InputError(
             f"{name} must be a 2-D (n_objects, n_classes) 0/1 array, got {arr.ndim}-D shape {arr.shape}"
         )
-    bad = (arr != 0) & (arr != 1)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise LabelError(f"{name} must hold only 0 and 1; row {r}, column {c} holds {arr[r, c]}")
+    bad = first_true((arr != 0) & (arr != 1))
+    if bad:
+        raise LabelError(f"{name} must hold only 0 and 1; row {bad[0]}, column {bad[1]} holds {arr[bad]}")
     return arr.astype(np.int8)
 
 
@@ -61,12 +74,11 @@ def finite_array(values, name="values"):
         raise InputError(f"{name} must be a numeric array: {exc}") from None
     if arr.ndim == 0:
         raise InputError(f"{name} must be an array, got a scalar {arr.item()!r}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = np.argwhere(bad)[0]
+    bad = first_true(~np.isfinite(arr))
+    if bad:
         raise InputError(
-            f"{name} must be finite; {int(bad.sum())} entries are NaN or infinite, "
-            f"the first at index {tuple(int(j) for j in i)} ({arr[tuple(i)]})"
+            f"{name} must be finite; {int((~np.isfinite(arr)).sum())} entries are NaN or infinite, "
+            f"the first at index {bad} ({arr[bad]})"
         )
     return arr
 

@@ -8,13 +8,14 @@ argument, what was expected and what was given.
 
 import numpy as np
 
-from ._arrays import binary_matrix
+from ._arrays import binary_matrix, first_true
 from ._util import preview, repeated
 from .exceptions import InputError
 from .hierarchy import Hierarchy
 
 __all__ = [
     "aligned_matrices",
+    "check_instance",
     "check_hierarchy",
     "class_matrix",
     "is_frame",
@@ -24,14 +25,16 @@ __all__ = [
 ]
 
 
+def check_instance(value, cls, name, how):
+    """Return ``value`` if it is a ``cls``, else a TypeError saying ``how`` to make one."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be an hmcpgm.{cls.__name__} ({how}), got {type(value).__name__}")
+    return value
+
+
 def check_hierarchy(hierarchy, name="hierarchy"):
     """Return ``hierarchy`` if it is a :class:`Hierarchy`, else raise a clear TypeError."""
-    if not isinstance(hierarchy, Hierarchy):
-        raise TypeError(
-            f"{name} must be an hmcpgm.Hierarchy (build one with Hierarchy.from_edges or "
-            f"Hierarchy.from_parents), got {type(hierarchy).__name__}"
-        )
-    return hierarchy
+    return check_instance(hierarchy, Hierarchy, name, "build one with Hierarchy.from_edges or Hierarchy.from_parents")
 
 
 def is_frame(values):
@@ -113,14 +116,12 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
         raise InputError(f"{name} must be a 2-D array of shape (n_objects, {k}), got {arr.ndim}-D shape {arr.shape}")
     if arr.shape[1] != k:
         raise InputError(f"{name} has {arr.shape[1]} columns but {owner[0]} {k} classes")
-    if not allow_nan and arr.dtype.kind == "f":
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            r, c = np.argwhere(bad)[0]
-            raise InputError(
-                f"{name} must be finite; {int(bad.sum())} entries are NaN or infinite, the first "
-                f"at row {r}, class {classes[c]!r} ({arr[r, c]})"
-            )
+    bad = first_true(~np.isfinite(arr)) if not allow_nan and arr.dtype.kind == "f" else None
+    if bad:
+        raise InputError(
+            f"{name} must be finite; {int((~np.isfinite(arr)).sum())} entries are NaN or infinite, the "
+            f"first at row {bad[0]}, class {classes[bad[1]]!r} ({arr[bad]})"
+        )
     return arr
 
 
@@ -217,19 +218,18 @@ def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
         raise InputError(
             f"{name} must have shape (n_objects, {k}, 2) holding [L_k(0), L_k(1)], got shape {arr.shape}"
         )
-    bad = ~np.isfinite(arr) | (arr < 0)
-    if bad.any():
-        m, c, y = np.argwhere(bad)[0]
+    bad = first_true(~np.isfinite(arr) | (arr < 0))
+    if bad:
+        m, c, y = bad
         raise InputError(
             f"{name} must be finite and non-negative; object {m}, class {hierarchy.classes[c]!r}, "
-            f"L({y}) = {arr[m, c, y]}"
+            f"L({y}) = {arr[bad]}"
         )
-    zero = (arr[..., 0] == 0) & (arr[..., 1] == 0)
-    if zero.any():
-        m, c = np.argwhere(zero)[0]
+    zero = first_true((arr[..., 0] == 0) & (arr[..., 1] == 0))
+    if zero:
         raise InputError(
-            f"{name} has a pair [0, 0] (evidence that rules out both labels) at object {m}, "
-            f"class {hierarchy.classes[c]!r}"
+            f"{name} has a pair [0, 0] (evidence that rules out both labels) at object {zero[0]}, "
+            f"class {hierarchy.classes[zero[1]]!r}"
         )
     return arr
 

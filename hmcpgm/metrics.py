@@ -73,11 +73,8 @@ def hit_curve(ranking, labels):
 
     Parameters
     ----------
-    ranking : Ranking or array of int, shape (n,)
-        A ranking of the events, best first (a plain order: a permutation of the
-        flat event indices ``m * K + k``).
-    labels : array or DataFrame of 0/1, shape (M, K)
-        True labels, ``n = M * K``.
+    ranking, labels : Ranking and array or DataFrame of 0/1, shape (M, K)
+        A ranking of the ``n = M * K`` events, best first, and the true labels.
 
     Returns
     -------
@@ -103,10 +100,8 @@ def area_under_hit_curve(ranking, labels, normalize=True):
 
     Parameters
     ----------
-    ranking : Ranking or array of int, shape (n,)
-        A ranking of the events, best first.
-    labels : array or DataFrame of 0/1, shape (M, K)
-        True labels.
+    ranking, labels : Ranking and array or DataFrame of 0/1, shape (M, K)
+        As in :func:`hit_curve`.
     normalize : bool, default True
         Divide by the ideal area (``nan`` when there is no positive).
 
@@ -140,10 +135,8 @@ def precision_recall_at(ranking, labels, kappa):
 
     Parameters
     ----------
-    ranking : Ranking or array of int, shape (n,)
-        A ranking of the events, best first.
-    labels : array or DataFrame of 0/1, shape (M, K)
-        True labels.
+    ranking, labels : Ranking and array or DataFrame of 0/1, shape (M, K)
+        As in :func:`hit_curve`.
     kappa : float or array of float in (0, 1]
         Fraction(s) of the events labelled positive.
 
@@ -171,10 +164,8 @@ def pr_curve(ranking, labels):
 
     Parameters
     ----------
-    ranking : Ranking or array of int, shape (n,)
-        A ranking of the events, best first.
-    labels : array or DataFrame of 0/1, shape (M, K)
-        True labels.
+    ranking, labels : Ranking and array or DataFrame of 0/1, shape (M, K)
+        As in :func:`hit_curve`.
 
     Returns
     -------

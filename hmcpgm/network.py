@@ -31,10 +31,10 @@ import numpy as np
 
 from ._arrays import count
 from ._util import preview
-from ._validation import check_hierarchy, label_matrix, theta_vector
+from ._validation import check_hierarchy, check_instance, label_matrix, theta_vector
 from .exceptions import InputError, LabelError
 
-__all__ = ["LabelNetwork", "augmented_network", "log_cpd", "log_prior", "quiet_pgmpy"]
+__all__ = ["LabelNetwork", "augmented_network", "check_network", "log_cpd", "log_prior", "quiet_pgmpy"]
 
 
 # ---------------------------------------------------------------------- the CPD rule
@@ -371,6 +371,12 @@ def _tabular(TabularCPD, name, parents, table):
     return TabularCPD(name, 2, table, evidence=parents or None, evidence_card=[2] * len(parents) or None)
 
 
+def check_network(network, name="network"):
+    """``network`` if it is a :class:`LabelNetwork`, else a TypeError saying how to make one."""
+    return check_instance(network, LabelNetwork, name,
+                          "LabelNetwork(hierarchy, theta) or LabelNetwork.from_labels(labels, hierarchy)")
+
+
 def check_pseudo_count(pseudo_count):
     """``pseudo_count`` as a float >= 0, or a one-line InputError."""
     try:
@@ -411,9 +417,7 @@ def augmented_network(network, score_given_label=None, *, prefix=("Y_", "S_")):
     >>> sorted(bn.edges)
     [('Y_a', 'S_a'), ('Y_a', 'Y_b'), ('Y_b', 'S_b')]
     """
-    if not isinstance(network, LabelNetwork):
-        raise TypeError(f"network must be an hmcpgm.LabelNetwork, got {type(network).__name__}")
-    h = network.hierarchy
+    h = check_network(network).hierarchy
     y_name = {c: f"{prefix[0]}{c}" for c in h.classes}
     s_name = {c: f"{prefix[1]}{c}" for c in h.classes}
     if len(set(y_name.values()) | set(s_name.values())) != 2 * h.n_classes:

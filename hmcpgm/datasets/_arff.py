@@ -285,41 +285,30 @@ def _feature_matrix(rows, attrs, source, line_numbers):
         table[table == _MISSING] = "nan"
         try:
             out[:, numeric] = table.astype(float)
-        except ValueError:
-            out[:, numeric] = _slow_numeric(rows, attrs, numeric, source, line_numbers)
-    for j, a in enumerate(attrs):
-        if a.kind != "nominal":
-            continue
-        for i, row in enumerate(rows):
-            value = _unquote(row[j])
-            if value == _MISSING:
-                out[i, j] = np.nan
-                continue
-            try:
-                out[i, j] = a.values[value]
-            except KeyError:
-                raise InputError(
-                    f"{source}, line {line_numbers[i]}: nominal attribute {a.name!r} has no value "
-                    f"{value!r}; declared values: {preview(a.values)}"
-                ) from None
+        except ValueError:  # a bad cell: parse cell by cell to name it
+            out[:, numeric] = _cells(rows, attrs, numeric, source, line_numbers)
+    nominal = [j for j, a in enumerate(attrs) if a.kind == "nominal"]
+    if nominal:
+        out[:, nominal] = _cells(rows, attrs, nominal, source, line_numbers)
     return out
 
 
-def _slow_numeric(rows, attrs, numeric, source, line_numbers):
-    out = np.empty((len(rows), len(numeric)))
-    for i, row in enumerate(rows):
-        for c, j in enumerate(numeric):
+def _cells(rows, attrs, columns, source, line_numbers):
+    """Some columns parsed cell by cell: a number, a nominal value's code, NaN for ``?``."""
+    out = np.empty((len(rows), len(columns)))
+    for c, j in enumerate(columns):
+        a = attrs[j]
+        for i, row in enumerate(rows):
             token = _unquote(row[j])
             if token == _MISSING:
                 out[i, c] = np.nan
                 continue
             try:
-                out[i, c] = float(token)
-            except ValueError:
-                raise InputError(
-                    f"{source}, line {line_numbers[i]}: numeric attribute {attrs[j].name!r} has "
-                    f"value {token!r}"
-                ) from None
+                out[i, c] = a.values[token] if a.kind == "nominal" else float(token)
+            except (KeyError, ValueError):
+                what = f"has no value {token!r}; declared values: {preview(a.values)}" if a.kind == "nominal" \
+                    else f"has value {token!r}, not a number"
+                raise InputError(f"{source}, line {line_numbers[i]}: {a.kind} attribute {a.name!r} {what}") from None
     return out
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._validation import likelihood_array
 from ..exceptions import InferenceError, InputError
-from ..network import LabelNetwork
+from ..network import check_network
 from ..options import ENGINES, VERSIONS, check_choice
 from ._common import impossible_evidence, log_likelihood_pairs, posterior_from_logs
 from ._full import full_posterior
@@ -41,16 +41,6 @@ _OPTIONS = {
     "pgmpy": set(),
     "enumerate": {"max_classes"},
 }
-
-
-def check_network(network, name="network"):
-    """``network`` if it is a :class:`~hmcpgm.LabelNetwork`, else a clear TypeError."""
-    if not isinstance(network, LabelNetwork):
-        raise TypeError(
-            f"{name} must be an hmcpgm.LabelNetwork (LabelNetwork(hierarchy, theta) or "
-            f"LabelNetwork.from_labels(labels, hierarchy)), got {type(network).__name__}"
-        )
-    return network
 
 
 def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto", **options):
