@@ -16,6 +16,7 @@ from .hierarchy import Hierarchy
 __all__ = [
     "aligned_matrices",
     "check_instance",
+    "column_positions",
     "check_hierarchy",
     "class_matrix",
     "is_frame",
@@ -56,9 +57,15 @@ def _owner(classes):
     return "there are", ""
 
 
-def _column_positions(frame, classes, name, owner):
-    """Positions of ``classes`` among the DataFrame's columns; names must match exactly once."""
-    columns = list(frame.columns)
+def column_positions(columns, classes, name):
+    """Positions of the classes among named columns (DataFrame or CSV header), matched by name.
+
+    Each class must name exactly one column and every column a class; ``str(class)``
+    matches too, since file headers are strings.
+    """
+    owner = _owner(classes)
+    classes = _class_names(classes)
+    columns = list(columns)
     lookup = {c: i for i, c in enumerate(columns)}
     if len(lookup) != len(columns):
         raise InputError(f"{name} has duplicate column names: {preview(repeated(columns))}")
@@ -103,10 +110,10 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
     >>> class_matrix(pd.DataFrame({"b": [2.0], "a": [1.0]}), ["a", "b"])
     array([[1., 2.]])
     """
+    if is_frame(values):
+        values = values.iloc[:, column_positions(values.columns, classes, name)].to_numpy()
     owner = _owner(classes)
     classes = _class_names(classes)
-    if is_frame(values):
-        values = values.iloc[:, _column_positions(values, classes, name, owner)].to_numpy()
     try:
         arr = np.asarray(values, dtype=dtype)
     except (TypeError, ValueError) as exc:

@@ -25,7 +25,7 @@ from .likelihood import fit_score_model
 from .network import LabelNetwork, check_pseudo_count
 from .options import ENGINES, SCORE_MODELS, VERSIONS, check_choice
 
-__all__ = ["MLPR"]
+__all__ = ["MLPR", "check_params"]
 
 
 class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
@@ -150,29 +150,6 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
-    def _check_params(self):
-        check_choice(self.version, "version", VERSIONS)
-        check_choice(self.score_model, "score_model", SCORE_MODELS)
-        check_choice(self.engine, "engine", ENGINES)
-        if self.hierarchy is not None:
-            check_hierarchy(self.hierarchy)
-        opts = self.inference_options
-        if opts is not None and not isinstance(opts, dict):
-            raise InputError(f"inference_options must be a dict or None, got {type(opts).__name__}")
-        if opts and "return_report" in opts:
-            raise InputError(
-                "inference_options cannot contain 'return_report'; call "
-                "hmcpgm.loopy_belief_propagation for a convergence report"
-            )
-        for name in ("close_labels", "allow_empty"):
-            if not isinstance(getattr(self, name), bool):
-                raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        if isinstance(self.threshold, bool) or not (
-            isinstance(self.threshold, (int, float, np.number)) and 0 < self.threshold < 1
-        ):
-            raise InputError(f"threshold must be a number in (0, 1), got {self.threshold!r}")
-        check_pseudo_count(self.pseudo_count)
-
     def _fit_hierarchy(self, X, y):
         """The hierarchy to fit: the given one, or flat classes named by X's or y's columns."""
         if self.hierarchy is not None:
@@ -198,7 +175,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        check_params(self)
         if y is None:
             raise InputError(
                 "MLPR requires y to be passed, but the target y is None: MLPR learns from 0/1 "
@@ -339,3 +316,28 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             return self._wrap(np.zeros(p.shape, dtype=np.int8), X)
         means = hier_rank(p, self.hierarchy_).block_means
         return self._wrap((means >= self.threshold).astype(np.int8), X)
+
+
+def check_params(estimator):
+    """Check the parameters of an :class:`MLPR` (at the start of ``fit``, and on loading a model)."""
+    check_choice(estimator.version, "version", VERSIONS)
+    check_choice(estimator.score_model, "score_model", SCORE_MODELS)
+    check_choice(estimator.engine, "engine", ENGINES)
+    if estimator.hierarchy is not None:
+        check_hierarchy(estimator.hierarchy)
+    opts = estimator.inference_options
+    if opts is not None and not isinstance(opts, dict):
+        raise InputError(f"inference_options must be a dict or None, got {type(opts).__name__}")
+    if opts and "return_report" in opts:
+        raise InputError(
+            "inference_options cannot contain 'return_report'; call "
+            "hmcpgm.loopy_belief_propagation for a convergence report"
+        )
+    for name in ("close_labels", "allow_empty"):
+        if not isinstance(getattr(estimator, name), bool):
+            raise InputError(f"{name} must be True or False, got {getattr(estimator, name)!r}")
+    if isinstance(estimator.threshold, bool) or not (
+        isinstance(estimator.threshold, (int, float, np.number)) and 0 < estimator.threshold < 1
+    ):
+        raise InputError(f"threshold must be a number in (0, 1), got {estimator.threshold!r}")
+    check_pseudo_count(estimator.pseudo_count)

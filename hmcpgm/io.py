@@ -1,12 +1,16 @@
 """Reading and writing the plain files a command-line user works with.
 
-* a **hierarchy file**: one edge a line, ``parent,child`` (comma or tab
+* a **hierarchy file**: one edge a line, ``parent,child`` (comma, tab or semicolon
   separated, an optional ``parent,child`` header, ``#`` comments); a line with a
   single name adds a class with no parent;
 * **matrix files**: CSV with a header of class names, one row per object,
   optionally with an identifier column.
 
-Class names read from files are strings.
+Files are UTF-8, with or without the byte-order mark that spreadsheet programs
+write; another encoding is refused with a message that says how to save the file.
+Names are stripped of surrounding spaces in hierarchy files and headers alike, and
+read as strings. Rows are numbered as a user sees them: ``row 1`` is the first
+data row under the header, which is line 2 of the file; messages give both.
 """
 
 import csv
@@ -14,24 +18,58 @@ from pathlib import Path
 
 import numpy as np
 
+from ._arrays import first_true
+from ._util import preview, repeated
 from .exceptions import HierarchyError, InputError
-from ._util import repeated
 from .hierarchy import Hierarchy
 
-__all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix"]
+__all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output"]
+
+_DELIMITERS = ("\t", ",", ";")
 
 
-def _sniff_delimiter(first_line, path):
-    if "\t" in first_line:
-        return "\t"
-    if "," in first_line:
-        return ","
-    if ";" in first_line:
-        return ";"
+def _check_input_file(path, what):
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a directory, not a file")
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} {str(path)!r} does not exist")
+    return path
+
+
+def _encoding(path, what):
+    """"utf-8-sig" for UTF-8 (with or without a byte-order mark); other encodings are refused."""
+    with path.open("rb") as fh:
+        head = fh.read(4)
+    if head.startswith(b"PK\x03\x04"):
+        raise InputError(f"{what} {path} is a zip archive (an hmcpgm model .npz?), not a text file")
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(
+            f"{what} {path} is UTF-16 (or UTF-32) encoded; save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet)"
+        )
+    return "utf-8-sig"
+
+
+def _text_lines(path, what):
+    """The lines of a UTF-8 text file, or a one-line InputError for another encoding."""
+    try:
+        return path.read_text(encoding=_encoding(path, what)).splitlines()
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"{what} {path} is not UTF-8: byte {exc.object[exc.start]:#04x} on line {line} cannot be "
+            "decoded; save the file as UTF-8"
+        ) from None
+
+
+def _delimiter(first_line, what, path, error=InputError):
+    found = [d for d in _DELIMITERS if d in first_line]
+    if found:
+        return found[0]
     if len(first_line.split()) > 1:
-        raise HierarchyError(
-            f"{path}: cannot tell the delimiter; expected 'parent,child' or 'parent<TAB>child' lines, "
-            f"got {first_line!r}"
+        raise error(
+            f"{what} {path}: cannot tell the delimiter of the first line {first_line!r}; separate "
+            "fields with commas, tabs or semicolons"
         )
     return ","
 
@@ -42,9 +80,9 @@ def read_hierarchy(path):
     Parameters
     ----------
     path : str or Path
-        CSV or TSV, one ``parent,child`` edge a line. A header ``parent,child`` is
-        skipped; blank lines and lines starting with ``#`` are ignored; a line with
-        one name declares a class with no parent.
+        One ``parent,child`` edge a line (comma, tab or semicolon). A header
+        ``parent,child`` is skipped; blank lines and lines starting with ``#`` are
+        ignored; a line with one name declares a class with no parent.
 
     Returns
     -------
@@ -60,17 +98,17 @@ def read_hierarchy(path):
     ...     read_hierarchy(p).classes
     ('A', 'B', 'C', 'D')
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"hierarchy file {str(path)!r} does not exist")
-    with path.open(newline="", encoding="utf-8") as fh:
-        lines = [(i + 1, line) for i, line in enumerate(fh.read().splitlines())]
+    what = "hierarchy file"
+    path = _check_input_file(path, what)
+    lines = [(i + 1, line) for i, line in enumerate(_text_lines(path, what))]
     lines = [(i, line) for i, line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
-        raise HierarchyError(f"{path}: the hierarchy file has no edges")
-    delimiter = _sniff_delimiter(lines[0][1], path)
-    edges, classes = [], {}
-    for number, row in zip((i for i, _ in lines), csv.reader((l for _, l in lines), delimiter=delimiter)):
+        raise HierarchyError(f"{what} {path} has no edges")
+    if "\x00" in lines[0][1]:
+        raise HierarchyError(f"{what} {path} is not a text file (it holds NUL bytes); expected 'parent,child' lines")
+    delimiter = _delimiter(lines[0][1], what, path, HierarchyError)
+    edges, edge_lines, classes = [], [], {}
+    for number, row in zip((i for i, _ in lines), csv.reader((text for _, text in lines), delimiter=delimiter)):
         row = [field.strip() for field in row]
         if number == lines[0][0] and [f.lower() for f in row] == ["parent", "child"]:
             continue
@@ -78,16 +116,27 @@ def read_hierarchy(path):
             classes.setdefault(row[-1], None)
             continue
         if len(row) != 2 or not row[0] or not row[1]:
-            raise HierarchyError(
-                f"{path}, line {number}: expected 'parent{delimiter}child', got {delimiter.join(row)!r}"
-            )
+            raise HierarchyError(f"{what} {path}, line {number}: expected 'parent{delimiter}child', got {delimiter.join(row)!r}")
         classes.setdefault(row[0], None)
         classes.setdefault(row[1], None)
         edges.append((row[0], row[1]))
+        edge_lines.append(number)
     try:
         return Hierarchy.from_edges(edges, classes=list(classes))
     except HierarchyError as exc:
-        raise HierarchyError(f"{path}: {exc}") from None
+        raise HierarchyError(f"{what} {path}: {exc}{_cycle_lines(edges, edge_lines)}") from None
+
+
+def _cycle_lines(edges, lines):
+    """`` (lines 3, 7, 9)``: where the edges of a cycle are, when the edges have one."""
+    import networkx as nx
+
+    try:
+        cycle = nx.find_cycle(nx.DiGraph(edges))
+    except nx.NetworkXNoCycle:
+        return ""
+    line_of = dict(zip(edges, lines))
+    return " (lines " + ", ".join(str(line_of[e]) for e in cycle if e in line_of) + ")"
 
 
 def write_hierarchy(hierarchy, path):
@@ -101,64 +150,189 @@ def write_hierarchy(hierarchy, path):
         writer.writerows(hierarchy.edges)
 
 
-def read_matrix(path, hierarchy, name, *, id_column=None):
+def _header(path, what):
+    """The stripped column names of a CSV file and its delimiter."""
+    with path.open("rb") as fh:
+        first = fh.readline()
+    try:
+        text = first.decode(_encoding(path, what))
+    except UnicodeDecodeError:
+        _text_lines(path, what)  # raises the one-line encoding error
+        raise
+    if "\x00" in text:
+        raise InputError(f"{what} {path} is not a text file (it holds NUL bytes); expected a CSV file")
+    text = text.rstrip("\r\n")
+    if not text.strip():
+        raise InputError(f"{what} {path} is empty: expected a header line of class names")
+    delimiter = _delimiter(text, what, path)
+    names = [name.strip() for name in next(csv.reader([text], delimiter=delimiter))]
+    dup = repeated(names)
+    if dup:
+        raise InputError(f"{what} {path}: the header names a column twice: {preview(dict.fromkeys(dup))}")
+    if any(not name for name in names):
+        raise InputError(f"{what} {path}: column {names.index('') + 1} of the header has no name")
+    return names, delimiter
+
+
+def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_empty=False):
     """Read a CSV whose header names classes; return ``(ids, matrix)``.
 
-    Columns are put in ``hierarchy.classes`` order. ``id_column`` names a column of
-    object identifiers that is carried through (default: row numbers 0..M-1).
-    Missing or unknown class columns and non-numeric, NaN or infinite values are
-    errors that name the file.
+    Parameters
+    ----------
+    path : str or Path
+        UTF-8 CSV (comma, tab or semicolon separated) with a header of class names.
+    hierarchy : Hierarchy
+        Its classes fix the column order of the matrix (headers matched by name).
+    name : str
+        What the file holds (``"scores"``, ``"labels"``), for messages.
+    id_column : str, optional
+        A column of object identifiers: read as strings, carried through, and
+        refused when one repeats or is empty.
+    binary : bool
+        The cells must be 0 or 1 (labels).
+    allow_empty : bool
+        Accept a file with a header and no data rows.
+
+    Returns
+    -------
+    ids : ndarray of str, or None
+        None without ``id_column``.
+    matrix : ndarray of float, shape (M, K)
+
+    Raises
+    ------
+    InputError
+        Missing or unknown class columns, non-numeric, empty, NaN or infinite
+        cells (named by row and column), a repeated id, another encoding.
     """
     import pandas as pd
 
-    from ._validation import class_matrix
+    from ._validation import column_positions
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{name} file {str(path)!r} does not exist")
-    try:
-        frame = pd.read_csv(path, sep=None, engine="python", dtype=str)
-    except Exception as exc:  # pandas raises many kinds
-        raise InputError(f"{name} file {path}: cannot read it as CSV ({exc})") from None
-    header = pd.read_csv(path, sep=None, engine="python", header=None, nrows=1, dtype=str).iloc[0].tolist()
-    if len(set(header)) != len(header):  # pandas would rename the second 'A' to 'A.1'
-        dup = list(dict.fromkeys(repeated(header)))
-        raise InputError(f"{name} file {path}: the header names a column twice: {dup}")
-    if id_column is not None:
-        if id_column not in frame.columns:
-            raise InputError(f"{name} file {path}: no id column {id_column!r} (columns: {list(frame.columns)[:5]}...)")
-        ids = frame.pop(id_column).to_numpy()
-    else:
-        ids = np.arange(len(frame))
-    numeric = frame.apply(pd.to_numeric, errors="coerce")
-    bad = numeric.isna() & frame.notna()  # text that is not a number; empty cells become NaN below
-    if bad.to_numpy().any():
-        r, c = np.argwhere(bad.to_numpy())[0]
-        raise InputError(
-            f"{name} file {path}: row {r + 1}, column {frame.columns[c]!r} holds {frame.iat[r, c]!r}, "
-            "not a number"
-        )
-    nonfinite = ~np.isfinite(numeric.to_numpy(dtype=float))
-    if nonfinite.any():  # checked here to number rows from 1 like the message above
-        r, c = np.argwhere(nonfinite)[0]
-        cell = frame.iat[r, c]
-        what = "is empty or NaN" if pd.isna(cell) else f"holds {cell!r}"
-        raise InputError(
-            f"{name} file {path}: row {r + 1}, column {frame.columns[c]!r} {what}; values must be finite "
-            f"numbers ({int(nonfinite.sum())} cells are not)"
-        )
-    try:
-        matrix = class_matrix(numeric, hierarchy, name)
+    what = f"{name} file"
+    path = _check_input_file(path, what)
+    header, delimiter = _header(path, what)
+    if id_column is not None and id_column in {str(c) for c in hierarchy.classes}:
+        raise InputError(f"the id column {id_column!r} is the name of a class of the hierarchy; the ids need a column of their own")
+    if id_column is not None and id_column not in header:
+        raise InputError(f"{what} {path}: no id column {id_column!r} (the header has {preview(header)})")
+    class_columns = [c for c in header if c != id_column]
+    try:  # the columns are matched to the classes before the data are read
+        positions = column_positions(class_columns, hierarchy, name)
     except InputError as exc:
-        raise InputError(f"{name} file {path}: {exc}") from None
-    return ids, matrix
+        raise InputError(f"{what} {path}: {exc}") from None
+    options = dict(sep=delimiter, header=0, names=header, encoding="utf-8-sig", engine="c")
+    try:
+        frame = pd.read_csv(path, dtype={id_column: str} if id_column else None, **options)
+    except UnicodeDecodeError:
+        _text_lines(path, what)  # raises the one-line encoding error
+        raise
+    except pd.errors.ParserError as exc:
+        raise InputError(f"{what} {path}: cannot read it as CSV ({str(exc).strip()})") from None
+    if not allow_empty and len(frame) == 0:
+        raise InputError(f"{what} {path} has no data rows, only a header")
+    if any(frame[c].dtype.kind not in "fiub" for c in class_columns):  # text in a column: name the cell
+        _raise_first_bad_cell(pd.read_csv(path, dtype=str, keep_default_na=False, **options),
+                              class_columns, what, path)
+    ids = None
+    if id_column is not None:
+        ids = frame.pop(id_column).to_numpy()
+        _check_ids(ids, what, path, id_column)
+    values = frame.to_numpy(dtype=float)
+    bad = first_true(~np.isfinite(values))
+    if bad:
+        raise InputError(
+            f"{what} {path}: row {bad[0] + 1} (line {bad[0] + 2}), column {class_columns[bad[1]]!r} is empty, "
+            f"NaN or infinite; values must be finite numbers ({int((~np.isfinite(values)).sum())} cells are not)"
+        )
+    if binary:
+        bad = first_true((values != 0) & (values != 1))
+        if bad:
+            raise InputError(
+                f"{what} {path}: row {bad[0] + 1} (line {bad[0] + 2}), column {class_columns[bad[1]]!r} holds "
+                f"{values[bad]:g}; labels must be 0 or 1"
+            )
+    return ids, values[:, positions]
 
 
-def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id"):
-    """Write an (M, K) matrix as CSV with a header of class names."""
+def _raise_first_bad_cell(frame, columns, what, path):
+    import pandas as pd
+
+    for c in columns:
+        text = frame[c].str.strip()
+        numbers = pd.to_numeric(text, errors="coerce")
+        bad = numbers.isna() & ~text.str.lower().isin(["", "nan", "na", "n/a", "null", "none"])
+        if bad.any():
+            r = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(
+                f"{what} {path}: row {r + 1} (line {r + 2}), column {c!r} holds {frame[c].iat[r]!r}, not a number"
+            )
+    raise InputError(f"{what} {path}: some cells are not numbers")
+
+
+def _check_ids(ids, what, path, id_column):
+    empty = np.flatnonzero(np.asarray([not isinstance(i, str) or not i.strip() for i in ids]))
+    if len(empty):
+        r = int(empty[0])
+        raise InputError(f"{what} {path}: row {r + 1} (line {r + 2}) has no value in the id column {id_column!r}")
+    dup = repeated(ids)
+    if dup:
+        first = dup[0]
+        rows = np.flatnonzero(ids == first)[:2] + 1
+        raise InputError(
+            f"{what} {path}: the id {first!r} of column {id_column!r} repeats (rows {rows[0]} and {rows[1]}); "
+            "ids must name each object once"
+        )
+
+
+def align_by_id(ids, reference, what, reference_what):
+    """Row positions that put ``ids`` in the order of ``reference`` (both without repeats).
+
+    Raises
+    ------
+    InputError
+        When an id of one file is missing from the other.
+    """
+    position = {i: n for n, i in enumerate(ids)}
+    missing = [i for i in reference if i not in position]
+    extra = [i for i in ids if i not in set(reference)] if len(ids) != len(reference) or missing else []
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} ids of the {reference_what} are not in the {what} (first: {missing[0]!r})")
+        if extra:
+            parts.append(f"{len(extra)} ids of the {what} are not in the {reference_what} (first: {extra[0]!r})")
+        raise InputError("; ".join(parts) + "; every object needs a row in both files")
+    return np.array([position[i] for i in reference], dtype=np.intp)
+
+
+def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id", float_format=None):
+    """Write an (M, K) matrix as CSV with a header of class names (and an id column first)."""
     import pandas as pd
 
     frame = pd.DataFrame(np.asarray(matrix), columns=[str(c) for c in hierarchy.classes])
     if ids is not None:
+        if id_column in frame.columns:
+            raise InputError(f"the id column {id_column!r} has the name of a class; choose another --id-column")
         frame.insert(0, id_column, ids)
-    frame.to_csv(path, index=False)
+    frame.to_csv(path, index=False, float_format=float_format)
+
+
+def check_output(path, what="output"):
+    """Refuse, before any work, an output path whose folder is missing or not writable.
+
+    Returns
+    -------
+    Path
+    """
+    import os
+
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a directory; give a file name")
+    if not folder.is_dir():
+        raise InputError(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"{what} {str(path)!r} cannot be written (no permission)")
+    return path

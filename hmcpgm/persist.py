@@ -5,33 +5,49 @@ The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) read with
 holds:
 
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
-  ``format_version`` (1), the hmcpgm version that wrote it, the estimator's
-  parameters, the class names in column order and the hierarchy's edges;
+  ``format_version`` (2), the hmcpgm version that wrote it, the estimator's
+  parameters, the class names in column order, the hierarchy's edges and a
+  SHA-256 ``digest`` of everything else in the file;
 * ``theta``, ``prevalence``: per-class arrays;
 * ``score_model/<name>``: the arrays of the fitted score model
   (:meth:`hmcpgm.likelihood.ScoreModel.to_dict`).
 
-Class names must be strings or integers (JSON keeps both).
+:func:`load_model` refuses, in one line, a file whose digest does not match
+(anything edited after saving), and checks every array's shape, dtype and range
+and their consistency with each other, so a damaged or hand-made file never
+predicts. Class names must be strings or integers (JSON keeps both).
 """
 
+import hashlib
 import json
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from .exceptions import InputError
+from .exceptions import HmcpgmError, InputError
 
 __all__ = ["save_model", "load_model", "is_model_file"]
 
 FORMAT = "hmcpgm-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 def _plain(value):
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def _digest(meta, arrays):
+    """SHA-256 over the metadata (without the digest) and every array's name, dtype, shape and bytes."""
+    h = hashlib.sha256()
+    h.update(json.dumps({k: v for k, v in meta.items() if k != "digest"}, sort_keys=True).encode())
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def save_model(model, path):
@@ -58,11 +74,11 @@ def save_model(model, path):
     hierarchy = model.hierarchy_
     for name in hierarchy.classes:
         if not isinstance(name, (str, int, np.integer)) or isinstance(name, bool):
-            raise InputError(
-                f"only models whose class names are strings or integers can be saved; got {name!r}"
-            )
+            raise InputError(f"only models whose class names are strings or integers can be saved; got {name!r}")
     state = model.score_model_.to_dict()
     arrays = {f"score_model/{k}": np.asarray(v) for k, v in state.items() if k not in ("kind", "classes")}
+    arrays["theta"] = np.asarray(model.theta_, dtype=float)
+    arrays["prevalence"] = np.asarray(model.prevalence_, dtype=float)
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -73,15 +89,10 @@ def save_model(model, path):
         "edges": [[_plain(p), _plain(c)] for p, c in hierarchy.edges],
         "score_model_kind": state["kind"],
     }
+    meta["digest"] = _digest(meta, arrays)
     path = Path(path)
     with path.open("wb") as fh:
-        np.savez_compressed(
-            fh,
-            meta=np.array(json.dumps(meta)),
-            theta=np.asarray(model.theta_, dtype=float),
-            prevalence=np.asarray(model.prevalence_, dtype=float),
-            **arrays,
-        )
+        np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
     return path
 
 
@@ -90,45 +101,130 @@ def is_model_file(path):
     path = Path(path)
     if not path.is_file() or not zipfile.is_zipfile(path):
         return False
-    with zipfile.ZipFile(path) as zf:
-        return "meta.npy" in zf.namelist()
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return "meta.npy" in zf.namelist()
+    except zipfile.BadZipFile:
+        return False
+
+
+def _read(path):
+    """(meta, arrays) of an archive, or a one-line error for anything unreadable."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+    except ValueError as exc:  # object arrays need pickle: refused
+        raise InputError(f"model file {path} cannot be read without pickle ({exc}); it was not written by save_model") from None
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise InputError(f"model file {path} is damaged or truncated ({type(exc).__name__}: {exc})") from None
+    try:
+        meta = json.loads(str(arrays.pop("meta")))
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (KeyError, ValueError) as exc:
+        raise InputError(f"model file {path} has no readable metadata ({exc})") from None
+    return meta, arrays
 
 
 def load_model(path):
-    """Load a model saved by :func:`save_model`; it predicts exactly as the saved one did."""
-    from .estimator import MLPR
+    """Load a model saved by :func:`save_model`; it predicts exactly as the saved one did.
+
+    Raises
+    ------
+    InputError
+        One line naming the file and what is wrong: not an hmcpgm model, another
+        format version, contents changed after saving (digest), an array of the
+        wrong shape, dtype or range, arrays inconsistent with each other.
+    """
+    from .estimator import MLPR, check_params
     from .hierarchy import Hierarchy
     from .likelihood import score_model_from_dict
     from .network import LabelNetwork
 
     path = Path(path)
+    if path.is_dir():
+        raise InputError(f"model file {str(path)!r} is a directory, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"model file {str(path)!r} does not exist")
     if not is_model_file(path):
         raise InputError(f"model file {path} is not an hmcpgm model (expected an .npz written by save_model)")
-    with np.load(path, allow_pickle=False) as archive:
-        try:
-            meta = json.loads(str(archive["meta"]))
-        except (KeyError, ValueError) as exc:
-            raise InputError(f"model file {path} has no readable metadata ({exc})") from None
-        if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
-            raise InputError(
-                f"model file {path} has format {meta.get('format')!r} version {meta.get('format_version')!r}; "
-                f"this hmcpgm reads {FORMAT!r} version {FORMAT_VERSION}"
-            )
-        arrays = {name: archive[name] for name in archive.files}
-    hierarchy = Hierarchy.from_edges([tuple(e) for e in meta["edges"]], classes=meta["classes"])
-    state = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("score_model/")}
-    state.update(kind=meta["score_model_kind"], classes=meta["classes"])
-    model = MLPR(hierarchy=None if meta.get("flat") else hierarchy, **meta["params"])
-    model.hierarchy_ = hierarchy
-    model.network_ = LabelNetwork(hierarchy, arrays["theta"])
+    meta, arrays = _read(path)
+    if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        raise InputError(
+            f"model file {path} has format {meta.get('format')!r} version {meta.get('format_version')!r}; "
+            f"this hmcpgm reads {FORMAT!r} version {FORMAT_VERSION}"
+        )
+    if meta.get("digest") != _digest(meta, arrays):
+        raise InputError(
+            f"model file {path} was changed after it was saved (its integrity digest does not match); "
+            "refit and save the model again"
+        )
+    try:
+        classes, edges = meta["classes"], [tuple(e) for e in meta["edges"]]
+        hierarchy = Hierarchy.from_edges(edges, classes=classes)
+        params = dict(meta["params"])
+        unknown = sorted(set(params) - set(MLPR().get_params()))
+        if unknown:
+            raise InputError(f"unknown estimator parameters {unknown}")
+        _check_arrays(arrays, hierarchy.n_classes)
+        state = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("score_model/")}
+        state.update(kind=meta["score_model_kind"], classes=classes)
+        model = MLPR(hierarchy=None if meta.get("flat") else hierarchy, **params)
+        check_params(model)
+        model.hierarchy_ = hierarchy
+        model.network_ = LabelNetwork(hierarchy, arrays["theta"])
+        model.score_model_ = score_model_from_dict(state, hierarchy)
+    except (HmcpgmError, KeyError, TypeError, ValueError) as exc:
+        what = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise InputError(f"model file {path} is not a valid hmcpgm model: {what}") from None
     model.classes_ = np.asarray(hierarchy.classes, dtype=object)
     model.theta_ = model.network_.theta
     model.prevalence_ = arrays["prevalence"]
     model.n_features_in_ = hierarchy.n_classes
-    model.score_model_ = score_model_from_dict(state, hierarchy)
     return model
+
+
+# name -> (trailing shape after K, or None for any; lower bound; upper bound)
+_ARRAY_RULES = {
+    "theta": ((), 0.0, 1.0),
+    "prevalence": ((), 0.0, 1.0),
+    "score_model/prevalence": ((), 0.0, 1.0),
+    "score_model/lpr": (None, 0.0, 1.0),
+    "score_model/density0": (None, 0.0, None),
+    "score_model/density1": (None, 0.0, None),
+    "score_model/sd": ((2,), 0.0, None),
+    "score_model/mean": ((2,), None, None),
+}
+
+
+def _check_arrays(arrays, k):
+    """Shapes, dtypes, ranges and consistency of a model's arrays (a ValueError names the first fault)."""
+    for name in ("theta", "prevalence"):
+        if name not in arrays:
+            raise KeyError(f"the array {name!r}")
+    for name, a in arrays.items():
+        if name == "score_model/informative":
+            if a.dtype != bool or a.shape != (k,):
+                raise ValueError(f"array {name!r} must be ({k},) booleans, got {a.dtype} {a.shape}")
+            continue
+        if a.dtype.kind not in "fiu":
+            raise ValueError(f"array {name!r} must be numeric, got dtype {a.dtype}")
+        if a.ndim == 0 or a.shape[0] != k:
+            raise ValueError(f"array {name!r} must have one row per class ({k}), got shape {a.shape}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"array {name!r} holds NaN or infinite values")
+        tail, low, high = _ARRAY_RULES.get(name, (None, None, None))
+        if tail is not None and a.shape[1:] != tail:
+            raise ValueError(f"array {name!r} must have shape {(k, *tail)}, got {a.shape}")
+        if (low is not None and a.min() < low) or (high is not None and a.max() > high):
+            raise ValueError(f"array {name!r} holds values outside [{low}, {high}]")
+    grids = [a.shape[1:] for n, a in arrays.items() if n in ("score_model/lpr", "score_model/density0", "score_model/density1")]
+    if grids and (len(set(grids)) > 1 or len(grids[0]) != 1 or grids[0][0] < 2):
+        raise ValueError(f"the score model's grids must be (K, G) with one G >= 2, got shapes {grids}")
+    if "score_model/lo" in arrays and "score_model/hi" in arrays:
+        lo, hi = arrays["score_model/lo"], arrays["score_model/hi"]
+        if lo.shape != (k,) or hi.shape != (k,) or np.any(lo > hi):
+            raise ValueError("the score model's grid ends must satisfy lo <= hi for every class")
 
 
 def _version():

@@ -121,12 +121,13 @@ def test_rank_without_fdr_has_no_decision_column(files, tmp_path):
     assert main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(out)]) == 0
     table = pd.read_csv(out, dtype={"class": str})
     assert "positive" not in table.columns
-    # without --id-column, objects are the row numbers of the values file
+    # without --id-column, objects are the row numbers of the values file, from 1 under the header
     hierarchy = read_hierarchy(files["hierarchy"])
     _, scores = read_matrix(files["scores"], hierarchy, "scores")
     col = {str(c): j for j, c in enumerate(hierarchy.classes)}
     cols = table["class"].map(col).to_numpy()
-    np.testing.assert_array_equal(table["value"].to_numpy(), scores[table["object"].to_numpy(), cols])
+    assert table["object"].min() == 1 and table["object"].max() == len(scores)
+    np.testing.assert_array_equal(table["value"].to_numpy(), scores[table["object"].to_numpy() - 1, cols])
     assert len(table) == scores.size
 
 
@@ -188,7 +189,7 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------- help
-@pytest.mark.parametrize("command", [[], ["demo"], ["fit"], ["predict"], ["rank"], ["benchmark"]])
+@pytest.mark.parametrize("command", [[], ["demo"], ["example"], ["fit"], ["predict"], ["rank"], ["benchmark"]])
 def test_help_exits_zero(command, capsys):
     with pytest.raises(SystemExit) as exc:
         main([*command, "--help"])
@@ -198,7 +199,7 @@ def test_help_exits_zero(command, capsys):
 
 def test_every_command_is_tested_for_help():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
-    assert set(sub.choices) == {"demo", "fit", "predict", "rank", "benchmark"}
+    assert set(sub.choices) == {"demo", "example", "fit", "predict", "rank", "benchmark"}
 
 
 def test_python_dash_m(files, tmp_path):
@@ -251,7 +252,7 @@ def test_nan_scores(files, tmp_path, capsys):
     frame.loc[4, "3"] = np.nan
     assert _fit_with_scores(files, tmp_path, frame) == 2
     line = _error_line(capsys)
-    assert "row 5, column '3'" in line and "finite" in line
+    assert "row 5 (line 6), column '3'" in line and "finite" in line
 
 
 def test_non_numeric_cell(files, tmp_path, capsys):
@@ -268,7 +269,8 @@ def test_labels_not_zero_one(files, tmp_path, capsys):
     path = tmp_path / "labels.csv"
     frame.to_csv(path, index=False)
     assert main(["fit", str(files["scores"]), str(path), str(files["hierarchy"]), "-o", str(tmp_path / "m")]) == 2
-    assert "only 0 and 1" in _error_line(capsys)
+    line = _error_line(capsys)
+    assert "labels.csv" in line and "row 1 (line 2)" in line and "must be 0 or 1" in line
 
 
 def test_row_count_mismatch(files, tmp_path, capsys):
@@ -326,9 +328,10 @@ def test_model_file_that_is_not_a_model(files, tmp_path, capsys, content):
 
 @pytest.mark.parametrize("alpha", ["1.5", "0", "-0.1"])
 def test_fdr_out_of_range(files, tmp_path, capsys, alpha):
-    assert main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(tmp_path / "r.csv"),
-                 "--fdr", alpha]) == 2
-    assert "--fdr must be in (0, 1)" in _error_line(capsys)
+    with pytest.raises(SystemExit) as exc:
+        main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(tmp_path / "r.csv"), "--fdr", alpha])
+    assert exc.value.code == 2
+    assert "argument --fdr: expected a number in (0, 1)" in _error_line(capsys)
 
 
 def test_fdr_needs_probabilities(files, tmp_path, capsys):
@@ -350,7 +353,8 @@ def test_unknown_id_column(files, tmp_path, capsys):
 def test_output_in_missing_directory(files, tmp_path, capsys):
     out = tmp_path / "no" / "such" / "dir.csv"
     assert main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(out)]) == 2
-    assert "non-existent directory" in _error_line(capsys)
+    line = _error_line(capsys)
+    assert "-o" in line and "the folder" in line and "does not exist" in line
 
 
 def test_usage_error_is_argparse_status_2(capsys):

@@ -113,7 +113,7 @@ def test_read_matrix_reorders_columns(tmp_path, tree):
     path = _write(tmp_path, "C,A,B\n0.3,0.1,0.2\n0.6,0.4,0.5\n", "m.csv")
     ids, m = read_matrix(path, tree, "scores")
     np.testing.assert_array_equal(m, [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
-    np.testing.assert_array_equal(ids, [0, 1])
+    assert ids is None  # no id column: objects are numbered by row
 
 
 def test_read_matrix_id_column(tmp_path, tree):
@@ -152,10 +152,10 @@ def test_write_then_read_matrix(tmp_path, tree):
         ("A,B\n1,2\n", {}, r"missing: \['C'\]"),
         ("A,B,C,D\n1,2,3,4\n", {}, r"not classes of the hierarchy: \['D'\]"),
         ("A,B,X\n1,2,3\n", {}, r"missing: \['C'\]; not classes of the hierarchy: \['X'\]"),
-        ("A,B,C\n1,two,3\n", {}, r"row 1, column 'B' holds 'two', not a number"),
-        ("A,B,C\n1,nan,3\n", {}, r"row 1, column 'B' is empty or NaN; values must be finite numbers"),
-        ("A,B,C\n2,3,4\n1,,3\n", {}, r"row 2, column 'B' is empty or NaN; values must be finite"),
-        ("A,B,C\n1,inf,3\n", {}, r"row 1, column 'B' holds 'inf'"),
+        ("A,B,C\n1,two,3\n", {}, r"row 1 \(line 2\), column 'B' holds 'two', not a number"),
+        ("A,B,C\n1,nan,3\n", {}, r"row 1 \(line 2\), column 'B' is empty, NaN or infinite; values must be finite numbers"),
+        ("A,B,C\n2,3,4\n1,,3\n", {}, r"row 2 \(line 3\), column 'B' is empty, NaN or infinite; values must be finite"),
+        ("A,B,C\n1,inf,3\n", {}, r"row 1 \(line 2\), column 'B' is empty, NaN or infinite"),
         ("A,B,C\n1,2,3\n", {"id_column": "gene"}, r"no id column 'gene'"),
         ("A,A,B,C\n1,1,2,3\n", {}, r"the header names a column twice: \['A'\]"),
     ],

@@ -151,3 +151,89 @@ def test_save_rejects_unserialisable_class_names(tmp_path):
     model = MLPR(hierarchy=h, score_model="gaussian").fit(rng.normal(y), y)
     with pytest.raises(InputError, match="strings or integers"):
         save_model(model, tmp_path / "m.npz")
+
+
+# ---------------------------------------------------------------------- tampering
+def _arrays(path):
+    with np.load(path, allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+def _write(path, arrays):
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+    return path
+
+
+@pytest.mark.parametrize("score_model", ["lpr", "gaussian", "kde"])
+def test_editing_any_array_is_refused(data, tmp_path, score_model):
+    model = MLPR(hierarchy=data.hierarchy, score_model=score_model).fit(data.train_scores, data.train_labels)
+    path = save_model(model, tmp_path / "m.npz")
+    arrays = _arrays(path)
+    names = [n for n in arrays if n != "meta"]
+    assert {"theta", "prevalence"} <= set(names) and len(names) >= 5
+    for name in names:
+        edited = dict(arrays)
+        a = arrays[name].copy()
+        flat = a.reshape(-1)
+        flat[len(flat) // 2] = (not flat[len(flat) // 2]) if a.dtype == bool else flat[len(flat) // 2] * 0.5 + 0.01
+        edited[name] = a
+        with pytest.raises(InputError, match="changed after it was saved") as exc:
+            load_model(_write(tmp_path / f"edited-{name.replace('/', '_')}.npz", edited))
+        assert len(str(exc.value).splitlines()) == 1
+    meta = json.loads(str(arrays["meta"]))
+    meta["params"]["version"] = "nbh"
+    with pytest.raises(InputError, match="changed after it was saved"):
+        load_model(_write(tmp_path / "meta.npz", {**arrays, "meta": np.array(json.dumps(meta))}))
+
+
+def _forge(path, dst, change_arrays=None, change_meta=None):
+    """Rewrite a model file with changes AND a recomputed digest: only the content checks can refuse it."""
+    from hmcpgm.persist import _digest
+
+    arrays = _arrays(path)
+    meta = json.loads(str(arrays.pop("meta")))
+    if change_arrays:
+        change_arrays(arrays)
+    if change_meta:
+        change_meta(meta)
+    meta["digest"] = _digest(meta, arrays)
+    return _write(dst, {"meta": np.array(json.dumps(meta)), **arrays})
+
+
+def test_consistent_forgeries_are_refused_by_their_content(data, tmp_path):
+    model = MLPR(hierarchy=data.hierarchy).fit(data.train_scores, data.train_labels)
+    path = save_model(model, tmp_path / "m.npz")
+    k = data.hierarchy.n_classes
+    cases = {
+        "lpr table cut to 8x5": (lambda a: a.update({"score_model/lpr": a["score_model/lpr"][:8, :5]}), None,
+                                 r"'score_model/lpr' must have one row per class \(25\)"),
+        "lo and hi swapped": (lambda a: a.update({"score_model/lo": a["score_model/hi"], "score_model/hi": a["score_model/lo"]}),
+                              None, "lo <= hi"),
+        "theta above 1": (lambda a: a.update(theta=a["theta"] + 1.0), None, r"'theta' holds values outside \[0.0, 1.0\]"),
+        "theta too short": (lambda a: a.update(theta=a["theta"][:3]), None, r"'theta' must have one row per class"),
+        "theta missing": (lambda a: a.pop("theta"), None, "lacks"),
+        "lpr negative": (lambda a: a.update({"score_model/lpr": a["score_model/lpr"] - 2}), None, "outside"),
+        "integer informative": (lambda a: a.update({"score_model/informative": np.ones(k, int)}), None, "booleans"),
+        "nan lo": (lambda a: a["score_model/lo"].__setitem__(0, np.nan), None, "NaN or infinite"),
+        "unknown parameter": (None, lambda m: m["params"].update(colour="red"), r"unknown estimator parameters \['colour'\]"),
+        "bad parameter": (None, lambda m: m["params"].update(version="magic"), "version must be one of"),
+        "missing classes": (None, lambda m: m.pop("classes"), "lacks 'classes'"),
+        "edge to an unknown class": (None, lambda m: m["edges"].append(["0", "zzz"]), "not in classes"),
+    }
+    for i, (what, (arrays_change, meta_change, match)) in enumerate(cases.items()):
+        forged = _forge(path, tmp_path / f"forged{i}.npz", arrays_change, meta_change)
+        with pytest.raises(InputError, match=match) as exc:
+            load_model(forged)
+        assert len(str(exc.value).splitlines()) == 1, what
+        assert f"forged{i}.npz" in str(exc.value), what
+
+
+def test_object_arrays_are_refused_without_pickle(data, tmp_path):
+    model = MLPR(hierarchy=data.hierarchy).fit(data.train_scores, data.train_labels)
+    arrays = _arrays(save_model(model, tmp_path / "m.npz"))
+    arrays["theta"] = np.array([object()] * 25, dtype=object)
+    with open(tmp_path / "obj.npz", "wb") as fh:
+        np.savez(fh, **arrays)
+    with pytest.raises(InputError, match="cannot be read without pickle"):
+        load_model(tmp_path / "obj.npz")

@@ -91,10 +91,14 @@ def load_hmc_arff(path, *, super_root="root"):
            [nan]])
     """
     path = Path(path)
+    if path.is_dir():
+        raise InputError(f"ARFF file {str(path)!r} is a directory, not a file")
+    if not path.is_file():
+        raise FileNotFoundError(f"ARFF file {str(path)!r} does not exist")
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise FileNotFoundError(f"cannot read ARFF file {str(path)!r}: {exc.strerror}") from None
+        raise InputError(f"cannot read ARFF file {str(path)!r}: {exc.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

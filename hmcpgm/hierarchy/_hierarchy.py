@@ -429,10 +429,12 @@ class Hierarchy:
             return 0
         return int(np.count_nonzero(y[:, e[:, 1]] & ~y[:, e[:, 0]]))
 
-    def check_labels(self, labels, name="labels"):
+    def check_labels(self, labels, name="labels", *, where=None):
         """Raise :class:`LabelError` if a positive class has a negative parent.
 
-        The message names the first offending row, child and parent.
+        The message names the first offending row (from 0), child and parent;
+        ``where`` (a function of the row index) describes a row another way, e.g.
+        by its line in a file.
         """
         y = _as_binary(labels, self, name).astype(bool)
         e = self.edge_indices
@@ -442,9 +444,10 @@ class Hierarchy:
         if bad.any():
             rows, edges = np.nonzero(bad)
             p, c = e[edges[0]]
+            row = f"row {rows[0]}" if where is None else where(rows[0])
             raise LabelError(
                 f"{name} break the hierarchy in {len(rows)} places ({len(np.unique(rows))} "
-                f"rows); first: row {rows[0]} has class {self._classes[c]!r} positive but "
+                f"rows); first: {row} has class {self._classes[c]!r} positive but "
                 f"its parent {self._classes[p]!r} negative. Close the labels upward with "
                 "Hierarchy.close_labels if that is what you mean."
             )
