@@ -22,9 +22,15 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(_cache_dir()))
 
 from numba import njit  # noqa: E402  (after the cache folder is set)
 
-__all__ = ["jit", "njit"]
+__all__ = ["jit", "jit_parallel", "njit"]
 
 
 def jit(func):
     """Compile ``func`` with numba in nopython mode, cached on disk, releasing the GIL."""
     return njit(cache=True, nogil=True)(func)
+
+
+def jit_parallel(func):
+    """:func:`jit` with ``parallel=True``: its ``numba.prange`` loops run on every core
+    (``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` limit them)."""
+    return njit(cache=True, nogil=True, parallel=True)(func)

@@ -19,8 +19,10 @@ the exact two-pass sum-product and the second one only confirms it.
 import math
 
 import numpy as np
+from numba import prange
 
 from .._numba import jit as _jit
+from .._numba import jit_parallel as _jit_parallel
 
 
 @_jit
@@ -117,7 +119,7 @@ def _resum(fp, edge_par, s_fin, s_pos, s_neg):
             s_fin[p] += x
 
 
-@_jit
+@_jit_parallel
 def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
                  out, converged, n_iter, residual):
     """Loopy BP for every object (rows of ``ev_all``, shape (M, K)); fills the outputs.
@@ -128,13 +130,13 @@ def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, t
     """
     n_obj, k = ev_all.shape
     n_e = len(edge_par)
-    fc = np.empty(k)
-    fp = np.empty(n_e)
-    ls = np.empty(n_e)
-    s_fin = np.empty(k)
-    s_pos = np.empty(k, dtype=np.int64)
-    s_neg = np.empty(k, dtype=np.int64)
-    for m in range(n_obj):
+    for m in prange(n_obj):  # objects are independent: one per thread, each with its own messages
+        fc = np.empty(k)
+        fp = np.empty(n_e)
+        ls = np.empty(n_e)
+        s_fin = np.empty(k)
+        s_pos = np.empty(k, dtype=np.int64)
+        s_neg = np.empty(k, dtype=np.int64)
         ev = ev_all[m]
         for c in range(k):
             fc[c] = root_logit[c] if in_ptr[c + 1] == in_ptr[c] else 0.0

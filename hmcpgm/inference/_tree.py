@@ -12,39 +12,17 @@ the messages of its children. Given ``Y_p = 1`` the subtree of ``k`` is separate
 from the rest of the evidence, so this is exact and needs no division by
 messages (no 0/0 with hard evidence). A root uses ``Y_p = 1`` implicitly.
 
-Upward messages are kept in log space and normalised per node; classes at the
-same depth are processed together, and every array has all objects on its last
-axis.
+Upward messages are kept in log space and normalised per node. The full posterior
+runs as a compiled kernel over objects in parallel (:mod:`._tree_kernel`);
+:func:`child_messages` is the same step vectorised over classes and objects, used
+by the nbh version.
 """
-
-from functools import lru_cache
 
 import numpy as np
 
 from ._common import impossible_evidence
 
 __all__ = ["tree_full", "child_messages"]
-
-
-class _Levels:
-    """Per-depth groups of a forest: children sorted by parent, reduceat offsets."""
-
-    def __init__(self, hierarchy):
-        parent = np.asarray(hierarchy.spanning_forest())
-        self.parent = parent
-        self.roots = np.asarray(hierarchy.root_indices)
-        depth = np.asarray(hierarchy.depth)
-        self.levels = []  # depth 1 .. D
-        for d in range(1, int(depth.max()) + 1 if len(depth) else 1):
-            kids = np.flatnonzero(depth == d)
-            kids = kids[np.argsort(parent[kids], kind="stable")]
-            pars, starts = np.unique(parent[kids], return_index=True)
-            self.levels.append((kids, parent[kids], pars, starts))
-
-
-@lru_cache(maxsize=64)
-def _levels(hierarchy):
-    return _Levels(hierarchy)
 
 
 def child_messages(l0, l1, theta):
@@ -68,23 +46,21 @@ def child_messages(l0, l1, theta):
 def tree_full(hierarchy, theta, l0, l1):
     """Exact P(Y_k = 1 | all evidence) on a forest; ``l0, l1`` are (K, M) log likelihoods.
 
-    Returns a (K, M) array.
+    Runs the compiled kernel of :mod:`hmcpgm.inference._tree_kernel`, objects in
+    parallel. Returns a (K, M) array.
     """
-    lv = _levels(hierarchy)
-    l0 = l0.copy()
-    l1 = l1.copy()
-    q = np.empty_like(l0)
-    for kids, _, pars, starts in reversed(lv.levels):
-        m0, m1, q[kids], _ = child_messages(l0[kids], l1[kids], theta[kids])
-        l0[pars] += np.add.reduceat(m0, starts, axis=0)
-        l1[pars] += np.add.reduceat(m1, starts, axis=0)
-    roots = lv.roots
-    _, _, q[roots], ok = child_messages(l0[roots], l1[roots], theta[roots])
-    bad = ~ok.all(axis=0)
-    if bad.any():
-        raise impossible_evidence(hierarchy, np.flatnonzero(bad))
-    out = np.empty_like(q)
-    out[roots] = q[roots]
-    for kids, par_of_kids, _, _ in lv.levels:
-        out[kids] = out[par_of_kids] * q[kids]
-    return out
+    from ._tree_kernel import tree_kernel
+
+    k, m = l0.shape
+    theta = np.asarray(theta, dtype=float)
+    with np.errstate(divide="ignore"):
+        log_th, log_1mth = np.log(theta), np.log1p(-theta)
+    out = np.empty((m, k))
+    impossible = np.zeros(m, dtype=np.bool_)
+    order = np.asarray(hierarchy.topological_order, dtype=np.int64)
+    parent = np.array(hierarchy.spanning_forest(), dtype=np.int64)
+    tree_kernel(np.ascontiguousarray(l0.T), np.ascontiguousarray(l1.T), log_th, log_1mth, order, parent,
+                out, impossible)
+    if impossible.any():
+        raise impossible_evidence(hierarchy, np.flatnonzero(impossible))
+    return np.ascontiguousarray(out.T)
