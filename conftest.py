@@ -1,7 +1,7 @@
 """Repository-level pytest configuration.
 
 Doctests run over ``hmcpgm/`` (``--doctest-modules`` in pyproject.toml); the plotting
-module's doctests need the optional matplotlib extra, so they are skipped where it
+package's doctests need the optional matplotlib extra, so they are skipped where it
 is not installed (``pip install "hmcpgm[plot]"``).
 """
 
@@ -9,7 +9,7 @@ import importlib.util
 
 collect_ignore = []
 if importlib.util.find_spec("matplotlib") is None:
-    collect_ignore.append("hmcpgm/plot.py")
+    collect_ignore.append("hmcpgm/plot")
 
 # Hypothesis profiles: "dev" (default, quick) and "ci" (more examples, derandomised so a
 # CI failure reproduces). .ci/run selects "ci" with HYPOTHESIS_PROFILE=ci.

@@ -68,5 +68,5 @@ def main(data_dir):
 
 
 if __name__ == "__main__":
-    default = Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"
+    default = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
     main(Path(sys.argv[1]) if len(sys.argv) > 1 else default)

@@ -13,7 +13,8 @@ import time
 import numpy as np
 
 from hmcpgm import Hierarchy
-from hmcpgm.likelihood import SCORE_MODELS, fit_score_model
+from hmcpgm.likelihood import fit_score_model
+from hmcpgm.options import SCORE_MODELS
 
 
 def timed(fn, repeat=3):

@@ -1,21 +1,21 @@
 """Generate docs/benchmarks.md and docs/benchmarks.json from the real HMC benchmarks.
 
-Runs :func:`hmcpgm.benchmark.benchmark_arff` over every data set in
-``../shared/data/hmc/`` (relative to the repository) that has training and test
-files. Data sets that ship without a validation file (ImCLEF07A, Enron_corr) get
-one carved out of their training file: a seeded random 30% of the training rows
-become the validation rows, the other 70% the training rows. The carving writes
-the two parts as ARFF files (header unchanged) into a temporary directory, so the
-library's ``benchmark_arff`` runs unchanged on them.
+Runs :func:`hmcpgm.applications.run_benchmark` over every data set in
+``shared/data/hmc/`` beside the repository that has training and test files. Data
+sets that ship without a validation file (ImCLEF07A, Enron_corr) get one from
+``run_benchmark`` itself: a seeded random 30% of the training rows become the
+validation rows, the other 70% the training rows.
 
 Usage (from the repository root)::
 
     python bench/benchmarks_table.py                       # every data set
     python bench/benchmarks_table.py --datasets cellcycle_FUN,eisen_FUN --versions indpt,nbh
     python bench/benchmarks_table.py --datasets cellcycle_GO --update   # keep the other rows
+    python bench/benchmarks_table.py --datasets cellcycle_FUN --out-dir /tmp/bench   # a trial run
 
 ``--update`` keeps the results already in ``docs/benchmarks.json`` for data sets
 that are not rerun; without it the page holds exactly the data sets of this run.
+``--out-dir`` writes ``benchmarks.md`` and ``benchmarks.json`` there instead of ``docs/``.
 """
 
 import argparse
@@ -23,17 +23,13 @@ import json
 import platform
 import shlex
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "hmc"
-OUT_MD = ROOT / "docs" / "benchmarks.md"
-OUT_JSON = ROOT / "docs" / "benchmarks.json"
+DOCS = ROOT / "docs"
 VALID_FRACTION = 0.3
 NOT_RUN = "the command above does not name it."
 ORDER = ("cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "ImCLEF07A", "Enron_corr",
@@ -58,34 +54,15 @@ def find_datasets(data_dir):
     return dict(sorted(found.items(), key=lambda kv: ORDER.index(kv[0]) if kv[0] in ORDER else 99))
 
 
-def carve_validation(train, name, directory, seed, fraction=VALID_FRACTION):
-    """Split the data rows of ``train`` into new train and valid ARFF files (seeded)."""
-    lines = Path(train).read_text(encoding="utf-8", errors="replace").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip().lower() == "@data") + 1
-    header = lines[:start]
-    rows = [line for line in lines[start:] if line.strip() and not line.lstrip().startswith("%")]
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(len(rows))
-    n_valid = int(round(fraction * len(rows)))
-    valid_idx, train_idx = np.sort(perm[:n_valid]), np.sort(perm[n_valid:])
-    new_train = Path(directory) / f"{name}.train.arff"
-    new_valid = Path(directory) / f"{name}.valid.arff"
-    new_train.write_text("\n".join(header + [rows[i] for i in train_idx]) + "\n", encoding="utf-8")
-    new_valid.write_text("\n".join(header + [rows[i] for i in valid_idx]) + "\n", encoding="utf-8")
-    return new_train, new_valid
-
-
-def run_one(name, train, valid, test, *, seed, versions, progress):
-    """benchmark_arff on one data set, carving a validation split when there is none."""
-    from hmcpgm.benchmark import benchmark_arff
+def run_one(name, train, valid, test, *, seed, versions, first_stage, progress):
+    """run_benchmark on one data set (it carves validation rows when there is no file)."""
+    from hmcpgm.applications import run_benchmark
 
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        carved = valid is None
-        if carved:
-            train, valid = carve_validation(train, name, tmp, seed)
-        result = benchmark_arff(train, valid, test, seed=seed, versions=versions, progress=progress)
+        result = run_benchmark(train, test, valid, first_stage=first_stage, valid_fraction=VALID_FRACTION,
+                               seed=seed, versions=versions, progress=progress)
     result["warnings"] = sorted({f"{w.category.__name__}: {w.message}" for w in caught
                                  if not w.category.__module__.startswith(("pgmpy", "numba"))})
     for w in result["warnings"]:
@@ -94,7 +71,7 @@ def run_one(name, train, valid, test, *, seed, versions, progress):
     result["validation"] = (
         f"no validation file; a seeded random {VALID_FRACTION:.0%} of the training file's rows "
         f"(seed {seed}) is the validation set, the other {1 - VALID_FRACTION:.0%} the training set"
-        if carved else "train, valid and test files as distributed"
+        if valid is None else "train, valid and test files as distributed"
     )
     result["seconds"]["total"] = round(time.perf_counter() - t0, 2)
     return result
@@ -109,6 +86,14 @@ def _engine(result, versions):
     return engine
 
 
+def _first_stage(results):
+    """How the first stage of these results was run (results without the key ran the joint ridge)."""
+    kinds = sorted({r.get("first_stage", "joint") for r in results})
+    words = {"joint": "one ridge regression on all classes at once, `--first-stage joint`",
+             "classwise": "one logistic regression per class, `--first-stage classwise`"}
+    return "; ".join(words.get(k, k) for k in kinds)
+
+
 def _pct(x):
     return f"{100 * x:.1f}"
 
@@ -121,8 +106,8 @@ def render(results, command, missing, versions):
         "<!-- GENERATED by bench/benchmarks_table.py: do not edit by hand. -->",
         "",
         "Real hierarchical multi-label benchmarks (Clus-HMC ARFF files, see "
-        "`shared/data/hmc/README.md`) run through `hmcpgm.benchmark.benchmark_arff`: "
-        "first-stage scores from the default per-class classifier (out-of-fold on the "
+        "`shared/data/hmc/README.md`) run through `hmcpgm.applications.run_benchmark`: "
+        f"first-stage scores ({_first_stage(results)}; out-of-fold on the "
         "training rows), the second stage (`MLPR`) fitted on those scores, cutoffs chosen "
         "on the validation rows, every number measured on the test rows over the evaluated "
         "classes (the artificial root and the three GO roots are left out).",
@@ -228,8 +213,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", help="comma-separated data set names (default: all found)")
     parser.add_argument("--versions", default="indpt,nbh,full", help="comma-separated mLPR versions")
+    parser.add_argument("--first-stage", default="joint", choices=("joint", "classwise"),
+                        help="first-stage classifiers (default joint)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", type=Path, default=DATA)
+    parser.add_argument("--out-dir", type=Path, default=DOCS,
+                        help="where to write benchmarks.md and benchmarks.json (default docs/)")
     parser.add_argument("--update", action="store_true",
                         help="keep results of other data sets already in docs/benchmarks.json")
     parser.add_argument("--missing", action="append", default=[], metavar="NAME=REASON",
@@ -245,28 +234,30 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown data sets {unknown}; found {list(available)}")
     versions = tuple(args.versions.split(","))
+    out_md, out_json = args.out_dir / "benchmarks.md", args.out_dir / "benchmarks.json"
+    args.out_dir.mkdir(parents=True, exist_ok=True)
     if args.render_only:
-        stored = json.loads(OUT_JSON.read_text())
+        stored = json.loads(out_json.read_text())
         results = stored["results"]
         missing = dict(m.split("=", 1) for m in args.missing)
         for n in available:
             if n not in {r["dataset"] for r in results} and n not in missing:
                 missing[n] = NOT_RUN
         commands = sorted({r["command"] for r in results})
-        OUT_MD.write_text(render(results, "\n".join(commands), missing, tuple(stored["versions"])))
-        print(f"wrote {OUT_MD} from {OUT_JSON}")
+        out_md.write_text(render(results, "\n".join(commands), missing, tuple(stored["versions"])))
+        print(f"wrote {out_md} from {out_json}")
         return
     command = "python bench/benchmarks_table.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
 
     previous = {}
-    if args.update and OUT_JSON.is_file():
-        previous = {r["dataset"]: r for r in json.loads(OUT_JSON.read_text())["results"]}
+    if args.update and out_json.is_file():
+        previous = {r["dataset"]: r for r in json.loads(out_json.read_text())["results"]}
     fresh = {}
     for name in names:
         train, valid, test = available[name]
         print(f"[{time.strftime('%H:%M:%S')}] {name} ...", flush=True)
         fresh[name] = run_one(name, train, valid, test, seed=args.seed, versions=versions,
-                              progress=not args.quiet)
+                              first_stage=args.first_stage, progress=not args.quiet)
         fresh[name]["command"] = command
         print(f"  done in {fresh[name]['seconds']['total']} s; mLPR-full-HierRank AU(PRC) "
               f"{fresh[name]['methods'].get('mLPR-full-HierRank', {}).get('auprc')}", flush=True)
@@ -279,9 +270,9 @@ def main(argv=None):
                 missing[n] = NOT_RUN
         commands = sorted({r["command"] for r in results})
         shown = commands[0] if len(commands) == 1 else "\n".join(commands)
-        OUT_JSON.write_text(json.dumps({"versions": list(versions), "results": results}, indent=2) + "\n")
-        OUT_MD.write_text(render(results, shown, missing, versions))
-    print(f"wrote {OUT_MD} and {OUT_JSON}")
+        out_json.write_text(json.dumps({"versions": list(versions), "results": results}, indent=2) + "\n")
+        out_md.write_text(render(results, shown, missing, versions))
+    print(f"wrote {out_md} and {out_json}")
 
 
 if __name__ == "__main__":

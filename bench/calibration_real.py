@@ -7,7 +7,8 @@ This script prints reliability tables (mean mLPR per bin against the observed ra
 of positives) of the indpt and full versions on the test rows of a FunCat data set,
 and the median absolute correlation of first-stage scores across classes.
 
-Run from the repository root:  python bench/calibration_real.py [NAME]   (default cellcycle_FUN)
+Run from the repository root:  python bench/calibration_real.py [NAME [DATA_DIR]]
+(default cellcycle_FUN in shared/data/hmc beside the repository)
 """
 
 import sys
@@ -20,7 +21,7 @@ from hmcpgm import MLPR
 from hmcpgm.datasets import load_hmc_split
 from hmcpgm.first_stage import fit_first_stage, out_of_fold_scores, predict_scores
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
 
 
 def reliability(p, y, n_bins=10):
@@ -34,9 +35,9 @@ def reliability(p, y, n_bins=10):
     return rows
 
 
-def main(name="cellcycle_FUN"):
+def main(name="cellcycle_FUN", data_dir=DATA):
     warnings.simplefilter("ignore")
-    split = load_hmc_split(name, DATA)
+    split = load_hmc_split(name, Path(data_dir))
     h = split.hierarchy
     s_train = out_of_fold_scores(split.train.features, split.train.labels, progress=False)
     first = fit_first_stage(split.train.features, split.train.labels, progress=False)
@@ -47,7 +48,8 @@ def main(name="cellcycle_FUN"):
     print(f"{name}: {h.n_classes} classes; median |correlation| of first-stage scores between classes: "
           f"{np.nanmedian(np.abs(upper)):.3f}")
     for version in ("indpt", "full"):
-        p = MLPR(allow_empty=True, version=version).fit(s_train, split.train.labels, h).predict_proba(s_test)
+        model = MLPR(hierarchy=h, version=version, allow_empty=True).fit(s_train, split.train.labels)
+        p = model.predict_proba(s_test)
         print(f"\nmLPR-{version}: mean mLPR {p.mean():.4f}, observed rate of positives {y.mean():.4f}")
         print("  bin            events   mean mLPR   observed")
         for lo, hi, n, mean_p, rate in reliability(p, y):
@@ -55,4 +57,4 @@ def main(name="cellcycle_FUN"):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main(*sys.argv[1:3])

@@ -1,6 +1,6 @@
 """Benchmark the rankings: HierRank against numpy.argsort, NaiveSort, the DAG method.
 
-Run: python bench/ranking.py [--dag-gap] [--sidney]
+Run: python bench/ranking.py [--dag-gap] [--sidney] [--data-dir DIR]
 
 Prints times measured in this run (best of 3 after a warm-up call that also
 compiles the numba kernels). With --dag-gap it also measures, on random small
@@ -10,7 +10,7 @@ certificate hier_rank_bound is. With --sidney it compares relaxed and sidney on
 GO sub-DAGs and on the full cellcycle_GO hierarchy (time, CATCH, certified ratio).
 """
 
-import sys
+import argparse
 import time
 from pathlib import Path
 
@@ -19,7 +19,8 @@ import numpy as np
 from hmcpgm import Hierarchy, catch, count_violations, hier_rank, hier_rank_bound, naive_sort
 
 PAPER_PARENTS = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]
-GO_ARFF = Path("/work/shared/data/hmc/cellcycle_GO.train.arff")
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
+GO_NAME = "cellcycle_GO.train.arff"
 
 
 def best_of(func, repeat=3):
@@ -31,7 +32,7 @@ def best_of(func, repeat=3):
     return min(times)
 
 
-def go_hierarchy(path=GO_ARFF):
+def go_hierarchy(path):
     """The GO DAG from the ARFF class attribute line: comma-separated parent/child edges."""
     with open(path) as fh:
         for line in fh:
@@ -61,9 +62,9 @@ def forest_bench():
     print(f"  CATCH: hier_rank {catch(order, v):.6g}, naive_sort {catch(naive_sort(v, h), v):.6g}")
 
 
-def dag_bench(n_objects=300):
+def dag_bench(go_arff, n_objects=300):
     t = time.perf_counter()
-    h = go_hierarchy()
+    h = go_hierarchy(go_arff)
     t_load = time.perf_counter() - t
     n_multi = sum(len(p) > 1 for p in h.parent_indices)
     rng = np.random.default_rng(0)
@@ -124,10 +125,10 @@ def go_values(h, n_objects, rng):
     return np.clip(v + 0.05 * rng.random(v.shape), 0, 1)
 
 
-def sidney_bench(sizes=(100, 300), n_objects=(2000, 1300)):
+def sidney_bench(go_arff, sizes=(100, 300), n_objects=(2000, 1300)):
     from hmcpgm.datasets import load_hmc_arff
 
-    full = load_hmc_arff(str(GO_ARFF)).hierarchy
+    full = load_hmc_arff(go_arff).hierarchy
     rng = np.random.default_rng(1)
     for n_pick, m in zip(sizes + (None,), n_objects[:1] * len(sizes) + n_objects[1:]):
         if n_pick is None:
@@ -155,10 +156,24 @@ def sidney_bench(sizes=(100, 300), n_objects=(2000, 1300)):
               f"CATCH {res['sidney'][1] / res['relaxed'][1]:.5f}; bound computed in {t_bound:.2f} s")
 
 
-if __name__ == "__main__":
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dag-gap", action="store_true", help="CATCH of the DAG methods against the exact optimum")
+    parser.add_argument("--sidney", action="store_true", help="relaxed against sidney on Gene Ontology DAGs")
+    parser.add_argument("--data-dir", type=Path, default=DATA,
+                        help="the Clus-HMC data (default: shared/data/hmc beside the repository)")
+    args = parser.parse_args(argv)
+    go_arff = args.data_dir / GO_NAME
     forest_bench()
-    dag_bench()
-    if "--dag-gap" in sys.argv:
+    if go_arff.is_file():
+        dag_bench(go_arff)
+    else:
+        print(f"{go_arff} absent: the Gene Ontology DAG benchmarks are skipped")
+    if args.dag_gap:
         dag_gap()
-    if "--sidney" in sys.argv:
-        sidney_bench()
+    if args.sidney and go_arff.is_file():
+        sidney_bench(go_arff)
+
+
+if __name__ == "__main__":
+    main()

@@ -30,7 +30,7 @@ def main():
     data = make_paper_synthetic(n_train=8_000, n_test=4_000, seed=0)
     h = data.hierarchy
     scores_valid, labels_valid, scores_test, labels_test = data.split_test()
-    model = MLPR().fit(data.train_scores, data.train_labels, h)
+    model = MLPR(hierarchy=h).fit(data.train_scores, data.train_labels)
     mlpr_full = model.predict_proba(scores_test)
     mlpr_indpt = model.set_params(version="indpt").predict_proba(scores_test)
 
