@@ -51,7 +51,7 @@ def test_api_page_covers_every_public_module():
         assert f"::: {name}\n" in api
 
 
-@pytest.mark.parametrize("command", ["", "demo", "fit", "predict", "rank", "benchmark"])
+@pytest.mark.parametrize("command", ["", "demo", "example", "fit", "predict", "rank", "benchmark"])
 def test_help_texts_in_cli_page_are_current(command, monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "80")
     page = (DOCS / "cli.md").read_text()
@@ -63,6 +63,17 @@ def test_help_texts_in_cli_page_are_current(command, monkeypatch, capsys):
     assert blocks[0][len(prompt) + 1:] == capsys.readouterr().out.rstrip("\n"), (
         "docs/cli.md shows an outdated --help; paste the current output (COLUMNS=80)"
     )
+
+
+@pytest.mark.slow
+def test_cli_page_session_is_current():
+    sys.path.insert(0, str(DOCS))
+    try:
+        from update_cli_help import SESSION, run_session
+    finally:
+        sys.path.pop(0)
+    (block,) = re.findall(SESSION, (DOCS / "cli.md").read_text(), flags=re.S)
+    assert run_session(block) == block, "docs/cli.md shows an outdated session: run python docs/update_cli_help.py"
 
 
 @pytest.mark.slow
