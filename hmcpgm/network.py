@@ -34,7 +34,9 @@ from ._util import preview
 from ._validation import check_hierarchy, check_instance, label_matrix, theta_vector
 from .exceptions import InputError, LabelError
 
-__all__ = ["LabelNetwork", "augmented_network", "check_network", "log_cpd", "log_prior", "quiet_pgmpy"]
+__all__ = [
+    "LabelNetwork", "augmented_network", "check_network", "check_pseudo_count", "log_cpd", "log_prior", "quiet_pgmpy",
+]
 
 
 # ---------------------------------------------------------------------- the CPD rule

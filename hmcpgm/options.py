@@ -9,17 +9,17 @@ from .exceptions import InputError
 
 __all__ = ["VERSIONS", "ENGINES", "SCORE_MODELS", "RANK_METHODS", "check_choice"]
 
-#: mLPR versions: evidence from every class, from the neighbourhood, from the class alone.
 VERSIONS = ("full", "nbh", "indpt")
+"""mLPR versions: evidence from every class, from the neighbourhood, from the class alone."""
 
-#: Inference engines of :func:`hmcpgm.mlpr_from_likelihoods`.
 ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
+"""Inference engines of :func:`hmcpgm.mlpr_from_likelihoods`."""
 
-#: Per-class score models of :func:`hmcpgm.likelihood.fit_score_model`.
 SCORE_MODELS = ("lpr", "gaussian", "kde", "precision")
+"""Per-class score models of :func:`hmcpgm.likelihood.fit_score_model`."""
 
-#: HierRank methods of :func:`hmcpgm.hier_rank`.
 RANK_METHODS = ("auto", "horn", "relaxed", "sidney", "exact")
+"""HierRank methods of :func:`hmcpgm.hier_rank`."""
 
 
 def check_choice(value, name, choices):

@@ -156,7 +156,8 @@ def test_dataframe_with_shuffled_columns_matches_numpy():
     assert isinstance(b, pd.DataFrame) and list(b.columns) == cols and b.index.equals(s_df.index[:100])
     np.testing.assert_allclose(b.to_numpy(), a, rtol=1e-12)
     assert list(model.feature_names_in_) == cols
-    np.testing.assert_allclose(model.predict_proba(s[:100]), a, rtol=1e-12)
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):  # scikit-learn's reminder
+        np.testing.assert_allclose(model.predict_proba(s[:100]), a, rtol=1e-12)
 
 
 def test_not_fitted():

@@ -115,7 +115,8 @@ def test_flat_classes_named_by_dataframe_columns():
     assert model.hierarchy_.classes == ("x", "y", "z") and model.hierarchy_.kind == "forest"
     out = model.predict_proba(X[["z", "x", "y"]].iloc[:5])
     assert list(out.columns) == ["x", "y", "z"] and list(out.index) == [100, 101, 102, 103, 104]
-    np.testing.assert_allclose(out.to_numpy(), model.predict_proba(X.to_numpy()[:5]))
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):  # an array after a DataFrame
+        np.testing.assert_allclose(out.to_numpy(), model.predict_proba(X.to_numpy()[:5]))
     # no hierarchy: each class is its own root, theta its prevalence (no pseudo-count), and
     # full inference gives back the class's own LPR
     np.testing.assert_allclose(out.to_numpy(), model.set_params(version="indpt").predict_proba(X.iloc[:5]))
