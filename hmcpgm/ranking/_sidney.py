@@ -24,6 +24,7 @@ factor-2 guarantee; the caller passes the relaxed method's order).
 import numpy as np
 
 from ._kernels import _jit
+from ._structure import parent_csr  # noqa: F401 (re-exported for _hier_rank)
 
 
 @_jit
@@ -216,11 +217,3 @@ def sidney_sequences(values, par_ptr, par_idx, inner_pos, seq, set_id):
         for k in range(n_cls):
             seq[m, k] = buf[k]
 
-
-def parent_csr(hierarchy):
-    """Parents of every class as CSR arrays (ptr, idx)."""
-    parents = hierarchy.parent_indices
-    ptr = np.zeros(hierarchy.n_classes + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum([len(p) for p in parents])
-    idx = np.concatenate([np.asarray(p, dtype=np.int64) for p in parents] + [np.empty(0, np.int64)])
-    return ptr, idx.astype(np.int64)
