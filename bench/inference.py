@@ -6,7 +6,7 @@
 2. Junction-tree and loopy BP engines on a random 400-class DAG with two-parent classes:
    events (object x class) per second and their largest disagreement.
 3. The real cellcycle_GO hierarchy (4,125 classes, 1,477 multi-parent classes), skipped
-   when /work/shared/data/hmc is absent: the junction tree's largest min-fill clique,
+   when the shared data folder beside the repository (../shared/data/hmc) is absent: the junction tree's largest min-fill clique,
    full mLPR by loopy BP (time, iterations, converged fraction) and nbh mLPR (exact) for
    1,300 objects, likelihood ratios exp(N(1.5 (2Y - 1), 1)) from the training labels.
 """

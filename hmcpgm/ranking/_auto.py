@@ -17,6 +17,8 @@ The objects' orders are then interleaved by Chain-Merge, which is optimal given
 them, so the result is exact whenever every component is a tree or small.
 """
 
+import weakref
+
 import networkx as nx
 import numpy as np
 
@@ -130,27 +132,54 @@ def _csr(parents):
     return ptr, idx
 
 
-def greedy_sequences(values, hierarchy, classes=None):
-    """The greedy DAG rule on the classes ``classes`` (an ancestor-closed union of
-    components; default all), (M, len(classes)) of global class indices."""
-    if classes is None:
-        classes = np.arange(hierarchy.n_classes)
-    parents = _local_parents(hierarchy, classes)
-    ptr, idx = _csr(parents)
-    local = np.empty((values.shape[0], len(classes)), dtype=np.int64)
-    dag_greedy_sequences(np.ascontiguousarray(values[:, classes]), ptr, idx, local)
-    return np.asarray(classes, dtype=np.int64)[local]
+# plans depend on the hierarchy only (it is immutable): built once per hierarchy
+_PLANS = weakref.WeakKeyDictionary()
 
 
-def auto_sequences(values, hierarchy, max_states=AUTO_MAX_STATES):
-    """Per-object orders by components, exact where small: ``(seq, seg_start, n_exact)``.
+def _plans(hierarchy):
+    try:
+        return _PLANS[hierarchy]
+    except (KeyError, TypeError):
+        plans = {}
+        try:
+            _PLANS[hierarchy] = plans
+        except TypeError:  # pragma: no cover - not weak-referenceable
+            pass
+        return plans
 
-    ``seq`` (M, K) lists every object's classes component by component (the
-    greedy components together, first), ``seg_start`` where each part starts
-    (for Chain-Merge), ``n_exact`` the number of classes in components solved
-    exactly (all of them when the result is optimal).
-    """
-    n_obj = values.shape[0]
+
+class _Part:
+    """Classes solved together: by the greedy rule (``lattice`` None) or exactly."""
+
+    def __init__(self, hierarchy, classes, lattice=None):
+        self.classes = np.asarray(classes, dtype=np.int64)
+        self.everything = len(self.classes) == hierarchy.n_classes
+        self.lattice = lattice
+        if lattice is None:
+            self.ptr, self.idx = _csr(_local_parents(hierarchy, self.classes))
+
+    def solve(self, values):
+        vals = values if self.everything else np.ascontiguousarray(values[:, self.classes])
+        local = np.empty(vals.shape, dtype=np.int64)
+        if self.lattice is None:
+            dag_greedy_sequences(vals, self.ptr, self.idx, local)
+        else:
+            _lattice_dp(vals, *self.lattice, local)
+        return local if self.everything else self.classes[local]
+
+
+def _greedy_part(hierarchy):
+    plans = _plans(hierarchy)
+    if "greedy" not in plans:
+        plans["greedy"] = _Part(hierarchy, np.arange(hierarchy.n_classes))
+    return plans["greedy"]
+
+
+def _auto_parts(hierarchy, max_states):
+    plans = _plans(hierarchy)
+    key = ("auto", max_states)
+    if key in plans:
+        return plans[key]
     comps = sorted(
         (np.array(sorted(hierarchy.indices(list(comp))), dtype=np.int64)
          for comp in nx.weakly_connected_components(hierarchy.graph)),
@@ -166,14 +195,33 @@ def auto_sequences(values, hierarchy, max_states=AUTO_MAX_STATES):
         lattice = down_set_lattice(parents, max_states) if max_states > 0 else None
         if lattice is None:
             heuristic.append(comp)
-            continue
-        local = np.empty((n_obj, len(comp)), dtype=np.int64)
-        _lattice_dp(np.ascontiguousarray(values[:, comp]), *lattice, local)
-        parts.append(comp[local])
-        n_exact += len(comp)
+        else:
+            parts.append(_Part(hierarchy, comp, lattice))
+            n_exact += len(comp)
     if heuristic:
-        parts.insert(0, greedy_sequences(values, hierarchy, np.sort(np.concatenate(heuristic))))
-    seg_start = np.zeros(len(parts), dtype=np.int64)
-    np.cumsum([p.shape[1] for p in parts[:-1]], out=seg_start[1:])
-    seq = np.concatenate(parts, axis=1) if parts else np.empty((n_obj, 0), dtype=np.int64)
+        parts.insert(0, _Part(hierarchy, np.sort(np.concatenate(heuristic))))
+    plans[key] = (parts, n_exact)
+    return plans[key]
+
+
+def greedy_sequences(values, hierarchy):
+    """The greedy DAG rule on every object, (M, K) of class indices."""
+    return _greedy_part(hierarchy).solve(values)
+
+
+def auto_sequences(values, hierarchy, max_states=AUTO_MAX_STATES):
+    """Per-object orders by components, exact where small: ``(seq, seg_start, n_exact)``.
+
+    ``seq`` (M, K) lists every object's classes part by part (the components
+    left to the greedy rule together, first), ``seg_start`` where each part
+    starts (for Chain-Merge), ``n_exact`` the number of classes in components
+    solved exactly (all of them when the result is optimal).
+    """
+    parts, n_exact = _auto_parts(hierarchy, max_states)
+    seqs = [part.solve(values) for part in parts]
+    seg_start = np.zeros(len(seqs), dtype=np.int64)
+    np.cumsum([q.shape[1] for q in seqs[:-1]], out=seg_start[1:])
+    if len(seqs) == 1:
+        return seqs[0], seg_start, n_exact
+    seq = np.concatenate(seqs, axis=1) if seqs else np.empty((values.shape[0], 0), dtype=np.int64)
     return seq, seg_start, n_exact

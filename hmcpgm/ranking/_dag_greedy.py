@@ -30,15 +30,6 @@ import numpy as np
 
 from .._numba import njit
 
-try:
-    from numba import get_num_threads as num_threads
-    from numba import prange as _prange
-except ImportError:  # pragma: no cover - numba is a core dependency
-    _prange = range
-
-    def num_threads():
-        return 1
-
 __all__ = ["dag_greedy_sequences", "greedy_order", "greedy_workspace"]
 
 
@@ -118,14 +109,28 @@ def _heap_set(hkey, hid, hpos, size, ident, key):
 
 @_jit
 def _heap_pop(hkey, hid, hpos, size):
-    """Remove the top entry (read ``hid[0]`` first); returns the new size."""
+    """Remove the top entry (read ``hid[0]`` first); returns the new size.
+
+    Floyd's variant: the hole at the top moves down along the larger children
+    to a leaf, then the last entry fills it and moves up (fewer comparisons)."""
     hpos[hid[0]] = -1
     size -= 1
-    if size > 0:
-        hkey[0] = hkey[size]
-        hid[0] = hid[size]
-        hpos[hid[0]] = 0
-        _sift_down(hkey, hid, hpos, size, 0)
+    if size == 0:
+        return 0
+    i = 0
+    child = 1
+    while child < size:
+        if child + 1 < size and hkey[child + 1] > hkey[child]:
+            child += 1
+        hkey[i] = hkey[child]
+        hid[i] = hid[child]
+        hpos[hid[i]] = i
+        i = child
+        child = 2 * i + 1
+    hkey[i] = hkey[size]
+    hid[i] = hid[size]
+    hpos[hid[i]] = i
+    _sift_up(hkey, hid, hpos, i)
     return size
 
 
@@ -286,29 +291,16 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
     return scans
 
 
-def _greedy_rows(values, par_ptr, par_idx, out, n_chunks):
-    n_obj, n_cls = values.shape
-    for c in _prange(n_chunks):
-        work = greedy_workspace(n_cls, len(par_idx))
-        for m in range(c * n_obj // n_chunks, (c + 1) * n_obj // n_chunks):
-            greedy_order(values[m], par_ptr, par_idx, work, out[m])
+@_jit
+def _greedy_rows(values, par_ptr, par_idx, work, out):
+    for m in range(values.shape[0]):
+        greedy_order(values[m], par_ptr, par_idx, work, out[m])
 
 
-_greedy_rows_parallel = _greedy_rows if njit is None else njit(cache=True, parallel=True)(_greedy_rows)
-_greedy_rows = _jit(_greedy_rows)
-
-
-def dag_greedy_sequences(values, par_ptr, par_idx, out, threads=None):
+def dag_greedy_sequences(values, par_ptr, par_idx, out):
     """Every object's order by the greedy DAG merge rule, ``out[m]`` (class indices).
 
     ``par_ptr``/``par_idx``: the parents of every class (CSR). Every order is
-    hierarchically consistent; on a forest it is Horn's (optimal) order. Objects
-    are independent: with ``threads`` > 1 (default: numba's thread count) they
-    are shared out over that many threads.
+    hierarchically consistent; on a forest it is Horn's (optimal) order.
     """
-    n_obj = values.shape[0]
-    threads = max(1, min(n_obj, num_threads() if threads is None else threads))
-    if threads == 1:
-        _greedy_rows(values, par_ptr, par_idx, out, 1)
-    else:
-        _greedy_rows_parallel(values, par_ptr, par_idx, out, threads)
+    _greedy_rows(values, par_ptr, par_idx, greedy_workspace(values.shape[1], len(par_idx)), out)
