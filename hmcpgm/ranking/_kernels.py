@@ -265,3 +265,17 @@ def merge_within_objects(values, seq, seg_start, out):
             for i in range(st_start[b], st_start[b] + st_cnt[b]):
                 out[m, j] = seq[m, i]
                 j += 1
+
+
+@_jit
+def scatter_blocks(seq, blk_id, blk_off, b_rank, start, order, block):
+    """Place every event: ``order[start[r] + offset] = event`` and ``block[event] = r``
+    for the rank r of its block (one pass over the (M, K) layout)."""
+    n_obj, n_cls = seq.shape
+    for m in range(n_obj):
+        base = m * n_cls
+        for j in range(n_cls):
+            r = b_rank[blk_id[m, j]]
+            event = base + seq[m, j]
+            order[start[r] + blk_off[m, j]] = event
+            block[event] = r
