@@ -132,20 +132,23 @@ def _csr(parents):
     return ptr, idx
 
 
-# plans depend on the hierarchy only (it is immutable): built once per hierarchy
-_PLANS = weakref.WeakKeyDictionary()
+# plans depend on the hierarchy only (it is immutable): built once per hierarchy object,
+# found by identity (hashing a large hierarchy costs as much as ranking it)
+_PLANS = {}
 
 
 def _plans(hierarchy):
+    key = id(hierarchy)
+    entry = _PLANS.get(key)
+    if entry is not None and entry[0]() is hierarchy:
+        return entry[1]
+    plans = {}
     try:
-        return _PLANS[hierarchy]
-    except (KeyError, TypeError):
-        plans = {}
-        try:
-            _PLANS[hierarchy] = plans
-        except TypeError:  # pragma: no cover - not weak-referenceable
-            pass
+        ref = weakref.ref(hierarchy, lambda _, key=key: _PLANS.pop(key, None))
+    except TypeError:  # pragma: no cover - not weak-referenceable: no cache
         return plans
+    _PLANS[key] = (ref, plans)
+    return plans
 
 
 class _Part:
