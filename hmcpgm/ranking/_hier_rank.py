@@ -39,9 +39,9 @@ def hier_rank(values, hierarchy, method="auto", return_blocks=False, *,
           and Chain-Merge of their optimal orders is optimal): a tree by
           Horn's rule, a component with at most ``max_states`` ancestor-closed
           sets by dynamic programming over them (the ``"exact"`` method on
-          that component), any other by ``"greedy"``. Exact, and never worse
-          than ``"greedy"``, whenever every component is a tree or small: by
-          default on every DAG of at most 12 classes.
+          that component), any other by ``"greedy"``. Exact whenever every
+          component is a tree or small: by default on every DAG of at most 12
+          classes.
         - ``"horn"``: exact on forests, by Horn's merge rule (1972), O(n log n)
           for n = M*K events (a compiled kernel, O(K log K) per object).
           Refused on a DAG.
