@@ -191,7 +191,9 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
     while size > 0:
         g = hid[0]
         size = _heap_pop(hkey, hid, hpos, size)
-        # the distinct parent groups of g; drop edges that became internal
+        # the distinct parent groups of g; drop the edges that became internal or
+        # lead to a parent group already seen (groups only ever merge, so such an
+        # edge will never tell anything new)
         stamp += 1
         npar = 0
         prev = -1
@@ -200,16 +202,15 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
             scans += 1
             en = enext[e]
             q = _find(uf, par_idx[e])
-            if q == g:
+            if q == g or mark[q] == stamp:
                 if prev < 0:
                     ehead[g] = en
                 else:
                     enext[prev] = en
             else:
-                if mark[q] != stamp:
-                    mark[q] = stamp
-                    pars[npar] = q
-                    npar += 1
+                mark[q] = stamp
+                pars[npar] = q
+                npar += 1
                 prev = e
             e = en
         etail[g] = prev
@@ -226,15 +227,25 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
             while sp > 0:
                 sp -= 1
                 x = stack[sp]
+                prev = -1
                 e = ehead[x]
                 while e >= 0:
                     scans += 1
+                    en = enext[e]
                     a = _find(uf, par_idx[e])
-                    if a != x and mark[a] != stamp:
-                        mark[a] = stamp
-                        stack[sp] = a
-                        sp += 1
-                    e = enext[e]
+                    if a == x:  # internal by now: drop it
+                        if prev < 0:
+                            ehead[x] = en
+                        else:
+                            enext[prev] = en
+                    else:
+                        if mark[a] != stamp:
+                            mark[a] = stamp
+                            stack[sp] = a
+                            sp += 1
+                        prev = e
+                    e = en
+                etail[x] = prev
             # the parent group of smallest mean that is no other one's ancestor
             p = -1
             best = np.inf
