@@ -146,10 +146,11 @@ def lagrangian(values, hierarchy, seq, max_iter, rel_tol=1e-9, improve=False):
 
     ``seq``: a consistent order of every object, shape (M, K) (the Polyak
     targets). Returns ``(bound, seq)``: the bound on the CATCH of every
-    hierarchically consistent ranking of all events, and every object's best
-    order found (``seq`` itself unless ``improve``). The bound is the forest
-    problem's optimum over all events (Horn's rule per object, Chain-Merge
-    across objects) at each object's best multipliers, minus their sum.
+    hierarchically consistent ranking of all events (None with ``improve``),
+    and every object's best order found (``seq`` itself unless ``improve``).
+    The bound is the forest problem's optimum over all events (Horn's rule per
+    object, Chain-Merge across objects) at each object's best multipliers,
+    minus their sum.
     """
     f_ptr, f_idx, da, db, d_ptr, d_idx = relaxed_edges(hierarchy)
     values = np.ascontiguousarray(values, dtype=np.float64)
@@ -162,6 +163,8 @@ def lagrangian(values, hierarchy, seq, max_iter, rel_tol=1e-9, improve=False):
     if len(da) and max_iter > 0:
         lagrangian_rows(values, f_ptr, f_idx, da, db, d_ptr, d_idx, best_seq, best_val,
                         int(max_iter), float(rel_tol), bool(improve), vp, lam_sum, ub)
+    if improve:
+        return None, best_seq  # the orders are what was asked for
     fseq = np.empty((n_obj, n_cls), dtype=np.int64)
     dag_greedy_sequences(vp, f_ptr, f_idx, fseq)
     order = chain_merge(vp, fseq)[0]
