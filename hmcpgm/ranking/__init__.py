@@ -12,8 +12,8 @@ completion time). :func:`hier_rank_bound` gives an upper bound on the optimum
 (:func:`certify`).
 """
 
-from ._basic import catch, count_violations, naive_sort
 from ._auto import AUTO_MAX_STATES
+from ._basic import catch, count_violations, naive_sort
 from ._bound import hier_rank_bound
 from ._certificate import Certificate, certify
 from ._exact import MAX_STATES

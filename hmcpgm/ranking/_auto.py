@@ -22,7 +22,7 @@ import weakref
 import networkx as nx
 import numpy as np
 
-from .._numba import njit
+from ._compiled import jit
 from ._dag_greedy import dag_greedy_sequences
 
 __all__ = ["AUTO_MAX_STATES", "auto_sequences", "down_set_lattice", "greedy_sequences"]
@@ -31,9 +31,6 @@ __all__ = ["AUTO_MAX_STATES", "auto_sequences", "down_set_lattice", "greedy_sequ
 #: exactly (every DAG of at most 12 classes has at most 2**12 = 4,096)
 AUTO_MAX_STATES = 4096
 
-
-def _jit(func):
-    return func if njit is None else njit(cache=True, nogil=True)(func)
 
 
 def down_set_lattice(parents, max_states):
@@ -95,7 +92,7 @@ def down_set_lattice(parents, max_states):
             np.asarray(cls, dtype=np.int64)[order], np.asarray(level, dtype=np.int64))
 
 
-@_jit
+@jit
 def _lattice_dp(values, in_ptr, e_src, e_cls, level, out):
     """Every object's CATCH-optimal order of the component (local class indices)."""
     n_obj, n = values.shape

@@ -28,29 +28,14 @@ searches of classes with several parent groups.
 
 import numpy as np
 
-from .._numba import njit
+from ._compiled import find, jit
 
 __all__ = ["dag_greedy_sequences", "greedy_order", "greedy_workspace"]
 
 
-def _jit(func):
-    return func if njit is None else njit(cache=True, nogil=True)(func)
-
-
-@_jit
-def _find(uf, k):
-    root = k
-    while uf[root] != root:
-        root = uf[root]
-    while uf[k] != root:
-        nxt = uf[k]
-        uf[k] = root
-        k = nxt
-    return root
-
 
 # an indexed binary max-heap: hkey/hid hold the entries, hpos[id] their slot (-1: absent)
-@_jit
+@jit
 def _sift_up(hkey, hid, hpos, i):
     key = hkey[i]
     ident = hid[i]
@@ -67,7 +52,7 @@ def _sift_up(hkey, hid, hpos, i):
     hpos[ident] = i
 
 
-@_jit
+@jit
 def _sift_down(hkey, hid, hpos, size, i):
     key = hkey[i]
     ident = hid[i]
@@ -88,7 +73,7 @@ def _sift_down(hkey, hid, hpos, size, i):
     hpos[ident] = i
 
 
-@_jit
+@jit
 def _heap_set(hkey, hid, hpos, size, ident, key):
     """Insert ``ident`` with ``key`` or change its key; returns the new size."""
     i = hpos[ident]
@@ -107,7 +92,7 @@ def _heap_set(hkey, hid, hpos, size, ident, key):
     return size
 
 
-@_jit
+@jit
 def _heap_pop(hkey, hid, hpos, size):
     """Remove the top entry (read ``hid[0]`` first); returns the new size.
 
@@ -134,7 +119,7 @@ def _heap_pop(hkey, hid, hpos, size):
     return size
 
 
-@_jit
+@jit
 def greedy_workspace(n_cls, n_edges):
     """The scratch arrays of :func:`greedy_order` for ``n_cls`` classes and ``n_edges`` parent edges."""
     i64 = np.int64
@@ -149,7 +134,7 @@ def greedy_workspace(n_cls, n_edges):
     )
 
 
-@_jit
+@jit
 def greedy_order(vals, par_ptr, par_idx, work, out):
     """One object's order by the greedy DAG merge rule: ``out`` gets the classes.
 
@@ -201,7 +186,7 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
         while e >= 0:
             scans += 1
             en = enext[e]
-            q = _find(uf, par_idx[e])
+            q = find(uf, par_idx[e])
             if q == g or mark[q] == stamp:
                 if prev < 0:
                     ehead[g] = en
@@ -232,7 +217,7 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
                 while e >= 0:
                     scans += 1
                     en = enext[e]
-                    a = _find(uf, par_idx[e])
+                    a = find(uf, par_idx[e])
                     if a == x:  # internal by now: drop it
                         if prev < 0:
                             ehead[x] = en
@@ -302,7 +287,7 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
     return scans
 
 
-@_jit
+@jit
 def _greedy_rows(values, par_ptr, par_idx, work, out):
     for m in range(values.shape[0]):
         greedy_order(values[m], par_ptr, par_idx, work, out[m])

@@ -8,6 +8,7 @@ cache after the first call (compiling takes a few seconds once; see ``hmcpgm._nu
 import numpy as np
 
 from .._numba import njit
+from ._compiled import find, jit
 
 
 def _require_numba():
@@ -17,20 +18,8 @@ def _require_numba():
         )
 
 
-def _jit(func):
-    return func if njit is None else njit(cache=True, nogil=True)(func)
-
-
-@_jit
-def _find(uf, k):
-    root = k
-    while uf[root] != root:
-        root = uf[root]
-    while uf[k] != root:
-        nxt = uf[k]
-        uf[k] = root
-        k = nxt
-    return root
+_jit = jit
+_find = find
 
 
 @_jit

@@ -23,7 +23,7 @@ object's best order so far: the multipliers steer the heuristic.
 
 import numpy as np
 
-from .._numba import njit
+from ._compiled import jit
 from ._dag_greedy import dag_greedy_sequences, greedy_order, greedy_workspace
 from ._merge import chain_merge
 from ._structure import object_catch, relaxed_edges
@@ -34,11 +34,8 @@ __all__ = ["LAGRANGE_ITER", "lagrangian", "lagrangian_rows"]
 LAGRANGE_ITER = 10
 
 
-def _jit(func):
-    return func if njit is None else njit(cache=True, nogil=True)(func)
 
-
-@_jit
+@jit
 def _shift(vals, lam, da, db, out):
     for k in range(len(vals)):
         out[k] = vals[k]
@@ -47,7 +44,7 @@ def _shift(vals, lam, da, db, out):
         out[db[e]] -= lam[e]
 
 
-@_jit
+@jit
 def _catch_local(vals, seq):
     n = len(seq)
     total = 0.0
@@ -56,7 +53,7 @@ def _catch_local(vals, seq):
     return total
 
 
-@_jit
+@jit
 def lagrangian_rows(values, f_ptr, f_idx, da, db, d_ptr, d_idx, best_seq, best_val,
                     max_iter, rel_tol, improve, vp_out, lam_sum, ub_out):
     """Subgradient ascent on every object's multipliers.
