@@ -157,7 +157,7 @@ def test_auto_budget_is_stated():
 
 # The greedy rule has no worst-case factor. Measured on 3,999 random DAGs of 2..12
 # classes, 1..3 objects, values in [0, 1] (bench/ranking.py --dag-gap, seed 0): worst
-# CATCH(greedy) / CATCH(exact) 0.8750, mean 0.99917, optimal in 85.0% (relaxed and
+# CATCH(greedy) / CATCH(exact) 0.8750, mean 0.99919, optimal in 85.0% (relaxed and
 # sidney: worst 0.8750 too, means 0.99857 and 0.99913); the test asserts a margin below.
 GREEDY_BOUND = 0.8
 
