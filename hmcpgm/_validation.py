@@ -110,8 +110,8 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
     >>> class_matrix(pd.DataFrame({"b": [2.0], "a": [1.0]}), ["a", "b"])
     array([[1., 2.]])
     """
-    if is_frame(values):
-        values = values.iloc[:, column_positions(values.columns, classes, name)].to_numpy()
+    if is_frame(values):  # C order, as an array would be: the same sums in the same order
+        values = np.ascontiguousarray(values.iloc[:, column_positions(values.columns, classes, name)].to_numpy())
     owner = _owner(classes)
     classes = _class_names(classes)
     try:

@@ -18,7 +18,7 @@ ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
 SCORE_MODELS = ("lpr", "gaussian", "kde", "precision")
 """Per-class score models of :func:`hmcpgm.likelihood.fit_score_model`."""
 
-RANK_METHODS = ("auto", "horn", "relaxed", "sidney", "exact")
+RANK_METHODS = ("auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact")
 """HierRank methods of :func:`hmcpgm.hier_rank`."""
 
 

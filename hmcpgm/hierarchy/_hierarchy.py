@@ -200,6 +200,10 @@ class Hierarchy:
         )
 
     def __hash__(self):
+        return self._hash
+
+    @cached_property
+    def _hash(self):  # immutable: hashed once (the engines' caches look hierarchies up by hash)
         return hash((self._classes, frozenset(self._graph.edges)))
 
     def __copy__(self):

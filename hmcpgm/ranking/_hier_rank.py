@@ -2,11 +2,14 @@
 
 import numpy as np
 
+from .._arrays import count
 from ..exceptions import InputError
 from ..options import RANK_METHODS, check_choice
 from . import _kernels
+from ._auto import AUTO_MAX_STATES, auto_sequences, greedy_sequences
 from ._checks import object_index, ranking_values
 from ._exact import exact_sequences
+from ._lagrange import LAGRANGE_ITER, lagrangian
 from ._merge import chain_merge
 from ._ranking import Ranking
 from ._sidney import sidney_sequences
@@ -14,7 +17,7 @@ from ._sidney import sidney_sequences
 __all__ = ["hier_rank", "horn_parent"]
 
 
-def hier_rank(values, hierarchy, method="auto"):
+def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, max_iter=LAGRANGE_ITER):
     """Rank all events (object, class) consistently with the hierarchy (HierRank).
 
     Maximises CATCH (see :func:`catch`) among rankings that put every ancestor
@@ -27,12 +30,30 @@ def hier_rank(values, hierarchy, method="auto"):
     values : array-like of shape (M, K), or a DataFrame with class columns
         The value of every event, for example mLPRs. Finite.
     hierarchy : Hierarchy
-    method : {"auto", "horn", "relaxed", "sidney", "exact"}
+    method : {"auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact"}
         Every method returns a hierarchically consistent ranking.
 
+        - ``"auto"`` (default): ``"horn"`` on forests. On DAGs, per weakly
+          connected component of the hierarchy (components are independent,
+          and Chain-Merge of their optimal orders is optimal): a tree by
+          Horn's rule, a component with at most ``max_states`` ancestor-closed
+          sets by dynamic programming over them (the ``"exact"`` method on
+          that component), any other by ``"greedy"``. Exact whenever every
+          component is a tree or small: by default on every DAG of at most 12
+          classes.
         - ``"horn"``: exact on forests, by Horn's merge rule (1972), O(n log n)
           for n = M*K events (a compiled kernel, O(K log K) per object).
           Refused on a DAG.
+        - ``"greedy"``: Horn's rule carried over to DAGs. Per object, the group
+          of classes of largest mean that still waits for a parent joins the
+          end of a parent group: the only one (the exact step of Horn's rule),
+          or, when its classes have parents in several groups, the one of
+          smallest mean among those that are no other one's ancestor (a
+          heuristic: the group follows its last parent, and a low mean would
+          rank that parent late). Identical to ``"horn"`` on a forest;
+          O((K + E) log K) per object plus ancestor searches where classes
+          have several parent groups. No worst-case factor; certified per
+          instance by :func:`hier_rank_bound` (see :func:`certify`).
         - ``"relaxed"``: for DAGs. Keep one parent per class (the deepest,
           ties to the larger column index), solve that spanning forest exactly
           by Horn's rule, then repair each object's forest order in two ways:
@@ -40,8 +61,7 @@ def hier_rank(values, hierarchy, method="auto"):
           (an event moves up to its earliest descendant), ties by depth. Each
           object keeps the repair with the larger CATCH within the object; the
           objects are merged by Chain-Merge. Identical to ``"horn"`` on a
-          forest; O(n log n + E M) for E edges. No worst-case factor; its
-          quality on a given instance is certified by :func:`hier_rank_bound`.
+          forest; O(n log n + E M) for E edges. No worst-case factor.
         - ``"sidney"``: for DAGs, with a guarantee. Per object, a Sidney
           decomposition: repeatedly the ancestor-closed set of maximum mean
           value among the classes not yet placed (a maximum-density closure,
@@ -62,20 +82,25 @@ def hier_rank(values, hierarchy, method="auto"):
           split must gain more than 1e-10 of the segment's absolute weight).
           Cost: about 2 minimum cuts per Sidney set per object; meant for
           DAGs up to a few thousand classes and a few thousand objects.
+        - ``"lagrangian"``: ``"greedy"``, then up to ``max_iter`` rounds of the
+          Lagrangian relaxation of :func:`hier_rank_bound` per object; each
+          round's multipliers shift value along the relaxed edges, the greedy
+          rule is rerun on the shifted values, and each object keeps its best
+          order (by its CATCH under the true values). About ``2 * max_iter``
+          times the cost of ``"greedy"``.
         - ``"exact"``: dynamic programming over the ancestor-closed sets of the
           hierarchy, the same lattice for every object; exponential, refused
           when the lattice has more than ``hmcpgm.ranking.MAX_STATES`` sets.
-        - ``"auto"`` (default): ``"horn"`` on forests, ``"relaxed"`` on DAGs.
-          Measured (``python bench/ranking.py --dag-gap --sidney``, 2 shared
-          cores): on 4,000 random DAGs of 2-7 classes, CATCH / optimum worst
-          0.9149 for both, mean 0.99921 (relaxed) and 0.99933 (sidney);
-          sidney's ``sum V C`` was at most 1.069 times the optimum. On the
-          cellcycle_GO DAG (4,125 classes, 1,300 objects, values shrinking
-          with depth) relaxed took 5.7 s and sidney 24.7 s, sidney's CATCH
-          0.36% higher; certified ratios (CATCH / :func:`hier_rank_bound`)
-          0.9913 and 0.9949. Sidney is 4-5 times slower for a gain of a few
-          tenths of a percent, so ``"relaxed"`` stays the default; ask for
-          ``"sidney"`` when the factor-2 guarantee matters.
+
+        ``python bench/ranking.py --dag-gap --sidney`` measures the methods
+        against the exact optimum on small DAGs and against the bound on the
+        cellcycle_GO DAG.
+    max_states : int
+        ``"auto"`` only: a component of the hierarchy with at most this many
+        ancestor-closed sets is solved exactly (cost: M times the number of
+        ways to grow one set into another). 0 turns the exact part off.
+    max_iter : int
+        ``"lagrangian"`` only: the number of subgradient rounds per object.
 
     Returns
     -------
@@ -83,7 +108,8 @@ def hier_rank(values, hierarchy, method="auto"):
         Best first, with ``block_means`` and ``blocks``: the blocks are the
         maximum-mean prefix blocks of each object's order, and block means never
         increase along the ranking. A threshold on block means is how a cutoff
-        carries over to new objects.
+        carries over to new objects; :func:`hmcpgm.ranking.certify` bounds how
+        far the ranking can be from the best.
 
     Examples
     --------
@@ -102,20 +128,28 @@ def hier_rank(values, hierarchy, method="auto"):
     """
     v = ranking_values(values, hierarchy)
     check_choice(method, "method", RANK_METHODS)
-    if method == "auto":
-        method = "horn" if hierarchy.is_forest else "relaxed"
-    if method == "horn":
+    if method == "auto" and not hierarchy.is_forest:
+        seq, seg_start, _ = auto_sequences(v, hierarchy, count(max_states, "max_states"))
+        order, block, mean = chain_merge(v, seq, seg_start)
+    elif method in ("auto", "horn"):
         if not hierarchy.is_forest:
             raise InputError(
                 "method='horn' needs a forest (one parent per class); the hierarchy is a "
                 "DAG: use method='auto' or 'relaxed'"
             )
         order, block, mean = horn_parent(np.array(hierarchy.spanning_forest()), v)
+    elif method == "greedy":
+        order, block, mean = chain_merge(v, greedy_sequences(v, hierarchy))
     elif method == "relaxed":
         order, block, mean = chain_merge(v, _relaxed_sequences(v, hierarchy))
+    elif method == "lagrangian":
+        seq = greedy_sequences(v, hierarchy)
+        if not hierarchy.is_forest:
+            seq = lagrangian(v, hierarchy, seq, count(max_iter, "max_iter"), improve=True)[1]
+        order, block, mean = chain_merge(v, seq)
     elif method == "sidney":
         order, block, mean = chain_merge(v, _sidney_sequences(v, hierarchy))
-    else:
+    elif method == "exact":
         order, block, mean = chain_merge(v, exact_sequences(v, hierarchy))
     return Ranking(order, v.shape[0], hierarchy.classes, block_means=mean, blocks=block,
                    method=method, index=object_index(values))

@@ -8,18 +8,7 @@ cache after the first call (compiling takes a few seconds once; see ``hmcpgm._nu
 import numpy as np
 
 from .._numba import jit as _jit
-
-
-@_jit
-def _find(uf, k):
-    root = k
-    while uf[root] != root:
-        root = uf[root]
-    while uf[k] != root:
-        nxt = uf[k]
-        uf[k] = root
-        k = nxt
-    return root
+from ._compiled import find as _find
 
 
 @_jit
@@ -254,3 +243,17 @@ def merge_within_objects(values, seq, seg_start, out):
             for i in range(st_start[b], st_start[b] + st_cnt[b]):
                 out[m, j] = seq[m, i]
                 j += 1
+
+
+@_jit
+def scatter_blocks(seq, blk_id, blk_off, b_rank, start, order, block):
+    """Place every event: ``order[start[r] + offset] = event`` and ``block[event] = r``
+    for the rank r of its block (one pass over the (M, K) layout)."""
+    n_obj, n_cls = seq.shape
+    for m in range(n_obj):
+        base = m * n_cls
+        for j in range(n_cls):
+            r = b_rank[blk_id[m, j]]
+            event = base + seq[m, j]
+            order[start[r] + blk_off[m, j]] = event
+            block[event] = r

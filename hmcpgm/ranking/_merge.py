@@ -44,11 +44,8 @@ def chain_merge(values, seq, seg_start=None):
     b_rank[b_order] = np.arange(nb)
     start = np.zeros(nb, dtype=np.int64)
     np.cumsum(b_len[b_order][:-1], out=start[1:])
-    rank_at = b_rank[blk_id]  # (M, K), by sequence position
-    flat = seq + (np.arange(n_obj) * n_cls)[:, None]
     order = np.empty(n, dtype=np.intp)
-    order[start[rank_at] + blk_off] = flat
     block = np.empty(n, dtype=np.intp)
-    block[flat] = rank_at
+    _kernels.scatter_blocks(seq, blk_id, blk_off, b_rank, start, order, block)
     block = block.reshape(n_obj, n_cls)
     return order, block, b_mean[b_order][block]

@@ -1,0 +1,302 @@
+"""Horn's merge rule carried over to DAGs: the greedy DAG heuristic (compiled).
+
+One object at a time. Every class starts as a *group* of its own (a sequence of
+classes that will be ranked contiguously, in that order). Repeatedly, the group
+``g`` of largest mean value among those that still have a parent outside
+themselves is appended to the end of one of its *parent groups* (the groups
+holding a parent of one of its classes):
+
+* one parent group ``p``: ``g`` joins the end of ``p``. When ``g`` has the
+  largest mean of all groups this step is exact for any precedence graph (an
+  exchange argument: ``g`` can follow its last predecessor at once, and here
+  that predecessor's group is known). On a forest this is Horn's rule (1972).
+* several parent groups: ``g`` will follow the last of them, which is not
+  known. The heuristic takes the one of smallest mean among the parent groups
+  that are not an ancestor of another parent group (found by a search over the
+  groups' ancestors; the others must come first anyway, and a low mean means
+  the group would come late on its own). The other parent groups then become
+  parents of the merged group, so they are ranked before it.
+
+When no group has an outside parent, every group is closed under ancestors and
+the groups are independent chains: Chain-Merge (maximum-mean prefix blocks
+sorted by mean) interleaves them optimally. The result is hierarchically
+consistent by construction (a merge never joins a group to a descendant, and a
+class only ever follows the classes it was appended after). Cost per object:
+O((K + E) log K) heap and union-find work for the merges, plus the ancestor
+searches of classes with several parent groups.
+"""
+
+import numpy as np
+
+from ._compiled import find, jit
+
+__all__ = ["dag_greedy_sequences", "greedy_order", "greedy_workspace"]
+
+
+
+# an indexed binary max-heap: hkey/hid hold the entries, hpos[id] their slot (-1: absent)
+@jit
+def _sift_up(hkey, hid, hpos, i):
+    key = hkey[i]
+    ident = hid[i]
+    while i > 0:
+        up = (i - 1) >> 1
+        if hkey[up] >= key:
+            break
+        hkey[i] = hkey[up]
+        hid[i] = hid[up]
+        hpos[hid[i]] = i
+        i = up
+    hkey[i] = key
+    hid[i] = ident
+    hpos[ident] = i
+
+
+@jit
+def _sift_down(hkey, hid, hpos, size, i):
+    key = hkey[i]
+    ident = hid[i]
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and hkey[child + 1] > hkey[child]:
+            child += 1
+        if key >= hkey[child]:
+            break
+        hkey[i] = hkey[child]
+        hid[i] = hid[child]
+        hpos[hid[i]] = i
+        i = child
+    hkey[i] = key
+    hid[i] = ident
+    hpos[ident] = i
+
+
+@jit
+def _heap_set(hkey, hid, hpos, size, ident, key):
+    """Insert ``ident`` with ``key`` or change its key; returns the new size."""
+    i = hpos[ident]
+    if i < 0:
+        hkey[size] = key
+        hid[size] = ident
+        hpos[ident] = size
+        _sift_up(hkey, hid, hpos, size)
+        return size + 1
+    old = hkey[i]
+    hkey[i] = key
+    if key > old:
+        _sift_up(hkey, hid, hpos, i)
+    else:
+        _sift_down(hkey, hid, hpos, size, i)
+    return size
+
+
+@jit
+def _heap_pop(hkey, hid, hpos, size):
+    """Remove the top entry (read ``hid[0]`` first); returns the new size.
+
+    Floyd's variant: the hole at the top moves down along the larger children
+    to a leaf, then the last entry fills it and moves up (fewer comparisons)."""
+    hpos[hid[0]] = -1
+    size -= 1
+    if size == 0:
+        return 0
+    i = 0
+    child = 1
+    while child < size:
+        if child + 1 < size and hkey[child + 1] > hkey[child]:
+            child += 1
+        hkey[i] = hkey[child]
+        hid[i] = hid[child]
+        hpos[hid[i]] = i
+        i = child
+        child = 2 * i + 1
+    hkey[i] = hkey[size]
+    hid[i] = hid[size]
+    hpos[hid[i]] = i
+    _sift_up(hkey, hid, hpos, i)
+    return size
+
+
+@jit
+def greedy_workspace(n_cls, n_edges):
+    """The scratch arrays of :func:`greedy_order` for ``n_cls`` classes and ``n_edges`` parent edges."""
+    i64 = np.int64
+    return (
+        np.empty(n_cls, i64), np.empty(n_cls), np.empty(n_cls, i64),  # uf, gsum, gcnt
+        np.empty(n_cls, i64), np.empty(n_cls, i64), np.empty(n_cls, i64),  # first, last, nxt
+        np.empty(n_cls, i64), np.empty(n_cls, i64), np.empty(max(n_edges, 1), i64),  # edge lists
+        np.empty(n_cls), np.empty(n_cls, i64), np.empty(n_cls, i64),  # heap
+        np.zeros(n_cls, i64), np.empty(n_cls, i64), np.empty(2 * n_cls, i64),  # mark, pars, stack
+        np.empty(n_cls, i64), np.empty(n_cls), np.empty(n_cls, i64),  # prefix-block stack
+        np.empty(n_cls), np.empty(n_cls, i64), np.zeros(1, i64),  # block keys, buffer, stamp
+    )
+
+
+@jit
+def greedy_order(vals, par_ptr, par_idx, work, out):
+    """One object's order by the greedy DAG merge rule: ``out`` gets the classes.
+
+    ``vals``: the object's values (K,); ``par_ptr``/``par_idx``: the parents of
+    every class (CSR); ``work``: :func:`greedy_workspace`. Returns the number of
+    parent-edge scans (a measure of the work done).
+    """
+    (uf, gsum, gcnt, first, last, nxt, ehead, etail, enext, hkey, hid, hpos,
+     mark, pars, stack, st_start, st_sum, st_cnt, bkey, buf, stamp_box) = work
+    n_cls = len(vals)
+    stamp = stamp_box[0]
+    scans = 0
+    size = 0
+    for k in range(n_cls):
+        uf[k] = k
+        gsum[k] = vals[k]
+        gcnt[k] = 1
+        first[k] = k
+        last[k] = k
+        nxt[k] = -1
+        hpos[k] = -1
+        a = par_ptr[k]
+        b = par_ptr[k + 1]
+        if b > a:
+            ehead[k] = a
+            etail[k] = b - 1
+            for e in range(a, b - 1):
+                enext[e] = e + 1
+            enext[b - 1] = -1
+            hkey[size] = vals[k]
+            hid[size] = k
+            hpos[k] = size
+            size += 1
+        else:
+            ehead[k] = -1
+            etail[k] = -1
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(hkey, hid, hpos, size, i)
+    while size > 0:
+        g = hid[0]
+        size = _heap_pop(hkey, hid, hpos, size)
+        # the distinct parent groups of g; drop the edges that became internal or
+        # lead to a parent group already seen (groups only ever merge, so such an
+        # edge will never tell anything new)
+        stamp += 1
+        npar = 0
+        prev = -1
+        e = ehead[g]
+        while e >= 0:
+            scans += 1
+            en = enext[e]
+            q = find(uf, par_idx[e])
+            if q == g or mark[q] == stamp:
+                if prev < 0:
+                    ehead[g] = en
+                else:
+                    enext[prev] = en
+            else:
+                mark[q] = stamp
+                pars[npar] = q
+                npar += 1
+                prev = e
+            e = en
+        etail[g] = prev
+        if npar == 0:
+            continue  # closed under ancestors: a finished chain
+        p = pars[0]
+        if npar > 1:
+            # mark every proper ancestor group of the parent groups
+            stamp += 1
+            sp = 0
+            for i in range(npar):
+                stack[sp] = pars[i]
+                sp += 1
+            while sp > 0:
+                sp -= 1
+                x = stack[sp]
+                prev = -1
+                e = ehead[x]
+                while e >= 0:
+                    scans += 1
+                    en = enext[e]
+                    a = find(uf, par_idx[e])
+                    if a == x:  # internal by now: drop it
+                        if prev < 0:
+                            ehead[x] = en
+                        else:
+                            enext[prev] = en
+                    else:
+                        if mark[a] != stamp:
+                            mark[a] = stamp
+                            stack[sp] = a
+                            sp += 1
+                        prev = e
+                    e = en
+                etail[x] = prev
+            # the parent group of smallest mean that is no other one's ancestor
+            p = -1
+            best = np.inf
+            for i in range(npar):
+                q = pars[i]
+                if mark[q] != stamp:
+                    mu = gsum[q] / gcnt[q]
+                    if mu < best:
+                        best = mu
+                        p = q
+        nxt[last[p]] = first[g]
+        last[p] = last[g]
+        gsum[p] += gsum[g]
+        gcnt[p] += gcnt[g]
+        uf[g] = p
+        if ehead[g] >= 0:
+            if ehead[p] < 0:
+                ehead[p] = ehead[g]
+            else:
+                enext[etail[p]] = ehead[g]
+            etail[p] = etail[g]
+        if ehead[p] >= 0:
+            size = _heap_set(hkey, hid, hpos, size, p, gsum[p] / gcnt[p])
+    stamp_box[0] = stamp
+    # Chain-Merge of the finished chains: maximum-mean prefix blocks by mean
+    j = 0
+    nb = 0
+    for r in range(n_cls):
+        if uf[r] != r:
+            continue
+        top = nb - 1
+        node = first[r]
+        while node >= 0:
+            buf[j] = node
+            top += 1
+            st_start[top] = j
+            st_sum[top] = vals[node]
+            st_cnt[top] = 1
+            while top > nb and st_sum[top] * st_cnt[top - 1] > st_sum[top - 1] * st_cnt[top]:
+                st_sum[top - 1] += st_sum[top]
+                st_cnt[top - 1] += st_cnt[top]
+                top -= 1
+            j += 1
+            node = nxt[node]
+        nb = top + 1
+    for b in range(nb):
+        bkey[b] = -st_sum[b] / st_cnt[b]
+    srt = np.argsort(bkey[:nb], kind="mergesort")
+    j = 0
+    for b in srt:
+        for i in range(st_start[b], st_start[b] + st_cnt[b]):
+            out[j] = buf[i]
+            j += 1
+    return scans
+
+
+@jit
+def _greedy_rows(values, par_ptr, par_idx, work, out):
+    for m in range(values.shape[0]):
+        greedy_order(values[m], par_ptr, par_idx, work, out[m])
+
+
+def dag_greedy_sequences(values, par_ptr, par_idx, out):
+    """Every object's order by the greedy DAG merge rule, ``out[m]`` (class indices).
+
+    ``par_ptr``/``par_idx``: the parents of every class (CSR). Every order is
+    hierarchically consistent; on a forest it is Horn's (optimal) order.
+    """
+    _greedy_rows(values, par_ptr, par_idx, greedy_workspace(values.shape[1], len(par_idx)), out)
