@@ -265,3 +265,12 @@ def test_empty_values():
 def test_auto_is_consistent_on_forests_and_dags(h, data):
     v = data.draw(value_matrices(h.n_classes, max_objects=3))
     assert _consistent(hier_rank(v, h), h, v.size)
+
+
+def test_hier_rank_reports_its_certificate():
+    h = Hierarchy.from_edges([("A", "B"), ("A", "C"), ("B", "D"), ("C", "D")])
+    v = [[0.9, 0.1, 0.2, 0.8], [0.3, 0.6, 0.1, 0.2]]
+    ranking = hier_rank(v, h, certify=True)
+    assert ranking.certificate == certify(ranking, v, h)
+    assert ranking.certificate.catch == pytest.approx(catch(ranking, v))
+    assert hier_rank(v, h).certificate is None

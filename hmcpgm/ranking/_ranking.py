@@ -38,6 +38,10 @@ class Ranking:
         What made the ranking (e.g. ``"horn"``, ``"naive"``).
     index : sequence, optional
         Labels of the objects (the row index of a DataFrame the values came in).
+    certificate : Certificate, optional
+        From ``hier_rank(..., certify=True)``: the ranking's CATCH, an upper bound
+        on the best consistent CATCH and their ratio (see
+        :func:`hmcpgm.ranking.certify`).
 
     Examples
     --------
@@ -59,6 +63,7 @@ class Ranking:
     blocks: np.ndarray = None
     method: str = ""
     index: object = None
+    certificate: object = None
 
     def __post_init__(self):
         classes = tuple(self.classes)
