@@ -131,7 +131,9 @@ class SparseJunctionTree:
             rest = [v for v in mem if ev_home[v] != b]
             bits = {v: i for i, v in enumerate(evs + rest)}
             p = self.parent[b]
-            sep = [v for v in mem if p >= 0 and v in member_sets[p]]
+            # separator members in the order the parent decides them: consecutive
+            # parent states then map to nearby separator states (cache locality)
+            sep = [v for v in decide_of[p] if v in member_sets[b]] if p >= 0 else []
             decide = sep + [v for v in mem if v not in set(sep)]
             up = np.zeros(len(mem), dtype=np.int64)
             down = np.zeros(len(mem), dtype=np.int64)
@@ -243,9 +245,9 @@ class SparseJunctionTree:
         n_ev_max = max(ev_ptr[b + 1] - ev_ptr[b] for b in range(n_cl))
         self._n_tab = 256 * max(1, (n_ev_max + 7) // 8)
         self.structure_bytes = int(sum(a.nbytes for a in self._arrays.values()))
-        # float64 messages, separator marginals and evidence tables; two log
-        # likelihoods, their ranges and the output per class; format and range per clique
-        self.object_bytes = int(8 * (self._n_msg + self._n_marg + self._n_tab + 4 * k) + 9 * n_cl)
+        # float64 messages (linear and log), separator marginals, evidence tables
+        # (linear and log); two log likelihoods and the output per class; a flag per clique
+        self.object_bytes = int(8 * (2 * self._n_msg + self._n_marg + 2 * self._n_tab + 3 * k) + n_cl)
 
     def __repr__(self):
         return (
@@ -255,16 +257,9 @@ class SparseJunctionTree:
         )
 
     def cpd_tables(self, theta):
-        """Per assigned CPD: P(Y = 1), P(Y = 0 | parents positive); per clique the log range."""
-        theta = np.asarray(theta, dtype=float)
-        t1 = theta[self._cpd_class]
-        t0 = 1.0 - t1
-        with np.errstate(divide="ignore"):
-            low = np.where((t1 > 0) & (t0 > 0), -np.log(np.minimum(t1, t0)), 0.0)
-        ptr = self._arrays["cpd_ptr"]
-        rng = np.add.reduceat(np.append(low, 0.0), ptr[:-1]) if len(low) else np.zeros(len(ptr) - 1)
-        rng[ptr[:-1] == ptr[1:]] = 0.0
-        return t1, t0, rng
+        """Per assigned CPD entry: P(Y = 1) and P(Y = 0 | parents positive)."""
+        t1 = np.asarray(theta, dtype=float)[self._cpd_class]
+        return t1, 1.0 - t1
 
     def batch_size(self, budget_bytes, n_threads=1):
         """Objects per batch (per thread) within ``budget_bytes``; 0 if one object does not fit."""
@@ -316,13 +311,14 @@ def compile_sparse_junction_tree(hierarchy):
     return SparseJunctionTree(hierarchy)
 
 
-def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGET, progress=False):
+def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGET, progress=False, stats=None):
     """Exact P(Y_k = 1 | all evidence) on any DAG; ``l0, l1`` are (K, M). Returns (K, M).
 
     Objects are calibrated in batches of at most 16 per thread, as many as
     ``budget_bytes`` of working memory allow, on every core; ``progress`` shows a
     tqdm bar over objects. Raises InferenceError when evidence is impossible or one
-    object does not fit in the budget.
+    object does not fit in the budget. A dict passed as ``stats`` receives the batch
+    size, thread count and the number of clique passes redone in log space.
     """
     from ._sparse_kernel import calibrate
 
@@ -343,35 +339,33 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
             f"states), more than budget_bytes={budget_bytes:,}; raise the budget or use engine='loopy'"
         )
     batch = min(batch, -(-m // n_threads))
-    t1, t0, cpd_rng = jt.cpd_tables(theta)
+    t1, t0 = jt.cpd_tables(theta)
+    with np.errstate(divide="ignore"):
+        lt1, lt0 = np.log(t1), np.log(t0)
     a = jt._arrays
+    st = tuple(a[n] for n in ("state_ptr", "states", "blk_off", "blk_ptr", "msg_off", "ch_ptr", "children",
+                              "ckind", "maps", "map_off", "luts", "lut_off", "sbit_ptr", "sbits", "cpd_ptr",
+                              "cpd_bit", "cpd_pmask")) + (t1, t0, lt1, lt0)
+    ev = (a["ev_ptr"], a["ev_class"])
     starts = list(range(0, m, batch))
     bad = np.zeros(m, dtype=bool)
+    n_cl = len(jt.cliques)
+    log_passes = []
 
     def run(start):
         sl = slice(start, min(m, start + batch))
         b = sl.stop - sl.start
-        ll0 = np.ascontiguousarray(l0[:, sl])
-        ll1 = np.ascontiguousarray(l1[:, sl])
-        with np.errstate(invalid="ignore"):
-            ev_rng = np.where(np.isfinite(ll0) & np.isfinite(ll1), -np.minimum(ll0, ll1), 0.0)
-        msg = np.empty((jt._n_msg, b))
-        fmt = np.zeros((len(jt.cliques), b), dtype=np.int8)
-        rng = np.zeros((len(jt.cliques), b))
-        ev_tab = np.empty((jt._n_tab, b))
-        marg = np.empty((max(1, jt._n_marg), b))
-        acc = np.empty(b)
         res = np.empty((k, b))
         flags = np.zeros(b, dtype=np.bool_)
-        calibrate(
-            a["parent"], a["state_ptr"], a["states"], a["blk_off"], a["blk_ptr"], a["msg_off"],
-            a["ch_ptr"], a["children"], a["ckind"], a["map_off"], a["maps"], a["lut_off"], a["luts"],
-            a["sbit_ptr"], a["sbits"], a["cpd_ptr"], a["cpd_bit"], a["cpd_pmask"], t1, t0, cpd_rng,
-            a["ev_ptr"], a["ev_class"], a["out_ptr"], a["out_class"], a["out_bit"],
-            ll0, ll1, ev_rng, msg, fmt, rng, ev_tab, marg, acc, res, flags,
+        n_log = calibrate(
+            a["parent"], st, ev, a["out_ptr"], a["out_class"], a["out_bit"],
+            np.ascontiguousarray(l0[:, sl]), np.ascontiguousarray(l1[:, sl]),
+            np.empty((jt._n_msg, b)), np.empty((jt._n_msg, b)), np.zeros((n_cl, b), dtype=np.bool_),
+            np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)), np.empty((max(1, jt._n_marg), b)), res, flags,
         )
         out[:, sl] = res
         bad[sl] = flags
+        log_passes.append(n_log)
         return b
 
     bar = None
@@ -393,6 +387,8 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
     finally:
         if bar is not None:
             bar.close()
+    if stats is not None:
+        stats.update(batch=batch, threads=n_threads, log_passes=int(sum(log_passes)))
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad))
     return out
