@@ -39,8 +39,7 @@ __all__ = ["SparseJunctionTree", "compile_sparse_junction_tree", "sparse_junctio
 
 DEFAULT_BUDGET = 2 * 2**30  # bytes for the per-object working memory of all threads
 _MAX_WIDTH = 62  # clique members held in one int64 state code
-_LUT_BITS = 16  # separators up to this many classes use a lookup table ...
-_MAP_MIN_STATES = 4096  # ... when the parent clique has at least this many states
+_GROUP_BITS = 12  # local factors are packed into groups of at most this many members
 _MAX_BATCH = 16
 
 
@@ -123,13 +122,9 @@ class SparseJunctionTree:
                 children[self.parent[b]].append(b)
         state_chunks, bit_of, sep_keys, blk_chunks = [], [], [], []
         decide_of = []
-        ev_class, ev_ptr = [], [0]
-        cpd_bit, cpd_pmask, cpd_class, cpd_ptr = [], [], [], [0]
         for b in range(n_cl):
             mem = members[b]
-            evs = [v for v in mem if ev_home[v] == b]
-            rest = [v for v in mem if ev_home[v] != b]
-            bits = {v: i for i, v in enumerate(evs + rest)}
+            bits = {v: i for i, v in enumerate(mem)}
             p = self.parent[b]
             # separator members in the order the parent decides them: consecutive
             # parent states then map to nearby separator states (cache locality)
@@ -153,52 +148,97 @@ class SparseJunctionTree:
             sep_keys.append(uniq)
             bit_of.append(bits)
             decide_of.append(decide)
-            ev_class.extend(evs)
-            ev_ptr.append(len(ev_class))
-            for j in mem:
-                if cpd_home[j] == b:
-                    cpd_class.append(j)
-                    cpd_bit.append(bits[j])
-                    pm = np.int64(0)
-                    for q in hierarchy.parent_indices[j].tolist():
-                        pm |= np.int64(1) << bits[q]
-                    cpd_pmask.append(pm)
-            cpd_ptr.append(len(cpd_class))
             self.cliques.append(np.array(mem, dtype=np.int64))
-        # child index maps
+        self.n_bytes = np.array([(len(m) + 7) // 8 for m in members], dtype=np.int64)
+        # children: narrow separators go into groups (through a lookup table on the
+        # separator's code), wide ones get an int32 map from parent state to separator state
+        gmax = [max(4, min(_GROUP_BITS, int(self.n_states[b]).bit_length() - 2)) for b in range(n_cl)]
         ckind = np.zeros(n_cl, dtype=np.int64)
         map_off = np.zeros(n_cl, dtype=np.int64)
         lut_off = np.zeros(n_cl, dtype=np.int64)
-        sbit_ptr = [0]
-        sbits = []
+        sep_bits = [None] * n_cl  # bits (in the parent) of each child's separator, in its key order
         maps, luts = [], []
         n_map = n_lut = 0
         for ch in range(n_cl):
             p = self.parent[ch]
             if p < 0:
-                sbit_ptr.append(len(sbits))
                 continue
-            n_sep_members = len(decide_of[ch]) - 0
             sep = [v for v in decide_of[ch] if v in member_sets[p]]
-            n_sep_members = len(sep)
-            sb = np.array([bit_of[p][v] for v in sep], dtype=np.int64)
-            keys = separator_keys(state_chunks[p], sb)
-            idx = np.searchsorted(sep_keys[ch], keys)
-            if not np.array_equal(sep_keys[ch][np.minimum(idx, len(sep_keys[ch]) - 1)], keys):
-                raise AssertionError("a separator configuration is missing")  # pragma: no cover
-            if n_sep_members <= _LUT_BITS and len(keys) >= _MAP_MIN_STATES:
-                lut = np.full(1 << n_sep_members, -1, dtype=np.int32)
+            sb = [bit_of[p][v] for v in sep]
+            sep_bits[ch] = sb
+            if len(sep) <= gmax[p]:
+                lut = np.full(1 << len(sep), -1, dtype=np.int32)
                 lut[sep_keys[ch]] = np.arange(len(sep_keys[ch]), dtype=np.int32)
                 ckind[ch] = 1
                 lut_off[ch] = n_lut
                 n_lut += len(lut)
                 luts.append(lut)
-                sbits.extend(sb.tolist())
             else:
+                keys = separator_keys(state_chunks[p], np.array(sb, dtype=np.int64))
+                idx = np.searchsorted(sep_keys[ch], keys)
+                if not np.array_equal(sep_keys[ch][np.minimum(idx, len(sep_keys[ch]) - 1)], keys):
+                    raise AssertionError("a separator configuration is missing")  # pragma: no cover
                 map_off[ch] = n_map
                 n_map += len(idx)
                 maps.append(idx.astype(np.int32))
-            sbit_ptr.append(len(sbits))
+        # local factors of each clique, packed into groups of at most gmax members
+        cpd_class = []
+        bcpd, bcpd_bit, bcpd_pmask, bcpd_ptr = [], [], [], [0]
+        grp_ptr, gnb, gtab, gpext_chunks, gpext_off = [0], [], [], [], []
+        gf_ptr, gf_kind, gf_a, gf_i, gf_pm, gf_sb_ptr, gf_sb = [0], [], [], [], [], [0], []
+        n_pext = 0
+        self._n_tab = 1
+        for b in range(n_cl):
+            bits = bit_of[b]
+            factors = [((bits[j],), 0, j) for j in members[b] if ev_home[j] == b]
+            for j in members[b]:
+                if cpd_home[j] != b:
+                    continue
+                e = len(cpd_class)
+                cpd_class.append(j)
+                fam = (bits[j], *(bits[q] for q in hierarchy.parent_indices[j].tolist()))
+                if len(fam) <= gmax[b]:
+                    factors.append((fam, 1, e))
+                else:
+                    bcpd.append(e)
+                    bcpd_bit.append(bits[j])
+                    bcpd_pmask.append(sum(1 << q for q in fam[1:]))
+            bcpd_ptr.append(len(bcpd))
+            factors += [(tuple(sep_bits[ch]), 2, ch) for ch in children[b] if ckind[ch] == 1]
+            groups = []  # [member bits (list), factors]
+            for f in sorted(factors, key=lambda f: (-len(f[0]), f[1], f[2])):
+                fb = set(f[0])
+                fits = [g for g in groups if len(set(g[0]) | fb) <= gmax[b]]
+                if fits:
+                    g = max(fits, key=lambda g: (len(set(g[0]) & fb), -len(set(g[0]) | fb)))
+                    g[0].extend(sorted(fb - set(g[0])))
+                    g[1].append(f)
+                else:
+                    groups.append([sorted(fb), [f]])
+            row = 0
+            for ubits, fs in groups:
+                local = {q: i for i, q in enumerate(ubits)}
+                gnb.append(len(ubits))
+                gtab.append(row)
+                row += 1 << len(ubits)
+                pext = np.zeros((self.n_bytes[b], 256), dtype=np.int64)
+                v = np.arange(256)
+                for q, i in local.items():
+                    pext[q // 8] += ((v >> (q % 8)) & 1) << i
+                gpext_off.append(n_pext)
+                n_pext += pext.size
+                gpext_chunks.append(pext.ravel())
+                for fbits, kind, x in fs:
+                    gf_kind.append(kind)
+                    gf_a.append(x)
+                    gf_i.append(local[fbits[0]])
+                    gf_pm.append(sum(1 << local[q] for q in fbits[1:]) if kind == 1 else 0)
+                    if kind == 2:
+                        gf_sb.extend(local[q] for q in fbits)
+                    gf_sb_ptr.append(len(gf_sb))
+                gf_ptr.append(len(gf_kind))
+            grp_ptr.append(len(gnb))
+            self._n_tab = max(self._n_tab, row)
         n_sep = np.array([len(u) for u in sep_keys], dtype=np.int64)
         self.n_separator_states = int(n_sep[self.parent >= 0].sum())
         self.max_clique_size = max(len(c) for c in self.cliques)
@@ -209,45 +249,45 @@ class SparseJunctionTree:
         for b in range(n_cl):
             ch_list.extend(children[b])
             ch_ptr[b + 1] = len(ch_list)
-        msg_off = np.concatenate(([0], np.cumsum(n_sep)[:-1])).astype(np.int64)
-        blk_off = np.concatenate(([0], np.cumsum([len(s) for s in blk_chunks]))).astype(np.int64)
-        out_class = np.array(ev_class, dtype=np.int64)
-        out_bit = np.array([bit_of[ev_home[j]][j] for j in ev_class], dtype=np.int64)
-        self._arrays = dict(
-            parent=self.parent,
-            state_ptr=np.concatenate(([0], np.cumsum(self.n_states)[:-1])).astype(np.int64),
-            states=np.concatenate(state_chunks),
-            blk_off=blk_off,
-            blk_ptr=np.concatenate(blk_chunks).astype(np.int64),
-            msg_off=msg_off,
-            ch_ptr=ch_ptr,
-            children=np.array(ch_list, dtype=np.int64),
-            ckind=ckind,
-            map_off=map_off,
-            maps=np.concatenate(maps) if maps else np.zeros(0, np.int32),
-            lut_off=lut_off,
-            luts=np.concatenate(luts) if luts else np.zeros(0, np.int32),
-            sbit_ptr=np.array(sbit_ptr, dtype=np.int64),
-            sbits=np.array(sbits, dtype=np.int64),
-            cpd_ptr=np.array(cpd_ptr, dtype=np.int64),
-            cpd_bit=np.array(cpd_bit, dtype=np.int64),
-            cpd_pmask=np.array(cpd_pmask, dtype=np.int64),
-            ev_ptr=np.array(ev_ptr, dtype=np.int64),
-            ev_class=np.array(ev_class, dtype=np.int64),
-            out_ptr=np.array(ev_ptr, dtype=np.int64),
-            out_class=out_class,
-            out_bit=out_bit,
+        i64 = np.int64
+        self._st = (
+            self.parent,
+            np.concatenate(([0], np.cumsum(self.n_states)[:-1])).astype(i64),
+            np.concatenate(state_chunks),
+            np.concatenate(([0], np.cumsum([len(s) for s in blk_chunks]))).astype(i64),
+            np.concatenate(blk_chunks).astype(i64),
+            np.concatenate(([0], np.cumsum(n_sep)[:-1])).astype(i64),
+            ch_ptr,
+            np.array(ch_list, dtype=i64),
+            ckind,
+            np.concatenate(maps) if maps else np.zeros(0, np.int32),
+            map_off,
+            np.concatenate(luts) if luts else np.zeros(0, np.int32),
+            lut_off,
+            np.array(bcpd_ptr, dtype=i64),
+            np.array(bcpd, dtype=i64),
+            np.array(bcpd_bit, dtype=i64),
+            np.array(bcpd_pmask, dtype=i64),
         )
-        self._cpd_class = np.array(cpd_class, dtype=np.int64)
+        self._gr = (
+            np.array(grp_ptr, dtype=i64), np.array(gnb, dtype=i64), np.array(gpext_off, dtype=i64),
+            np.concatenate(gpext_chunks).astype(np.int32) if gpext_chunks else np.zeros(0, np.int32),
+            np.array(gtab, dtype=i64), np.array(gf_ptr, dtype=i64), np.array(gf_kind, dtype=i64),
+            np.array(gf_a, dtype=i64), np.array(gf_i, dtype=i64), np.array(gf_pm, dtype=i64),
+            np.array(gf_sb_ptr, dtype=i64), np.array(gf_sb, dtype=i64),
+        )
+        self._cpd_class = np.array(cpd_class, dtype=i64)
         self._n_msg = int(n_sep.sum())
+        self._max_ch = max(1, max(len(c) for c in children))
+        self._max_g = max(1, int(np.diff(self._gr[0]).max()))
         marg_rows = [int(n_sep[children[b]].sum()) for b in range(n_cl)]
-        self._n_marg = max(marg_rows) if marg_rows else 0
-        n_ev_max = max(ev_ptr[b + 1] - ev_ptr[b] for b in range(n_cl))
-        self._n_tab = 256 * max(1, (n_ev_max + 7) // 8)
-        self.structure_bytes = int(sum(a.nbytes for a in self._arrays.values()))
-        # float64 messages (linear and log), separator marginals, evidence tables
-        # (linear and log); two log likelihoods and the output per class; a flag per clique
-        self.object_bytes = int(8 * (2 * self._n_msg + self._n_marg + 2 * self._n_tab + 3 * k) + n_cl)
+        self._n_marg = max(1, max(marg_rows))
+        self.n_groups = len(gnb)
+        self.structure_bytes = int(sum(x.nbytes for x in self._st + self._gr))
+        # float64 per object: messages (linear and log), separator marginals, group
+        # tables (linear and log) and group sums; four likelihood rows and the output
+        # per class; a flag per clique
+        self.object_bytes = int(8 * (2 * self._n_msg + self._n_marg + 3 * self._n_tab + 5 * k) + n_cl)
 
     def __repr__(self):
         return (
@@ -342,11 +382,7 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
     t1, t0 = jt.cpd_tables(theta)
     with np.errstate(divide="ignore"):
         lt1, lt0 = np.log(t1), np.log(t0)
-    a = jt._arrays
-    st = tuple(a[n] for n in ("state_ptr", "states", "blk_off", "blk_ptr", "msg_off", "ch_ptr", "children",
-                              "ckind", "maps", "map_off", "luts", "lut_off", "sbit_ptr", "sbits", "cpd_ptr",
-                              "cpd_bit", "cpd_pmask")) + (t1, t0, lt1, lt0)
-    ev = (a["ev_ptr"], a["ev_class"])
+    st = jt._st + (t1, t0, lt1, lt0, jt.n_bytes)
     starts = list(range(0, m, batch))
     bad = np.zeros(m, dtype=bool)
     n_cl = len(jt.cliques)
@@ -357,11 +393,13 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
         b = sl.stop - sl.start
         res = np.empty((k, b))
         flags = np.zeros(b, dtype=np.bool_)
+        ll0 = np.ascontiguousarray(l0[:, sl])
+        ll1 = np.ascontiguousarray(l1[:, sl])
         n_log = calibrate(
-            a["parent"], st, ev, a["out_ptr"], a["out_class"], a["out_bit"],
-            np.ascontiguousarray(l0[:, sl]), np.ascontiguousarray(l1[:, sl]),
+            st, jt._gr, np.exp(ll0), np.exp(ll1), ll0, ll1,
             np.empty((jt._n_msg, b)), np.empty((jt._n_msg, b)), np.zeros((n_cl, b), dtype=np.bool_),
-            np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)), np.empty((max(1, jt._n_marg), b)), res, flags,
+            np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)),
+            np.empty((jt._n_marg, b)), res, flags, jt._max_ch, jt._max_g,
         )
         out[:, sl] = res
         bad[sl] = flags
