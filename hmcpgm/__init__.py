@@ -11,6 +11,7 @@ Heavy pieces (pgmpy, scikit-learn) are imported only when first used, so
 from importlib import import_module
 
 from .exceptions import (
+    ApproximationWarning,
     ConvergenceWarning,
     HierarchyError,
     HmcpgmError,
@@ -26,6 +27,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "mlpr_from_likelihoods": "inference",
     "loopy_belief_propagation": "inference",
+    "inference_plan": "inference",
     "to_pgmpy": "network",
     "augmented_network": "network",
     "prior_marginals": "network",
@@ -71,6 +73,7 @@ __all__ = [
     "InputError",
     "InferenceError",
     "ConvergenceWarning",
+    "ApproximationWarning",
     *_LAZY,
 ]
 

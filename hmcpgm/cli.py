@@ -13,7 +13,7 @@ from pathlib import Path
 __all__ = ["main"]
 
 _VERSIONS = ("full", "nbh", "indpt")
-_ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
+_ENGINES = ("auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate")
 
 
 def _add_demo(sub):

@@ -20,7 +20,7 @@ from .likelihood import SCORE_MODELS, estimate_theta, fit_score_model
 __all__ = ["MLPR"]
 
 _VERSIONS = ("full", "nbh", "indpt")
-_ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
+_ENGINES = ("auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate")
 
 
 class MLPR(BaseEstimator):

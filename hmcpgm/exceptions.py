@@ -12,6 +12,7 @@ __all__ = [
     "InputError",
     "InferenceError",
     "ConvergenceWarning",
+    "ApproximationWarning",
 ]
 
 
@@ -37,3 +38,11 @@ class InferenceError(HmcpgmError, ValueError):
 
 class ConvergenceWarning(UserWarning):
     """An iterative engine (loopy belief propagation) stopped before it converged."""
+
+
+class ApproximationWarning(UserWarning):
+    """The answer is approximate: the chosen engine is not exact on this hierarchy.
+
+    ``engine="auto"`` emits it when no exact engine fits the memory budget and loopy
+    belief propagation (exact only on forests and polytrees) answers instead.
+    """

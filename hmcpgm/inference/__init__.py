@@ -6,7 +6,12 @@ engines that all answer the same question (SPEC sections 4 and 5):
 ``"tree"``
     batched exact sum-product on trees and forests (all objects at once).
 ``"junction"``
-    batched exact junction tree for DAGs, compiled once per hierarchy.
+    batched exact junction tree for DAGs, compiled once per hierarchy (dense clique
+    tables: 2^width entries per clique).
+``"sparse"``
+    exact junction tree that stores only the configurations the hierarchy allows
+    (a positive class has positive ancestors); the one exact engine for the Gene
+    Ontology hierarchies. Objects are streamed in batches within ``budget_bytes``.
 ``"loopy"``
     batched loopy belief propagation (approximate on DAGs, exact on forests);
     :func:`loopy_belief_propagation` also returns a per-object convergence report.
@@ -15,25 +20,35 @@ engines that all answer the same question (SPEC sections 4 and 5):
 ``"enumerate"``
     brute force over all 2^K configurations (tiny hierarchies, tests).
 ``"auto"``
-    ``"tree"`` on forests, ``"junction"`` on DAGs.
+    never refuses for size: ``"tree"`` on forests; on DAGs the cheaper of
+    ``"junction"`` and ``"sparse"`` that fits the memory budget, else ``"loopy"``
+    with an :class:`~hmcpgm.exceptions.ApproximationWarning`.
+    :func:`inference_plan` shows each engine's cost and the choice.
 """
+
+import warnings
+
 
 import numpy as np
 
 from .._validation import check_hierarchy, likelihood_array, theta_vector
-from ..exceptions import InferenceError
+from ..exceptions import ApproximationWarning, InferenceError
 from ._common import impossible_evidence, log_likelihood_pairs, log_prior_marginals, posterior_from_logs
 from ._full import full_posterior
 from ._loopy import DEFAULTS as _LOOPY_DEFAULTS
 from ._loopy import LoopyReport
 from ._nbh import nbh_posterior
+from ._plan import EngineEstimate, InferencePlan, approximation_message, choose_engine, inference_plan
+from ._sparse_junction import DEFAULT_BUDGET
 
-__all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport"]
+__all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport", "inference_plan",
+           "InferencePlan", "EngineEstimate", "choose_engine"]
 
 VERSIONS = ("full", "nbh", "indpt")
-ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
+ENGINES = ("auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate")
 _OPTIONS = {
-    "auto": {"max_clique"},
+    "auto": {"max_clique", "budget_bytes", "progress"},
+    "sparse": {"budget_bytes", "progress"},
     "tree": set(),
     "junction": {"max_clique"},
     "loopy": {"damping", "tol", "max_iter", "return_report"},
@@ -63,12 +78,15 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
         ``"full"``: evidence from every class. ``"nbh"``: for class ``k``, evidence
         only from ``k``, its parents and its children. ``"indpt"``: evidence only
         from ``k`` itself, combined with its prior marginal P(Y_k = 1).
-    engine : {"auto", "tree", "junction", "loopy", "pgmpy", "enumerate"}
-        See the module docstring. ``"auto"`` is ``"tree"`` on forests and
-        ``"junction"`` on DAGs.
+    engine : {"auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate"}
+        See the module docstring. ``"auto"`` picks an exact engine whenever one fits
+        ``budget_bytes`` (see :func:`inference_plan`) and otherwise runs loopy BP with
+        an :class:`~hmcpgm.exceptions.ApproximationWarning`.
     **options
-        ``max_clique`` (junction, default 20), ``damping``, ``tol``, ``max_iter``,
-        ``return_report`` (loopy), ``max_classes`` (enumerate, default 20).
+        ``max_clique`` (junction and auto, default 20), ``budget_bytes`` (sparse and
+        auto, default 4 GiB), ``progress`` (sparse and auto: a progress bar),
+        ``damping``, ``tol``, ``max_iter``, ``return_report`` (loopy),
+        ``max_classes`` (enumerate, default 20).
 
     Returns
     -------
@@ -109,9 +127,8 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
             f"got unknown option(s) {sorted(unknown)}"
         )
     if engine == "auto":
-        engine = "tree" if hierarchy.is_forest else "junction"
-        if engine == "tree":
-            options.pop("max_clique", None)
+        engine = _auto(hierarchy, version, options)
+        options = {n: v for n, v in options.items() if n in _OPTIONS[engine]}
     if engine == "tree" and not hierarchy.is_forest:
         raise InferenceError(
             "engine='tree' needs a tree or forest, but the hierarchy is a DAG (some class "
@@ -138,6 +155,16 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
     if options.get("return_report"):
         return out, report
     return out
+
+
+def _auto(hierarchy, version, options):
+    """The engine of ``engine="auto"``; warns when its answer is approximate."""
+    budget = options.get("budget_bytes", DEFAULT_BUDGET)
+    engine, exact = choose_engine(hierarchy, version, budget_bytes=budget, max_clique=options.get("max_clique", 20))
+    if not exact:
+        plan = inference_plan(hierarchy, budget_bytes=budget, max_clique=options.get("max_clique", 20))
+        warnings.warn(approximation_message(plan), ApproximationWarning, stacklevel=3)
+    return engine
 
 
 def _indpt(hierarchy, theta, l0, l1, engine, options):

@@ -24,6 +24,7 @@ import numpy as np
 from ..exceptions import InferenceError
 from ..hierarchy import _preview
 from ._common import impossible_evidence, posterior_from_logs
+from ._sparse_junction import DEFAULT_BUDGET
 from ._triangulation import triangulation
 
 __all__ = ["junction_full", "compile_junction_tree", "JunctionTree"]
@@ -62,6 +63,13 @@ class JunctionTree:
         sets, nbrs = triangulation(hierarchy, "min-fill")
         if max(len(c) for c in sets) > max_clique:
             raise _refuse(hierarchy, sets, max_clique)
+        need = sum(2 ** len(c) * (len(c) + 24) for c in sets)  # bool grids, log potentials per object
+        if need > DEFAULT_BUDGET:
+            raise InferenceError(
+                f"engine='junction' would need about {need / 2**30:.3g} GiB for its dense clique tables "
+                f"(largest clique {max(len(c) for c in sets)} classes), more than {DEFAULT_BUDGET / 2**30:.3g} "
+                "GiB; use engine='sparse' or engine='auto'"
+            )
         # root each tree at its largest clique; parents before children
         order, parent = [], {}
         seen = set()

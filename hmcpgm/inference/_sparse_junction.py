@@ -35,9 +35,10 @@ from ..exceptions import InferenceError
 from ._common import impossible_evidence
 from ._triangulation import count_feasible, triangulation
 
-__all__ = ["SparseJunctionTree", "compile_sparse_junction_tree", "sparse_junction_full", "DEFAULT_BUDGET"]
+__all__ = ["SparseJunctionTree", "compile_sparse_junction_tree", "sparse_junction_full", "sparse_size",
+           "DEFAULT_BUDGET"]
 
-DEFAULT_BUDGET = 2 * 2**30  # bytes for the per-object working memory of all threads
+DEFAULT_BUDGET = 4 * 2**30  # bytes: compiled structure plus the working memory of all threads
 _MAX_WIDTH = 62  # clique members held in one int64 state code
 _GROUP_BITS = 12  # local factors are packed into groups of at most this many members
 _MAX_BATCH = 16
@@ -76,25 +77,17 @@ class SparseJunctionTree:
         anc = hierarchy.ancestor_matrix
         k = hierarchy.n_classes
         self.n_classes = k
-        best = None
-        self.candidates = {}
-        for crit in ("min-fill", "weighted"):
-            sets, nbrs = triangulation(hierarchy, crit)
-            width = max(len(c) for c in sets)
-            counts = [count_feasible(sorted(c), anc) for c in sets]
-            self.candidates[crit] = {"states": int(sum(counts)), "max_clique_size": width,
-                                     "max_states": int(max(counts))}
-            if width > _MAX_WIDTH:
-                continue
-            if best is None or sum(counts) < sum(best[3]):
-                best = (crit, sets, nbrs, counts)
-        if best is None:
+        size = sparse_size(hierarchy)
+        self.candidates = size["candidates"]
+        if size["criterion"] is None:
             raise InferenceError(
                 f"engine='sparse' holds a clique's configuration in 64 bits, but every "
                 f"triangulation of this hierarchy has a clique wider than {_MAX_WIDTH} classes "
                 f"(min-fill: {self.candidates['min-fill']['max_clique_size']}); use engine='loopy'"
             )
-        self.criterion, sets, nbrs, counts = best
+        self.criterion = size["criterion"]
+        sets, nbrs = triangulation(hierarchy, self.criterion)
+        counts = size["counts"]
         order, parent = _root_forest(sets, nbrs, counts)
         index = {c: i for i, c in enumerate(order)}
         self.cliques = []
@@ -302,8 +295,8 @@ class SparseJunctionTree:
         return t1, 1.0 - t1
 
     def batch_size(self, budget_bytes, n_threads=1):
-        """Objects per batch (per thread) within ``budget_bytes``; 0 if one object does not fit."""
-        per_thread = budget_bytes // max(1, n_threads)
+        """Objects per batch (per thread) within ``budget_bytes`` (structure included); 0 if none fits."""
+        per_thread = (budget_bytes - self.structure_bytes) // max(1, n_threads)
         return int(min(_MAX_BATCH, per_thread // self.object_bytes))
 
 
@@ -343,6 +336,51 @@ def _root_forest(sets, nbrs, counts):
         for u in queue:
             parent[u] = par[u]
     return order, parent
+
+
+@lru_cache(maxsize=32)
+def sparse_size(hierarchy):
+    """Sizes of the sparse junction tree without listing any state (cheap; cached).
+
+    Tries min-fill and the weighted min-fill, keeps the one with fewer feasible
+    states among those whose cliques fit 64-bit codes. Returns a dict: ``criterion``
+    (None if none fits), ``counts`` (feasible states per clique), ``total_states``,
+    ``max_states``, ``max_clique_size``, ``separator_states``, ``max_child_states``
+    (largest sum of a clique's children's separator states), ``dense_states``,
+    ``object_bytes`` and ``structure_bytes`` (estimates), ``candidates``.
+    """
+    anc = hierarchy.ancestor_matrix
+    best = None
+    candidates = {}
+    for crit in ("min-fill", "weighted"):
+        sets, nbrs = triangulation(hierarchy, crit)
+        width = max(len(c) for c in sets)
+        counts = [count_feasible(sorted(c), anc) for c in sets]
+        candidates[crit] = {"states": int(sum(counts)), "max_clique_size": width, "max_states": int(max(counts))}
+        if width <= _MAX_WIDTH and (best is None or sum(counts) < sum(best[3])):
+            best = (crit, sets, nbrs, counts)
+    out = {"criterion": None, "candidates": candidates}
+    if best is None:
+        return out
+    crit, sets, nbrs, counts = best
+    sep = {}
+    for i in range(len(sets)):
+        for j in nbrs[i]:
+            if i < j:
+                sep[i, j] = count_feasible(sorted(sets[i] & sets[j]), anc)
+    child_states = max((sum(sep[min(i, j), max(i, j)] for j in nbrs[i]) for i in range(len(sets))), default=0)
+    n_sep = sum(sep.values())
+    k = hierarchy.n_classes
+    out.update(
+        criterion=crit, counts=counts, total_states=int(sum(counts)), max_states=int(max(counts)),
+        max_clique_size=max(len(c) for c in sets), separator_states=int(n_sep),
+        max_child_states=int(child_states), dense_states=int(sum(2 ** len(c) for c in sets)),
+        # as SparseJunctionTree.object_bytes, with the largest group tables
+        object_bytes=int(8 * (2 * n_sep + child_states + 3 * 2**_GROUP_BITS + 5 * k) + len(sets)),
+        # state codes (8 bytes), block pointers and wide-child maps (at most 4 + 8 per state)
+        structure_bytes=int(20 * sum(counts)),
+    )
+    return out
 
 
 @lru_cache(maxsize=16)
