@@ -121,7 +121,7 @@ def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAUL
     n_iter = np.zeros(m, dtype=np.int64)
     residual = np.zeros(m)
     loopy_kernel(ev, log_th, root_logit, g.order, g.in_ptr, g.edge_par, damping, tol, max_iter,
-                 out, converged, n_iter, residual)
+                 out, converged, n_iter, residual, np.zeros((0, k)), np.zeros((0, len(g.edge_par))))
     bad = np.isnan(out).any(axis=1)
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad))
