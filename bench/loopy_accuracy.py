@@ -32,7 +32,7 @@ HMC = Path(os.environ.get("HMCPGM_HMC_DATA", Path(__file__).resolve().parents[2]
 VARIANTS = {
     "loopy, defaults (no damping)": {},
     "loopy, damping 0.5": {"damping": 0.5},
-    "loopy, spanning-forest start": "forest",
+    "loopy, spanning-forest start": {"start": "forest"},
 }
 
 
@@ -62,66 +62,7 @@ def breakdown(h, exact, approx):
     return rows
 
 
-def forest_start(h, theta, lik):
-    """Starting messages of loopy BP from the exact solution on a spanning forest.
-
-    The forest keeps each class's first parent. Factor-to-parent messages of kept
-    edges are the forest's upward messages, the others start uniform; each class's
-    factor-to-child message is what makes its belief the forest's exact posterior.
-    """
-    from hmcpgm.inference._loopy import _graph
-
-    k = h.n_classes
-    keep = [p[0] if len(p) else None for p in h.parent_indices]
-    forest = Hierarchy.from_parents(keep)
-    post = mlpr_from_likelihoods(forest, theta, lik, engine="tree")  # (M, K)
-    with np.errstate(divide="ignore"):
-        ev = np.log(lik[:, :, 1]) - np.log(lik[:, :, 0])
-        log_th, log_1mth = np.log(theta), np.log1p(-theta)
-    a = ev.copy()  # class log-odds from its own evidence and its kept children
-    up = np.zeros_like(ev)  # message of each class to its kept parent
-    for c in np.asarray(forest.topological_order)[::-1]:
-        if keep[c] is not None:
-            up[:, c] = np.logaddexp(log_1mth[c], log_th[c] + a[:, c])
-            a[:, keep[c]] += up[:, c]
-    g = _graph(h)
-    fp0 = np.zeros((len(lik), len(g.edge_par)))
-    for c in range(k):
-        for e in range(g.in_ptr[c], g.in_ptr[c + 1]):
-            if g.edge_par[e] == keep[c]:
-                fp0[:, e] = up[:, c]
-    with np.errstate(divide="ignore"):
-        fc0 = np.log(post) - np.log1p(-post) - a
-    roots = np.array([p is None for p in keep])
-    fc0[:, roots] = (log_th - log_1mth)[roots]
-    return np.nan_to_num(fc0, posinf=50.0, neginf=-50.0), fp0
-
-
-def run_forest_start(h, theta, lik):
-    from hmcpgm.inference._loopy import _graph
-    from hmcpgm.inference._loopy_kernel import loopy_kernel
-
-    t = time.perf_counter()
-    fc0, fp0 = forest_start(h, theta, lik)
-    g = _graph(h)
-    m, k = lik.shape[:2]
-    with np.errstate(divide="ignore"):
-        ev = np.ascontiguousarray(np.log(lik[:, :, 1]) - np.log(lik[:, :, 0]))
-        log_th = np.log(theta)
-        root_logit = log_th - np.log1p(-theta)
-    out = np.empty((m, k))
-    converged = np.zeros(m, dtype=bool)
-    n_iter = np.zeros(m, dtype=np.int64)
-    residual = np.zeros(m)
-    loopy_kernel(ev, log_th, root_logit, g.order, g.in_ptr, g.edge_par, 0.0, 1e-6, 200, out, converged, n_iter,
-                 residual, fc0, fp0)
-    return out, converged, time.perf_counter() - t
-
-
 def run_loopy(h, theta, lik, opts):
-    if opts == "forest":
-        out, converged, secs = run_forest_start(h, theta, lik)
-        return out, converged, secs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         t = time.perf_counter()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import dags, hierarchies
+from strategies import dags, hierarchies, polytrees
 
 from hmcpgm import ApproximationWarning, Hierarchy, InferenceError, inference_plan, mlpr_from_likelihoods
 from hmcpgm.inference import choose_engine
@@ -169,7 +169,7 @@ def test_auto_warns_exactly_when_it_falls_back_to_loopy():
         np.testing.assert_allclose(mlpr_from_likelihoods(h, theta, lik), exact, atol=ATOL)
     with pytest.warns(ApproximationWarning, match="approximate"):
         approx = mlpr_from_likelihoods(h, theta, lik, budget_bytes=1000)
-    loopy = mlpr_from_likelihoods(h, theta, lik, engine="loopy")
+    loopy = mlpr_from_likelihoods(h, theta, lik, engine="loopy", start="forest")
     np.testing.assert_allclose(approx, loopy, atol=1e-12)
     assert choose_engine(h, budget_bytes=1000) == ("loopy", False)
     # a polytree: loopy BP is exact there, so no warning even when nothing else fits
@@ -231,3 +231,21 @@ def test_proposition_1_on_a_wide_gene_ontology_subdag(go_data):
     out = mlpr_from_likelihoods(h, theta, lik)
     edges = np.asarray(h.edge_indices)
     assert (out[:, edges[:, 1]] <= out[:, edges[:, 0]] + 1e-12).all()
+
+
+@SETTINGS
+@given(h=polytrees(max_classes=9), seed=st.integers(0, 2**32 - 1), exotic=st.sampled_from([0.0, 0.1]))
+def test_loopy_from_a_spanning_forest_start_is_exact_on_polytrees(h, seed, exotic):
+    theta, lik = random_problem(h, seed, exotic=exotic)
+    ref = outcome(h, theta, lik, engine="enumerate")
+    got = outcome(h, theta, lik, engine="loopy", start="forest")
+    if isinstance(ref, str) or isinstance(got, str):
+        assert ref == got
+    else:
+        np.testing.assert_allclose(got, ref, atol=1e-6)
+
+
+def test_loopy_start_is_checked():
+    h = Hierarchy.from_parents([None, 0])
+    with pytest.raises(InferenceError, match="start must be one of"):
+        mlpr_from_likelihoods(h, [0.5, 0.5], np.ones((1, 2, 2)), engine="loopy", start="tree")

@@ -51,7 +51,7 @@ _OPTIONS = {
     "sparse": {"budget_bytes", "progress"},
     "tree": set(),
     "junction": {"max_clique"},
-    "loopy": {"damping", "tol", "max_iter", "return_report"},
+    "loopy": {"damping", "tol", "max_iter", "start", "return_report"},
     "pgmpy": set(),
     "enumerate": {"max_classes"},
 }
@@ -85,7 +85,7 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
     **options
         ``max_clique`` (junction and auto, default 20), ``budget_bytes`` (sparse and
         auto, default 4 GiB), ``progress`` (sparse and auto: a progress bar),
-        ``damping``, ``tol``, ``max_iter``, ``return_report`` (loopy),
+        ``damping``, ``tol``, ``max_iter``, ``start``, ``return_report`` (loopy),
         ``max_classes`` (enumerate, default 20).
 
     Returns
@@ -129,6 +129,8 @@ def mlpr_from_likelihoods(hierarchy, theta, likelihoods, version="full", engine=
     if engine == "auto":
         engine = _auto(hierarchy, version, options)
         options = {n: v for n, v in options.items() if n in _OPTIONS[engine]}
+        if engine == "loopy":
+            options["start"] = "forest"  # measured closer to the exact answer (bench/loopy_accuracy.py)
     if engine == "tree" and not hierarchy.is_forest:
         raise InferenceError(
             "engine='tree' needs a tree or forest, but the hierarchy is a DAG (some class "
@@ -191,7 +193,8 @@ def _empty_report(options):
 
 
 def loopy_belief_propagation(hierarchy, theta, likelihoods, *, damping=_LOOPY_DEFAULTS["damping"],
-                             tol=_LOOPY_DEFAULTS["tol"], max_iter=_LOOPY_DEFAULTS["max_iter"]):
+                             tol=_LOOPY_DEFAULTS["tol"], max_iter=_LOOPY_DEFAULTS["max_iter"],
+                             start=_LOOPY_DEFAULTS["start"]):
     """Full-evidence mLPRs by batched loopy belief propagation, with a convergence report.
 
     Exact on forests and on polytrees (DAGs whose undirected skeleton has no
@@ -212,6 +215,12 @@ def loopy_belief_propagation(hierarchy, theta, likelihoods, *, damping=_LOOPY_DE
         An object has converged when no message changed by more than ``tol``
         (in log-odds) in one iteration.
     max_iter : int, default 200
+    start : {"uniform", "forest"}, default "uniform"
+        Starting messages. ``"forest"`` starts from the exact solution on the
+        spanning forest that keeps each class's first parent; on DAGs with loops,
+        where loopy BP has several fixed points, it reached a closer one in
+        ``bench/loopy_accuracy.py`` (smaller mean and 99.9% quantile of the error,
+        the same worst case). ``engine="auto"`` uses it when it falls back to loopy BP.
 
     Returns
     -------
@@ -233,5 +242,5 @@ def loopy_belief_propagation(hierarchy, theta, likelihoods, *, damping=_LOOPY_DE
     """
     return mlpr_from_likelihoods(
         hierarchy, theta, likelihoods, engine="loopy", damping=damping, tol=tol,
-        max_iter=max_iter, return_report=True,
+        max_iter=max_iter, start=start, return_report=True,
     )

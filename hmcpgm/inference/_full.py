@@ -22,5 +22,5 @@ def full_posterior(hierarchy, theta, l0, l1, engine, options):
                                     progress=options.get("progress", False)), None
     from ._loopy import loopy_full
 
-    opts = {n: options[n] for n in ("damping", "tol", "max_iter") if n in options}
+    opts = {n: options[n] for n in ("damping", "tol", "max_iter", "start") if n in options}
     return loopy_full(hierarchy, theta, l0, l1, **opts)
