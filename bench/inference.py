@@ -1,4 +1,4 @@
-"""Benchmark of the mLPR engines (run: python bench/inference.py; about 2 minutes).
+"""Benchmark of the mLPR engines (run: python bench/inference.py; about 8 minutes, 5 of them for the GO section).
 
 1. Batched exact tree engine on the paper's 25-class forest (SPEC section 9), M = 10,000
    objects with likelihoods from the paper's Beta score model, against pgmpy exact
