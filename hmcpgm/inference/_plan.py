@@ -27,8 +27,8 @@ __all__ = ["EngineEstimate", "InferencePlan", "inference_plan", "choose_engine",
 MAX_CLIQUE = 20  # the dense junction tree's default largest clique
 
 # seconds per work unit (see the module docstring); measured by bench/inference.py
-_COST = {"tree": 2e-8, "junction": 1.5e-7, "sparse": 4e-8, "loopy": 3e-8}
-_PER_CLIQUE = {"junction": 2e-6, "sparse": 2e-5}
+_COST = {"tree": 2e-8, "junction": 1.5e-7, "sparse": 3.5e-8, "loopy": 3e-8}
+_PER_CLIQUE = {"junction": 8e-6, "sparse": 2e-6}
 _LOOPY_ITERATIONS = 10
 
 
@@ -154,7 +154,7 @@ def inference_plan(hierarchy, *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLI
     >>> from hmcpgm import Hierarchy
     >>> plan = inference_plan(Hierarchy.from_parents([None, None, [0, 1], [0, 1]]))
     >>> plan.engine, plan.exact
-    ('junction', True)
+    ('sparse', True)
     >>> plan["sparse"].states < plan["junction"].states  # only feasible configurations
     True
     """

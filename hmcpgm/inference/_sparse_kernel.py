@@ -113,19 +113,6 @@ def blocks(keys):
 
 
 @_jit
-def _cpd(c, lo, hi, bcpd, bcpd_bit, bcpd_pmask, t1, t0):
-    """Product of the clique's wide CPD entries at state ``c`` (``t1, t0``: linear or log tables)."""
-    v = 1.0
-    for a in range(lo, hi):
-        e = bcpd[a]
-        if (c >> bcpd_bit[a]) & 1:
-            v *= t1[e]
-        elif (c & bcpd_pmask[a]) == bcpd_pmask[a]:
-            v *= t0[e]
-    return v
-
-
-@_jit
 def _cpd_log(c, lo, hi, bcpd, bcpd_bit, bcpd_pmask, lt1, lt0):
     x = 0.0
     for a in range(lo, hi):
