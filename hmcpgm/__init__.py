@@ -22,6 +22,7 @@ _LAZY = {
     "augmented_network": "network",
     "mlpr_from_likelihoods": "inference",
     "loopy_belief_propagation": "inference",
+    "inference_plan": "inference",
     "MLPR": "estimator",
     "save_model": "persist",
     "load_model": "persist",

@@ -55,8 +55,11 @@ class ConvergenceWarning(HmcpgmWarning):
 
 
 class ApproximationWarning(HmcpgmWarning):
-    """The answer is approximate: exact inference was out of reach and an approximate
-    engine (loopy belief propagation) answered instead."""
+    """The answer is approximate: the chosen engine is not exact on this hierarchy.
+
+    ``engine="auto"`` emits it when no exact engine fits the memory budget and loopy
+    belief propagation (exact only on forests and polytrees) answers instead.
+    """
 
 
 class CutoffWarning(HmcpgmWarning):

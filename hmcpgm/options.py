@@ -12,7 +12,7 @@ __all__ = ["VERSIONS", "ENGINES", "SCORE_MODELS", "RANK_METHODS", "check_choice"
 VERSIONS = ("full", "nbh", "indpt")
 """mLPR versions: evidence from every class, from the neighbourhood, from the class alone."""
 
-ENGINES = ("auto", "tree", "junction", "loopy", "pgmpy", "enumerate")
+ENGINES = ("auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate")
 """Inference engines of :func:`hmcpgm.mlpr_from_likelihoods`."""
 
 SCORE_MODELS = ("lpr", "gaussian", "kde", "precision")

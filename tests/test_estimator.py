@@ -259,7 +259,7 @@ def test_class_without_positives():
 
 
 def test_dag_hierarchy_end_to_end():
-    # d has two parents; auto picks the exact junction tree engine
+    # d has two parents; auto picks an exact engine (a junction tree)
     h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "d"), ("b", "d"), ("d", "e")])
     rng = np.random.default_rng(3)
     m = 3000

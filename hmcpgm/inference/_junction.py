@@ -14,7 +14,7 @@ own potential is -inf at the same configurations, so the cavity value there is
 irrelevant and is set to -inf (the 0/0 := 0 rule).
 
 The cost is exponential in the largest clique: compilation refuses, with the
-clique's size and classes, when it exceeds ``max_clique``.
+size and classes of the largest clique, when it exceeds ``max_clique``.
 """
 
 from functools import lru_cache
@@ -25,56 +25,25 @@ from ..exceptions import TooLargeError
 from ..network import log_cpd
 from .._util import preview
 from ._common import impossible_evidence, posterior_from_logs
+from ._sparse_junction import DEFAULT_BUDGET
+from ._triangulation import triangulation
 
 __all__ = ["junction_full", "compile_junction_tree", "JunctionTree"]
 
 _BUDGET = 2**22  # floats per chunk of objects (messages and one clique at a time)
 
 
-def _min_fill_cliques(hierarchy, max_clique):
-    """Elimination cliques of the moral graph, in elimination order, with min-fill."""
-    k = hierarchy.n_classes
-    adj = [set() for _ in range(k)]
-    for j in range(k):
-        fam = [j, *hierarchy.parent_indices[j]]
-        for a in fam:
-            for b in fam:
-                if a != b:
-                    adj[a].add(b)
-
-    def fill(v):
-        nb = list(adj[v])
-        return sum(1 for i, a in enumerate(nb) for b in nb[i + 1:] if b not in adj[a])
-
-    fills = [fill(v) for v in range(k)]
-    alive = set(range(k))
-    cliques = []  # (eliminated node, clique as frozenset)
-    while alive:
-        v = min(alive, key=lambda u: (fills[u], len(adj[u]), u))
-        clique = frozenset(adj[v] | {v})
-        if len(clique) > max_clique:
-            names = [hierarchy.classes[i] for i in sorted(clique)]
-            raise TooLargeError(
-                f"engine='junction' needs a clique of {len(clique)} classes "
-                f"({preview(names, 8)}) after min-fill triangulation, more than "
-                f"max_clique={max_clique}; each clique costs 2^size per object. Raise "
-                "max_clique if memory allows, or use engine='loopy'"
-            )
-        cliques.append((v, clique))
-        nb = list(adj[v])
-        for i, a in enumerate(nb):
-            adj[a].discard(v)
-            for b in nb[i + 1:]:
-                adj[a].add(b)
-                adj[b].add(a)
-        alive.discard(v)
-        adj[v] = set()
-        touched = set(nb)
-        for a in nb:
-            touched |= adj[a]
-        for u in touched & alive:
-            fills[u] = fill(u)
-    return cliques
+def _refuse(hierarchy, sets, max_clique):
+    """The error for a min-fill junction tree wider than ``max_clique`` (its true widest clique)."""
+    widest = max(sets, key=len)
+    names = [hierarchy.classes[i] for i in sorted(widest)]
+    return TooLargeError(
+        f"engine='junction' needs a clique of {len(widest)} classes ({preview(names, 8)}) "
+        f"after min-fill triangulation (its largest), more than max_clique={max_clique}; "
+        f"a dense clique table costs 2^{len(widest)} entries per object. Use "
+        "engine='sparse' (exact, stores only the configurations the hierarchy allows), "
+        "engine='auto', or engine='loopy' (approximate)"
+    )
 
 
 class JunctionTree:
@@ -92,39 +61,20 @@ class JunctionTree:
     """
 
     def __init__(self, hierarchy, max_clique):
-        elim = _min_fill_cliques(hierarchy, max_clique)
-        pos = {v: i for i, (v, _) in enumerate(elim)}
-        sets = {i: c for i, (_, c) in enumerate(elim)}
-        # elimination tree: clique i hangs under the clique of the first-eliminated
-        # of its other members
-        nbrs = {i: set() for i in sets}
-        for i, (v, c) in enumerate(elim):
-            rest = [pos[u] for u in c if u != v]
-            if rest:
-                j = min(rest)
-                nbrs[i].add(j)
-                nbrs[j].add(i)
-        # contract edges between nested cliques until every clique is maximal
-        changed = True
-        while changed:
-            changed = False
-            for i in list(sets):
-                if i not in sets:
-                    continue
-                for j in list(nbrs[i]):
-                    if sets[i] <= sets[j]:
-                        for n in nbrs[i] - {j}:
-                            nbrs[n].discard(i)
-                            nbrs[n].add(j)
-                            nbrs[j].add(n)
-                        nbrs[j].discard(i)
-                        del sets[i], nbrs[i]
-                        changed = True
-                        break
+        sets, nbrs = triangulation(hierarchy, "min-fill")
+        if max(len(c) for c in sets) > max_clique:
+            raise _refuse(hierarchy, sets, max_clique)
+        need = sum(2 ** len(c) * (len(c) + 24) for c in sets)  # bool grids, log potentials per object
+        if need > DEFAULT_BUDGET:
+            raise TooLargeError(
+                f"engine='junction' would need about {need / 2**30:.3g} GiB for its dense clique tables "
+                f"(largest clique {max(len(c) for c in sets)} classes), more than {DEFAULT_BUDGET / 2**30:.3g} "
+                "GiB; use engine='sparse' or engine='auto'"
+            )
         # root each tree at its largest clique; parents before children
         order, parent = [], {}
         seen = set()
-        for r in sorted(sets, key=lambda i: (-len(sets[i]), i)):
+        for r in sorted(range(len(sets)), key=lambda i: (-len(sets[i]), i)):
             if r in seen:
                 continue
             seen.add(r)
@@ -210,7 +160,7 @@ def _compiled(hierarchy, max_clique):
 
 
 def compile_junction_tree(hierarchy, max_clique=20):
-    """The cached junction tree of ``hierarchy`` (raises InferenceError if too wide)."""
+    """The cached junction tree of ``hierarchy`` (raises TooLargeError if too wide)."""
     return _compiled(hierarchy, int(max_clique))
 
 

@@ -39,7 +39,8 @@ from ._common import impossible_evidence
 
 __all__ = ["LoopyReport", "loopy_full", "DEFAULTS"]
 
-DEFAULTS = {"damping": 0.0, "tol": 1e-6, "max_iter": 200}
+DEFAULTS = {"damping": 0.0, "tol": 1e-6, "max_iter": 200, "start": "uniform"}
+STARTS = ("uniform", "forest")
 
 
 @dataclass(frozen=True)
@@ -84,11 +85,13 @@ class LoopyReport:
 
 
 def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAULTS["tol"],
-               max_iter=DEFAULTS["max_iter"], warn_unconverged=True):
+               max_iter=DEFAULTS["max_iter"], warn_unconverged=True, start=DEFAULTS["start"]):
     """Loopy BP posteriors; ``l0, l1`` are (K, M) log likelihoods. Returns ((K, M), report)."""
     from ._loopy_kernel import loopy_kernel
 
     damping, tol, max_iter = _check_options(damping, tol, max_iter)
+    if start not in STARTS:
+        raise InputError(f"start must be one of {STARTS}, got {start!r}")
     in_ptr, edge_par = hierarchy.parent_csr
     order = np.asarray(hierarchy.topological_order, dtype=np.int64)
     k, m = l0.shape
@@ -103,7 +106,7 @@ def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAUL
     n_iter = np.zeros(m, dtype=np.int64)
     residual = np.zeros(m)
     loopy_kernel(ev, log_th, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
-                 out, converged, n_iter, residual)
+                 out, converged, n_iter, residual, *_start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start))
     bad = np.isnan(out).any(axis=1)
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad))
@@ -117,6 +120,46 @@ def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAUL
             ConvergenceWarning,
         )
     return np.ascontiguousarray(out.T), report
+
+
+def _start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start):
+    """Starting messages (M, K) and (M, E); none (uniform start) unless ``start="forest"``.
+
+    ``"forest"``: the exact solution on the spanning forest that keeps each class's
+    first parent. Kept edges start with the forest's upward messages, the other
+    edges uniform; each class's factor-to-child message starts at what makes its
+    belief the forest's exact posterior. Messages that come out infinite or
+    undefined (hard evidence) start uniform.
+    """
+    k, m = l0.shape
+    if start == "uniform":
+        return np.zeros((0, k)), np.zeros((0, len(edge_par)))
+    from ..hierarchy import Hierarchy
+    from ._tree import tree_full
+
+    keep = [int(p[0]) if len(p) else None for p in hierarchy.parent_indices]
+    forest = Hierarchy.from_parents(keep)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        post = tree_full(forest, theta, l0, l1)  # (K, M)
+        log_th, log_1mth = np.log(theta), np.log1p(-theta)
+        a = l1 - l0  # log-odds from each class's evidence and its kept children
+        up = np.zeros_like(a)
+        for c in np.asarray(forest.topological_order)[::-1]:
+            if keep[c] is not None:
+                up[c] = np.logaddexp(log_1mth[c], log_th[c] + a[c])
+                a[keep[c]] += up[c]
+        fc0 = np.log(post) - np.log1p(-post) - a
+    roots = np.array([p is None for p in keep])
+    fc0[roots] = 0.0
+    fc0[~np.isfinite(fc0)] = 0.0
+    up[~np.isfinite(up)] = 0.0
+    with np.errstate(divide="ignore"):
+        fc0[roots] = (log_th - log_1mth)[roots, None]
+    fp0 = np.zeros((m, len(edge_par)))
+    child = np.repeat(np.arange(k), np.diff(in_ptr))
+    kept = np.array([keep[c] == p for c, p in zip(child, edge_par)], dtype=bool)
+    fp0[:, kept] = up[child[kept]].T
+    return np.ascontiguousarray(fc0.T), fp0
 
 
 def _check_options(damping, tol, max_iter):

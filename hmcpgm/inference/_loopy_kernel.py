@@ -121,12 +121,14 @@ def _resum(fp, edge_par, s_fin, s_pos, s_neg):
 
 @_jit_parallel
 def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
-                 out, converged, n_iter, residual):
+                 out, converged, n_iter, residual, fc0, fp0):
     """Loopy BP for every object (rows of ``ev_all``, shape (M, K)); fills the outputs.
 
     Edges are sorted by child: the parents of class ``c`` are
     ``edge_par[in_ptr[c]:in_ptr[c + 1]]`` and ``fp`` holds one factor-to-parent
-    message per edge in that order.
+    message per edge in that order. ``fc0`` (M, K) and ``fp0`` (M, E) are starting
+    messages; with zero rows every object starts from uniform messages (roots: their
+    prior).
     """
     n_obj, k = ev_all.shape
     n_e = len(edge_par)
@@ -138,12 +140,14 @@ def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, t
         s_pos = np.empty(k, dtype=np.int64)
         s_neg = np.empty(k, dtype=np.int64)
         ev = ev_all[m]
-        for c in range(k):
-            fc[c] = root_logit[c] if in_ptr[c + 1] == in_ptr[c] else 0.0
-        fp[:] = 0.0
-        s_fin[:] = 0.0
-        s_pos[:] = 0
-        s_neg[:] = 0
+        if fc0.shape[0] > 0:
+            fc[:] = fc0[m]
+            fp[:] = fp0[m]
+        else:
+            for c in range(k):
+                fc[c] = root_logit[c] if in_ptr[c + 1] == in_ptr[c] else 0.0
+            fp[:] = 0.0
+        _resum(fp, edge_par, s_fin, s_pos, s_neg)
         change = math.inf
         it = 0
         done = False
