@@ -89,6 +89,9 @@ def _shared_parents():
     group = inference.add_argument_group("inference")
     group.add_argument("--mlpr-version", choices=VERSIONS, help="mLPR version (fit: default full; predict: the model's)")
     group.add_argument("--engine", choices=ENGINES, help="inference engine (default: auto)")
+    group.add_argument("--budget-gb", type=_number_in(0.001, float("inf")), metavar="G",
+                       help="memory budget of the exact engines in GiB (default 4): beyond it, auto falls "
+                            "back to loopy BP with a warning")
     group.add_argument("--max-clique", type=_int_at_least(1), metavar="N",
                        help="junction tree: the largest clique allowed (default 20)")
     group.add_argument("--damping", type=_number_in(0.0, 1.0), metavar="D",
@@ -99,6 +102,8 @@ def _shared_parents():
 
 def _inference_options(args):
     opts = {}
+    if args.budget_gb is not None:
+        opts["budget_bytes"] = int(args.budget_gb * 2**30)
     if args.max_clique is not None:
         opts["max_clique"] = args.max_clique
     if args.damping is not None:
@@ -324,7 +329,10 @@ def _run_predict(args):
     mlpr = np.concatenate(parts) if parts else np.zeros((0, k))
     id_column = args.id_column or "id"
     write_matrix(args.output, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
-    print(f"wrote mLPRs of {len(mlpr)} objects ({model.version} version) to {args.output}")
+    engine, exact = model.engine_in_use()
+    how = f"{model.version} version" if engine == "indpt" else \
+        f"{model.version} version, {engine} engine, {'exact' if exact else 'approximate'}"
+    print(f"wrote mLPRs of {len(mlpr)} objects ({how}) to {args.output}")
     if args.decisions:
         d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
         write_matrix(args.decisions, d, model.hierarchy_, ids=ids, id_column=id_column)

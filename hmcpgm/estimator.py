@@ -67,8 +67,9 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     eps : float, default 1e-6
         The ``"lpr"`` score model clips LPRs to ``[eps, 1 - eps]``.
     inference_options : dict, optional
-        Extra keyword options of the engine (``max_clique``, ``damping``,
-        ``tol``, ``max_iter``, ``max_classes``).
+        Extra keyword options of the engine (``budget_bytes``, ``max_clique``,
+        ``damping``, ``tol``, ``max_iter``, ``max_classes``); see
+        :func:`hmcpgm.mlpr_from_likelihoods`.
 
     Attributes
     ----------
@@ -297,6 +298,25 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             engine=self.engine,
             **(self.inference_options or {}),
         )
+
+    def engine_in_use(self):
+        """The inference engine :meth:`predict_proba` runs, and whether its answer is exact.
+
+        The policy of :func:`hmcpgm.inference.choose_engine` for ``engine="auto"``
+        (tree on forests, an exact junction tree within ``budget_bytes``, else loopy
+        BP with an :class:`~hmcpgm.exceptions.ApproximationWarning`).
+
+        Returns
+        -------
+        (str, bool)
+            The engine's name (``"indpt"`` for the indpt version, which needs no
+            network inference) and whether the answer is exact.
+        """
+        from .inference import engine_in_use
+
+        check_is_fitted(self, ["network_"])
+        opts = {k: v for k, v in (self.inference_options or {}).items() if k in ("budget_bytes", "max_clique")}
+        return engine_in_use(self.hierarchy_, self.version, self.engine, **opts)
 
     def predict(self, X):
         """Hierarchy-consistent 0/1 decisions: HierRank block mean >= ``threshold``.

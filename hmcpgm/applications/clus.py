@@ -116,9 +116,9 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     classifier : scikit-learn estimator, optional
         Replaces the first stage's default estimator.
     engine : str
-        Inference engine of the full version; ``"auto"`` takes the exact engine on
-        forests and the junction tree on DAGs when its cliques are small, loopy
-        belief propagation otherwise.
+        Inference engine; ``"auto"`` is the one policy of
+        :func:`hmcpgm.inference.choose_engine` (exact wherever an exact engine fits
+        the memory budget, loopy BP with a warning otherwise).
     kappas, alphas : tuples of float
         Precision/recall at kappa; Bayesian FDR targets.
     progress : bool
@@ -128,7 +128,8 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     -------
     dict
         ``dataset``, ``hierarchy`` (kind and counts), ``rows`` (train/valid/test),
-        ``first_stage``, ``engine`` (what ran the full version), ``methods``
+        ``first_stage``, ``engine`` (per version: which engine ran and whether it is
+        exact), ``methods``
         ({method: {metric: value}}), ``published`` (AU(PRC) of other systems),
         ``seconds`` (time per step).
     """
@@ -136,7 +137,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
 
     from ..datasets import load_hmc_arff
     from ..estimator import MLPR
-    from ..exceptions import HierarchyError, TooLargeError
+    from ..exceptions import HierarchyError
     from ..first_stage import fit_first_stage, out_of_fold_scores, predict_scores
 
     check_choice(first_stage, "first_stage", FIRST_STAGES)
@@ -168,19 +169,12 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     t0 = time.perf_counter()
     model = MLPR(hierarchy=hierarchy, allow_empty=True).fit(s_train, y_train)
     seconds["second_stage_fit"] = time.perf_counter() - t0
-    full_engine = "junction" if engine == "auto" and not hierarchy.is_forest else engine
+    engines = {}
     for version in tqdm(versions, desc="mLPR versions", disable=not progress, leave=False):
         t0 = time.perf_counter()
-        model.set_params(version=version, engine=full_engine if version == "full" else "auto")
-        try:
-            pair = (model.predict_proba(s_valid), model.predict_proba(s_test))
-        except TooLargeError:
-            if version != "full" or engine != "auto":
-                raise
-            full_engine = "loopy"  # the junction tree of this DAG is too wide
-            model.set_params(engine="loopy")
-            pair = (model.predict_proba(s_valid), model.predict_proba(s_test))
-        values[f"mLPR-{version}"] = pair
+        model.set_params(version=version, engine=engine)
+        engines[version] = dict(zip(("engine", "exact"), model.engine_in_use()))
+        values[f"mLPR-{version}"] = (model.predict_proba(s_valid), model.predict_proba(s_test))
         seconds[f"mlpr_{version}"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -201,7 +195,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         },
         "rows": {part: int(d.n_objects) for part, d in data.items()},
         "first_stage": first_stage,
-        "engine": {"full": full_engine},
+        "engine": engines,
         "methods": methods,
         "published": PUBLISHED_AUPRC.get(name, {}),
         "seconds": {k: round(v, 2) for k, v in seconds.items()},
@@ -222,7 +216,9 @@ def format_benchmark(result):
         f"{result['dataset']}: {h['kind']} of {h['classes']} classes ({h['evaluated_classes']} evaluated, "
         f"{h['multi_parent_classes']} with several parents); rows train/valid/test "
         f"{result['rows']['train']}/{result['rows']['valid']}/{result['rows']['test']}; "
-        f"{result['first_stage']} first stage; full mLPR by the {result['engine']['full']} engine",
+        f"{result['first_stage']} first stage; "
+        + ", ".join(f"mLPR-{v} by {e['engine']} ({'exact' if e['exact'] else 'approximate'})"
+                    for v, e in result["engine"].items()),
         "",
         "Percent on the test rows over evaluated classes; F1 at the max-F1 cutoff chosen on validation; "
         "violations = ancestor pairs out of order in the ranking",

@@ -40,14 +40,14 @@ from ._full import full_posterior
 from ._loopy import DEFAULTS as LOOPY_DEFAULTS
 from ._loopy import LoopyReport
 from ._nbh import nbh_posterior
-from ._plan import EngineEstimate, InferencePlan, approximation_message, choose_engine, inference_plan
+from ._plan import EngineEstimate, InferencePlan, approximation_message, choose_engine, engine_in_use, inference_plan
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport", "inference_plan",
-           "InferencePlan", "EngineEstimate", "choose_engine"]
+           "InferencePlan", "EngineEstimate", "choose_engine", "engine_in_use"]
 
 _OPTIONS = {
-    "auto": {"max_clique", "budget_bytes", "progress"},
+    "auto": {"max_clique", "budget_bytes", "progress", "damping", "tol", "max_iter"},  # passed on to its pick
     "sparse": {"budget_bytes", "progress"},
     "tree": set(),
     "junction": {"max_clique"},
@@ -84,7 +84,8 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     **options
         ``max_clique`` (junction and auto, default 20), ``budget_bytes`` (sparse and
         auto, default 4 GiB), ``progress`` (sparse and auto: a progress bar),
-        ``damping``, ``tol``, ``max_iter``, ``start``, ``return_report`` (loopy),
+        ``damping``, ``tol``, ``max_iter``, ``start``, ``return_report`` (loopy; auto
+        takes the first three and passes them on when it runs loopy),
         ``max_classes`` (enumerate, default 20).
 
     Returns

@@ -22,7 +22,9 @@ from functools import lru_cache
 from .._validation import check_hierarchy
 from ._sparse_junction import DEFAULT_BUDGET
 
-__all__ = ["EngineEstimate", "InferencePlan", "inference_plan", "choose_engine", "approximation_message"]
+__all__ = [
+    "EngineEstimate", "InferencePlan", "inference_plan", "choose_engine", "engine_in_use", "approximation_message",
+]
 
 MAX_CLIQUE = 20  # the dense junction tree's default largest clique
 
@@ -252,6 +254,23 @@ def choose_engine(hierarchy, version="full", *, budget_bytes=DEFAULT_BUDGET, max
         return ("tree" if hierarchy.is_forest else "junction"), True
     plan = _plan(hierarchy, int(budget_bytes), int(max_clique))
     return plan.engine, plan.exact
+
+
+def engine_in_use(hierarchy, version="full", engine="auto", *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLIQUE):
+    """The engine that ``mlpr_from_likelihoods(..., version=version, engine=engine)`` runs, and
+    whether its answer is exact: what every output reports.
+
+    Returns
+    -------
+    (str, bool)
+        ``("indpt", True)`` for the indpt version, which needs no network inference.
+    """
+    hierarchy = check_hierarchy(hierarchy)
+    if version == "indpt":
+        return "indpt", True
+    if engine == "auto":
+        return choose_engine(hierarchy, version, budget_bytes=budget_bytes, max_clique=max_clique)
+    return engine, engine != "loopy" or _is_polytree(hierarchy)
 
 
 def approximation_message(plan):
