@@ -22,7 +22,7 @@ import weakref
 import networkx as nx
 import numpy as np
 
-from ._compiled import jit
+from .._numba import jit
 from ._dag_greedy import dag_greedy_sequences
 
 __all__ = ["AUTO_MAX_STATES", "auto_sequences", "down_set_lattice", "greedy_sequences"]

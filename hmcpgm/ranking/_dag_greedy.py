@@ -28,13 +28,21 @@ searches of classes with several parent groups.
 
 import numpy as np
 
-from ._compiled import find, jit
+from .._numba import jit
+from ._compiled import emit_blocks, find, push_block
 
 __all__ = ["dag_greedy_sequences", "greedy_order", "greedy_workspace"]
 
 
-
 # an indexed binary max-heap: hkey/hid hold the entries, hpos[id] their slot (-1: absent)
+@jit
+def _put(hkey, hid, hpos, i, key, ident):
+    """Place the entry ``ident`` with ``key`` at slot ``i``."""
+    hkey[i] = key
+    hid[i] = ident
+    hpos[ident] = i
+
+
 @jit
 def _sift_up(hkey, hid, hpos, i):
     key = hkey[i]
@@ -43,13 +51,9 @@ def _sift_up(hkey, hid, hpos, i):
         up = (i - 1) >> 1
         if hkey[up] >= key:
             break
-        hkey[i] = hkey[up]
-        hid[i] = hid[up]
-        hpos[hid[i]] = i
+        _put(hkey, hid, hpos, i, hkey[up], hid[up])
         i = up
-    hkey[i] = key
-    hid[i] = ident
-    hpos[ident] = i
+    _put(hkey, hid, hpos, i, key, ident)
 
 
 @jit
@@ -64,13 +68,9 @@ def _sift_down(hkey, hid, hpos, size, i):
             child += 1
         if key >= hkey[child]:
             break
-        hkey[i] = hkey[child]
-        hid[i] = hid[child]
-        hpos[hid[i]] = i
+        _put(hkey, hid, hpos, i, hkey[child], hid[child])
         i = child
-    hkey[i] = key
-    hid[i] = ident
-    hpos[ident] = i
+    _put(hkey, hid, hpos, i, key, ident)
 
 
 @jit
@@ -78,9 +78,7 @@ def _heap_set(hkey, hid, hpos, size, ident, key):
     """Insert ``ident`` with ``key`` or change its key; returns the new size."""
     i = hpos[ident]
     if i < 0:
-        hkey[size] = key
-        hid[size] = ident
-        hpos[ident] = size
+        _put(hkey, hid, hpos, size, key, ident)
         _sift_up(hkey, hid, hpos, size)
         return size + 1
     old = hkey[i]
@@ -107,14 +105,10 @@ def _heap_pop(hkey, hid, hpos, size):
     while child < size:
         if child + 1 < size and hkey[child + 1] > hkey[child]:
             child += 1
-        hkey[i] = hkey[child]
-        hid[i] = hid[child]
-        hpos[hid[i]] = i
+        _put(hkey, hid, hpos, i, hkey[child], hid[child])
         i = child
         child = 2 * i + 1
-    hkey[i] = hkey[size]
-    hid[i] = hid[size]
-    hpos[hid[i]] = i
+    _put(hkey, hid, hpos, i, hkey[size], hid[size])
     _sift_up(hkey, hid, hpos, i)
     return size
 
@@ -265,25 +259,11 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
         node = first[r]
         while node >= 0:
             buf[j] = node
-            top += 1
-            st_start[top] = j
-            st_sum[top] = vals[node]
-            st_cnt[top] = 1
-            while top > nb and st_sum[top] * st_cnt[top - 1] > st_sum[top - 1] * st_cnt[top]:
-                st_sum[top - 1] += st_sum[top]
-                st_cnt[top - 1] += st_cnt[top]
-                top -= 1
+            top = push_block(st_start, st_sum, st_cnt, top, nb, j, vals[node])
             j += 1
             node = nxt[node]
         nb = top + 1
-    for b in range(nb):
-        bkey[b] = -st_sum[b] / st_cnt[b]
-    srt = np.argsort(bkey[:nb], kind="mergesort")
-    j = 0
-    for b in srt:
-        for i in range(st_start[b], st_start[b] + st_cnt[b]):
-            out[j] = buf[i]
-            j += 1
+    emit_blocks(st_start, st_sum, st_cnt, nb, bkey, buf, out)
     return scans
 
 

@@ -8,7 +8,15 @@ cache after the first call (compiling takes a few seconds once; see ``hmcpgm._nu
 import numpy as np
 
 from .._numba import jit as _jit
+from ._compiled import emit_blocks, push_block
 from ._compiled import find as _find
+
+
+@_jit
+def _swap(keys, ids, vers, a, b):
+    keys[a], keys[b] = keys[b], keys[a]
+    ids[a], ids[b] = ids[b], ids[a]
+    vers[a], vers[b] = vers[b], vers[a]
 
 
 @_jit
@@ -21,9 +29,7 @@ def _heap_push(keys, ids, vers, size, key, ident, ver):
         up = (i - 1) // 2
         if keys[up] >= keys[i]:
             break
-        keys[up], keys[i] = keys[i], keys[up]
-        ids[up], ids[i] = ids[i], ids[up]
-        vers[up], vers[i] = vers[i], vers[up]
+        _swap(keys, ids, vers, up, i)
         i = up
     return size + 1
 
@@ -45,9 +51,7 @@ def _heap_pop(keys, ids, vers, size):
             best = left + 1
         if keys[i] >= keys[best]:
             break
-        keys[best], keys[i] = keys[i], keys[best]
-        ids[best], ids[i] = ids[i], ids[best]
-        vers[best], vers[i] = vers[i], vers[best]
+        _swap(keys, ids, vers, best, i)
         i = best
     return size
 
@@ -226,23 +230,9 @@ def merge_within_objects(values, seq, seg_start, out):
             hi = seg_start[s + 1] if s + 1 < n_seg else n_cls
             top = nb - 1
             for j in range(lo, hi):
-                top += 1
-                st_start[top] = j
-                st_sum[top] = values[m, seq[m, j]]
-                st_cnt[top] = 1
-                while top > nb and st_sum[top] / st_cnt[top] > st_sum[top - 1] / st_cnt[top - 1]:
-                    st_sum[top - 1] += st_sum[top]
-                    st_cnt[top - 1] += st_cnt[top]
-                    top -= 1
+                top = push_block(st_start, st_sum, st_cnt, top, nb, j, values[m, seq[m, j]])
             nb = top + 1
-        for b in range(nb):
-            mean[b] = -st_sum[b] / st_cnt[b]
-        srt = np.argsort(mean[:nb], kind="mergesort")
-        j = 0
-        for b in srt:
-            for i in range(st_start[b], st_start[b] + st_cnt[b]):
-                out[m, j] = seq[m, i]
-                j += 1
+        emit_blocks(st_start, st_sum, st_cnt, nb, mean, seq[m], out[m])
 
 
 @_jit

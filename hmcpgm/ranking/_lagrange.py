@@ -23,7 +23,7 @@ object's best order so far: the multipliers steer the heuristic.
 
 import numpy as np
 
-from ._compiled import jit
+from .._numba import jit
 from ._dag_greedy import dag_greedy_sequences, greedy_order, greedy_workspace
 from ._merge import chain_merge
 from ._structure import object_catch, relaxed_edges
