@@ -11,7 +11,7 @@ from collections import deque
 
 from ..exceptions import InputError, MissingDependencyError
 
-__all__ = ["INSTALL", "import_optional", "open_client", "ordered_map", "is_dask_collection"]
+__all__ = ["INSTALL", "import_optional", "check_scheduler", "open_client", "ordered_map", "is_dask_collection"]
 
 #: The pip line that installs what :mod:`hmcpgm.scale` needs beyond the core.
 INSTALL = 'pip install "hmcpgm[scale]"'
@@ -37,6 +37,22 @@ def import_optional(module, what="this"):
 def is_dask_collection(obj):
     """True for a dask array, dataframe or delayed value."""
     return hasattr(obj, "__dask_graph__") and callable(obj.__dask_graph__) and obj.__dask_graph__() is not None
+
+
+def check_scheduler(scheduler):
+    """``scheduler`` if it is ``"local"`` or looks like a dask scheduler address, else an InputError.
+
+    Examples
+    --------
+    >>> check_scheduler("tcp://10.0.0.5:8786")
+    'tcp://10.0.0.5:8786'
+    """
+    if not isinstance(scheduler, str) or not (scheduler == "local" or _ADDRESS.match(scheduler)):
+        raise InputError(
+            "scheduler must be 'local' (a new local dask cluster) or the address of a running dask "
+            f"scheduler such as 'tcp://127.0.0.1:8786', got {scheduler!r}"
+        )
+    return scheduler
 
 
 def open_client(scheduler, *, processes=True, n_workers=None):
@@ -65,11 +81,7 @@ def open_client(scheduler, *, processes=True, n_workers=None):
     distributed = import_optional("distributed", "running chunks on dask")
     if isinstance(scheduler, distributed.Client):
         return scheduler, _nothing
-    if not isinstance(scheduler, str) or not (scheduler == "local" or _ADDRESS.match(scheduler)):
-        raise InputError(
-            "scheduler must be 'local' (a new local dask cluster) or the address of a running dask "
-            f"scheduler such as 'tcp://127.0.0.1:8786', got {scheduler!r}"
-        )
+    check_scheduler(scheduler)
     if scheduler == "local":
         import os
 
