@@ -83,11 +83,12 @@ def open_client(scheduler, *, processes=True, n_workers=None):
         return scheduler, _nothing
     check_scheduler(scheduler)
     if scheduler == "local":
+        import logging
         import os
 
         cluster = distributed.LocalCluster(
             n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
-            dashboard_address=None,
+            dashboard_address=None, silence_logs=logging.ERROR,
         )
         client = distributed.Client(cluster)
 

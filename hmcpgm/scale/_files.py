@@ -147,7 +147,9 @@ class TableWriter:
     CSV pieces are appended under one header, as ``DataFrame.to_csv`` writes them
     (so a file written in pieces is the file written at once). Parquet pieces
     become row groups of one file; text columns are stored as strings, object
-    columns of integers as int64.
+    columns of integers as int64. The pieces go to a hidden file beside ``path``,
+    renamed to ``path`` by :meth:`close`; :meth:`abort` (or leaving a ``with``
+    block by an exception) removes it, so a failed run leaves no partial output.
 
     Examples
     --------
@@ -166,6 +168,7 @@ class TableWriter:
         self.parquet = is_parquet(path)
         if self.parquet:
             _parquet(path)
+        self._part = self.path.with_name(f".{self.path.name}.hmcpgm-part")
         self._out = None
         self._header = True
         self.rows = 0
@@ -179,26 +182,37 @@ class TableWriter:
             if self._out is None:
                 pq = _parquet(self.path)
                 self._schema = pa.Schema.from_pandas(frame, preserve_index=False)
-                self._out = pq.ParquetWriter(self.path, self._schema)
+                self._out = pq.ParquetWriter(self._part, self._schema)
             self._out.write_table(pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False))
         else:
             if self._out is None:
-                self._out = open(self.path, "w", newline="", encoding="utf-8")
+                self._out = open(self._part, "w", newline="", encoding="utf-8")
             frame.to_csv(self._out, index=False, header=self._header)
             self._header = False
         self.rows += len(frame)
 
     def close(self):
-        """Finish the file (an empty table still gets its header when CSV)."""
+        """Finish the file and put it in place."""
         if self._out is not None:
             self._out.close()
             self._out = None
+            self._part.replace(self.path)
+
+    def abort(self):
+        """Drop what was written; ``path`` is left as it was."""
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        self._part.unlink(missing_ok=True)
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, kind, *exc):
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
 
 
 def _arrow_ready(frame):
@@ -259,9 +273,12 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
                 writers[1].write(matrix_frame(d, h, ids=block_ids, id_column=id_column or "id"))
                 positives += int(d.sum())
             n += len(p)
-    finally:
+    except BaseException:
         for w in writers:
-            w.close()
+            w.abort()
+        raise
+    for w in writers:
+        w.close()
     return n, positives if decisions else None
 
 
