@@ -88,7 +88,7 @@ def open_client(scheduler, *, processes=True, n_workers=None):
 
         cluster = distributed.LocalCluster(
             n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
-            dashboard_address=None, silence_logs=logging.ERROR,
+            dashboard_address=":0", silence_logs=logging.ERROR,  # any free port: no clash with a running cluster
         )
         client = distributed.Client(cluster)
 
