@@ -158,7 +158,8 @@ def one_run(args):
             "HierRank": stages.get("rank", 0.0), "store runs": stages.get("store", 0.0),
             "FDR cutoff (pass 2)": t2 - t_cut, "decisions (pass 2)": t3 - t2 - t_labels}
     result.update(
-        seconds=work, wall={"pass 1": t1 - t0, "pass 2": t3 - t_cut - t_labels, "total": t1 - t0 + t3 - t_cut - t_labels},
+        seconds=work,
+        wall={"pass 1": t1 - t0, "pass 2": t3 - t_cut - t_labels, "total": t1 - t0 + t3 - t_cut - t_labels},
         events_per_second={name: n / sec if sec > 0 else float("inf") for name, sec in work.items()},
         ru_maxrss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9,
         psutil_peak_gb=mem.peak / 1e9, rank=cut.rank, estimated_fdr=1 - cut.precision if cut.rank else None,
@@ -204,7 +205,7 @@ def table(args):
               + f" {r['wall']['total']:>8.1f} {r['ru_maxrss_gb']:>8.2f}G {r['psutil_peak_gb']:>6.2f}G")
     (ROOT / "docs/scale.json").write_text(json.dumps(rows, indent=2))
     plot(rows, ROOT / "docs/img/scale.png")
-    print(f"wrote docs/scale.json and docs/img/scale.png")
+    print("wrote docs/scale.json and docs/img/scale.png")
 
 
 def plot(rows, path):

@@ -195,7 +195,8 @@ def build_parser():
                    help="pseudo-count of the CPD estimates (default 0.5; 0 = plain fractions)")
     p.set_defaults(run=_run_fit)
 
-    p = sub.add_parser("predict", parents=[ids, quiet, inference, scale], help="compute mLPRs for new scores with a saved model",
+    p = sub.add_parser("predict", parents=[ids, quiet, inference, scale],
+                       help="compute mLPRs for new scores with a saved model",
                        description="Write the (objects x classes) mLPR matrix as CSV, and with --decisions the 0/1 "
                                    "matrix of the model's decision rule (HierRank block mean >= --threshold).")
     p.add_argument("model", help="a model saved by 'hmcpgm fit'")

@@ -271,7 +271,8 @@ def matrix_layout(path, hierarchy, name, *, id_column=None, header=None):
     if lines:
         header, delimiter = _header(path, what)
     if id_column is not None and id_column in {str(c) for c in hierarchy.classes}:
-        raise InputError(f"the id column {id_column!r} is the name of a class of the hierarchy; the ids need a column of their own")
+        raise InputError(f"the id column {id_column!r} is the name of a class of the hierarchy; the ids need a "
+                         "column of their own")
     if id_column is not None and id_column not in header:
         raise InputError(f"{what} {path}: no id column {id_column!r} (the header has {preview(header)})")
     class_columns = [c for c in header if c != id_column]
@@ -337,7 +338,8 @@ def _check_ids(ids, layout, first_row=0):
     what, path, id_column = layout.what, layout.path, layout.id_column
     empty = np.flatnonzero(np.asarray([not isinstance(i, str) or not i.strip() for i in ids]))
     if len(empty):
-        raise InputError(f"{what} {path}: {layout.row(first_row + int(empty[0]))} has no value in the id column {id_column!r}")
+        raise InputError(f"{what} {path}: {layout.row(first_row + int(empty[0]))} has no value in the id column "
+                         f"{id_column!r}")
     dup = repeated(ids)
     if dup:
         first = dup[0]

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import hierarchies, value_matrices
 
 from hmcpgm import MLPR, CutoffWarning, Hierarchy, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
 from hmcpgm.cli import main
@@ -28,8 +29,6 @@ from hmcpgm.scale import (
     rank_chunks,
     rank_model,
 )
-
-from strategies import hierarchies, value_matrices
 
 # a DAG of 20 classes (8 with two parents) whose junction tree stays small
 DAG = Hierarchy.from_parents([None, 0, 0, 1, [1, 2], 2, 3, [3, 4], 4, [5, 4], 5, 6, [7, 8], 9, [9, 10], None, 15,
