@@ -15,7 +15,7 @@ from .._arrays import count
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
-from ._pipeline import predict_stream, rank_stream
+from ._pipeline import predict_stream, progress_bar, rank_stream
 
 __all__ = ["read_matrix_chunks", "read_matrix_file", "TableWriter", "matrix_frame", "predict_files",
            "rank_files", "is_parquet"]
@@ -330,9 +330,10 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
                              f"from {low:.3g} to {high:.3g}")
         ranked.index = np.concatenate(ids) if ids and ids[0] is not None else np.arange(1, ranked.n_objects + 1)
         cut = None if fdr is None else ranked.bayes_cutoff(fdr)
-        with writer:
+        with writer, progress_bar(progress, ranked.n_events, "write", "events") as bar:
             for frame in ranked.iter_frames(batch, positives=None if cut is None else cut.rank):
                 writer.write(frame.rename(columns={"object": id_column or "object"}))
+                bar.update(len(frame))
     finally:
         ranked.close()
     return ranked.n_events, cut

@@ -19,7 +19,7 @@ from ._ranking import ChunkedRanking
 from ._runs import RunStore, rank_chunk
 
 __all__ = ["ModelMlpr", "NetworkMlpr", "row_chunks", "rank_stream", "rank_chunks", "rank_model",
-           "predict_stream", "predict_proba"]
+           "predict_stream", "predict_proba", "progress_bar"]
 
 
 # ---------------------------------------------------------------------- values of a chunk
@@ -152,7 +152,7 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
     runs = RunStore(store)
     summaries, start = [], 0
     try:
-        with _progress(progress, n_objects, "rank") as bar:
+        with progress_bar(progress, n_objects, "rank") as bar:
             client, close = open_client(scheduler)
             try:
                 items = enumerate(payloads)
@@ -264,7 +264,7 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
         blocks = X
     client, close = open_client(scheduler)
     try:
-        with _progress(progress, n_objects, "predict") as bar:
+        with progress_bar(progress, n_objects, "predict") as bar:
             for p, d in ordered_map(_predict_task, enumerate(blocks), client=client, shared=(model, decisions)):
                 bar.update(len(p))
                 yield p, d
@@ -299,10 +299,11 @@ def _rows(X):
     return None if n != n else int(n)  # a dask array of unknown length has nan rows
 
 
-def _progress(enabled, total, desc):
+def progress_bar(enabled, total, desc, unit="objects"):
+    """A tqdm bar on stderr (off when ``enabled`` is false or stderr is not a terminal)."""
     import sys
 
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit="objects", disable=True if not enabled else None,
+    return tqdm(total=total, desc=desc, unit=unit, disable=True if not enabled else None,
                 leave=False, file=sys.stderr)
