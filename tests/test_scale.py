@@ -135,6 +135,7 @@ def test_dask_local_cluster_gives_the_same_numbers(client, fitted):
     p = model.predict_proba(X)
     t0 = time.perf_counter()
     assert np.array_equal(predict_proba(model, X, chunk_size=777, scheduler=client), p)
+    assert np.array_equal(predict_proba(model, da.from_array(X, chunks=(900, 3)), scheduler=client), p)
     with rank_model(model, X, chunk_size=777, scheduler=client) as ranked:
         assert np.array_equal(_values_of(ranked), p)
         _assert_same_as_whole(ranked, p, h)
