@@ -109,13 +109,9 @@ def _shared_parents():
 
 
 def _scheduler(text):
-    from .scale import check_scheduler
+    from .scale import scheduler_option  # imported only when --scheduler is given
 
-    try:
-        return check_scheduler(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 'local' or a dask scheduler address such as "
-                                         f"tcp://127.0.0.1:8786, got {text!r}") from None
+    return scheduler_option(text)
 
 
 def _scale_requested(args, *paths):

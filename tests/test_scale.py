@@ -20,6 +20,7 @@ from hmcpgm import MLPR, CutoffWarning, Hierarchy, LabelNetwork, bayes_cutoff, h
 from hmcpgm.cli import main
 from hmcpgm.datasets import paper_forest
 from hmcpgm.exceptions import MissingDependencyError
+from hmcpgm.options import RANK_METHODS
 from hmcpgm.scale import (
     N_BINS,
     descending_bins,
@@ -174,6 +175,19 @@ def test_bins_never_increase_with_the_value(xs):
     assert np.all(np.diff(b) >= 0) and b.min() >= 0 and b.max() < N_BINS
     assert np.array_equal(descending_bins(-x), descending_bins(-x))  # deterministic
     assert descending_bins([0.0])[0] == descending_bins([-0.0])[0]
+
+
+@pytest.mark.parametrize("method", RANK_METHODS)
+@pytest.mark.parametrize("kind", ["forest", "dag"])
+def test_every_ranking_method_is_the_same_in_chunks(method, kind):
+    h = paper_forest() if kind == "forest" else DAG
+    if method == "horn" and kind == "dag":
+        pytest.skip("horn needs a forest")
+    p = np.round(np.random.default_rng(1).random((120, h.n_classes)), 2)
+    ranking = hier_rank(p, h, method=method)
+    with rank_chunks(p, h, chunk_size=37, method=method) as ranked:
+        assert np.array_equal(ranked.to_ranking().order, ranking.order)
+        assert np.array_equal(ranked.to_ranking().block_means, ranking.block_means)
 
 
 def test_the_top_event_of_many_equal_block_means_follows_the_object_order():

@@ -18,7 +18,7 @@ only when a cluster or a Parquet file is used; chunks in this process need
 neither.
 """
 
-from ._execute import INSTALL, check_scheduler, open_client
+from ._execute import INSTALL, check_scheduler, open_client, scheduler_option
 from ._files import TableWriter, predict_files, rank_files, read_matrix_chunks, read_matrix_file
 from ._pipeline import (
     ModelMlpr,
@@ -36,6 +36,6 @@ from ._runs import N_BINS, ChunkSummary, RunStore, descending_bins
 __all__ = [
     "ChunkedRanking", "ChunkSummary", "RunStore", "N_BINS", "descending_bins",
     "ModelMlpr", "NetworkMlpr", "row_chunks", "rank_stream", "rank_chunks", "rank_model",
-    "predict_stream", "predict_proba", "open_client", "check_scheduler", "INSTALL",
+    "predict_stream", "predict_proba", "open_client", "check_scheduler", "scheduler_option", "INSTALL",
     "read_matrix_chunks", "read_matrix_file", "TableWriter", "predict_files", "rank_files",
 ]

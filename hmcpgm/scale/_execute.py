@@ -11,7 +11,10 @@ from collections import deque
 
 from ..exceptions import InputError, MissingDependencyError
 
-__all__ = ["INSTALL", "import_optional", "check_scheduler", "open_client", "ordered_map", "is_dask_collection"]
+__all__ = [
+    "INSTALL", "import_optional", "check_scheduler", "scheduler_option", "open_client", "ordered_map",
+    "is_dask_collection",
+]
 
 #: The pip line that installs what :mod:`hmcpgm.scale` needs beyond the core.
 INSTALL = 'pip install "hmcpgm[scale]"'
@@ -53,6 +56,17 @@ def check_scheduler(scheduler):
             f"scheduler such as 'tcp://127.0.0.1:8786', got {scheduler!r}"
         )
     return scheduler
+
+
+def scheduler_option(text):
+    """The argparse type of ``--scheduler``: :func:`check_scheduler` with argparse's error."""
+    import argparse
+
+    try:
+        return check_scheduler(text)
+    except InputError:
+        raise argparse.ArgumentTypeError(f"expected 'local' or a dask scheduler address such as "
+                                         f"tcp://127.0.0.1:8786, got {text!r}") from None
 
 
 def open_client(scheduler, *, processes=True, n_workers=None):

@@ -127,8 +127,8 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
         return ``(values, {stage: seconds})``. For example :class:`ModelMlpr`
         (scores -> mLPRs) or :class:`NetworkMlpr` (likelihoods -> mLPRs). Must be
         picklable to run on a cluster.
-    method : {"auto", "horn", "relaxed", "sidney", "exact", "naive"}
-        A :func:`hmcpgm.hier_rank` method, or ``"naive"`` for NaiveSort.
+    method : str
+        A :func:`hmcpgm.hier_rank` method (default ``"auto"``), or ``"naive"`` for NaiveSort.
     scheduler : None, "local", str or distributed.Client
         Where the chunks run (see :func:`hmcpgm.scale.open_client`): None for this
         process, ``"local"`` for a new local dask cluster, or a scheduler's address.
@@ -147,8 +147,6 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
     check_hierarchy(hierarchy)
     if method != "naive":
         check_choice(method, "method", RANK_METHODS)
-    if method == "auto":
-        method = "horn" if hierarchy.is_forest else "relaxed"
     runs = RunStore(store)
     summaries, start = [], 0
     try:
