@@ -30,6 +30,7 @@ _CLI_ADVICE = [
     (r"engine='(\w+)'", r"--engine \1"),
     (r"pseudo_count=(\d+)", r"--pseudo-count \1"),
     (r"pass pseudo_count > 0", "pass --pseudo-count > 0"),
+    (r"^fdr needs", "--fdr needs"),
 ]
 
 
@@ -97,7 +98,29 @@ def _shared_parents():
     group.add_argument("--damping", type=_number_in(0.0, 1.0), metavar="D",
                        help="loopy BP: weight of the previous message, in [0, 1) (default 0)")
     group.add_argument("--max-iter", type=_int_at_least(1), metavar="N", help="loopy BP: iteration cap (default 200)")
-    return ids, quiet, inference
+    scale = _Parser(add_help=False)
+    group = scale.add_argument_group("at scale (CSV or Parquet files by suffix; see docs/scale.md)")
+    group.add_argument("--chunk-size", type=_int_at_least(1), metavar="N",
+                       help="read, compute and write N objects at a time (bounded memory; same results)")
+    group.add_argument("--scheduler", type=_scheduler, metavar="ADDRESS",
+                       help="run the chunks on dask: 'local' (a local cluster) or a scheduler address "
+                            "(tcp://host:8786); needs --chunk-size and pip install \"hmcpgm[scale]\"")
+    return ids, quiet, inference, scale
+
+
+def _scheduler(text):
+    from .scale import scheduler_option  # imported only when --scheduler is given
+
+    return scheduler_option(text)
+
+
+def _scale_requested(args, *paths):
+    """Whether a command goes through hmcpgm.scale: --chunk-size, or a Parquet file."""
+    from .io import PARQUET
+
+    if args.scheduler and args.chunk_size is None:
+        raise _UserError("--scheduler needs --chunk-size: the objects go to the workers in chunks of that many")
+    return args.chunk_size is not None or any(p and Path(p).suffix.lower() in PARQUET for p in paths)
 
 
 def _inference_options(args):
@@ -128,7 +151,7 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"hmcpgm {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    ids, quiet, inference = _shared_parents()
+    ids, quiet, inference, scale = _shared_parents()
 
     p = sub.add_parser("demo", parents=[quiet], help="run the paper's synthetic experiment and print its tables",
                        description="Draw data from the paper's 25-class model, fit mLPRs, rank with NaiveSort and "
@@ -168,7 +191,8 @@ def build_parser():
                    help="pseudo-count of the CPD estimates (default 0.5; 0 = plain fractions)")
     p.set_defaults(run=_run_fit)
 
-    p = sub.add_parser("predict", parents=[ids, quiet, inference], help="compute mLPRs for new scores with a saved model",
+    p = sub.add_parser("predict", parents=[ids, quiet, inference, scale],
+                       help="compute mLPRs for new scores with a saved model",
                        description="Write the (objects x classes) mLPR matrix as CSV, and with --decisions the 0/1 "
                                    "matrix of the model's decision rule (HierRank block mean >= --threshold).")
     p.add_argument("model", help="a model saved by 'hmcpgm fit'")
@@ -178,7 +202,7 @@ def build_parser():
     p.add_argument("--threshold", type=_fraction, help="decision threshold on block means (default: the model's, 0.5)")
     p.set_defaults(run=_run_predict)
 
-    p = sub.add_parser("rank", parents=[ids, quiet],
+    p = sub.add_parser("rank", parents=[ids, quiet, scale],
                        help="rank all (object, class) events of a value matrix, optionally with an FDR cutoff",
                        description="Rank the events of VALUES (e.g. mLPRs from 'hmcpgm predict') with HierRank or "
                                    "NaiveSort and write one row per event: rank, object (its id, or its row number "
@@ -305,6 +329,7 @@ def _run_predict(args):
     check_output(args.output, "-o")
     if args.decisions:
         check_output(args.decisions, "--decisions")
+    at_scale = _scale_requested(args, args.scores, args.output, args.decisions)
     model = load_model(args.model)
     if args.mlpr_version:
         model.set_params(version=args.mlpr_version)
@@ -314,6 +339,13 @@ def _run_predict(args):
         model.set_params(inference_options={**(model.inference_options or {}), **_inference_options(args)})
     if args.threshold is not None:
         model.set_params(threshold=args.threshold)
+    if at_scale:
+        from .scale import predict_files
+
+        n, positives = predict_files(model, args.scores, args.output, decisions=args.decisions,
+                                     id_column=args.id_column, chunk_size=args.chunk_size,
+                                     scheduler=args.scheduler, progress=not args.quiet)
+        return _predicted(model, args, n, positives)
     ids, scores = read_matrix(args.scores, model.hierarchy_, "scores", id_column=args.id_column)
     chunk = 2000
     steps = _Steps(args, len(scores), "predict")
@@ -329,14 +361,19 @@ def _run_predict(args):
     mlpr = np.concatenate(parts) if parts else np.zeros((0, k))
     id_column = args.id_column or "id"
     write_matrix(args.output, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
-    engine, exact = model.engine_in_use()
-    how = f"{model.version} version" if engine == "indpt" else \
-        f"{model.version} version, {engine} engine, {'exact' if exact else 'approximate'}"
-    print(f"wrote mLPRs of {len(mlpr)} objects ({how}) to {args.output}")
     if args.decisions:
         d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
         write_matrix(args.decisions, d, model.hierarchy_, ids=ids, id_column=id_column)
-        print(f"wrote {int(d.sum())} positive decisions (block mean >= {model.threshold}) to {args.decisions}")
+    _predicted(model, args, len(mlpr), int(d.sum()) if args.decisions else None)
+
+
+def _predicted(model, args, n, positives):
+    engine, exact = model.engine_in_use()
+    how = f"{model.version} version" if engine == "indpt" else \
+        f"{model.version} version, {engine} engine, {'exact' if exact else 'approximate'}"
+    print(f"wrote mLPRs of {n} objects ({how}) to {args.output}")
+    if args.decisions:
+        print(f"wrote {positives} positive decisions (block mean >= {model.threshold}) to {args.decisions}")
 
 
 def _load_hierarchy_or_model(path):
@@ -356,8 +393,19 @@ def _run_rank(args):
     from .ranking import Ranking, hier_rank, naive_sort
 
     check_output(args.output, "-o")
-    steps = _Steps(args, 3, "rank")
+    at_scale = _scale_requested(args, args.values, args.output)
     hierarchy = _load_hierarchy_or_model(args.hierarchy)
+    if at_scale:
+        from .scale import rank_files
+
+        n, cut = rank_files(args.values, hierarchy, args.output, fdr=args.fdr, method=args.method,
+                            id_column=args.id_column, chunk_size=args.chunk_size, scheduler=args.scheduler,
+                            progress=not args.quiet)
+        if cut is not None:
+            print(f"{cut.rank} of {n} events called positive at estimated FDR <= {args.fdr}")
+        print(f"wrote the ranking of {n} events to {args.output}")
+        return
+    steps = _Steps(args, 3, "rank")
     ids, values = read_matrix(args.values, hierarchy, "values", id_column=args.id_column)
     if args.fdr is not None and values.size and (values.min() < 0 or values.max() > 1):
         raise _UserError(f"--fdr needs values that are probabilities (mLPRs in [0, 1]); {args.values} holds values "

@@ -13,6 +13,7 @@ __all__ = [
     "InputError",
     "InferenceError",
     "TooLargeError",
+    "MissingDependencyError",
     "HmcpgmWarning",
     "ConvergenceWarning",
     "ApproximationWarning",
@@ -44,6 +45,10 @@ class InferenceError(HmcpgmError, ValueError):
 class TooLargeError(HmcpgmError, ValueError):
     """The computation asked for is too large to run: its size is named in the message
     (a junction tree clique, an enumeration, a ranking lattice) with what to do instead."""
+
+
+class MissingDependencyError(HmcpgmError, ImportError):
+    """An optional dependency is not installed; the message gives the ``pip install`` line."""
 
 
 class HmcpgmWarning(UserWarning):

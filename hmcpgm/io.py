@@ -14,6 +14,7 @@ data row under the header, which is line 2 of the file; messages give both.
 """
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,9 +24,15 @@ from ._util import preview, repeated
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
-__all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output"]
+__all__ = [
+    "read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output",
+    "MatrixLayout", "matrix_layout", "frame_matrix", "PARQUET",
+]
 
 _DELIMITERS = ("\t", ",", ";")
+
+#: File name suffixes read and written as Parquet (every other name is CSV).
+PARQUET = (".parquet", ".pq")
 
 
 def _check_input_file(path, what):
@@ -207,13 +214,65 @@ def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_em
     """
     import pandas as pd
 
+    layout = matrix_layout(path, hierarchy, name, id_column=id_column)
+    try:
+        frame = pd.read_csv(layout.path, **layout.csv_options())
+    except UnicodeDecodeError:
+        _text_lines(layout.path, layout.what)  # raises the one-line encoding error
+        raise
+    except pd.errors.ParserError as exc:
+        raise InputError(f"{layout.what} {layout.path}: cannot read it as CSV ({str(exc).strip()})") from None
+    if not allow_empty and len(frame) == 0:
+        raise InputError(f"{layout.what} {layout.path} has no data rows, only a header")
+    return frame_matrix(frame, layout, binary=binary)
+
+
+@dataclass(frozen=True)
+class MatrixLayout:
+    """Where a matrix file's class columns are: checked once, before any row is read.
+
+    ``header`` lists the file's columns, ``class_columns`` those that name classes
+    and ``positions`` puts them in the hierarchy's order. ``lines`` says whether
+    rows have text line numbers (CSV: row 1 is line 2).
+    """
+
+    path: Path
+    what: str
+    header: list
+    class_columns: list
+    positions: list
+    id_column: str = None
+    delimiter: str = ","
+    lines: bool = True
+
+    def csv_options(self, **extra):
+        """The ``pandas.read_csv`` options that read this CSV file."""
+        options = dict(sep=self.delimiter, header=0, names=self.header, encoding="utf-8-sig", engine="c")
+        if self.id_column:
+            options["dtype"] = {self.id_column: str}
+        return {**options, **extra}
+
+    def row(self, r):
+        """How a message names data row ``r`` (from 0): ``row 3 (line 4)``, or ``row 3``."""
+        return f"row {r + 1} (line {r + 2})" if self.lines else f"row {r + 1}"
+
+
+def matrix_layout(path, hierarchy, name, *, id_column=None, header=None):
+    """Check a matrix file's header against the hierarchy; return its :class:`MatrixLayout`.
+
+    ``header`` gives the column names of a file that is not CSV (e.g. Parquet);
+    without it the CSV header line of ``path`` is read.
+    """
     from ._validation import column_positions
 
     what = f"{name} file"
     path = _check_input_file(path, what)
-    header, delimiter = _header(path, what)
+    delimiter, lines = ",", header is None
+    if lines:
+        header, delimiter = _header(path, what)
     if id_column is not None and id_column in {str(c) for c in hierarchy.classes}:
-        raise InputError(f"the id column {id_column!r} is the name of a class of the hierarchy; the ids need a column of their own")
+        raise InputError(f"the id column {id_column!r} is the name of a class of the hierarchy; the ids need a "
+                         "column of their own")
     if id_column is not None and id_column not in header:
         raise InputError(f"{what} {path}: no id column {id_column!r} (the header has {preview(header)})")
     class_columns = [c for c in header if c != id_column]
@@ -221,41 +280,45 @@ def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_em
         positions = column_positions(class_columns, hierarchy, name)
     except InputError as exc:
         raise InputError(f"{what} {path}: {exc}") from None
-    options = dict(sep=delimiter, header=0, names=header, encoding="utf-8-sig", engine="c")
-    try:
-        frame = pd.read_csv(path, dtype={id_column: str} if id_column else None, **options)
-    except UnicodeDecodeError:
-        _text_lines(path, what)  # raises the one-line encoding error
-        raise
-    except pd.errors.ParserError as exc:
-        raise InputError(f"{what} {path}: cannot read it as CSV ({str(exc).strip()})") from None
-    if not allow_empty and len(frame) == 0:
-        raise InputError(f"{what} {path} has no data rows, only a header")
+    return MatrixLayout(path, what, list(header), class_columns, positions, id_column, delimiter, lines)
+
+
+def frame_matrix(frame, layout, *, binary=False, first_row=0):
+    """``(ids, matrix)`` from a DataFrame of a matrix file's rows, every cell checked.
+
+    ``first_row`` is the number (from 0) of the frame's first row in the file, so
+    that messages name rows as the file has them when it is read in chunks.
+    """
+    import pandas as pd
+
+    what, path, class_columns = layout.what, layout.path, layout.class_columns
     if any(frame[c].dtype.kind not in "fiub" for c in class_columns):  # text in a column: name the cell
-        _raise_first_bad_cell(pd.read_csv(path, dtype=str, keep_default_na=False, **options),
-                              class_columns, what, path)
+        if layout.lines:
+            frame = pd.read_csv(path, **layout.csv_options(dtype=str, keep_default_na=False,
+                                                           skiprows=range(1, first_row + 1), nrows=len(frame)))
+        _raise_first_bad_cell(frame.astype(str), class_columns, layout, first_row)
     ids = None
-    if id_column is not None:
-        ids = frame.pop(id_column).to_numpy()
-        _check_ids(ids, what, path, id_column)
-    values = frame.to_numpy(dtype=float)
+    if layout.id_column is not None:
+        ids = frame[layout.id_column].to_numpy()
+        _check_ids(ids, layout, first_row)
+    values = frame[class_columns].to_numpy(dtype=float)
     bad = first_true(~np.isfinite(values))
     if bad:
         raise InputError(
-            f"{what} {path}: row {bad[0] + 1} (line {bad[0] + 2}), column {class_columns[bad[1]]!r} is empty, "
+            f"{what} {path}: {layout.row(first_row + bad[0])}, column {class_columns[bad[1]]!r} is empty, "
             f"NaN or infinite; values must be finite numbers ({int((~np.isfinite(values)).sum())} cells are not)"
         )
     if binary:
         bad = first_true((values != 0) & (values != 1))
         if bad:
             raise InputError(
-                f"{what} {path}: row {bad[0] + 1} (line {bad[0] + 2}), column {class_columns[bad[1]]!r} holds "
+                f"{what} {path}: {layout.row(first_row + bad[0])}, column {class_columns[bad[1]]!r} holds "
                 f"{values[bad]:g}; labels must be 0 or 1"
             )
-    return ids, values[:, positions]
+    return ids, values[:, layout.positions]
 
 
-def _raise_first_bad_cell(frame, columns, what, path):
+def _raise_first_bad_cell(frame, columns, layout, first_row):
     import pandas as pd
 
     for c in columns:
@@ -265,20 +328,22 @@ def _raise_first_bad_cell(frame, columns, what, path):
         if bad.any():
             r = int(np.flatnonzero(bad.to_numpy())[0])
             raise InputError(
-                f"{what} {path}: row {r + 1} (line {r + 2}), column {c!r} holds {frame[c].iat[r]!r}, not a number"
+                f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {c!r} holds "
+                f"{frame[c].iat[r]!r}, not a number"
             )
-    raise InputError(f"{what} {path}: some cells are not numbers")
+    raise InputError(f"{layout.what} {layout.path}: some cells are not numbers")
 
 
-def _check_ids(ids, what, path, id_column):
+def _check_ids(ids, layout, first_row=0):
+    what, path, id_column = layout.what, layout.path, layout.id_column
     empty = np.flatnonzero(np.asarray([not isinstance(i, str) or not i.strip() for i in ids]))
     if len(empty):
-        r = int(empty[0])
-        raise InputError(f"{what} {path}: row {r + 1} (line {r + 2}) has no value in the id column {id_column!r}")
+        raise InputError(f"{what} {path}: {layout.row(first_row + int(empty[0]))} has no value in the id column "
+                         f"{id_column!r}")
     dup = repeated(ids)
     if dup:
         first = dup[0]
-        rows = np.flatnonzero(ids == first)[:2] + 1
+        rows = np.flatnonzero(ids == first)[:2] + 1 + first_row
         raise InputError(
             f"{what} {path}: the id {first!r} of column {id_column!r} repeats (rows {rows[0]} and {rows[1]}); "
             "ids must name each object once"

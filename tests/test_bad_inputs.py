@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import hmcpgm
+import hmcpgm.scale
 from hmcpgm import Hierarchy, LabelNetwork
 from hmcpgm.cli import main
 
@@ -236,6 +237,29 @@ CLI_CASES = [
     ("benchmark-valid-fraction", lambda d: ["benchmark", "a.arff", "b.arff", "--valid-fraction", "1.5"],
      ["--valid-fraction", "(0, 1)"]),
     ("missing-argument", lambda d: ["rank", "mlpr.csv"], ["rank", "required"]),
+    # at scale: --chunk-size, --scheduler, Parquet files, rows counted over the chunks
+    ("predict-chunk-size-0", lambda d: ["predict", "model.npz", "new_scores.csv", "-o", "o.csv", "--chunk-size", "0"],
+     ["--chunk-size", "integer >= 1", "got 0"]),
+    ("rank-chunk-size-text", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--chunk-size", "many"],
+     ["--chunk-size", "'many'"]),
+    ("scheduler-without-chunk-size", lambda d: ["predict", "model.npz", "new_scores.csv", "-o", "o.csv",
+                                                "--scheduler", "local"], ["--scheduler needs --chunk-size"]),
+    ("scheduler-not-an-address", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--chunk-size", "10",
+                                            "--scheduler", "my cluster"], ["--scheduler", "'my cluster'", "tcp://"]),
+    ("parquet-not-parquet", lambda d: _write_text(d / "bad.parquet", "a,b\n1,2\n") and
+     ["predict", "model.npz", "bad.parquet", "-o", "o.csv"], ["bad.parquet", "not a Parquet file"]),
+    ("parquet-text-cell", lambda d: _frame(d / "new_scores.csv").assign(**{"3": "high"}).to_parquet(d / "bad.pq") or
+     ["predict", "model.npz", "bad.pq", "-o", "o.csv", "--chunk-size", "7"], ["bad.pq", "row 1,", "'3'", "'high'"]),
+    ("chunked-text-cell", lambda d: _scores_with(d, _set(1204, "3", "high")) and
+     ["predict", "model.npz", "bad.csv", "-o", "o.csv", "--chunk-size", "100", "--decisions", "d.csv"],
+     ["bad.csv", "row 1205 (line 1206)", "'3'", "'high'"]),
+    ("chunked-ids-repeat-across-chunks", lambda d: _with_ids(d, [f"g{i}" for i in range(1499)] + ["g7"],
+                                                             [f"g{i}" for i in range(1500)]) and
+     ["rank", "id_train_scores.csv", "model.npz", "-o", "r.csv", "--id-column", "gene", "--chunk-size", "50"],
+     ["id_train_scores.csv", "'g7'", "repeats", "rows 8 and 1500"]),
+    ("chunked-fdr-on-scores", lambda d: _scores_with(d, _set(1300, "2", "3.5")) and
+     ["rank", "bad.csv", "model.npz", "-o", "r.csv", "--fdr", "0.1", "--chunk-size", "64"],
+     ["--fdr", "probabilities", "bad.csv", "3.5"]),
     ("unknown-command", lambda d: ["train"], ["invalid choice: 'train'"]),
 ]
 
@@ -323,6 +347,16 @@ PYTHON_CASES = [
      hmcpgm.InputError, ["kind must be one of", "'svm'"]),
     ("pseudo-count", lambda: LabelNetwork.from_labels([[1, 0, 0]], _h(), pseudo_count=-1),
      hmcpgm.InputError, ["pseudo_count must be a finite number >= 0", "-1"]),
+    ("scale-chunk-size", lambda: hmcpgm.scale.rank_chunks(np.zeros((2, 3)), _h(), chunk_size=0),
+     hmcpgm.InputError, ["chunk_size must be an integer >= 1", "0"]),
+    ("scale-scheduler", lambda: hmcpgm.scale.rank_chunks(np.zeros((2, 3)), _h(), scheduler="a b"),
+     hmcpgm.InputError, ["scheduler must be 'local'", "'a b'"]),
+    ("scale-alpha", lambda: hmcpgm.scale.rank_chunks(np.zeros((2, 3)), _h()).bayes_cutoff(1.5),
+     hmcpgm.InputError, ["alpha must lie in (0, 1)", "1.5"]),
+    ("scale-mlpr-range", lambda: hmcpgm.scale.rank_chunks(np.full((2, 3), 1.5), _h()).bayes_cutoff(0.1),
+     hmcpgm.InputError, ["mlpr must hold posterior probabilities in [0, 1]", "1.5"]),
+    ("scale-top-too-many", lambda: hmcpgm.scale.rank_chunks(np.zeros((2, 3)), _h()).top(7),
+     hmcpgm.InputError, ["r must be at most the number of events 6", "7"]),
     ("exact-too-large", lambda: hmcpgm.hier_rank(np.zeros((1, 40)), Hierarchy.from_parents([None] * 40), method="exact"),
      hmcpgm.TooLargeError, ["method='exact'", "more than"]),
 ]

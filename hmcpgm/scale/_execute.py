@@ -1,0 +1,160 @@
+"""Running one function over the chunks: in this process, or on ``dask.distributed``.
+
+dask does the scheduling; this module only opens the client and keeps a bounded
+number of chunks in flight, so that a file is read, and results come back, at the
+pace the workers take them.
+"""
+
+import importlib
+import re
+from collections import deque
+
+from ..exceptions import InputError, MissingDependencyError
+
+__all__ = [
+    "INSTALL", "import_optional", "check_scheduler", "scheduler_option", "open_client", "ordered_map",
+    "is_dask_collection",
+]
+
+#: The pip line that installs what :mod:`hmcpgm.scale` needs beyond the core.
+INSTALL = 'pip install "hmcpgm[scale]"'
+
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|inproc|ucx|ws|wss)://)?[^\s:/]+(?::\d+)?/?$")
+
+
+def import_optional(module, what="this"):
+    """Import ``module`` (a part of dask or pyarrow), or say how to install it.
+
+    Raises
+    ------
+    MissingDependencyError
+        With the exact ``pip install`` line.
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        missing = (exc.name or module).split(".")[0]
+        raise MissingDependencyError(f"{what} needs {missing}, which is not installed: {INSTALL}") from None
+
+
+def is_dask_collection(obj):
+    """True for a dask array, dataframe or delayed value."""
+    return hasattr(obj, "__dask_graph__") and callable(obj.__dask_graph__) and obj.__dask_graph__() is not None
+
+
+def check_scheduler(scheduler):
+    """``scheduler`` if it is ``"local"`` or looks like a dask scheduler address, else an InputError.
+
+    Examples
+    --------
+    >>> check_scheduler("tcp://10.0.0.5:8786")
+    'tcp://10.0.0.5:8786'
+    """
+    if not isinstance(scheduler, str) or not (scheduler == "local" or _ADDRESS.match(scheduler)):
+        raise InputError(
+            "scheduler must be 'local' (a new local dask cluster) or the address of a running dask "
+            f"scheduler such as 'tcp://127.0.0.1:8786', got {scheduler!r}"
+        )
+    return scheduler
+
+
+def scheduler_option(text):
+    """The argparse type of ``--scheduler``: :func:`check_scheduler` with argparse's error."""
+    import argparse
+
+    try:
+        return check_scheduler(text)
+    except InputError:
+        raise argparse.ArgumentTypeError(f"expected 'local' or a dask scheduler address such as "
+                                         f"tcp://127.0.0.1:8786, got {text!r}") from None
+
+
+def open_client(scheduler, *, processes=True, n_workers=None):
+    """A dask ``Client`` for ``scheduler``, and how to close what was opened.
+
+    Parameters
+    ----------
+    scheduler : None, "local", str or distributed.Client
+        None: no client (chunks run in this process, one after the other).
+        ``"local"``: a new ``LocalCluster`` on this machine (one single-threaded
+        worker per core, or ``n_workers``). Another string: the address of a
+        running dask scheduler (``tcp://host:8786``). A ``Client``: used as it is.
+    processes : bool
+        Whether a local cluster's workers are processes (else threads of this one).
+    n_workers : int, optional
+        Workers of a local cluster (default: the number of cores).
+
+    Returns
+    -------
+    client : distributed.Client or None
+    close : callable
+        Closes what this call opened (nothing for a client that was given).
+    """
+    if scheduler is None:
+        return None, _nothing
+    distributed = import_optional("distributed", "running chunks on dask")
+    if isinstance(scheduler, distributed.Client):
+        return scheduler, _nothing
+    check_scheduler(scheduler)
+    if scheduler == "local":
+        import logging
+        import os
+
+        cluster = distributed.LocalCluster(
+            n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
+            dashboard_address=":0", silence_logs=logging.ERROR,  # any free port: no clash with a running cluster
+        )
+        client = distributed.Client(cluster)
+
+        def close():
+            client.close()
+            cluster.close()
+
+        return client, close
+    try:
+        client = distributed.Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"cannot connect to the dask scheduler at {scheduler!r}: {exc}") from None
+    return client, client.close
+
+
+def _nothing():
+    pass
+
+
+def ordered_map(func, items, *, client=None, shared=(), window=None):
+    """``func(key, payload, *shared)`` for every item ``(key, payload)``, yielded in order.
+
+    Parameters
+    ----------
+    func : callable
+        A module-level function (workers unpickle it by name).
+    items : iterable of (key, payload)
+        Read lazily: at most ``window`` items are taken ahead of the results. A
+        payload that is a dask collection (a block of a dask array) is computed first.
+    client : distributed.Client, optional
+        Without one, the items run here, one after the other.
+    shared : tuple
+        Further arguments, the same for every item (e.g. the fitted model); sent to
+        every worker once.
+    window : int, optional
+        Items in flight on a client (default: twice its threads).
+    """
+    if client is None:
+        for key, payload in items:
+            if is_dask_collection(payload):
+                payload = payload.compute()
+            yield func(key, payload, *shared)
+        return
+    if shared:
+        shared = tuple(client.scatter(list(shared), broadcast=True, hash=False))
+    window = window or max(2, 2 * sum(client.nthreads().values()))
+    pending = deque()
+    for key, payload in items:
+        if is_dask_collection(payload):
+            payload = client.compute(payload)
+        pending.append(client.submit(func, key, payload, *shared, pure=False))
+        if len(pending) >= window:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()

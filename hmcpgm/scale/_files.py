@@ -1,0 +1,339 @@
+"""Matrix and ranking files at scale: CSV or Parquet (by suffix), read and written in chunks.
+
+A matrix file has one column per class (named by the class) and optionally an id
+column, as :func:`hmcpgm.io.read_matrix` reads it; every cell is checked as
+there, and messages number rows as the whole file has them. Parquet needs pyarrow
+(``pip install "hmcpgm[scale]"``).
+"""
+
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+
+from .._arrays import count
+from ..exceptions import InputError
+from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
+from ._execute import import_optional
+from ._pipeline import predict_stream, progress_bar, rank_stream
+
+__all__ = ["read_matrix_chunks", "read_matrix_file", "TableWriter", "matrix_frame", "predict_files",
+           "rank_files", "is_parquet"]
+
+
+def is_parquet(path):
+    """True when ``path`` names a Parquet file (``.parquet`` or ``.pq``)."""
+    return Path(path).suffix.lower() in PARQUET
+
+
+def _parquet(what):
+    return import_optional("pyarrow.parquet", f"reading and writing Parquet files ({what})")
+
+
+def read_matrix_chunks(path, hierarchy, name, *, chunk_size=None, id_column=None):
+    """Read a CSV or Parquet matrix file ``chunk_size`` rows at a time.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.parquet`` / ``.pq`` for Parquet, anything else CSV (as
+        :func:`hmcpgm.io.read_matrix` reads it).
+    hierarchy : Hierarchy
+        Its classes fix the column order (columns matched by name).
+    name : str
+        What the file holds, for messages (``"scores"``).
+    chunk_size : int, optional
+        Rows per chunk (default: the whole file at once).
+    id_column : str, optional
+        A column of object identifiers (strings, each once in the whole file).
+
+    Yields
+    ------
+    ids : ndarray of str or None
+    values : ndarray of float, shape (m, K)
+    """
+    if chunk_size is not None:
+        chunk_size = count(chunk_size, "chunk_size", minimum=1)
+    if is_parquet(path):
+        blocks, layout = _parquet_frames(path, hierarchy, name, chunk_size, id_column)
+    else:
+        blocks, layout = _csv_frames(path, hierarchy, name, chunk_size, id_column)
+    seen, first_row = {}, 0
+    for frame in blocks:
+        ids, values = frame_matrix(frame, layout, first_row=first_row)
+        if ids is not None:
+            for i, key in enumerate(ids):
+                if key in seen:
+                    raise InputError(
+                        f"{layout.what} {layout.path}: the id {key!r} of column {id_column!r} repeats (rows "
+                        f"{seen[key] + 1} and {first_row + i + 1}); ids must name each object once"
+                    )
+                seen[key] = first_row + i
+        first_row += len(values)
+        yield ids, values
+    if first_row == 0:
+        raise InputError(f"{layout.what} {layout.path} has no data rows, only a header")
+
+
+def _csv_frames(path, hierarchy, name, chunk_size, id_column):
+    import pandas as pd
+
+    layout = matrix_layout(path, hierarchy, name, id_column=id_column)
+
+    def frames():
+        try:
+            reader = pd.read_csv(layout.path, chunksize=chunk_size or 1 << 62, **layout.csv_options())
+            with reader:
+                yield from reader
+        except UnicodeDecodeError:
+            read_matrix(layout.path, hierarchy, name, id_column=id_column)  # raises the one-line error
+            raise
+        except pd.errors.ParserError as exc:
+            raise InputError(f"{layout.what} {layout.path}: cannot read it as CSV ({str(exc).strip()})") from None
+
+    return frames(), layout
+
+
+def _parquet_frames(path, hierarchy, name, chunk_size, id_column):
+    pq = _parquet(path)
+    import pyarrow as pa
+
+    what = f"{name} file"
+    if Path(path).is_file():
+        try:
+            source = pq.ParquetFile(path)
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"{what} {path} is not a Parquet file ({exc})") from None
+        header = list(source.schema_arrow.names)
+    else:
+        header = []
+    layout = matrix_layout(path, hierarchy, name, id_column=id_column, header=header)
+
+    def frames():
+        for batch in source.iter_batches(batch_size=chunk_size or max(source.metadata.num_rows, 1)):
+            frame = batch.to_pandas()
+            if id_column is not None:
+                ids = frame[id_column]
+                frame[id_column] = np.where(ids.isna(), None, ids.astype(str)).astype(object)
+            yield frame
+
+    return frames(), layout
+
+
+def read_matrix_file(path, hierarchy, name, *, id_column=None):
+    """``(ids, matrix)`` of a whole CSV or Parquet matrix file (see :func:`read_matrix_chunks`)."""
+    if not is_parquet(path):
+        return read_matrix(path, hierarchy, name, id_column=id_column)
+    parts = list(read_matrix_chunks(path, hierarchy, name, id_column=id_column))
+    ids = None if parts[0][0] is None else np.concatenate([i for i, _ in parts])
+    return ids, np.concatenate([v for _, v in parts])
+
+
+def matrix_frame(matrix, hierarchy, *, ids=None, id_column="id"):
+    """The DataFrame that :func:`hmcpgm.io.write_matrix` writes: class columns, ids first."""
+    import pandas as pd
+
+    frame = pd.DataFrame(np.asarray(matrix), columns=[str(c) for c in hierarchy.classes])
+    if ids is not None:
+        if id_column in frame.columns:
+            raise InputError(f"the id column {id_column!r} has the name of a class; choose another --id-column")
+        frame.insert(0, id_column, ids)
+    return frame
+
+
+class TableWriter:
+    """Write DataFrames one after the other into one CSV or Parquet file (by suffix).
+
+    CSV pieces are appended under one header, as ``DataFrame.to_csv`` writes them
+    (so a file written in pieces is the file written at once). Parquet pieces
+    become row groups of one file; text columns are stored as strings, object
+    columns of integers as int64. The pieces go to a hidden file beside ``path``,
+    renamed to ``path`` by :meth:`close`; :meth:`abort` (or leaving a ``with``
+    block by an exception) removes it, so a failed run leaves no partial output.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "t.csv")
+    ...     with TableWriter(path) as w:
+    ...         w.write(pd.DataFrame({"a": [1, 2]}))
+    ...         w.write(pd.DataFrame({"a": [3]}))
+    ...     open(path).read().split()
+    ['a', '1', '2', '3']
+    """
+
+    def __init__(self, path):
+        self.path = check_output(path)
+        self.parquet = is_parquet(path)
+        if self.parquet:
+            _parquet(path)
+        self._part = self.path.with_name(f".{self.path.name}.hmcpgm-part")
+        self._out = None
+        self._header = True
+        self.rows = 0
+
+    def write(self, frame):
+        """Append the rows of ``frame`` (the same columns each time)."""
+        if self.parquet:
+            import pyarrow as pa
+
+            frame = _arrow_ready(frame)
+            if self._out is None:
+                pq = _parquet(self.path)
+                self._schema = pa.Schema.from_pandas(frame, preserve_index=False)
+                self._out = pq.ParquetWriter(self._part, self._schema)
+            self._out.write_table(pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False))
+        else:
+            if self._out is None:
+                self._out = open(self._part, "w", newline="", encoding="utf-8")
+            frame.to_csv(self._out, index=False, header=self._header)
+            self._header = False
+        self.rows += len(frame)
+
+    def close(self):
+        """Finish the file and put it in place."""
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+            self._part.replace(self.path)
+
+    def abort(self):
+        """Drop what was written; ``path`` is left as it was."""
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        self._part.unlink(missing_ok=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, *exc):
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def _arrow_ready(frame):
+    """Object columns as strings, or as int64 when they hold only integers."""
+    import pandas as pd
+
+    frame = frame.copy()
+    for c in frame.columns:
+        if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype):
+            kind = pd.api.types.infer_dtype(frame[c], skipna=False)
+            frame[c] = frame[c].astype("int64") if kind == "integer" else frame[c].astype(str)
+    return frame
+
+
+# ---------------------------------------------------------------------- the two commands
+def predict_files(model, scores, output, *, decisions=None, id_column=None, chunk_size=None,
+                  scheduler=None, progress=False):
+    """``hmcpgm predict`` on files, chunk by chunk: mLPRs (and decisions) of a scores file.
+
+    Parameters
+    ----------
+    model : MLPR
+        Fitted.
+    scores, output : str or Path
+        CSV or Parquet (by suffix): the scores to read and the mLPRs to write.
+    decisions : str or Path, optional
+        Also write the model's 0/1 decisions (block mean >= its threshold) here.
+    id_column : str, optional
+        The scores' id column, carried to the outputs.
+    chunk_size : int, optional
+        Objects per chunk (default: the whole file at once).
+    scheduler : None, "local", str or distributed.Client
+        Where the chunks run (see :func:`hmcpgm.scale.rank_stream`).
+    progress : bool
+
+    Returns
+    -------
+    (int, int or None)
+        The number of objects, and of positive decisions (None without ``decisions``).
+    """
+    writers = [TableWriter(output)] + ([TableWriter(decisions)] if decisions else [])
+    h = model.hierarchy_
+    ids = deque()
+
+    def blocks():
+        for block_ids, values in read_matrix_chunks(scores, h, "scores", chunk_size=chunk_size,
+                                                    id_column=id_column):
+            ids.append(block_ids)
+            yield values
+
+    n, positives = 0, 0
+    try:
+        for p, d in predict_stream(model, blocks(), scheduler=scheduler, decisions=bool(decisions),
+                                   progress=progress):
+            block_ids = ids.popleft()
+            writers[0].write(matrix_frame(p, h, ids=block_ids, id_column=id_column or "id"))
+            if decisions:
+                writers[1].write(matrix_frame(d, h, ids=block_ids, id_column=id_column or "id"))
+                positives += int(d.sum())
+            n += len(p)
+    except BaseException:
+        for w in writers:
+            w.abort()
+        raise
+    for w in writers:
+        w.close()
+    return n, positives if decisions else None
+
+
+def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_column=None, chunk_size=None,
+               scheduler=None, store=True, batch=1_000_000, progress=False):
+    """``hmcpgm rank`` on files, chunk by chunk: the ranking of every event, and FDR decisions.
+
+    The ranking is written best first, ``batch`` events at a time, merged from the
+    chunks' runs (an external merge: memory is bounded by the batch and the chunk).
+
+    Parameters
+    ----------
+    values : str or Path
+        CSV or Parquet matrix of values (mLPRs), one column per class.
+    hierarchy : Hierarchy
+    output : str or Path
+        CSV or Parquet: one row per event (``rank``, the object's id or row number
+        from 1, ``class``, ``value``, ``block_mean`` and, with ``fdr``, ``positive``).
+    fdr : float in (0, 1), optional
+        Label positive the longest prefix whose estimated FDR is at most ``fdr``.
+    method : {"hierrank", "naive"}
+    id_column, chunk_size, scheduler, progress
+        As in :func:`predict_files`.
+    store : True, str or Path
+        Where the chunks' runs wait (True: a temporary folder), 20 bytes per event.
+    batch : int
+        Events per piece of the ranking written.
+
+    Returns
+    -------
+    (int, Cutoff or None)
+        The number of events ranked and the cutoff.
+    """
+    writer = TableWriter(output)
+    ids = []
+
+    def blocks():
+        for block_ids, block in read_matrix_chunks(values, hierarchy, "values", chunk_size=chunk_size,
+                                                   id_column=id_column):
+            ids.append(block_ids)
+            yield block
+
+    ranked = rank_stream(blocks(), hierarchy, method="naive" if method == "naive" else "auto",
+                         scheduler=scheduler, store=store, progress=progress)
+    try:
+        low, high = ranked.value_range
+        if fdr is not None and ranked.n_events and (low < 0 or high > 1):
+            raise InputError(f"fdr needs values that are probabilities (mLPRs in [0, 1]); {values} holds values "
+                             f"from {low:.3g} to {high:.3g}")
+        ranked.index = np.concatenate(ids) if ids and ids[0] is not None else np.arange(1, ranked.n_objects + 1)
+        cut = None if fdr is None else ranked.bayes_cutoff(fdr)
+        with writer, progress_bar(progress, ranked.n_events, "write", "events") as bar:
+            for frame in ranked.iter_frames(batch, positives=None if cut is None else cut.rank):
+                writer.write(frame.rename(columns={"object": id_column or "object"}))
+                bar.update(len(frame))
+    finally:
+        ranked.close()
+    return ranked.n_events, cut

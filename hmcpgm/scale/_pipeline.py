@@ -1,0 +1,307 @@
+"""The chunked pipeline: scores -> likelihoods -> mLPR -> per-object HierRank blocks.
+
+Objects are independent until the global merge, so every stage runs on one chunk
+of objects at a time, in this process or on a dask cluster, and memory is bounded
+by the chunk size (plus the runs kept for the global decisions, on disk if asked).
+"""
+
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._arrays import count
+from .._validation import check_hierarchy, class_matrix
+from ..exceptions import InputError
+from ..options import RANK_METHODS, check_choice
+from ._execute import is_dask_collection, open_client, ordered_map
+from ._ranking import ChunkedRanking
+from ._runs import RunStore, rank_chunk
+
+__all__ = ["ModelMlpr", "NetworkMlpr", "row_chunks", "rank_stream", "rank_chunks", "rank_model",
+           "predict_stream", "predict_proba", "progress_bar"]
+
+
+# ---------------------------------------------------------------------- values of a chunk
+@dataclass(frozen=True)
+class ModelMlpr:
+    """Chunk of first-stage scores -> its mLPRs, by a fitted :class:`hmcpgm.MLPR`.
+
+    ``ModelMlpr(model)(scores)`` is ``model.predict_proba(scores)`` as an array,
+    with the seconds it took.
+    """
+
+    model: object
+
+    def __call__(self, scores):
+        t0 = time.perf_counter()
+        p = np.asarray(self.model.predict_proba(scores), dtype=np.float64)
+        return p, {"mlpr": time.perf_counter() - t0}
+
+
+@dataclass(frozen=True)
+class NetworkMlpr:
+    """Chunk of likelihoods (m, K, 2) -> its mLPRs, by :func:`hmcpgm.mlpr_from_likelihoods`."""
+
+    network: object
+    version: str = "full"
+    engine: str = "auto"
+    options: tuple = ()
+
+    def __call__(self, likelihoods):
+        from ..inference import mlpr_from_likelihoods
+
+        t0 = time.perf_counter()
+        p = mlpr_from_likelihoods(self.network, likelihoods, version=self.version, engine=self.engine,
+                                  **dict(self.options))
+        return p, {"mlpr": time.perf_counter() - t0}
+
+
+# ---------------------------------------------------------------------- chunks of rows
+def row_chunks(X, chunk_size=None):
+    """The row blocks of an array, a DataFrame or a dask array, in order.
+
+    Parameters
+    ----------
+    X : array-like, DataFrame or dask array, shape (M, ...)
+    chunk_size : int, optional
+        Rows per block. A dask array is rechunked to it (all columns in one
+        block); without it, a dask array keeps its row chunks and anything else is
+        one block.
+
+    Yields
+    ------
+    block
+        ``X[start:start + chunk_size]`` (a dask array's block stays lazy).
+
+    Examples
+    --------
+    >>> [b.tolist() for b in row_chunks(np.arange(5), 2)]
+    [[0, 1], [2, 3], [4]]
+    """
+    if chunk_size is not None:
+        chunk_size = count(chunk_size, "chunk_size", minimum=1)
+    if is_dask_collection(X):
+        if X.ndim < 1:
+            raise InputError(f"X must have rows, got a dask array of shape {X.shape}")
+        X = X.rechunk({0: chunk_size or X.chunks[0], **{i: -1 for i in range(1, X.ndim)}})
+        blocks = X.to_delayed().reshape(-1)
+        yield from blocks
+        return
+    n = len(X)
+    step = chunk_size or max(n, 1)
+    for start in range(0, n, step):
+        yield X.iloc[start:start + step] if hasattr(X, "iloc") else X[start:start + step]
+
+
+# ---------------------------------------------------------------------- ranking
+def _rank_task(key, payload, hierarchy, to_values, method):
+    """One chunk: its values (through ``to_values``), its run and summary (on a worker)."""
+    t0 = time.perf_counter()
+    timings = {}
+    values = payload
+    if to_values is not None:
+        values = to_values(payload)
+        if isinstance(values, tuple):
+            values, timings = values
+        else:
+            timings = {"values": time.perf_counter() - t0}
+    values = class_matrix(values, hierarchy, "values")
+    run, summary = rank_chunk(values, hierarchy, method, chunk=key)
+    summary.timings.update(timings)
+    return summary, run
+
+
+def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler=None, store=None,
+                progress=False, n_objects=None):
+    """Rank chunks of objects one at a time; the first pass of every global decision.
+
+    Parameters
+    ----------
+    payloads : iterable
+        One item per chunk, in the objects' order: a value matrix (m, K) (array,
+        DataFrame or a block of a dask array), or whatever ``to_values`` takes.
+    hierarchy : Hierarchy
+    to_values : callable, optional
+        payload -> (m, K) values, run where the chunk runs (on a worker); it may
+        return ``(values, {stage: seconds})``. For example :class:`ModelMlpr`
+        (scores -> mLPRs) or :class:`NetworkMlpr` (likelihoods -> mLPRs). Must be
+        picklable to run on a cluster.
+    method : str
+        A :func:`hmcpgm.hier_rank` method (default ``"auto"``), or ``"naive"`` for NaiveSort.
+    scheduler : None, "local", str or distributed.Client
+        Where the chunks run (see :func:`hmcpgm.scale.open_client`): None for this
+        process, ``"local"`` for a new local dask cluster, or a scheduler's address.
+    store : None, True, str or Path
+        Where the chunks' runs wait for the second pass: None in memory, True in a
+        temporary folder, or in the folder given. Each run takes 20 bytes per event.
+    progress : bool
+        Show a progress bar (objects done).
+    n_objects : int, optional
+        The total, for the progress bar.
+
+    Returns
+    -------
+    ChunkedRanking
+    """
+    check_hierarchy(hierarchy)
+    if method != "naive":
+        check_choice(method, "method", RANK_METHODS)
+    runs = RunStore(store)
+    summaries, start = [], 0
+    try:
+        with progress_bar(progress, n_objects, "rank") as bar:
+            client, close = open_client(scheduler)
+            try:
+                items = enumerate(payloads)
+                for summary, run in ordered_map(_rank_task, items, client=client,
+                                                shared=(hierarchy, to_values, method)):
+                    t0 = time.perf_counter()
+                    runs.put(summary.chunk, run)
+                    timings = {**summary.timings, "store": time.perf_counter() - t0}
+                    summaries.append(replace(summary, start=start, timings=timings))
+                    start += summary.n_objects
+                    bar.update(summary.n_objects)
+            finally:
+                close()
+    except BaseException:
+        runs.close()
+        raise
+    return ChunkedRanking(summaries, runs, hierarchy.classes, method)
+
+
+def rank_chunks(values, hierarchy, *, chunk_size=None, **options):
+    """Rank a value matrix (e.g. mLPRs) chunk by chunk; see :func:`rank_stream`.
+
+    Parameters
+    ----------
+    values : array-like, DataFrame or dask array of shape (M, K)
+    hierarchy : Hierarchy
+    chunk_size : int, optional
+        Objects per chunk (a dask array keeps its row chunks without it).
+    **options
+        ``method``, ``scheduler``, ``store``, ``progress`` of :func:`rank_stream`.
+
+    Returns
+    -------
+    ChunkedRanking
+        Its :meth:`~ChunkedRanking.bayes_cutoff` and :meth:`~ChunkedRanking.top`
+        equal those of :func:`hmcpgm.hier_rank` on the whole matrix.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy, bayes_cutoff, hier_rank
+    >>> h = Hierarchy.from_parents([None, 0, 0])
+    >>> p = np.random.default_rng(0).random((50, 3))
+    >>> with rank_chunks(p, h, chunk_size=7) as ranked:
+    ...     cut = ranked.bayes_cutoff(alpha=0.3)
+    ...     same = (ranked.top(cut.rank) == hier_rank(p, h).top(cut.rank)).all()
+    >>> cut.rank == bayes_cutoff(hier_rank(p, h), p, alpha=0.3).rank, bool(same)
+    (True, True)
+    """
+    return rank_stream(row_chunks(values, chunk_size), hierarchy, n_objects=_rows(values), **options)
+
+
+def rank_model(model, X, *, chunk_size=None, **options):
+    """Scores -> mLPRs -> HierRank, chunk by chunk, with a fitted :class:`hmcpgm.MLPR`.
+
+    The mLPRs of a chunk are made and ranked where the chunk runs and are kept
+    only in its run. See :func:`rank_stream` for ``options``.
+
+    Returns
+    -------
+    ChunkedRanking
+    """
+    return rank_stream(row_chunks(X, chunk_size), model.hierarchy_, to_values=ModelMlpr(model),
+                       n_objects=_rows(X), **options)
+
+
+# ---------------------------------------------------------------------- prediction
+def _predict_task(key, scores, model, decisions):
+    from ..ranking import hier_rank
+
+    p = np.asarray(model.predict_proba(scores), dtype=np.float64)
+    d = None
+    if decisions:
+        if len(p):
+            d = (hier_rank(p, model.hierarchy_).block_means >= model.threshold).astype(np.int8)
+        else:
+            d = np.zeros(p.shape, dtype=np.int8)
+    return p, d
+
+
+def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False, progress=False,
+                   n_objects=None):
+    """mLPRs (and the model's decisions) of new objects, one chunk at a time.
+
+    Parameters
+    ----------
+    model : MLPR
+        Fitted.
+    X : array-like, DataFrame, dask array, or an iterable of row blocks
+        First-stage scores. An iterable (not an array) is taken as its blocks.
+    chunk_size : int, optional
+        Objects per chunk.
+    scheduler : None, "local", str or distributed.Client
+        Where the chunks run (see :func:`rank_stream`).
+    decisions : bool
+        Also give ``model.predict``'s decisions (HierRank block mean >= threshold).
+    progress : bool
+    n_objects : int, optional
+        The total, for the progress bar.
+
+    Yields
+    ------
+    mlpr : ndarray (m, K)
+        The same numbers as ``model.predict_proba`` on those rows.
+    decisions : ndarray of int8 (m, K) or None
+    """
+    if hasattr(X, "shape") or hasattr(X, "iloc"):
+        blocks, n_objects = row_chunks(X, chunk_size), _rows(X)
+    else:
+        blocks = X
+    client, close = open_client(scheduler)
+    try:
+        with progress_bar(progress, n_objects, "predict") as bar:
+            for p, d in ordered_map(_predict_task, enumerate(blocks), client=client, shared=(model, decisions)):
+                bar.update(len(p))
+                yield p, d
+    finally:
+        close()
+
+
+def predict_proba(model, X, *, chunk_size=None, scheduler=None):
+    """``model.predict_proba(X)`` computed chunk by chunk (the same numbers), as one array.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy, MLPR
+    >>> h = Hierarchy.from_parents([None, 0])
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.sort(rng.integers(0, 2, (500, 2)), axis=1)[:, ::-1]
+    >>> model = MLPR(hierarchy=h).fit(rng.normal(y), y)
+    >>> s = rng.normal(size=(9, 2))
+    >>> bool((predict_proba(model, s, chunk_size=4) == model.predict_proba(s)).all())
+    True
+    """
+    parts = [p for p, _ in predict_stream(model, X, chunk_size=chunk_size, scheduler=scheduler)]
+    return np.concatenate(parts) if parts else np.zeros((0, model.hierarchy_.n_classes))
+
+
+# ---------------------------------------------------------------------- helpers
+def _rows(X):
+    try:
+        n = X.shape[0]
+    except (AttributeError, IndexError):
+        return None
+    return None if n != n else int(n)  # a dask array of unknown length has nan rows
+
+
+def progress_bar(enabled, total, desc, unit="objects"):
+    """A tqdm bar on stderr (off when ``enabled`` is false or stderr is not a terminal)."""
+    import sys
+
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, disable=True if not enabled else None,
+                leave=False, file=sys.stderr)
