@@ -122,9 +122,16 @@ def test_lpr_is_clipped_to_eps():
     rng = np.random.default_rng(4)
     y = (rng.random((4000, 1)) < 0.5).astype(int)
     s = rng.normal(loc=20.0 * y)  # perfectly separated
-    model = fit_score_model(s, y, single(), kind="lpr", eps=1e-3)
-    lpr = model.lpr(np.array([[-5.0], [0.0], [20.0], [25.0]]))[:, 0]
-    np.testing.assert_allclose(lpr, [1e-3, 1e-3, 1 - 1e-3, 1 - 1e-3])
+    test = np.array([[-5.0], [0.0], [20.0], [25.0]])
+    # the plain kernel estimate (no count prior, no minimum window) runs to the clip
+    plain = fit_score_model(s, y, single(), kind="lpr", eps=1e-3, prior_count=0, min_count=0)
+    np.testing.assert_allclose(plain.lpr(test)[:, 0], [1e-3, 1e-3, 1 - 1e-3, 1 - 1e-3])
+    # with the defaults one pseudo-object at the prevalence 0.5 joins every window:
+    # hundreds of neighbours in the bulk (a shift < 0.002), at least 50 in the thin
+    # tails, which keep the value of the last well-supported point (a shift < 0.011)
+    lpr = fit_score_model(s, y, single(), kind="lpr", eps=1e-3).lpr(test)[:, 0]
+    assert 1e-3 <= lpr[1] < 0.002 and 0.998 < lpr[2] <= 1 - 1e-3 + 1e-12
+    assert 1e-3 <= lpr[0] < 0.011 and 0.989 < lpr[3] <= 1 - 1e-3 + 1e-12
 
 
 def test_grid_interpolation_matches_numpy_interp():
@@ -137,8 +144,9 @@ def test_grid_interpolation_matches_numpy_interp():
     model = fit_score_model(s, y, h, kind="lpr", gridsize=64)
     d = model.to_dict()
     test = rng.normal(scale=4.0, size=(500, 3))
+    t = np.arcsinh((test - d["center"]) / d["scale"])  # the grid is uniform on this scale
     expect = np.column_stack(
-        [np.interp(test[:, k], np.linspace(d["lo"][k], d["hi"][k], 64), d["lpr"][k]) for k in range(3)]
+        [np.interp(t[:, k], np.linspace(d["lo"][k], d["hi"][k], 64), d["lpr"][k]) for k in range(3)]
     )
     np.testing.assert_allclose(model.lpr(test), expect, rtol=1e-12, atol=1e-14)
 
@@ -230,8 +238,10 @@ def test_few_positives_and_constant_scores(kind):
     lik = model.likelihoods(rng.normal(scale=3, size=(50, 3)))
     assert np.all(np.isfinite(lik)) and np.all(lik > 0)
     lik_const = model.likelihoods(np.full((1, 3), 0.7))[0, 2]
-    # constant scores carry no information about the label
-    np.testing.assert_allclose(lik_const[0] * (1 - 0.5), lik_const[1] * (1 - 0.5), rtol=1e-6)
+    # constant scores carry no information about the label (the pooled model's
+    # common prior pulls it slightly toward the other classes)
+    rtol = 0.02 if kind in ("pooled", "auto") else 1e-6
+    np.testing.assert_allclose(lik_const[0] * (1 - 0.5), lik_const[1] * (1 - 0.5), rtol=rtol)
 
 
 @settings(max_examples=30, deadline=None)
@@ -349,9 +359,10 @@ def test_grid_kde_matches_exact_kernel_sums():
         return stats.norm.pdf((grid[:, None] - x[None, :]) / h).mean(axis=1) / h
 
     neg, pos = s[y[:, 0] == 0, 0], s[y[:, 0] == 1, 0]
-    dens = fit_score_model(s, y, single(), kind="kde", bandwidth=h).densities(grid[:, None])[:, 0]
+    raw = {"bandwidth": h, "transform": "none", "prior_count": 0, "min_count": 0}
+    dens = fit_score_model(s, y, single(), kind="kde", **raw).densities(grid[:, None])[:, 0]
     np.testing.assert_allclose(dens[:, 0], exact(neg), rtol=0.01)
     np.testing.assert_allclose(dens[:, 1], exact(pos), rtol=0.01)
-    lpr = fit_score_model(s, y, single(), kind="lpr", bandwidth=h).lpr(grid[:, None])[:, 0]
+    lpr = fit_score_model(s, y, single(), kind="lpr", **raw).lpr(grid[:, None])[:, 0]
     pi0 = np.mean(y == 0)
     np.testing.assert_allclose(lpr, 1 - pi0 * exact(neg) / exact(s[:, 0]), atol=0.005)
