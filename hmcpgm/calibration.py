@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._numba import njit
 from .exceptions import InputError
 
 __all__ = [
@@ -40,7 +41,7 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------- isotonic
-def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior_count=0.0):
+def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior_count=0.0, min_count=0.0):
     """Knots of the isotonic fit of ``y`` on ``x``, one per block.
 
     Parameters
@@ -57,6 +58,11 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
         with ``c = prior_count``.
     prior_count : float
         Pseudo-count ``c`` of the shrinkage.
+    min_count : float
+        Neighbouring blocks are merged, left to right, until each holds at least
+        this much weight (a block of few objects at an end would otherwise carry
+        an extreme rate on little evidence); merging neighbours keeps the fit
+        monotone.
 
     Returns
     -------
@@ -71,28 +77,75 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     >>> isotonic_knots([0, 1, 2, 3], [0, 1, 0, 1], prior_rate=0.5, prior_count=2)[1].tolist()
     [0.3333333333333333, 0.5, 0.6666666666666666]
     """
-    from sklearn.isotonic import isotonic_regression
-
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
     order = np.argsort(x, kind="stable")
-    xs, ys, ws = x[order], y[order], w[order]
-    # merge tied x first: isotonic regression must give tied points one value
-    start = np.r_[0, np.flatnonzero(np.diff(xs)) + 1]
-    wt = np.add.reduceat(ws, start)
-    xt = np.add.reduceat(ws * xs, start) / np.where(wt > 0, wt, 1)
-    yt = np.add.reduceat(ws * ys, start) / np.where(wt > 0, wt, 1)
-    fit = isotonic_regression(yt, sample_weight=wt, increasing=increasing)
-    block = np.r_[0, np.flatnonzero(np.diff(fit)) + 1]
-    bw = np.add.reduceat(wt, block)
-    bx = np.add.reduceat(wt * xt, block) / bw
-    by_sum = np.add.reduceat(wt * yt, block)
+    bx, by_sum, bw = _pav(x[order], y[order], w[order], bool(increasing))
+    if min_count > 0 and len(bw) > 1:
+        bx, by_sum, bw = _merge_small(bx * bw, by_sum, bw, float(min_count))
+        bx = bx / bw
     if prior_rate is None:
         by = by_sum / bw
     else:
         by = (by_sum + prior_count * prior_rate) / (bw + prior_count)
     return bx, by, bw
+
+
+def _pav_python(x, y, w, increasing):
+    """Pool adjacent violators on sorted ``x``: block means of x, sums of w*y, sums of w.
+
+    Tied ``x`` enter as one point; neighbouring blocks with equal rates are merged,
+    so block rates are strictly monotone (the blocks of ``sklearn.isotonic``).
+    """
+    n = x.shape[0]
+    sx = np.empty(n)
+    sy = np.empty(n)
+    sw = np.empty(n)
+    sign = 1.0 if increasing else -1.0
+    nb = 0
+    i = 0
+    while i < n:
+        ax = 0.0
+        ay = 0.0
+        aw = 0.0
+        j = i
+        while j < n and x[j] == x[i]:
+            ax += w[j] * x[j]
+            ay += w[j] * y[j]
+            aw += w[j]
+            j += 1
+        sx[nb] = ax
+        sy[nb] = ay
+        sw[nb] = aw
+        nb += 1
+        while nb > 1 and sign * sy[nb - 2] * sw[nb - 1] >= sign * sy[nb - 1] * sw[nb - 2]:
+            sx[nb - 2] += sx[nb - 1]
+            sy[nb - 2] += sy[nb - 1]
+            sw[nb - 2] += sw[nb - 1]
+            nb -= 1
+        i = j
+    return sx[:nb] / sw[:nb], sy[:nb], sw[:nb]
+
+
+_pav = _pav_python if njit is None else njit(cache=True, nogil=True)(_pav_python)
+
+
+def _merge_small(sx, sy, sw, min_weight):
+    """Merge neighbouring blocks (sums of w*x, w*y, w) until each weighs at least ``min_weight``."""
+    ends = []
+    acc = 0.0
+    for i, w in enumerate(sw):
+        acc += w
+        if acc >= min_weight:
+            ends.append(i + 1)
+            acc = 0.0
+    if not ends:
+        ends = [len(sw)]
+    elif ends[-1] != len(sw):  # a light last group joins the one before
+        ends[-1] = len(sw)
+    starts = [0, *ends[:-1]]
+    return np.add.reduceat(sx, starts), np.add.reduceat(sy, starts), np.add.reduceat(sw, starts)
 
 
 # ---------------------------------------------------------------------- many small logistic fits
@@ -174,7 +227,9 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
 
 
 def _sigmoid(x):
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
+    from scipy.special import expit
+
+    return expit(x)
 
 
 # ---------------------------------------------------------------------- recalibration of mLPRs

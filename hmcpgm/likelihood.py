@@ -17,13 +17,14 @@ prevalence. ``LPR_k`` is estimated by one of
     ``LPR = (n1 + c p) / (n + c)``, shrunk toward the prevalence ``p`` by
     ``c = prior_count`` pseudo-objects (``c = 0`` is the plain kernel
     estimate). Where fewer than ``min_count`` objects are near (the tails, the
-    scores of rare classes), the window widens (bandwidths ``h, 2h, ..., 32h``)
+    scores of rare classes), the window widens (bandwidths ``h, 2h, ..., 16h``)
     until it holds ``min_count`` objects, so the LPR there is what the counts
     support and not ``1 - eps`` from one or two positives.
 ``"isotonic"``
     a monotone fit (increasing or decreasing, the direction of the class's
-    rank correlation), each isotonic block's rate shrunk toward the prevalence
-    by ``prior_count``; linear between block centres.
+    rank correlation); neighbouring blocks merged until each holds
+    ``min_count`` objects, each block's rate shrunk toward the prevalence by
+    ``prior_count``; linear between block centres.
 ``"platt"``
     logistic regression of the label on the (transformed) score, with Platt's
     targets ``(n1 + 1) / (n1 + 2)`` and ``1 / (n0 + 2)``.
@@ -60,7 +61,7 @@ like a logarithm, so one training score of 1e6 stretches the grid by a few
 units instead of squeezing every other score into one cell. Kernels (Gaussian)
 work on ``t``; bandwidths come from statsmodels'
 ``select_bandwidth`` (Silverman's rule ``0.9 min(sd, IQR / 1.349) n^(-1/5)`` by
-default) on ``t``; densities are binned (linear binning onto four times the
+default) on ``t``; densities are binned (linear binning onto twice the
 grid) and convolved by FFT for all classes at once. The grid spans the
 training scores of the class; a score outside is clamped to the nearest end
 (beyond the data a class gets the evidence of its most extreme training score).
@@ -94,8 +95,8 @@ AUTO_CANDIDATES = ("lpr", "isotonic", "platt", "pooled")
 TRANSFORMS = ("asinh", "none")
 _BANDWIDTH_RULES = ("silverman", "scott", "normal_reference")
 _MIN_RATIO = 1e-12  # density models: smaller likelihood of a pair >= this times the larger
-_BALLOON = 2.0 ** np.arange(6)  # kernel LPR: bandwidth multiples tried where counts are thin
-_OVERSAMPLE = 4  # kernel grids: binning and FFT on (gridsize - 1) * 4 + 1 points
+_BALLOON = 2.0 ** np.arange(5)  # kernel LPR: bandwidth multiples tried where counts are thin
+_OVERSAMPLE = 2  # kernel grids: binning and FFT on (gridsize - 1) * 2 + 1 points
 _CHUNK = 256  # classes per FFT batch
 _SUPPORT = 5  # kernel LPR: a grid point is well supported when its window holds 5 * min_count objects
 
@@ -395,6 +396,7 @@ def fit_score_model(
     transform="asinh",
     cv=5,
     seed=0,
+    cross_validation=None,
     allow_empty=False,
     close_labels=False,
 ):
@@ -423,12 +425,16 @@ def fit_score_model(
         added to every local (or block) count; 0 turns the shrinkage off.
     min_count : float, default 10.0
         ``"lpr"``: the kernel window widens until it holds this many
-        (kernel-weighted) training objects.
+        (kernel-weighted) training objects; ``"isotonic"``: blocks hold at
+        least this many objects.
     transform : {"asinh", "none"}, default "asinh"
         Scale of the grids and kernels (see the module docstring).
     cv, seed : int
         ``"auto"``: folds (``KFold(cv, shuffle=True, random_state=seed)``) of the
         per-class choice.
+    cross_validation : dict, optional
+        ``"auto"``: the output of :func:`cross_validated_lpr` on these scores
+        and labels with ``kinds=AUTO_CANDIDATES``, reused instead of recomputed.
     allow_empty : bool, default False
         A class with no positive (or no negative) training example is an error
         unless this is True; then its likelihoods are ``[1, 1]`` (its score
@@ -473,10 +479,18 @@ def fit_score_model(
     if kind == "gaussian":
         params = _fit_gaussian(s, y, informative)
     elif kind == "auto":
-        cvres = cross_validated_lpr(s, y, hierarchy, AUTO_CANDIDATES, cv=cv, seed=seed, **opts)
+        cvres = cross_validation
+        if cvres is None:
+            cvres = cross_validated_lpr(s, y, hierarchy, AUTO_CANDIDATES, cv=cv, seed=seed, **opts)
+        elif np.shape(cvres.get("lpr")) != (len(AUTO_CANDIDATES), *s.shape):
+            raise InputError(
+                f"cross_validation['lpr'] must have shape {(len(AUTO_CANDIDATES), *s.shape)} "
+                f"(cross_validated_lpr with kinds=AUTO_CANDIDATES), got {np.shape(cvres.get('lpr'))}"
+            )
         loss = log_loss_by_class(cvres["lpr"], y)
         choice = np.argmin(loss, axis=1)
-        params = _fit_grid_models(s, y, informative, prevalence, AUTO_CANDIDATES, opts)
+        params = _fit_grid_models(s, y, informative, prevalence, AUTO_CANDIDATES, opts,
+                                  only={i: choice == i for i in range(len(AUTO_CANDIDATES))})
         params["lpr"] = params.pop("lpr_by_kind")[choice, np.arange(len(choice))]
         params["choice"] = choice.astype(float)
         params["cv_log_loss"] = loss
@@ -652,8 +666,13 @@ def _robust_scale(s):
     return center, scale
 
 
-def _fit_grid_models(s, y, informative, prevalence, kinds, opts):
-    """Grid parameters shared by the models, and one LPR (or density) table per kind."""
+def _fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
+    """Grid parameters shared by the models, and one LPR (or density) table per kind.
+
+    ``only`` ({kind index: bool mask}) restricts a kind to some classes (the
+    others keep the prevalence); the pooled model is fitted on every class
+    whenever one needs it, since its map and prior are shared.
+    """
     m, n_classes = s.shape
     if opts["transform"] == "asinh":
         center, scale = _robust_scale(s)
@@ -671,13 +690,21 @@ def _fit_grid_models(s, y, informative, prevalence, kinds, opts):
         return params
     tables = np.empty((len(kinds), n_classes, opts["gridsize"]))
     tables[:] = prevalence[None, :, None]
+    all_cols = cols
     for i, kind in enumerate(kinds):
+        cols = all_cols
+        if only is not None:
+            if not np.any(only[i][all_cols]):
+                continue
+            if kind != "pooled":
+                cols = all_cols[only[i][all_cols]]
         if not len(cols):
             continue
         if kind == "lpr":
             table = _kernel_lpr_tables(t[:, cols], y[:, cols], lo[cols], hi[cols], prevalence[cols], opts)
         elif kind == "isotonic":
-            table = _isotonic_tables(t[:, cols], y[:, cols], grid[cols], prevalence[cols], opts["prior_count"])
+            table = _isotonic_tables(t[:, cols], y[:, cols], grid[cols], prevalence[cols], opts["prior_count"],
+                                     opts["min_count"])
         elif kind == "platt":
             table = _platt_tables(t[:, cols], y[:, cols], grid[cols])
         elif kind == "pooled":
@@ -690,28 +717,29 @@ def _fit_grid_models(s, y, informative, prevalence, kinds, opts):
     return params
 
 
-def _bandwidths(t, y, cols, rule, labels=None):
-    """Per-class bandwidth of the rule on t (statsmodels), with a fallback for zero spread."""
+def _bandwidths(t, rule):
+    """Per-column bandwidth of the rule on ``t`` (statsmodels' ``select_bandwidth``, all columns at once).
+
+    A column whose rule gives 0 (no spread) gets 0; the caller falls back.
+    """
     from statsmodels.nonparametric.bandwidths import select_bandwidth
     from statsmodels.nonparametric.kde import kernel_switch
 
-    kernel = kernel_switch["gau"]()
-    out = np.empty(len(cols))
-    for j, k in enumerate(cols):
-        x = t[:, k] if labels is None else t[labels[:, k], k]
-        out[j] = _one_bandwidth(x, rule, kernel, select_bandwidth)
-    return out
-
-
-def _one_bandwidth(x, rule, kernel, select_bandwidth):
     if not isinstance(rule, str):
-        return float(rule)
-    if len(x) < 2:
-        return 0.0
+        return np.full(t.shape[1], float(rule))
+    if t.shape[0] < 2:
+        return np.zeros(t.shape[1])
+    kernel = kernel_switch["gau"]()
     try:
-        return float(select_bandwidth(x, rule, kernel))
-    except RuntimeError:  # statsmodels: "Selected KDE bandwidth is 0"
-        return 0.0
+        return np.asarray(select_bandwidth(t, rule, kernel), dtype=float).reshape(t.shape[1])
+    except RuntimeError:  # "Selected KDE bandwidth is 0" for some column: one at a time
+        out = np.zeros(t.shape[1])
+        for j in range(t.shape[1]):
+            try:
+                out[j] = float(select_bandwidth(t[:, j], rule, kernel))
+            except RuntimeError:
+                out[j] = 0.0
+        return out
 
 
 def _spread_fallback(x):
@@ -723,39 +751,39 @@ def _spread_fallback(x):
 def _kernel_counts(t, weights, lo, hi, h, n_grid):
     """Kernel-weighted counts ``sum_i w_i exp(-(g - t_i)^2 / (2 h^2))`` on a uniform grid per column.
 
-    ``t``, ``weights``: (M, C); ``lo``, ``hi``: (C,); ``h``: (L, C) bandwidths.
-    Linear binning onto ``n_grid`` points, then one FFT convolution per
-    bandwidth. Returns (L, C, n_grid).
+    ``t``: (M, C); ``weights``: a list of (M, C) weight arrays; ``lo``, ``hi``:
+    (C,); ``h``: (L, C) bandwidths. Linear binning onto ``n_grid`` points, then
+    FFT convolutions (one kernel spectrum per bandwidth, shared by the weights).
+    Returns (len(weights), L, C, n_grid).
     """
     c = t.shape[1]
     step = (hi - lo) / (n_grid - 1)
     pos = np.clip((t - lo) / step, 0, n_grid - 1)
     i = np.minimum(pos.astype(np.intp), n_grid - 2)
     frac = pos - i
-    base = (np.arange(c) * n_grid)[None, :]
-    counts = np.bincount((i + base).ravel(), (weights * (1 - frac)).ravel(), minlength=c * n_grid)
-    counts += np.bincount((i + 1 + base).ravel(), (weights * frac).ravel(), minlength=c * n_grid)
-    counts = counts.reshape(c, n_grid)
+    idx = (i + (np.arange(c) * n_grid)[None, :]).ravel()
     size = 1 << int(np.ceil(np.log2(2 * n_grid - 1)))
+    specs = []
+    for w in weights:
+        counts = np.bincount(idx, (w * (1 - frac)).ravel(), minlength=c * n_grid)
+        counts += np.bincount(idx + 1, (w * frac).ravel(), minlength=c * n_grid)
+        specs.append(np.fft.rfft(counts.reshape(c, n_grid), size, axis=1))
     offset = np.arange(size)
     offset = np.where(offset < size // 2, offset, offset - size)
     reach = np.abs(offset) <= n_grid - 1
-    spec = np.fft.rfft(counts, size, axis=1)
-    out = np.empty((h.shape[0], c, n_grid))
+    out = np.empty((len(weights), h.shape[0], c, n_grid))
     for level in range(h.shape[0]):
         z = offset[None, :] * (step / h[level])[:, None]
-        kernel = np.where(reach[None, :], np.exp(-0.5 * z * z), 0.0)
-        out[level] = np.fft.irfft(spec * np.fft.rfft(kernel, size, axis=1), size, axis=1)[:, :n_grid]
+        kernel = np.fft.rfft(np.where(reach[None, :], np.exp(-0.5 * z * z), 0.0), size, axis=1)
+        for j, spec in enumerate(specs):
+            out[j, level] = np.fft.irfft(spec * kernel, size, axis=1)[:, :n_grid]
     return np.maximum(out, 0.0)
 
 
 def _kernel_lpr_tables(t, y, lo, hi, prevalence, opts):
     """Kernel LPR with a count prior and a window that widens where counts are thin."""
     n_fine = (opts["gridsize"] - 1) * _OVERSAMPLE + 1
-    cols = np.arange(t.shape[1])
-    h_all = _bandwidths(t, y, cols, opts["bandwidth"])
-    h_neg = _bandwidths(t, y, cols, opts["bandwidth"], labels=~y)
-    h = np.where(h_neg > 0, np.minimum(h_all, h_neg), h_all)
+    h = _bandwidths(t, opts["bandwidth"])
     for j in np.flatnonzero(~(h > 0)):
         h[j] = _spread_fallback(t[:, j])
     h = np.maximum(h, 2.0 * (hi - lo) / (n_fine - 1))  # at least two bins of the fine grid
@@ -764,8 +792,8 @@ def _kernel_lpr_tables(t, y, lo, hi, prevalence, opts):
     for start in range(0, t.shape[1], _CHUNK):
         sl = slice(start, start + _CHUNK)
         levels = _BALLOON[:, None] * h[None, sl]
-        n_all = _kernel_counts(t[:, sl], np.ones_like(t[:, sl]), lo[sl], hi[sl], levels, n_fine)
-        n_pos = _kernel_counts(t[:, sl], y[:, sl].astype(float), lo[sl], hi[sl], levels, n_fine)
+        n_all, n_pos = _kernel_counts(t[:, sl], [np.ones(t[:, sl].shape), y[:, sl].astype(float)],
+                                      lo[sl], hi[sl], levels, n_fine)
         n_pos = np.minimum(n_pos, n_all)
         p = prevalence[sl][None, :, None]
         lpr = np.where(n_all + c > 0, (n_pos + c * p) / np.maximum(n_all + c, 1e-300), p)
@@ -823,17 +851,17 @@ def _kde_tables(t, y, cols, lo, hi, opts):
     if not len(cols):
         return dens
     tc, yc = t[:, cols], y[:, cols]
-    h_all = _bandwidths(t, y, cols, opts["bandwidth"])
+    h_all = _bandwidths(tc, opts["bandwidth"])
     for j in np.flatnonzero(~(h_all > 0)):
         h_all[j] = _spread_fallback(tc[:, j])
     floor = 2.0 * (hi[cols] - lo[cols]) / (n_fine - 1)
     mix = np.zeros((len(cols), g))
     for label, name in ((0, "density0"), (1, "density1")):
         mask = yc if label else ~yc
-        h = _bandwidths(t, y, cols, opts["bandwidth"], labels=y if label else ~y)
+        h = np.array([_bandwidths(tc[mask[:, j], j][:, None], opts["bandwidth"])[0] for j in range(len(cols))])
         h = np.maximum(np.where(h > 0, h, h_all), floor)
         n = mask.sum(axis=0)
-        counts = _kernel_counts(tc, mask.astype(float), lo[cols], hi[cols], h[None, :], n_fine)[0]
+        counts = _kernel_counts(tc, [mask.astype(float)], lo[cols], hi[cols], h[None, :], n_fine)[0, 0]
         f = counts[:, ::_OVERSAMPLE] / (n * h * np.sqrt(2 * np.pi))[:, None]
         dens[name][cols] = f
         mix += f * (n / len(t))[:, None]
@@ -843,7 +871,7 @@ def _kde_tables(t, y, cols, lo, hi, opts):
     return dens
 
 
-def _isotonic_tables(t, y, grid, prevalence, prior_count):
+def _isotonic_tables(t, y, grid, prevalence, prior_count, min_count):
     from .calibration import isotonic_knots
 
     out = np.empty(grid.shape)
@@ -852,7 +880,7 @@ def _isotonic_tables(t, y, grid, prevalence, prior_count):
         yj = y[:, j]
         increasing = ranks[yj, j].mean() >= ranks[:, j].mean()
         kx, ky, _ = isotonic_knots(t[:, j], yj.astype(float), increasing=increasing,
-                                   prior_rate=prevalence[j], prior_count=prior_count)
+                                   prior_rate=prevalence[j], prior_count=prior_count, min_count=min_count)
         out[j] = np.interp(grid[j], kx, ky)
     return out
 
@@ -870,7 +898,7 @@ def _platt_tables(t, y, grid):
     return 1.0 / (1.0 + np.exp(-np.clip(theta[:, :1] + theta[:, 1:] * z, -700, 700)))
 
 
-def _pooled_tables(s, y, grid_s, n_em=20):
+def _pooled_tables(s, y, grid_s, n_em=10):
     """Empirical-Bayes pooled map: ``logit LPR_k = a_k + b_k logit g(s)``, ``(a_k, b_k)`` shrunk together."""
     from .calibration import fit_logistic_pairs, isotonic_knots
 
@@ -885,13 +913,14 @@ def _pooled_tables(s, y, grid_s, n_em=20):
     mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
     theta = np.broadcast_to(mu, (s.shape[1], 2)).copy()
     for _ in range(n_em):  # EM: MAP per class given the prior, then the prior from all classes
-        theta, cov = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=20)
+        theta, cov = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=3)
         mu_new = theta.mean(axis=0)
         var_new = np.maximum(((theta - mu_new) ** 2 + cov[:, [0, 1], [0, 1]]).mean(axis=0), 1e-4)
         done = np.allclose(mu_new, mu, atol=1e-4) and np.allclose(var_new, var, rtol=1e-3)
         mu, var = mu_new, var_new
         if done:
             break
+    theta, _ = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=20)
     eta = theta[:, :1] + theta[:, 1:] * logit_g(grid_s)
     return 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
 
