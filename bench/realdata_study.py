@@ -120,6 +120,23 @@ def evaluate(values, labels, hierarchy, evaluated, fdr_values=None, alphas=ALPHA
     return out
 
 
+def fdr_curves(values, labels, hierarchy, evaluated, calibrated, n_points=200, max_fdr=0.5):
+    """Estimated (raw and recalibrated mLPRs) and realised FDP of each prefix of the HierRank order."""
+    from hmcpgm.benchmark import _restrict
+    from hmcpgm.ranking import hier_rank
+
+    sub = _restrict(hier_rank(values, hierarchy), evaluated, hierarchy.n_classes)
+    y = labels[:, evaluated].reshape(-1)[sub]
+    r = np.arange(1, sub.size + 1)
+    est_raw = np.cumsum(1 - values[:, evaluated].reshape(-1)[sub]) / r
+    est = np.cumsum(1 - calibrated[:, evaluated].reshape(-1)[sub]) / r
+    real = np.cumsum(1 - y) / r
+    stop = max(int(np.searchsorted(np.maximum.accumulate(est), max_fdr)), 10)
+    idx = np.unique(np.geomspace(1, min(stop, sub.size), n_points).astype(int)) - 1
+    return {"rank": (idx + 1).tolist(), "estimated": est[idx].tolist(), "estimated_raw": est_raw[idx].tolist(),
+            "realised": real[idx].tolist()}
+
+
 def cache_all(names, first_stages, seed=0):
     for name in names:
         for fs in first_stages:
@@ -130,58 +147,166 @@ def cache_all(names, first_stages, seed=0):
 
 # ---------------------------------------------------------------------- one data set
 def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering="one", criterion="log_loss",
-              score_model="auto", max_rows=None, seed=0):
+              score_model="auto", max_rows=None, seed=0, test_scores="refit"):
     """Fit the auto second stage on the training rows; evaluate every version and the choice on test rows."""
-    from hmcpgm.calibration import fit_recalibration
+    from hmcpgm.calibration import fit_recalibration, reliability_table
     from hmcpgm.inference import mlpr_from_likelihoods
     from hmcpgm.selection import fit_second_stage_auto
-    from hmcpgm.tempering import temper
+    from hmcpgm.tempering import temper, tempered_lpr
 
     h, keep, _, Y, _, Y_test = load(name, seed)
     sc = first_stage_scores(name, first_stage, seed=seed)
-    s_train, s_test = sc["train"], sc["test"]
-    t0 = time.perf_counter()
+    s_train, s_test = sc["train"], sc["test" if test_scores == "refit" else "test_crossfit"]
+    t0, c0 = time.perf_counter(), time.process_time()
     stage, preds = fit_second_stage_auto(
         s_train, Y, h, versions=versions, tempering=tempering, criterion=criterion, score_model=score_model,
         evaluated=keep, max_rows=max_rows, seed=seed, return_predictions=True)
-    fit_seconds = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    fit_seconds, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
     L_test = stage.score_model.likelihoods(s_test)
-    likelihood_seconds = time.perf_counter() - t0
+    likelihood_seconds, likelihood_cpu = time.perf_counter() - t0, time.process_time() - c0
     result = {"dataset": name, "first_stage": first_stage, "raw": evaluate(s_test, Y_test, h, keep),
               "chosen": stage.version, "a": stage.a, "cv_table": stage.cv_table, "seconds_fit": fit_seconds,
               "stage_seconds": stage.seconds, "choice": stage.score_model.choice, "versions": {}}
     for version in versions:
         cfg = preds[version]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            p = mlpr_from_likelihoods(h, stage.theta, temper(L_test, cfg["a"]), version=version,
-                                      engine=cfg["engine"])
-        predict_seconds = time.perf_counter() - t0
+            if version == "indpt":
+                p = tempered_lpr(L_test, stage.score_model.prevalence, cfg["a"])
+            else:
+                p = mlpr_from_likelihoods(h, stage.theta, temper(L_test, cfg["a"]), version=version,
+                                          engine=cfg["engine"])
+        predict_seconds, predict_cpu = time.perf_counter() - t0, time.process_time() - c0
         rows = cfg["rows"]
         g = fit_recalibration(cfg["mlpr"][:, keep], Y[rows][:, keep])
         res = evaluate(p, Y_test, h, keep, g(p))
         res.update({f"raw_{k}": v for k, v in evaluate(p, Y_test, h, keep, p).items() if k != "auprc"})
         result["versions"][version] = res
         if version == stage.version:
+            result["curves"] = fdr_curves(p, Y_test, h, keep, g(p))
+            result["reliability"] = {
+                "test": reliability_table(g(p)[:, keep], Y_test[:, keep], n_bins=10).to_dict(orient="list"),
+                "test_raw": reliability_table(p[:, keep], Y_test[:, keep], n_bins=10).to_dict(orient="list")}
             result["seconds_predict"] = likelihood_seconds + predict_seconds
+            result["cpu_predict"] = likelihood_cpu + predict_cpu
     result["auto"] = result["versions"][stage.version]
     result["seconds"] = fit_seconds + result["seconds_predict"]
+    result["cpu_seconds"] = fit_cpu + result["cpu_predict"]
     return result
 
 
+# ---------------------------------------------------------------------- the table
+def _fmt(x, pct=False):
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return "-"
+    return f"{x:.1f}" if pct else f"{x:.3f}"
+
+
+def _fdr_cells(res):
+    return [f"{res[f'n@{a}']}/{_fmt(res[f'fdp@{a}'])}" for a in ALPHAS]
+
+
+def render(results, command):
+    """The two tables and the target checks as text."""
+    lines = [f"$ {command}", "",
+             "AU(PRC) % of HierRank on the test rows (evaluated classes); auto = the version chosen on the "
+             "training rows; Bayesian FDR cutoff of auto (recalibrated mLPRs) as events called / realised FDP",
+             ""]
+    head = ["data set", "first stage", "Raw", "indpt", "nbh", "full", "auto", "auto-Raw", "chosen", "a",
+            *[f"auto@{a}" for a in ALPHAS], "seconds (wall/cpu)"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in results:
+        v = r["versions"]
+        cells = [r["dataset"], r["first_stage"], _fmt(r["raw"]["auprc"], True)]
+        cells += [_fmt(v[x]["auprc"], True) if x in v else "-" for x in ("indpt", "nbh", "full")]
+        cells += [_fmt(r["auto"]["auprc"], True), f"{r['auto']['auprc'] - r['raw']['auprc']:+.2f}", r["chosen"],
+                  "/".join(f"{a:.2f}" for a in np.unique(np.round(r["a"], 2))), *_fdr_cells(r["auto"]),
+                  f"{r['seconds']:.0f}/{r['cpu_seconds']:.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Bayesian FDR cutoff per version, events called / realised FDP at alpha "
+              + ", ".join(str(a) for a in ALPHAS) + "; recalibrated (cross-fitted shared isotonic map) and, "
+              "after 'raw:', on the mLPRs as they are", ""]
+    head = ["data set", "first stage", "version", *[f"@{a}" for a in ALPHAS], *[f"raw @{a}" for a in ALPHAS]]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in results:
+        for version, res in r["versions"].items():
+            raw = [f"{res[f'raw_n@{a}']}/{_fmt(res[f'raw_fdp@{a}'])}" for a in ALPHAS]
+            lines.append("| " + " | ".join([r["dataset"], r["first_stage"], version, *_fdr_cells(res), *raw]) + " |")
+    lines += ["", "Targets:"]
+    for fs in FIRST_STAGES:
+        sub = [r for r in results if r["first_stage"] == fs]
+        if not sub:
+            continue
+        gain = np.array([r["auto"]["auprc"] - r["raw"]["auprc"] for r in sub])
+        worst = sub[int(np.argmin(gain))]["dataset"]
+        lines.append(f"* {fs}: auto - Raw AU(PRC) mean {gain.mean():+.2f} points over {len(sub)} data sets, "
+                     f"worst {gain.min():+.2f} ({worst})")
+    bad = []
+    for r in results:
+        for name, res in [("auto", r["auto"]), *r["versions"].items()]:
+            for a in ALPHAS:
+                if res[f"n@{a}"] >= 50 and res[f"fdp@{a}"] > a + 0.05:
+                    bad.append(f"{r['dataset']}/{r['first_stage']}/{name}@{a}: {res[f'n@{a}']} called, "
+                               f"FDP {res[f'fdp@{a}']:.3f}")
+    lines.append("* FDP > alpha + 0.05 with >= 50 events called: " + ("; ".join(bad) if bad else "none"))
+    return "\n".join(lines)
+
+
+def _jsonable(r):
+    out = {k: v for k, v in r.items() if k not in ("cv_table", "a", "choice")}
+    out["a"] = np.unique(np.round(r["a"], 4)).tolist()
+    out["cv_table"] = r["cv_table"].to_dict(orient="records")
+    out["choice"] = {k: int(v) for k, v in zip(*np.unique(r["choice"], return_counts=True))}
+    return out
+
+
 def main(argv=None):
+    import json
+    import shlex
+    import sys
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("cache", "table"))
     parser.add_argument("--datasets", default=",".join(ORDER))
     parser.add_argument("--first-stages", default=",".join(FIRST_STAGES))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tempering", default="one", help="one, depth, frequency or none")
+    parser.add_argument("--criterion", default="log_loss")
+    parser.add_argument("--score-model", default="auto")
+    parser.add_argument("--max-rows", type=int, default=None,
+                        help="nbh/full cross-fitting on at most this many training rows (default: 400 on DAGs)")
+    parser.add_argument("--test-scores", default="refit", choices=("refit", "crossfit"))
+    parser.add_argument("--out", default=None, help="JSON file for the results (default bench/out/realdata_<tag>.json)")
     args = parser.parse_args(argv)
     names = args.datasets.split(",")
     first_stages = args.first_stages.split(",")
     if args.command == "cache":
         cache_all(names, first_stages, args.seed)
+        return
+    command = "python bench/realdata_study.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    results = []
+    for name in names:
+        for fs in first_stages:
+            t_wall, t_cpu = time.perf_counter(), time.process_time()
+            max_rows = args.max_rows if args.max_rows is not None else (400 if name.endswith("_GO") else None)
+            r = study_one(name, fs, tempering=None if args.tempering == "none" else args.tempering,
+                          criterion=args.criterion, score_model=args.score_model, max_rows=max_rows,
+                          seed=args.seed, test_scores=args.test_scores)
+            r["total_cpu"] = time.process_time() - t_cpu
+            r["total_wall"] = time.perf_counter() - t_wall
+            results.append(r)
+            print(f"[{time.strftime('%H:%M:%S')}] {name} {fs}: raw {r['raw']['auprc']:.2f} auto "
+                  f"{r['auto']['auprc']:.2f} ({r['chosen']}, a {np.unique(np.round(r['a'], 2))}) "
+                  f"{r['seconds']:.0f} s", flush=True)
+    text = render(results, command)
+    print(text)
+    out = Path(args.out) if args.out else OUT / f"realdata_{args.tempering}_{args.criterion}_{args.score_model}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"command": command, "results": [_jsonable(r) for r in results]}, indent=1,
+                              default=float))
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -67,13 +67,17 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     Returns
     -------
     knot_x, knot_y, knot_weight : ndarrays of shape (n_blocks,)
-        Block means of ``x`` (increasing), block rates, block weights.
+        Knot positions (increasing): block means of ``x``, except the first and
+        last knots at the inner edges of the first and last blocks; block rates;
+        block weights.
 
     Examples
     --------
     >>> kx, ky, kw = isotonic_knots([0, 1, 2, 3], [0, 1, 0, 1])
     >>> kx.tolist(), ky.tolist(), kw.tolist()
     ([0.0, 1.5, 3.0], [0.0, 0.5, 1.0], [1.0, 2.0, 1.0])
+    >>> isotonic_knots([0, 1, 2, 3, 1e6], [0, 0, 1, 1, 1])[0].tolist()  # the top block starts at 2
+    [1.0, 2.0]
     >>> isotonic_knots([0, 1, 2, 3], [0, 1, 0, 1], prior_rate=0.5, prior_count=2)[1].tolist()
     [0.3333333333333333, 0.5, 0.6666666666666666]
     """
@@ -81,15 +85,31 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     y = np.asarray(y, dtype=float)
     w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
     order = np.argsort(x, kind="stable")
-    bx, by_sum, bw = _pav(x[order], y[order], w[order], bool(increasing))
+    xs = x[order]
+    bx, by_sum, bw = _pav(xs, y[order], w[order], bool(increasing))
     if min_count > 0 and len(bw) > 1:
         bx, by_sum, bw = _merge_small(bx * bw, by_sum, bw, float(min_count))
         bx = bx / bw
-    if prior_rate is None:
-        by = by_sum / bw
-    else:
-        by = (by_sum + prior_count * prior_rate) / (bw + prior_count)
-    return bx, by, bw
+    if len(bw) > 1:
+        # the end knots sit at the inner edges of the end blocks (not their means), so
+        # one extreme value does not drag them outward; beyond, the map is flat
+        last = np.searchsorted(np.cumsum(w[order]), np.cumsum(bw) - 1e-9 * bw.max())
+        bx = bx.copy()
+        bx[0] = xs[min(last[0], len(xs) - 1)]
+        bx[-1] = xs[min(last[-2] + 1, len(xs) - 1)]
+    if prior_rate is None or prior_count == 0:
+        return bx, by_sum / bw, bw
+    # shrinking pulls light blocks further toward the prior rate and can break
+    # monotonicity; pool the shrunk blocks again (weights include the pseudo-counts)
+    shrunk = (by_sum + prior_count * prior_rate) / (bw + prior_count)
+    sx, sy, sw = _pav(bx, shrunk, bw + prior_count, bool(increasing))
+    if len(sx) == len(bx):
+        return bx, shrunk, bw
+    starts = np.r_[0, np.flatnonzero(np.diff(np.searchsorted(np.cumsum(sw), np.cumsum(bw + prior_count) - 1e-9)))
+                   + 1]
+    bw_merged = np.add.reduceat(bw, starts)
+    bx_merged = np.add.reduceat(bx * bw, starts) / bw_merged
+    return bx_merged, sy / sw, bw_merged
 
 
 def _pav_python(x, y, w, increasing):

@@ -796,16 +796,18 @@ def _kernel_lpr_tables(t, y, lo, hi, prevalence, opts):
                                       lo[sl], hi[sl], levels, n_fine)
         n_pos = np.minimum(n_pos, n_all)
         p = prevalence[sl][None, :, None]
-        lpr = np.where(n_all + c > 0, (n_pos + c * p) / np.maximum(n_all + c, 1e-300), p)
         # first level whose window holds n_min objects; blend with the level before by count
         enough = n_all >= n_min
         first = np.where(enough.any(axis=0), enough.argmax(axis=0), len(_BALLOON) - 1)
         prev = np.maximum(first - 1, 0)
         take = np.take_along_axis
         n_hi, n_lo = take(n_all, first[None], 0)[0], take(n_all, prev[None], 0)[0]
-        l_hi, l_lo = take(lpr, first[None], 0)[0], take(lpr, prev[None], 0)[0]
+        p_hi, p_lo = take(n_pos, first[None], 0)[0], take(n_pos, prev[None], 0)[0]
+        # between the two windows, the one holding exactly n_min objects (counts interpolated)
         w = np.where(first > 0, np.clip((n_min - n_lo) / np.maximum(n_hi - n_lo, 1e-300), 0.0, 1.0), 1.0)
-        fine = w * l_hi + (1 - w) * l_lo
+        n_w, p_w = w * n_hi + (1 - w) * n_lo, w * p_hi + (1 - w) * p_lo
+        p0 = p[0]
+        fine = np.where(n_w + c > 0, (p_w + c * p0) / np.maximum(n_w + c, 1e-300), p0)
         supported = n_all[0] >= _SUPPORT * max(n_min, 1.0)
         out[sl] = _monotone_tails(fine, supported, _increasing(t[:, sl], y[:, sl]))[:, ::_OVERSAMPLE]
     return out
@@ -893,7 +895,9 @@ def _platt_tables(t, y, grid):
     n1 = y.sum(axis=0)
     n0 = len(y) - n1
     target = np.where(y, (n1 + 1) / (n1 + 2), 1 / (n0 + 2))
-    theta, _ = fit_logistic_pairs((t - mean) / sd, target)
+    rate = target.mean(axis=0)
+    start = np.column_stack([np.log(rate / (1 - rate)), np.zeros(len(rate))])
+    theta, _ = fit_logistic_pairs((t - mean) / sd, target, start=start)
     z = (grid - mean[:, None]) / sd[:, None]
     return 1.0 / (1.0 + np.exp(-np.clip(theta[:, :1] + theta[:, 1:] * z, -700, 700)))
 
@@ -902,10 +906,15 @@ def _pooled_tables(s, y, grid_s, n_em=10):
     """Empirical-Bayes pooled map: ``logit LPR_k = a_k + b_k logit g(s)``, ``(a_k, b_k)`` shrunk together."""
     from .calibration import fit_logistic_pairs, isotonic_knots
 
-    kx, ky, _ = isotonic_knots(s.ravel(), y.ravel().astype(float), prior_rate=float(y.mean()), prior_count=1.0)
+    # knots on a robust scale of the pooled scores, so that one extreme score moves the
+    # centre of the top block by a few units, not to the extreme value
+    center, scale = _robust_scale(s.reshape(-1, 1))
+    u = np.arcsinh((s - center[0]) / scale[0])
+    kx, ky, _ = isotonic_knots(u.ravel(), y.ravel().astype(float), prior_rate=float(y.mean()), prior_count=1.0,
+                               min_count=10.0)
 
     def logit_g(x):
-        g = np.clip(np.interp(x, kx, ky), 1e-4, 1 - 1e-4)
+        g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
         return np.log(g / (1 - g))
 
     z = logit_g(s)

@@ -12,7 +12,9 @@ rows it will be judged on:
 2. :func:`cross_fitted_mlpr` runs a version (indpt, nbh, full) with tempered
    evidence (:func:`hmcpgm.tempering.temper`) fold by fold on those
    out-of-fold likelihoods: mLPRs of training rows from a second stage that
-   never saw them.
+   never saw them. indpt is the class's own (tempered) LPR,
+   :func:`hmcpgm.tempering.tempered_lpr`, as :class:`hmcpgm.MLPR` computes it;
+   nbh and full run the network.
 3. :func:`fit_second_stage_auto` fits the tempering exponent(s) of each
    version by minimising the cross-fitted log loss (or maximising its AU(PRC)),
    picks the version with the best cross-fitted criterion, fits the
@@ -41,7 +43,7 @@ from .likelihood import (
     fit_score_model,
     log_loss_by_class,
 )
-from .tempering import GROUPINGS, temper, tempering_groups
+from .tempering import GROUPINGS, temper, tempered_lpr, tempering_groups
 
 __all__ = [
     "CRITERIA",
@@ -199,6 +201,10 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
     folds = crossfit.folds[rows]
     for f in np.unique(folds):
         idx = np.flatnonzero(folds == f)
+        if version == "indpt":  # the class's own LPR (tempered), no network
+            prevalence = crossfit.cross_validation["prevalence"][f]
+            out[idx] = tempered_lpr(crossfit.likelihoods[rows[idx]], prevalence, a)
+            continue
         L = temper(crossfit.likelihoods[rows[idx]], a)
         out[idx] = mlpr_from_likelihoods(hierarchy, crossfit.thetas[f], L, version=version, engine=engine, **options)
     return out
@@ -244,6 +250,8 @@ class SecondStage:
         """mLPRs of new rows under the chosen version and tempering, shape (M, K)."""
         from .inference import mlpr_from_likelihoods
 
+        if self.version == "indpt":
+            return tempered_lpr(self.score_model.likelihoods(scores), self.score_model.prevalence, self.a)
         L = temper(self.score_model.likelihoods(scores), self.a)
         return mlpr_from_likelihoods(self.hierarchy, self.theta, L, version=self.version, engine=self.engine,
                                      **options)

@@ -16,7 +16,7 @@ import numpy as np
 from ._validation import check_hierarchy
 from .exceptions import InputError
 
-__all__ = ["GROUPINGS", "temper", "tempering_groups"]
+__all__ = ["GROUPINGS", "temper", "tempered_lpr", "tempering_groups"]
 
 GROUPINGS = ("one", "depth", "frequency")
 
@@ -58,6 +58,37 @@ def temper(likelihoods, a):
         return L.copy()
     with np.errstate(divide="ignore"):
         return np.power(L, a[None, :, None])
+
+
+def tempered_lpr(likelihoods, prevalence, a=1.0):
+    """The indpt version with tempered evidence: ``logit p_k + a_k log(L_k(1) / L_k(0))``.
+
+    With posterior-route likelihoods ``L(y) = P(Y = y | s) / P(Y = y)`` and
+    ``p`` the same prevalence, ``a = 1`` gives back the local precision rate
+    ``LPR_k(s)`` exactly (the indpt version) and ``a = 0`` the prevalence.
+
+    Parameters
+    ----------
+    likelihoods : array of shape (M, K, 2)
+    prevalence : array of shape (K,) or (M, K)
+        Strictly between 0 and 1 where the likelihoods carry evidence.
+    a : float or array of shape (K,)
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+
+    Examples
+    --------
+    >>> L = np.array([[[0.5, 3.0]]])        # LPR 0.6 at prevalence 0.2: (1 - .6)/.8, .6/.2
+    >>> tempered_lpr(L, [0.2]).round(6), tempered_lpr(L, [0.2], 0.0).round(6)
+    (array([[0.6]]), array([[0.2]]))
+    """
+    L = temper(likelihoods, a)
+    p = np.clip(np.asarray(prevalence, dtype=float), 1e-12, 1 - 1e-12)
+    with np.errstate(divide="ignore"):
+        logit = np.log(p) - np.log1p(-p) + np.log(L[..., 1]) - np.log(L[..., 0])
+    return 0.5 * (1.0 + np.tanh(0.5 * logit))
 
 
 def tempering_groups(hierarchy, grouping="one", labels=None, *, n_groups=4):

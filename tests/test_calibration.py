@@ -30,7 +30,10 @@ def test_isotonic_blocks_equal_sklearn(increasing):
     starts = np.r_[0, np.flatnonzero(np.diff(fit)) + 1]
     np.testing.assert_allclose(ky, fit[starts], rtol=1e-12)
     np.testing.assert_allclose(kw, np.add.reduceat(w, starts))
-    np.testing.assert_allclose(kx, np.add.reduceat(w * ux, starts) / kw, rtol=1e-12)
+    means = np.add.reduceat(w * ux, starts) / kw
+    np.testing.assert_allclose(kx[1:-1], means[1:-1], rtol=1e-12)
+    # end knots: the inner edges of the end blocks
+    assert kx[0] == ux[starts[1] - 1] and kx[-1] == ux[starts[-1]]
     assert np.all(np.diff(kx) > 0)
     assert np.all(np.diff(ky) > 0) if increasing else np.all(np.diff(ky) < 0)
 
@@ -110,3 +113,20 @@ def test_reliability_table_counts_every_event():
         assert table["events"].sum() == 1000
         np.testing.assert_allclose((table["events"] * table["observed"]).sum(), y.sum())
         assert np.all(np.abs(table["mean_p"] - table["observed"]) < 0.15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), increasing=st.booleans(),
+       prior_rate=st.floats(0, 1), prior_count=st.floats(0, 5), min_count=st.integers(0, 30))
+def test_isotonic_knots_stay_monotone_after_shrinking_and_merging(seed, n, increasing, prior_rate, prior_count,
+                                                                  min_count):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=n), 2)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * x))).astype(float)
+    kx, ky, kw = isotonic_knots(x, y, increasing=increasing, prior_rate=prior_rate, prior_count=prior_count,
+                                min_count=min_count)
+    step = np.diff(ky)
+    assert np.all(step >= -1e-12) if increasing else np.all(step <= 1e-12)
+    assert np.all(np.diff(kx) > 0)
+    np.testing.assert_allclose(kw.sum(), n)
+    assert np.all((ky >= 0) & (ky <= 1))

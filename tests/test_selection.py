@@ -88,7 +88,8 @@ def test_cross_fitted_mlpr_never_sees_the_label_it_predicts():
 
 
 def test_forest_without_edges_chooses_the_simplest_version():
-    # no hierarchy: indpt, nbh and full coincide, so the simplest is kept
+    # no hierarchy: indpt, nbh and full coincide (up to theta's pseudo-count in the
+    # network's prior against the plain prevalence of the LPR), so the simplest is kept
     rng = np.random.default_rng(3)
     h = Hierarchy.from_edges([], classes=["a", "b", "c"])
     y = (rng.random((600, 3)) < [0.3, 0.5, 0.2]).astype(int)
@@ -96,7 +97,8 @@ def test_forest_without_edges_chooses_the_simplest_version():
     stage = fit_second_stage_auto(s, y, h, score_model="lpr", cv=3)
     assert stage.version == "indpt"
     table = stage.cv_table.set_index("version")
-    np.testing.assert_allclose(table["cv_log_loss"], table.loc["indpt", "cv_log_loss"], rtol=1e-9)
+    np.testing.assert_allclose(table["cv_log_loss"], table.loc["indpt", "cv_log_loss"], rtol=1e-3)
+    assert table["z_vs_best"].abs().max() < 2
 
 
 def test_shared_noise_is_tempered():
