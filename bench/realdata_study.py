@@ -25,6 +25,8 @@ Usage (from the repository root)::
     python bench/realdata_study.py cache                 # first-stage scores of all data sets
     python bench/realdata_study.py table                 # the issue-9 table (auto and the three versions)
     python bench/realdata_study.py table --datasets cellcycle_FUN --first-stages joint
+    python bench/realdata_study.py synthetic             # hmcpgm demo's data: auto's choice and precision
+    python bench/realdata_study.py shift                 # test scores: refit vs fold average (cross-fitting)
 """
 
 import argparse
@@ -151,17 +153,27 @@ def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering
     """Fit the auto second stage on the training rows; evaluate every version and the choice on test rows."""
     from hmcpgm.calibration import fit_recalibration, reliability_table
     from hmcpgm.inference import mlpr_from_likelihoods
-    from hmcpgm.selection import fit_second_stage_auto
+    from hmcpgm.selection import cross_fitted_mlpr, fit_second_stage_auto
     from hmcpgm.tempering import temper, tempered_lpr
 
     h, keep, _, Y, _, Y_test = load(name, seed)
     sc = first_stage_scores(name, first_stage, seed=seed)
     s_train, s_test = sc["train"], sc["test" if test_scores == "refit" else "test_crossfit"]
     t0, c0 = time.perf_counter(), time.process_time()
-    stage, preds = fit_second_stage_auto(
+    stage, details = fit_second_stage_auto(
         s_train, Y, h, versions=versions, tempering=tempering, criterion=criterion, score_model=score_model,
         evaluated=keep, max_rows=max_rows, seed=seed, return_predictions=True)
     fit_seconds, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
+    preds = dict(details["versions"])
+    table = stage.cv_table.set_index("version")
+    for version in versions:  # screened out: its screening exponent, cross-fitted here for the table only
+        if version not in preds:
+            a = np.full(h.n_classes, table.loc[version, "a"][0])
+            eng = table.loc[version, "engine"]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                p = cross_fitted_mlpr(details["crossfit"], h, version, a, rows=details["rows"], engine=eng)
+            preds[version] = {"rows": details["rows"], "mlpr": p, "a": a, "engine": eng, "screened": True}
     t0, c0 = time.perf_counter(), time.process_time()
     L_test = stage.score_model.likelihoods(s_test)
     likelihood_seconds, likelihood_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -183,6 +195,7 @@ def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering
         g = fit_recalibration(cfg["mlpr"][:, keep], Y[rows][:, keep])
         res = evaluate(p, Y_test, h, keep, g(p))
         res.update({f"raw_{k}": v for k, v in evaluate(p, Y_test, h, keep, p).items() if k != "auprc"})
+        res["screened"] = bool(cfg.get("screened", False))
         result["versions"][version] = res
         if version == stage.version:
             result["curves"] = fdr_curves(p, Y_test, h, keep, g(p))
@@ -195,6 +208,60 @@ def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering
     result["seconds"] = fit_seconds + result["seconds_predict"]
     result["cpu_seconds"] = fit_cpu + result["cpu_predict"]
     return result
+
+
+# ---------------------------------------------------------------------- refit or cross-fit for new rows
+def first_stage_shift(names, first_stages, seed=0):
+    """How far the test scores sit from the out-of-fold training scores, refit against fold average.
+
+    Per class (evaluated, with training positives and negatives): the
+    Kolmogorov-Smirnov distance between the training rows' out-of-fold scores and
+    the test rows' scores, averaged over classes; and the test log loss (per
+    event) of the per-class LPRs (``"lpr"`` score model fitted on the training
+    rows) applied to each set of test scores.
+    """
+    from scipy.stats import ks_2samp
+
+    from hmcpgm.likelihood import fit_score_model, log_loss_by_class
+
+    print("| data set | first stage | KS refit | KS fold average | test log loss refit | test log loss fold average |")
+    print("|---|---|---|---|---|---|")
+    for name in names:
+        for fs in first_stages:
+            h, keep, _, Y, _, Y_test = load(name, seed)
+            sc = first_stage_scores(name, fs, seed=seed)
+            n1 = Y.sum(axis=0)
+            cols = np.flatnonzero(keep & (n1 > 0) & (n1 < len(Y)))
+            ks = {key: np.mean([ks_2samp(sc["train"][:, k], sc[key][:, k]).statistic for k in cols])
+                  for key in ("test", "test_crossfit")}
+            model = fit_score_model(sc["train"], Y, h, allow_empty=True)
+            loss = {key: log_loss_by_class(model.lpr(sc[key])[:, cols], Y_test[:, cols]).mean()
+                    for key in ("test", "test_crossfit")}
+            print(f"| {name} | {fs} | {ks['test']:.3f} | {ks['test_crossfit']:.3f} | {loss['test']:.5f} | "
+                  f"{loss['test_crossfit']:.5f} |", flush=True)
+
+
+# ---------------------------------------------------------------------- the paper's synthetic data
+def synthetic(seed=0):
+    """``hmcpgm demo``'s data: does auto pick full, and where does its precision at kappa land?"""
+    from hmcpgm.datasets import make_paper_synthetic
+    from hmcpgm.estimator import MLPR
+    from hmcpgm.metrics import precision_recall_at
+    from hmcpgm.ranking import hier_rank
+    from hmcpgm.selection import fit_second_stage_auto
+
+    data = make_paper_synthetic(50_000, 10_000, seed=seed)
+    _, _, s_test, y_test = data.split_test()
+    t0, c0 = time.perf_counter(), time.process_time()
+    stage = fit_second_stage_auto(data.train_scores, data.train_labels, data.hierarchy, seed=seed)
+    print(f"auto second stage on {len(data.train_scores)} training rows: {time.perf_counter() - t0:.0f} s wall, "
+          f"{time.process_time() - c0:.0f} s cpu; chosen {stage.version}, a = {np.unique(stage.a.round(3))}")
+    print(stage.cv_table.to_string())
+    kappas = (0.05, 0.1, 0.2)
+    full = MLPR().fit(data.train_scores, data.train_labels, data.hierarchy).predict_proba(s_test)
+    for name, p in (("mLPR-full-HierRank (MLPR defaults)", full), ("mLPR-auto-HierRank", stage.predict_proba(s_test))):
+        precision, _ = precision_recall_at(hier_rank(p, data.hierarchy), y_test, kappas)
+        print(f"{name}: precision at kappa {kappas}: " + " / ".join(f"{100 * x:.1f}" for x in precision))
 
 
 # ---------------------------------------------------------------------- the table
@@ -212,7 +279,8 @@ def render(results, command):
     """The two tables and the target checks as text."""
     lines = [f"$ {command}", "",
              "AU(PRC) % of HierRank on the test rows (evaluated classes); auto = the version chosen on the "
-             "training rows; Bayesian FDR cutoff of auto (recalibrated mLPRs) as events called / realised FDP",
+             "training rows (* = screened out on 100 rows, exponent from the 3-point screening grid); Bayesian "
+             "FDR cutoff of auto (recalibrated mLPRs) as events called / realised FDP",
              ""]
     head = ["data set", "first stage", "Raw", "indpt", "nbh", "full", "auto", "auto-Raw", "chosen", "a",
             *[f"auto@{a}" for a in ALPHAS], "seconds (wall/cpu)"]
@@ -220,7 +288,8 @@ def render(results, command):
     for r in results:
         v = r["versions"]
         cells = [r["dataset"], r["first_stage"], _fmt(r["raw"]["auprc"], True)]
-        cells += [_fmt(v[x]["auprc"], True) if x in v else "-" for x in ("indpt", "nbh", "full")]
+        cells += [(_fmt(v[x]["auprc"], True) + ("*" if v[x].get("screened") else "")) if x in v else "-"
+                  for x in ("indpt", "nbh", "full")]
         cells += [_fmt(r["auto"]["auprc"], True), f"{r['auto']['auprc'] - r['raw']['auprc']:+.2f}", r["chosen"],
                   "/".join(f"{a:.2f}" for a in np.unique(np.round(r["a"], 2))), *_fdr_cells(r["auto"]),
                   f"{r['seconds']:.0f}/{r['cpu_seconds']:.0f}"]
@@ -268,7 +337,7 @@ def main(argv=None):
     import sys
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("cache", "table"))
+    parser.add_argument("command", choices=("cache", "table", "synthetic", "shift"))
     parser.add_argument("--datasets", default=",".join(ORDER))
     parser.add_argument("--first-stages", default=",".join(FIRST_STAGES))
     parser.add_argument("--seed", type=int, default=0)
@@ -276,7 +345,7 @@ def main(argv=None):
     parser.add_argument("--criterion", default="log_loss")
     parser.add_argument("--score-model", default="auto")
     parser.add_argument("--max-rows", type=int, default=None,
-                        help="nbh/full cross-fitting on at most this many training rows (default: 400 on DAGs)")
+                        help="nbh/full cross-fitting on at most this many training rows (default: the library's)")
     parser.add_argument("--test-scores", default="refit", choices=("refit", "crossfit"))
     parser.add_argument("--out", default=None, help="JSON file for the results (default bench/out/realdata_<tag>.json)")
     args = parser.parse_args(argv)
@@ -285,12 +354,18 @@ def main(argv=None):
     if args.command == "cache":
         cache_all(names, first_stages, args.seed)
         return
+    if args.command == "synthetic":
+        synthetic(args.seed)
+        return
+    if args.command == "shift":
+        first_stage_shift(names, first_stages, args.seed)
+        return
     command = "python bench/realdata_study.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     results = []
     for name in names:
         for fs in first_stages:
             t_wall, t_cpu = time.perf_counter(), time.process_time()
-            max_rows = args.max_rows if args.max_rows is not None else (400 if name.endswith("_GO") else None)
+            max_rows = args.max_rows if args.max_rows is not None else "auto"
             r = study_one(name, fs, tempering=None if args.tempering == "none" else args.tempering,
                           criterion=args.criterion, score_model=args.score_model, max_rows=max_rows,
                           seed=args.seed, test_scores=args.test_scores)

@@ -902,7 +902,7 @@ def _platt_tables(t, y, grid):
     return 1.0 / (1.0 + np.exp(-np.clip(theta[:, :1] + theta[:, 1:] * z, -700, 700)))
 
 
-def _pooled_tables(s, y, grid_s, n_em=10):
+def _pooled_tables(s, y, grid_s, n_em=6):
     """Empirical-Bayes pooled map: ``logit LPR_k = a_k + b_k logit g(s)``, ``(a_k, b_k)`` shrunk together."""
     from .calibration import fit_logistic_pairs, isotonic_knots
 
@@ -922,14 +922,14 @@ def _pooled_tables(s, y, grid_s, n_em=10):
     mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
     theta = np.broadcast_to(mu, (s.shape[1], 2)).copy()
     for _ in range(n_em):  # EM: MAP per class given the prior, then the prior from all classes
-        theta, cov = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=3)
+        theta, cov = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=2)
         mu_new = theta.mean(axis=0)
         var_new = np.maximum(((theta - mu_new) ** 2 + cov[:, [0, 1], [0, 1]]).mean(axis=0), 1e-4)
         done = np.allclose(mu_new, mu, atol=1e-4) and np.allclose(var_new, var, rtol=1e-3)
         mu, var = mu_new, var_new
         if done:
             break
-    theta, _ = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=20)
+    theta, _ = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=10)
     eta = theta[:, :1] + theta[:, 1:] * logit_g(grid_s)
     return 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
 

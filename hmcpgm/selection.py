@@ -325,6 +325,34 @@ def _fit_exponents(evaluate, groups, a_min, n_iter):
     return np.exp(log_a), fx, len(cache)
 
 
+_SCREEN_GRID = (0.1, 0.3, 1.0)
+
+
+def _indpt_parts(crossfit):
+    """logit prevalence (of each row's fold models) and log Bayes factor, for fast tempered indpt."""
+    p = np.clip(crossfit.cross_validation["prevalence"][crossfit.folds], 1e-12, 1 - 1e-12)
+    with np.errstate(divide="ignore"):
+        lbf = np.log(crossfit.likelihoods[..., 1]) - np.log(crossfit.likelihoods[..., 0])
+    return np.log(p) - np.log1p(-p), lbf
+
+
+def _screen(crossfit, hierarchy, version, engine, rows, indpt, y, cols):
+    """Best exponent of ``version`` on a few rows, and its paired z against indpt there (positive: worse)."""
+    best = None
+    for a in _SCREEN_GRID:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=engine)
+        loss = _row_losses(p, y[rows], cols)
+        if best is None or loss.mean() < best[1].mean():
+            best = (a, loss)
+    where = np.searchsorted(indpt["rows"], rows)
+    base = _row_losses(indpt["mlpr"][where], y[rows], cols)
+    d = best[1] - base
+    se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else np.inf
+    return np.full(hierarchy.n_classes, best[0]), float(d.mean() / se) if se > 0 else 0.0
+
+
 def _row_losses(p, y, cols):
     """Mean log loss over the evaluated classes, per row."""
     q = np.clip(p[:, cols], 1e-6, 1 - 1e-6)
@@ -362,9 +390,9 @@ def _choose_version(predictions, y, cols, criterion, versions, margin):
 
 
 def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="log_loss",
-                          score_model="auto", cv=5, seed=0, evaluated=None, max_rows=None, engine="auto",
-                          a_min=0.02, n_iter=6, margin=2.0, recalibrate=True, pseudo_count=0.5, allow_empty=True,
-                          return_predictions=False, **score_options):
+                          score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
+                          screen_margin=3.0, engine="auto", a_min=0.02, n_iter=6, margin=2.0, recalibrate=True,
+                          pseudo_count=0.5, allow_empty=True, return_predictions=False, **score_options):
     """Choose version, tempering and score models by cross-fitting on the training rows.
 
     Parameters
@@ -389,10 +417,16 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         Folds of the cross-fitting.
     evaluated : array of bool, shape (K,), optional
         Classes entering the criterion and the recalibration (default all).
-    max_rows : int, optional
+    max_rows : int, "auto" or None
         For nbh and full, cross-fitted inference on a seeded subsample of at most
-        this many training rows (their exact engines are slow on large DAGs);
-        default all rows.
+        this many training rows (their engines are slow on large DAGs). "auto":
+        all rows on forests, 300 on DAGs; None: all rows.
+    screen_rows : int, "auto" or None
+        Before fitting its exponent, nbh and full are tried at a = 0.1, 0.3, 1 on
+        a seeded subsample of this many rows and dropped when their best loss
+        there is worse than indpt's by more than ``screen_margin`` paired
+        standard errors. "auto": no screening on forests, 100 rows on DAGs.
+    screen_margin : float
     engine : str
         Inference engine (``"auto"``: :func:`resolve_engine`).
     a_min : float
@@ -411,16 +445,17 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     allow_empty : bool
         Classes without training positives carry no evidence.
     return_predictions : bool
-        Also return, per version, its fitted configuration and cross-fitted
-        mLPRs (``{version: {"rows", "mlpr", "a", "engine"}}``), e.g. for
-        reliability tables.
+        Also return a dict with, per version not screened out, its fitted
+        configuration and cross-fitted mLPRs (``"versions"``: ``{version:
+        {"rows", "mlpr", "a", "engine"}}``), the :class:`CrossFit`
+        (``"crossfit"``) and the subsample of rows for nbh and full (``"rows"``).
     **score_options
         Options of :func:`hmcpgm.likelihood.fit_score_model`.
 
     Returns
     -------
     SecondStage
-        With ``return_predictions``: ``(SecondStage, predictions)``.
+        With ``return_predictions``: ``(SecondStage, details)``.
 
     Examples
     --------
@@ -454,42 +489,66 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         hierarchy, tempering, y)
     all_rows = np.arange(len(s))
     sub = all_rows
+    if max_rows == "auto":
+        max_rows = None if hierarchy.is_forest else 300
+    if screen_rows == "auto":
+        screen_rows = None if hierarchy.is_forest else 100
     if max_rows is not None and max_rows < len(s):
         sub = np.sort(np.random.default_rng(seed).choice(len(s), size=int(max_rows), replace=False))
     rows_table, fitted, predictions = [], {}, {}
-    for version in versions:
+    screen = None
+    if screen_rows is not None and screen_rows < len(s):
+        screen = np.sort(np.random.default_rng(seed + 1).choice(len(s), size=int(screen_rows), replace=False))
+    for version in [v for v in VERSIONS if v in versions]:
         t0 = time.perf_counter()
         eng = resolve_engine(hierarchy, version, engine)
         rows = all_rows if version == "indpt" else sub
+        kept = {}
 
-        def evaluate(a, version=version, rows=rows, eng=eng):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # loopy convergence on a few objects: judged by the criterion
-                p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng)
-            return _criterion(p, y[rows], cols, criterion)
+        indpt_parts = _indpt_parts(crossfit) if version == "indpt" else None
 
-        if tempering is None:
-            a = np.ones(hierarchy.n_classes)
-            value, n_eval = evaluate(a), 1
+        def evaluate(a, version=version, rows=rows, eng=eng, kept=kept, parts=indpt_parts):
+            if parts is not None:  # indpt: logit LPR = logit prevalence + a log Bayes factor, no network
+                p = 0.5 * (1.0 + np.tanh(0.5 * (parts[0] + np.asarray(a, float) * parts[1])))
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # loopy non-convergence on a few objects: judged by the loss
+                    p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng)
+            value = _criterion(p, y[rows], cols, criterion)
+            if not kept or value < kept["value"]:
+                kept.update(value=value, a=np.asarray(a, float), mlpr=p)
+            return value
+
+        screened = None
+        if version != "indpt" and screen is not None and "indpt" in predictions and tempering is not None:
+            screened = _screen(crossfit, hierarchy, version, eng, screen, predictions["indpt"], y, cols)
+        if screened is not None and screened[1] > screen_margin:
+            a, value = screened[0], np.nan
+            n_eval, rows_used, note = len(_SCREEN_GRID), len(screen), f"screened out (z {screened[1]:.1f})"
+            other_value = np.nan
         else:
-            a_group, value, n_eval = _fit_exponents(evaluate, groups, a_min, n_iter)
-            a = a_group[groups]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng)
-        predictions[version] = {"rows": rows, "mlpr": p, "a": np.asarray(a, float), "engine": eng}
+            if tempering is None:
+                evaluate(np.ones(hierarchy.n_classes))
+                n_eval = 1
+            else:
+                _, _, n_eval = _fit_exponents(evaluate, groups, a_min, n_iter)
+            a, value, p = kept["a"], kept["value"], kept["mlpr"]
+            predictions[version] = {"rows": rows, "mlpr": p, "a": a, "engine": eng}
+            fitted[version] = (a, eng, value)
+            rows_used, note = len(rows), ""
+            other = "auprc" if criterion == "log_loss" else "log_loss"
+            other_value = _criterion(p, y[rows], cols, other) * (-1 if other == "auprc" else 1)
         other = "auprc" if criterion == "log_loss" else "log_loss"
-        fitted[version] = (a, eng, value)
         rows_table.append({
             "version": version, "grouping": tempering or "fixed",
             "a": np.round(np.unique(a), 4).tolist(),
             f"cv_{criterion}": value if criterion == "log_loss" else -value,
-            f"cv_{other}": (_criterion(p, y[rows], cols, other) * (-1 if other == "auprc" else 1)),
-            "rows": len(rows), "evaluations": n_eval, "engine": eng,
+            f"cv_{other}": other_value,
+            "rows": rows_used, "evaluations": n_eval, "engine": eng, "note": note,
             "seconds": round(time.perf_counter() - t0, 2),
         })
         seconds[f"cv_{version}"] = time.perf_counter() - t0
-    best, z = _choose_version(predictions, y, cols, criterion, versions, margin)
+    best, z = _choose_version(predictions, y, cols, criterion, tuple(predictions), margin)
     a, eng, _ = fitted[best]
     table = pd.DataFrame(rows_table)
     table["z_vs_best"] = [z.get(v, np.nan) for v in table["version"]]
@@ -509,4 +568,6 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     seconds["final_fit"] = time.perf_counter() - t0
     stage = SecondStage(hierarchy, best, np.asarray(a, float), final, theta, recal, eng, table,
                         {k: round(v, 2) for k, v in seconds.items()})
-    return (stage, predictions) if return_predictions else stage
+    if return_predictions:
+        return stage, {"versions": predictions, "crossfit": crossfit, "rows": sub}
+    return stage

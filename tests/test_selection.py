@@ -142,3 +142,19 @@ def test_fit_second_stage_auto_bad_options():
         fit_second_stage_auto(s, y, h, versions=("best",))
     with pytest.raises(InputError, match="tempering"):
         fit_second_stage_auto(s, y, h, tempering="by_size")
+
+
+def test_screening_drops_versions_that_trail_indpt_on_a_subsample():
+    data = make_paper_synthetic(1500, 10, seed=6)
+    args = (data.train_scores, data.train_labels, data.hierarchy)
+    kw = {"score_model": "lpr", "cv": 3, "screen_rows": 200}
+    dropped = fit_second_stage_auto(*args, screen_margin=-np.inf, **kw)
+    table = dropped.cv_table.set_index("version")
+    assert dropped.version == "indpt"
+    assert table.loc["nbh", "note"].startswith("screened out") and table.loc["full", "rows"] == 200
+    assert np.isnan(table.loc["full", "cv_log_loss"])
+    kept = fit_second_stage_auto(*args, screen_margin=np.inf, **kw)
+    assert kept.version == "full" and (kept.cv_table["note"] == "").all()
+    # on forests the defaults neither screen nor subsample
+    auto = fit_second_stage_auto(*args, score_model="lpr", cv=3).cv_table
+    assert (auto["rows"] == 1500).all() and (auto["note"] == "").all()
