@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hmcpgm import LabelNetwork, MLPR, ApproximationWarning, inference_plan, mlpr_from_likelihoods
+from hmcpgm import MLPR, ApproximationWarning, LabelNetwork, inference_plan, mlpr_from_likelihoods
 from hmcpgm.datasets import load_hmc_split
 
 HMC = Path(os.environ.get("HMCPGM_HMC_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"))

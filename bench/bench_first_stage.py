@@ -32,10 +32,10 @@ def main(data_dir):
         split = load_hmc_split(name, data_dir)
         print(f"load_hmc_split({name!r}): {time.perf_counter() - t:.2f} s  {split.summary()}")
 
+    from sklearn.impute import SimpleImputer
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import average_precision_score
     from sklearn.pipeline import make_pipeline
-    from sklearn.impute import SimpleImputer
     from sklearn.preprocessing import StandardScaler
 
     split = load_hmc_split("cellcycle_GO", data_dir)

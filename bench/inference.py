@@ -29,7 +29,14 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from hmcpgm import LabelNetwork, ConvergenceWarning, Hierarchy, inference_plan, loopy_belief_propagation, mlpr_from_likelihoods
+from hmcpgm import (
+    ConvergenceWarning,
+    Hierarchy,
+    LabelNetwork,
+    inference_plan,
+    loopy_belief_propagation,
+    mlpr_from_likelihoods,
+)
 from hmcpgm.inference._junction import compile_junction_tree
 from hmcpgm.inference._sparse_junction import compile_sparse_junction_tree
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hmcpgm import LabelNetwork, MLPR, ConvergenceWarning, Hierarchy, loopy_belief_propagation, mlpr_from_likelihoods
+from hmcpgm import MLPR, ConvergenceWarning, Hierarchy, LabelNetwork, loopy_belief_propagation, mlpr_from_likelihoods
 from hmcpgm.datasets import load_hmc_split
 from hmcpgm.first_stage import fit_first_stage, out_of_fold_scores, predict_scores
 

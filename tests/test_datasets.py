@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from hmcpgm import Hierarchy, HierarchyError, InputError
+from hmcpgm import HierarchyError, InputError
 from hmcpgm.datasets import (
     PAPER_ETA,
     load_hmc_arff,

@@ -7,7 +7,7 @@ from hypothesis.extra.numpy import arrays
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from hmcpgm import Hierarchy, InputError, LabelError, MLPR, mlpr_from_likelihoods
+from hmcpgm import MLPR, Hierarchy, InputError, LabelError, mlpr_from_likelihoods
 
 # the paper's 25-class forest (1-based parents, 0 = root) and score model
 PAPER_PARENTS = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]

@@ -3,12 +3,18 @@ import pytest
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.multioutput import MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hmcpgm import InputError, LabelError
 from hmcpgm.first_stage import (
     FirstStageModel,
+    OutOfFoldScores,
     default_classifier,
+    default_classwise_classifier,
     fit_first_stage,
     out_of_fold_scores,
     predict_scores,
@@ -157,3 +163,105 @@ def test_bad_inputs():
         predict_scores(model, X[:, :3])
     with pytest.raises(TypeError, match="model must be a FirstStageModel"):
         predict_scores("model", X)
+
+
+# ---------------------------------------------------------------------- OutOfFoldScores
+_BY_DESIGN = (
+    "fit_transform returns out-of-fold scores, transform scores rows with the model refitted on "
+    "all rows (or the fold average): they differ by design, as in StackingClassifier"
+)
+_XFAIL = {"check_transformer_general": _BY_DESIGN, "check_transformer_data_not_an_array": _BY_DESIGN}
+
+
+@parametrize_with_checks(
+    [OutOfFoldScores(cv=3), OutOfFoldScores(cv=3, classwise=True), OutOfFoldScores(cv=3, refit=False)],
+    expected_failed_checks=lambda est: _XFAIL,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def _manual_reference(X, y, make, n_splits, seed, classwise, score):
+    """Today's algorithm written out: shuffled KFold, fit on k-1 folds, constants 0/1."""
+    expected = np.empty(y.shape)
+    for train, test in KFold(n_splits, shuffle=True, random_state=seed).split(X):
+        if classwise:
+            for k in range(y.shape[1]):
+                if 0 < y[train, k].sum() < len(train):
+                    expected[test, k] = score(make().fit(X[train], y[train, k]), X[test])
+                else:
+                    expected[test, k] = y[train, k].mean()
+        else:
+            expected[test] = make().fit(X[train], y[train]).predict(X[test])
+            constant = (y[train].sum(axis=0) == 0) | (y[train].sum(axis=0) == len(train))
+            expected[np.ix_(test, np.flatnonzero(constant))] = y[train][:, constant].mean(axis=0)
+    return expected
+
+
+@pytest.mark.parametrize("classwise", [False, True])
+def test_transformer_equals_out_of_fold_scores_and_the_manual_reference(classwise):
+    X, y = _data()
+    X[::9, 1] = np.nan
+    make = default_classwise_classifier if classwise else default_classifier
+    first = OutOfFoldScores(cv=4, random_state=3, classwise=classwise)
+    scores = first.fit_transform(X, y)
+    expected = _manual_reference(X, y, make, 4, 3, classwise, lambda est, Z: est.decision_function(Z))
+    np.testing.assert_allclose(scores, expected, rtol=1e-12, atol=1e-12)
+    old = out_of_fold_scores(X, y, make() if classwise else None, n_splits=4, seed=3, progress=False)
+    np.testing.assert_array_equal(scores, old)
+    # transform: the model refitted on all rows
+    refit = make().fit(X, y) if not classwise else None
+    new = first.transform(X[:7] + 0.3)
+    if refit is not None:
+        np.testing.assert_allclose(new[:, :2], refit.predict(X[:7] + 0.3)[:, :2], rtol=1e-12)
+    else:
+        np.testing.assert_allclose(new[:, 0], make().fit(X, y[:, 0]).decision_function(X[:7] + 0.3), rtol=1e-12)
+    assert (new[:, 2] == 0.0).all() and (new[:, 3] == 1.0).all()
+    assert first.classwise_ is classwise and first.n_features_in_ == 4 and first.n_classes_ == 4
+
+
+def test_cross_fitting_averages_the_fold_models():
+    X, y = _data()
+    crossfit = OutOfFoldScores(cv=3, refit=False)
+    oof = crossfit.fit_transform(X, y)
+    np.testing.assert_array_equal(oof, OutOfFoldScores(cv=3).fit_transform(X, y))
+    X_new = X[:6] * 0.5
+    expected = np.zeros((6, 4))
+    for train, test in KFold(3, shuffle=True, random_state=0).split(X):
+        fold = default_classifier().fit(X[train], y[train]).predict(X_new)
+        fold[:, 2], fold[:, 3] = 0.0, 1.0
+        expected += fold / 3
+    np.testing.assert_allclose(crossfit.transform(X_new), expected, rtol=1e-12)
+    assert len(crossfit.estimators_) == 3
+
+
+def test_transformer_in_pipeline_and_grid_search():
+    X, y = _data(m=150)
+    y = y[:, :2]
+    pipe = Pipeline([("scores", OutOfFoldScores(cv=3)), ("second", MultiOutputClassifier(LogisticRegression()))])
+    search = GridSearchCV(pipe, {"scores__estimator": [None, KNeighborsClassifier(5)],
+                                 "scores__classwise": [None]}, cv=3)
+    search.fit(X, y)
+    assert search.predict(X[:5]).shape == (5, 2)
+    assert set(search.cv_results_["params"][0]) == {"scores__estimator", "scores__classwise"}
+    # the second step was fitted on out-of-fold scores, not on in-sample ones
+    fitted = pipe.fit(X, y)
+    oof = OutOfFoldScores(cv=3).fit_transform(X, y)
+    ref = MultiOutputClassifier(LogisticRegression()).fit(oof, y)
+    np.testing.assert_allclose(fitted[-1].estimators_[0].coef_, ref.estimators_[0].coef_)
+
+
+def test_transformer_bad_parameters():
+    X, y = _data()
+    with pytest.raises(InputError, match="cv must be an int of at least 2"):
+        OutOfFoldScores(cv=1).fit(X, y)
+    with pytest.raises(InputError, match="method must be one of"):
+        OutOfFoldScores(method="score").fit(X, y)
+    with pytest.raises(InputError, match="refit must be True or False"):
+        OutOfFoldScores(refit="yes").fit(X, y)
+    with pytest.raises(TypeError, match="estimator must be a scikit-learn estimator"):
+        OutOfFoldScores("logreg").fit(X, y)
+    with pytest.raises(LabelError, match="y must hold only 0 and 1"):
+        OutOfFoldScores().fit(X, y * 2)
+    with pytest.raises(InputError, match="use joint=False"):
+        OutOfFoldScores(LogisticRegression(), classwise=False).fit(X, y)

@@ -10,8 +10,17 @@ matplotlib.use("Agg")
 import matplotlib.collections  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from hmcpgm import LabelError, Hierarchy, InputError, MLPR, hier_rank, hit_curve, naive_sort, pr_curve  # noqa: E402
-from hmcpgm import LabelNetwork  # noqa: E402
+from hmcpgm import (  # noqa: E402
+    MLPR,
+    Hierarchy,
+    InputError,
+    LabelError,
+    LabelNetwork,  # noqa: E402
+    hier_rank,
+    hit_curve,
+    naive_sort,
+    pr_curve,
+)
 from hmcpgm.plot import (  # noqa: E402
     hierarchy_layout,
     plot_hierarchy,

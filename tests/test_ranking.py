@@ -4,7 +4,6 @@ References: brute force over every consistent ranking (tiny n), the exact
 dynamic program (moderate n), and hand-checked small cases.
 """
 
-import itertools
 
 import numpy as np
 import pytest

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..exceptions import HierarchyError, InputError
 from .._util import preview, repeated
+from ..exceptions import HierarchyError, InputError
 from ..hierarchy import Hierarchy
 from ._data import HMCData, HMCSplit
 

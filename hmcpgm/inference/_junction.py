@@ -21,9 +21,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._util import preview
 from ..exceptions import TooLargeError
 from ..network import log_cpd
-from .._util import preview
 from ._common import impossible_evidence, posterior_from_logs
 from ._sparse_junction import DEFAULT_BUDGET
 from ._triangulation import triangulation

@@ -1,0 +1,367 @@
+"""Probability maps: from scores or posteriors to calibrated probabilities.
+
+Building blocks shared by the per-class score models (:mod:`hmcpgm.likelihood`)
+and by the recalibration of mLPRs that makes the Bayesian FDR estimate honest:
+
+:func:`isotonic_knots`
+    a monotone least-squares (isotonic) fit of 0/1 labels on a value, returned
+    as the knots of a piecewise-linear increasing map: one knot per isotonic
+    block, at the block's mean value, holding the block's rate of positives,
+    optionally shrunk toward a prior rate by the block's count. Between knots
+    the map is strictly increasing, so it keeps the order of distinct values.
+:func:`fit_logistic_pairs`
+    many small logistic regressions ``logit P(Y = 1) = a_k + b_k z`` at once,
+    one per column, by vectorised Newton steps, with an optional Gaussian prior
+    on ``(a_k, b_k)`` (Platt scaling and the empirical-Bayes pooled map use it).
+:func:`fit_recalibration`
+    one increasing map ``g`` shared by every class, fitted on cross-fitted
+    posteriors (see :func:`hmcpgm.selection.fit_second_stage_auto`). Applying
+    the same increasing ``g`` to every mLPR keeps each child at or below its
+    parent and keeps the order of the events, so HierRank's ranking is
+    unchanged while ``mean(1 - g(mLPR))`` over a prefix estimates its false
+    discovery proportion.
+:func:`reliability_table`
+    mean predicted probability against the observed rate of positives, by bin.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._numba import jit
+from .exceptions import InputError
+
+__all__ = [
+    "RecalibrationMap",
+    "fit_logistic_pairs",
+    "fit_recalibration",
+    "isotonic_knots",
+    "reliability_table",
+]
+
+
+# ---------------------------------------------------------------------- isotonic
+def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior_count=0.0, min_count=0.0):
+    """Knots of the isotonic fit of ``y`` on ``x``, one per block.
+
+    Parameters
+    ----------
+    x : array of float, shape (n,)
+    y : array of float in [0, 1], shape (n,)
+        Labels (or rates with ``weight`` counts).
+    weight : array of float, shape (n,), optional
+        Counts or weights of the points (default 1).
+    increasing : bool
+        Direction of the fit.
+    prior_rate : float, optional
+        Each block's rate is shrunk toward it: ``(sum_w y + c r) / (sum_w + c)``
+        with ``c = prior_count``.
+    prior_count : float
+        Pseudo-count ``c`` of the shrinkage.
+    min_count : float
+        Neighbouring blocks are merged, left to right, until each holds at least
+        this much weight (a block of few objects at an end would otherwise carry
+        an extreme rate on little evidence); merging neighbours keeps the fit
+        monotone.
+
+    Returns
+    -------
+    knot_x, knot_y, knot_weight : ndarrays of shape (n_blocks,)
+        Knot positions (increasing): block means of ``x``, except the first and
+        last knots at the inner edges of the first and last blocks; block rates;
+        block weights.
+
+    Examples
+    --------
+    >>> kx, ky, kw = isotonic_knots([0, 1, 2, 3], [0, 1, 0, 1])
+    >>> kx.tolist(), ky.tolist(), kw.tolist()
+    ([0.0, 1.5, 3.0], [0.0, 0.5, 1.0], [1.0, 2.0, 1.0])
+    >>> isotonic_knots([0, 1, 2, 3, 1e6], [0, 0, 1, 1, 1])[0].tolist()  # the top block starts at 2
+    [1.0, 2.0]
+    >>> isotonic_knots([0, 1, 2, 3], [0, 1, 0, 1], prior_rate=0.5, prior_count=2)[1].tolist()
+    [0.3333333333333333, 0.5, 0.6666666666666666]
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    bx, by_sum, bw = _pav(xs, y[order], w[order], bool(increasing))
+    if min_count > 0 and len(bw) > 1:
+        bx, by_sum, bw = _merge_small(bx * bw, by_sum, bw, float(min_count))
+        bx = bx / bw
+    if len(bw) > 1:
+        # the end knots sit at the inner edges of the end blocks (not their means), so
+        # one extreme value does not drag them outward; beyond, the map is flat
+        last = np.searchsorted(np.cumsum(w[order]), np.cumsum(bw) - 1e-9 * bw.max())
+        bx = bx.copy()
+        bx[0] = xs[min(last[0], len(xs) - 1)]
+        bx[-1] = xs[min(last[-2] + 1, len(xs) - 1)]
+    if prior_rate is None or prior_count == 0:
+        return bx, by_sum / bw, bw
+    # shrinking pulls light blocks further toward the prior rate and can break
+    # monotonicity; pool the shrunk blocks again (weights include the pseudo-counts)
+    shrunk = (by_sum + prior_count * prior_rate) / (bw + prior_count)
+    sx, sy, sw = _pav(bx, shrunk, bw + prior_count, bool(increasing))
+    if len(sx) == len(bx):
+        return bx, shrunk, bw
+    starts = np.r_[0, np.flatnonzero(np.diff(np.searchsorted(np.cumsum(sw), np.cumsum(bw + prior_count) - 1e-9)))
+                   + 1]
+    bw_merged = np.add.reduceat(bw, starts)
+    bx_merged = np.add.reduceat(bx * bw, starts) / bw_merged
+    return bx_merged, sy / sw, bw_merged
+
+
+def _pav_python(x, y, w, increasing):
+    """Pool adjacent violators on sorted ``x``: block means of x, sums of w*y, sums of w.
+
+    Tied ``x`` enter as one point; neighbouring blocks with equal rates are merged,
+    so block rates are strictly monotone (the blocks of ``sklearn.isotonic``).
+    """
+    n = x.shape[0]
+    sx = np.empty(n)
+    sy = np.empty(n)
+    sw = np.empty(n)
+    sign = 1.0 if increasing else -1.0
+    nb = 0
+    i = 0
+    while i < n:
+        ax = 0.0
+        ay = 0.0
+        aw = 0.0
+        j = i
+        while j < n and x[j] == x[i]:
+            ax += w[j] * x[j]
+            ay += w[j] * y[j]
+            aw += w[j]
+            j += 1
+        sx[nb] = ax
+        sy[nb] = ay
+        sw[nb] = aw
+        nb += 1
+        while nb > 1 and sign * sy[nb - 2] * sw[nb - 1] >= sign * sy[nb - 1] * sw[nb - 2]:
+            sx[nb - 2] += sx[nb - 1]
+            sy[nb - 2] += sy[nb - 1]
+            sw[nb - 2] += sw[nb - 1]
+            nb -= 1
+        i = j
+    return sx[:nb] / sw[:nb], sy[:nb], sw[:nb]
+
+
+_pav = jit(_pav_python)
+
+
+def _merge_small(sx, sy, sw, min_weight):
+    """Merge neighbouring blocks (sums of w*x, w*y, w) until each weighs at least ``min_weight``."""
+    ends = []
+    acc = 0.0
+    for i, w in enumerate(sw):
+        acc += w
+        if acc >= min_weight:
+            ends.append(i + 1)
+            acc = 0.0
+    if not ends:
+        ends = [len(sw)]
+    elif ends[-1] != len(sw):  # a light last group joins the one before
+        ends[-1] = len(sw)
+    starts = [0, *ends[:-1]]
+    return np.add.reduceat(sx, starts), np.add.reduceat(sy, starts), np.add.reduceat(sw, starts)
+
+
+# ---------------------------------------------------------------------- many small logistic fits
+def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=None, start=None,
+                       max_iter=50, tol=1e-8):
+    """Fit ``logit P(Y_mk = 1) = a_k + b_k z_mk`` for every column ``k`` at once.
+
+    Maximises the (weighted) Bernoulli log likelihood minus the Gaussian prior
+    penalty ``0.5 * sum_j prior_precision[k, j] (theta_kj - prior_mean[k, j])^2``
+    by Newton's method, vectorised over columns (a 2 x 2 system per column per
+    step, steps longer than 5 in either coordinate shortened).
+
+    Parameters
+    ----------
+    z : array of float, shape (M, K)
+    y : array of float in [0, 1], shape (M, K)
+        Targets (0/1 labels or soft targets such as Platt's).
+    weight : array of float, shape (M, K), optional
+        Row weights (0 leaves a row out of column ``k``).
+    prior_mean, prior_precision : arrays of shape (K, 2) or (2,), optional
+        Gaussian prior on ``(a_k, b_k)``; default none (precision 0).
+    start : array of shape (K, 2), optional
+    max_iter : int
+    tol : float
+        Stop when no coordinate moved by more than ``tol``.
+
+    Returns
+    -------
+    theta : ndarray of shape (K, 2)
+        ``(a_k, b_k)`` per column.
+    cov : ndarray of shape (K, 2, 2)
+        Inverse of the penalised Hessian at the optimum (the Laplace
+        approximation of the posterior covariance).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(20000, 2))
+    >>> p = 1 / (1 + np.exp(-(np.array([-1.0, 0.5]) + np.array([2.0, -1.0]) * z)))
+    >>> theta, _ = fit_logistic_pairs(z, rng.random(z.shape) < p)
+    >>> np.round(theta, 1).tolist()
+    [[-1.0, 2.0], [0.5, -1.0]]
+    """
+    z = np.asarray(z, dtype=float)
+    y = np.asarray(y, dtype=float)
+    k = z.shape[1]
+    w = np.ones_like(z) if weight is None else np.asarray(weight, dtype=float)
+    mu = np.zeros((k, 2)) if prior_mean is None else np.broadcast_to(np.asarray(prior_mean, float), (k, 2))
+    prec = np.zeros((k, 2)) if prior_precision is None else np.broadcast_to(
+        np.asarray(prior_precision, float), (k, 2))
+    theta = mu.copy() if start is None else np.array(start, dtype=float)
+    for _ in range(max_iter):
+        eta = theta[:, 0] + theta[:, 1] * z
+        p = _sigmoid(eta)
+        r = w * (p - y)
+        v = w * p * (1 - p)
+        g0 = r.sum(axis=0) + prec[:, 0] * (theta[:, 0] - mu[:, 0])
+        g1 = (r * z).sum(axis=0) + prec[:, 1] * (theta[:, 1] - mu[:, 1])
+        h00 = v.sum(axis=0) + prec[:, 0] + 1e-10
+        h01 = (v * z).sum(axis=0)
+        h11 = (v * z * z).sum(axis=0) + prec[:, 1] + 1e-10
+        det = h00 * h11 - h01 * h01
+        det = np.where(det > 1e-300, det, 1e-300)
+        step = np.stack([(h11 * g0 - h01 * g1) / det, (h00 * g1 - h01 * g0) / det], axis=1)
+        big = np.abs(step).max(axis=1, keepdims=True)
+        step = np.where(big > 5, step * (5 / np.maximum(big, 1e-300)), step)
+        theta -= step
+        if np.abs(step).max(initial=0.0) < tol:
+            break
+    eta = theta[:, 0] + theta[:, 1] * z
+    p = _sigmoid(eta)
+    v = w * p * (1 - p)
+    h00 = v.sum(axis=0) + prec[:, 0] + 1e-10
+    h01 = (v * z).sum(axis=0)
+    h11 = (v * z * z).sum(axis=0) + prec[:, 1] + 1e-10
+    det = h00 * h11 - h01 * h01
+    cov = np.stack([np.stack([h11, -h01], -1), np.stack([-h01, h00], -1)], axis=1) / det[:, None, None]
+    return theta, cov
+
+
+def _sigmoid(x):
+    from scipy.special import expit
+
+    return expit(x)
+
+
+# ---------------------------------------------------------------------- recalibration of mLPRs
+@dataclass(frozen=True)
+class RecalibrationMap:
+    """An increasing map ``g`` of probabilities, piecewise linear between knots.
+
+    Call it on an array of probabilities: ``g(p)``. Beyond the first and last
+    knot it is constant. Made by :func:`fit_recalibration`.
+
+    Attributes
+    ----------
+    knots_x, knots_y : ndarray
+        Increasing knot positions and their (non-decreasing) values.
+    """
+
+    knots_x: np.ndarray
+    knots_y: np.ndarray
+
+    def __call__(self, p):
+        """``g(p)``, same shape as ``p``."""
+        p = np.asarray(p, dtype=float)
+        return np.interp(p, self.knots_x, self.knots_y)
+
+    def to_dict(self):
+        """The knots as plain lists (JSON)."""
+        return {"knots_x": self.knots_x.tolist(), "knots_y": self.knots_y.tolist()}
+
+
+def fit_recalibration(p, y, *, prior_count=1.0):
+    """Fit one increasing map ``g`` with ``E[Y | p] ~= g(p)`` by isotonic regression.
+
+    Fit it on predictions the second stage made for rows it was not fitted on
+    (cross-fitting), pooled over classes. Each isotonic block's rate is shrunk
+    toward the overall rate by ``prior_count`` pseudo-observations, so a block of
+    a few events at the top is not mapped to exactly 1.
+
+    Parameters
+    ----------
+    p : array of float in [0, 1]
+        Predicted probabilities (any shape).
+    y : array of 0/1, same shape
+        Their labels.
+    prior_count : float, default 1.0
+
+    Returns
+    -------
+    RecalibrationMap
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(20000)
+    >>> y = rng.random(20000) < p ** 2          # p is overconfident: truth is p^2
+    >>> g = fit_recalibration(p, y)
+    >>> bool(abs(g(0.5) - 0.25) < 0.03 and abs(g(0.9) - 0.81) < 0.03)
+    True
+    """
+    p = np.asarray(p, dtype=float).ravel()
+    y = np.asarray(y).ravel()
+    if p.shape != y.shape:
+        raise InputError(f"p has {p.size} values but y has {y.size}; they must match")
+    if p.size == 0 or not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1:
+        raise InputError("p must be a non-empty array of probabilities in [0, 1]")
+    if not np.isin(y, (0, 1)).all():
+        raise InputError("y must hold only 0 and 1")
+    rate = float(y.mean())
+    kx, ky, _ = isotonic_knots(p, y.astype(float), prior_rate=rate, prior_count=prior_count)
+    if kx.size == 1:
+        kx, ky = np.array([0.0, 1.0]), np.repeat(ky, 2)
+    return RecalibrationMap(kx, np.maximum.accumulate(ky))
+
+
+def reliability_table(p, y, *, n_bins=10, strategy="uniform"):
+    """Mean predicted probability against the observed rate of positives, by bin.
+
+    Parameters
+    ----------
+    p : array of float in [0, 1]
+    y : array of 0/1, same shape
+    n_bins : int
+    strategy : {"uniform", "quantile"}
+        Equal-width bins of ``p`` or bins with equal numbers of events.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per non-empty bin: ``lo``, ``hi``, ``events``, ``mean_p``,
+        ``observed``.
+
+    Examples
+    --------
+    >>> reliability_table([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1], n_bins=2)
+        lo   hi  events  mean_p  observed
+    0  0.0  0.5       2    0.15       0.0
+    1  0.5  1.0       2    0.85       1.0
+    """
+    import pandas as pd
+
+    p = np.asarray(p, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if strategy == "uniform":
+        edges = np.linspace(0, 1, n_bins + 1)
+    elif strategy == "quantile":
+        edges = np.unique(np.quantile(p, np.linspace(0, 1, n_bins + 1)))
+        edges[0], edges[-1] = 0.0, 1.0
+    else:
+        raise InputError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
+    bins = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, len(edges) - 2)
+    rows = []
+    for b in range(len(edges) - 1):
+        mask = bins == b
+        if mask.any():
+            rows.append((edges[b], edges[b + 1], int(mask.sum()), p[mask].mean(), y[mask].mean()))
+    return pd.DataFrame(rows, columns=["lo", "hi", "events", "mean_p", "observed"])

@@ -1,0 +1,132 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sklearn.isotonic import isotonic_regression
+from sklearn.linear_model import LogisticRegression
+
+from hmcpgm import InputError
+from hmcpgm.calibration import (
+    fit_logistic_pairs,
+    fit_recalibration,
+    isotonic_knots,
+    reliability_table,
+)
+
+
+# ---------------------------------------------------------------------- isotonic
+@pytest.mark.parametrize("increasing", [True, False])
+def test_isotonic_blocks_equal_sklearn(increasing):
+    rng = np.random.default_rng(0)
+    x = np.round(rng.normal(size=400), 1)  # ties
+    y = (rng.random(400) < 1 / (1 + np.exp(-(2 * x if increasing else -2 * x)))).astype(float)
+    kx, ky, kw = isotonic_knots(x, y, increasing=increasing)
+    # reference: sklearn on the points sorted by x, ties averaged first
+    ux, inv = np.unique(x, return_inverse=True)
+    w = np.bincount(inv).astype(float)
+    uy = np.bincount(inv, y) / w
+    fit = isotonic_regression(uy, sample_weight=w, increasing=increasing)
+    starts = np.r_[0, np.flatnonzero(np.diff(fit)) + 1]
+    np.testing.assert_allclose(ky, fit[starts], rtol=1e-12)
+    np.testing.assert_allclose(kw, np.add.reduceat(w, starts))
+    means = np.add.reduceat(w * ux, starts) / kw
+    np.testing.assert_allclose(kx[1:-1], means[1:-1], rtol=1e-12)
+    # end knots: the inner edges of the end blocks
+    assert kx[0] == ux[starts[1] - 1] and kx[-1] == ux[starts[-1]]
+    assert np.all(np.diff(kx) > 0)
+    assert np.all(np.diff(ky) > 0) if increasing else np.all(np.diff(ky) < 0)
+
+
+def test_isotonic_block_shrinkage():
+    kx, ky, kw = isotonic_knots([0.0, 1.0, 2.0], [0, 0, 1], prior_rate=0.2, prior_count=3)
+    np.testing.assert_allclose(ky, [(0 + 0.6) / (2 + 3), (1 + 0.6) / (1 + 3)])
+
+
+# ---------------------------------------------------------------------- logistic pairs
+def test_logistic_pairs_equal_sklearn_without_prior():
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(3000, 3))
+    y = rng.random(z.shape) < 1 / (1 + np.exp(-(0.3 + np.array([1.0, -2.0, 0.2]) * z)))
+    theta, cov = fit_logistic_pairs(z, y)
+    for k in range(3):
+        ref = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(z[:, [k]], y[:, k])
+        np.testing.assert_allclose(theta[k], [ref.intercept_[0], ref.coef_[0, 0]], rtol=1e-6, atol=1e-8)
+    assert np.all(np.linalg.eigvalsh(cov) > 0)
+
+
+def test_logistic_pairs_with_prior_and_soft_targets_match_scipy():
+    rng = np.random.default_rng(2)
+    z = rng.normal(size=(60, 2))
+    y = np.clip(rng.random((60, 2)), 0.05, 0.95)  # soft targets
+    mu, prec = np.array([0.5, 1.0]), np.array([2.0, 4.0])
+    theta, _ = fit_logistic_pairs(z, y, prior_mean=mu, prior_precision=prec)
+    for k in range(2):
+        def loss(t, k=k):
+            eta = t[0] + t[1] * z[:, k]
+            return np.sum(np.logaddexp(0, eta) - y[:, k] * eta) + 0.5 * np.sum(prec * (t - mu) ** 2)
+        ref = minimize(loss, np.zeros(2), method="BFGS", options={"gtol": 1e-10}).x
+        np.testing.assert_allclose(theta[k], ref, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------- recalibration
+def test_recalibration_recovers_a_known_distortion():
+    rng = np.random.default_rng(3)
+    p = rng.random(50_000)
+    y = rng.random(50_000) < p**3  # overconfident predictions
+    g = fit_recalibration(p, y)
+    grid = np.linspace(0.1, 0.95, 18)
+    np.testing.assert_allclose(g(grid), grid**3, atol=0.03)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 400), power=st.floats(0.2, 5.0))
+def test_recalibration_map_is_monotone_and_a_probability(seed, n, power):
+    rng = np.random.default_rng(seed)
+    p = rng.random(n) ** power
+    y = (rng.random(n) < rng.random(n)).astype(int)
+    g = fit_recalibration(p, y)
+    x = np.sort(np.concatenate([rng.random(200), [0.0, 1.0], p]))
+    gx = g(x)
+    assert np.all(np.diff(gx) >= -1e-15)
+    assert np.all((gx >= 0) & (gx <= 1))
+    # one shared increasing map keeps child <= parent and the order of the events
+    parent, child = np.maximum(x, x[::-1]), np.minimum(x, x[::-1])
+    assert np.all(g(child) <= g(parent))
+
+
+def test_recalibration_bad_input():
+    with pytest.raises(InputError, match="probabilities"):
+        fit_recalibration([0.5, 1.5], [0, 1])
+    with pytest.raises(InputError, match="only 0 and 1"):
+        fit_recalibration([0.5, 0.5], [0, 2])
+    with pytest.raises(InputError, match="must match"):
+        fit_recalibration([0.5], [0, 1])
+
+
+def test_reliability_table_counts_every_event():
+    rng = np.random.default_rng(4)
+    p = rng.random(1000)
+    y = rng.random(1000) < p
+    for strategy in ("uniform", "quantile"):
+        table = reliability_table(p, y, n_bins=7, strategy=strategy)
+        assert table["events"].sum() == 1000
+        np.testing.assert_allclose((table["events"] * table["observed"]).sum(), y.sum())
+        assert np.all(np.abs(table["mean_p"] - table["observed"]) < 0.15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), increasing=st.booleans(),
+       prior_rate=st.floats(0, 1), prior_count=st.floats(0, 5), min_count=st.integers(0, 30))
+def test_isotonic_knots_stay_monotone_after_shrinking_and_merging(seed, n, increasing, prior_rate, prior_count,
+                                                                  min_count):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=n), 2)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * x))).astype(float)
+    kx, ky, kw = isotonic_knots(x, y, increasing=increasing, prior_rate=prior_rate, prior_count=prior_count,
+                                min_count=min_count)
+    step = np.diff(ky)
+    assert np.all(step >= -1e-12) if increasing else np.all(step <= 1e-12)
+    assert np.all(np.diff(kx) > 0)
+    np.testing.assert_allclose(kw.sum(), n)
+    assert np.all((ky >= 0) & (ky <= 1))

@@ -1,0 +1,160 @@
+import numpy as np
+import pytest
+
+from hmcpgm import Hierarchy, InputError
+from hmcpgm.datasets import make_paper_synthetic
+from hmcpgm.inference import mlpr_from_likelihoods
+from hmcpgm.network import LabelNetwork
+from hmcpgm.selection import cross_fit, cross_fitted_mlpr, fit_second_stage_auto
+from hmcpgm.tempering import temper, tempering_groups
+
+
+# ---------------------------------------------------------------------- tempering
+def _likelihoods(rng, m, k):
+    return np.exp(rng.normal(scale=2.0, size=(m, k, 2)))
+
+
+def test_temper_one_is_identity_and_zero_gives_the_prior():
+    rng = np.random.default_rng(0)
+    h = Hierarchy.from_parents([None, 0, 0, 1, None])
+    theta = rng.uniform(0.2, 0.8, 5)
+    L = _likelihoods(rng, 30, 5)
+    np.testing.assert_array_equal(temper(L, 1.0), L)
+    for version in ("indpt", "nbh", "full"):
+        p1 = mlpr_from_likelihoods(LabelNetwork(h, theta), temper(L, 1.0), version=version)
+        np.testing.assert_allclose(p1, mlpr_from_likelihoods(LabelNetwork(h, theta), L, version=version), rtol=1e-12)
+        p0 = mlpr_from_likelihoods(LabelNetwork(h, theta), temper(L, 0.0), version=version)
+        np.testing.assert_allclose(p0, np.broadcast_to(LabelNetwork(h, theta).prior_marginals, p0.shape), rtol=1e-10)
+        # a -> 0 approaches the prior continuously
+        tiny = mlpr_from_likelihoods(LabelNetwork(h, theta), temper(L, 1e-6), version=version)
+        np.testing.assert_allclose(tiny, p0, atol=1e-4)
+
+
+def test_tempered_indpt_is_the_powered_bayes_factor():
+    rng = np.random.default_rng(1)
+    h = Hierarchy.from_parents([None, 0, 1])
+    theta = np.array([0.6, 0.5, 0.4])
+    L = _likelihoods(rng, 20, 3)
+    a = np.array([0.3, 1.0, 0.0])
+    prior = LabelNetwork(h, theta).prior_marginals
+    logit = np.log(prior / (1 - prior)) + a * np.log(L[..., 1] / L[..., 0])
+    expected = 1 / (1 + np.exp(-logit))
+    got = mlpr_from_likelihoods(LabelNetwork(h, theta), temper(L, a), version="indpt")
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+
+
+def test_temper_bad_exponents():
+    L = np.ones((2, 3, 2))
+    with pytest.raises(InputError, match="one per class"):
+        temper(L, [1.0, 0.5])
+    with pytest.raises(InputError, match=">= 0"):
+        temper(L, -0.1)
+    with pytest.raises(InputError, match="shape"):
+        temper(np.ones((2, 3)), 0.5)
+
+
+def test_tempering_groups():
+    h = Hierarchy.from_parents([None, 0, 1, 2, None])
+    assert tempering_groups(h).tolist() == [0] * 5
+    assert tempering_groups(h, "depth", n_groups=2).tolist() == [0, 1, 1, 1, 0]
+    labels = np.zeros((10, 5), int)
+    labels[:, 0] = 1
+    labels[:5, 1] = 1
+    labels[:1, 2] = 1
+    groups = tempering_groups(h, "frequency", labels, n_groups=2)
+    assert groups.tolist() == [1, 1, 1, 0, 0]  # counts 10, 5, 1 at or above the median 1; 0, 0 below
+    with pytest.raises(InputError, match="needs the training labels"):
+        tempering_groups(h, "frequency")
+    with pytest.raises(InputError, match="grouping must be one of"):
+        tempering_groups(h, "size")
+
+
+# ---------------------------------------------------------------------- cross-fitting
+def test_cross_fitted_mlpr_never_sees_the_label_it_predicts():
+    data = make_paper_synthetic(1200, 10, seed=2)
+    h, s, y = data.hierarchy, data.train_scores, data.train_labels
+    fit = cross_fit(s, y, h, score_model="lpr", cv=4)
+    p = cross_fitted_mlpr(fit, h, "full", 0.7)
+    # flip every label of one row: its own prediction does not move
+    row = 5
+    y2 = y.copy()
+    y2[row] = 0
+    fit2 = cross_fit(s, y2, h, score_model="lpr", cv=4)
+    p2 = cross_fitted_mlpr(fit2, h, "full", 0.7)
+    np.testing.assert_allclose(p2[row], p[row], rtol=1e-12)
+    assert np.abs(p2 - p).max() > 1e-6  # other rows' models did see it
+    # the out-of-fold LPRs of each candidate are those of its own fold models
+    assert fit.likelihoods.shape == (1200, 25, 2) and np.all(fit.likelihoods > 0)
+
+
+def test_forest_without_edges_chooses_the_simplest_version():
+    # no hierarchy: indpt, nbh and full coincide (up to theta's pseudo-count in the
+    # network's prior against the plain prevalence of the LPR), so the simplest is kept
+    rng = np.random.default_rng(3)
+    h = Hierarchy.from_edges([], classes=["a", "b", "c"])
+    y = (rng.random((600, 3)) < [0.3, 0.5, 0.2]).astype(int)
+    s = rng.normal(loc=1.5 * y)
+    stage = fit_second_stage_auto(s, y, h, score_model="lpr", cv=3)
+    assert stage.version == "indpt"
+    table = stage.cv_table.set_index("version")
+    np.testing.assert_allclose(table["cv_log_loss"], table.loc["indpt", "cv_log_loss"], rtol=1e-3)
+    assert table["z_vs_best"].abs().max() < 2
+
+
+def test_shared_noise_is_tempered():
+    # every class's score carries the same per-object noise: the scores are dependent
+    # given the labels, full counts that noise once per class and needs a < 1
+    rng = np.random.default_rng(4)
+    h = Hierarchy.from_parents([None, 0, 0, 0, 0, 0, 0])
+    theta = np.array([0.5, 0.6, 0.5, 0.6, 0.5, 0.6, 0.5])
+    y = LabelNetwork(h, theta).sample(3000, rng)
+    s = 1.0 * y + rng.normal(size=(3000, 1)) + 0.3 * rng.normal(size=y.shape)
+    stage = fit_second_stage_auto(s, y, h, versions=("full",), score_model="lpr", cv=3, recalibrate=False)
+    assert stage.a.max() < 0.6
+    untempered = fit_second_stage_auto(s, y, h, versions=("full",), score_model="lpr", cv=3, tempering=None)
+    assert stage.cv_table["cv_log_loss"].iloc[0] < untempered.cv_table["cv_log_loss"].iloc[0]
+
+
+@pytest.mark.slow
+def test_auto_picks_full_on_data_drawn_from_the_model():
+    data = make_paper_synthetic(10_000, 2000, seed=0)
+    stage = fit_second_stage_auto(data.train_scores, data.train_labels, data.hierarchy)
+    assert stage.version == "full"
+    assert stage.a.min() > 0.75  # evidence strength near the model's a = 1
+    table = stage.cv_table.set_index("version")
+    assert table.loc["full", "cv_log_loss"] < table.loc["nbh", "cv_log_loss"] < table.loc["indpt", "cv_log_loss"]
+    p = stage.predict_proba(data.test_scores)
+    g = stage.predict_calibrated(mlpr=p)
+    assert p.shape == g.shape == (2000, 25)
+    x = np.linspace(0, 1, 101)
+    assert np.all(np.diff(stage.recalibration(x)) >= 0)
+    # on data from the model the cross-fitted mLPRs are nearly calibrated already
+    assert np.max(np.abs(stage.recalibration(x[10:91]) - x[10:91])) < 0.1
+
+
+def test_fit_second_stage_auto_bad_options():
+    h = Hierarchy.from_parents([None, 0])
+    y = np.array([[1, 1], [1, 0], [0, 0]] * 20)
+    s = y + np.random.default_rng(5).normal(size=y.shape)
+    with pytest.raises(InputError, match="criterion"):
+        fit_second_stage_auto(s, y, h, criterion="accuracy")
+    with pytest.raises(InputError, match="versions"):
+        fit_second_stage_auto(s, y, h, versions=("best",))
+    with pytest.raises(InputError, match="tempering"):
+        fit_second_stage_auto(s, y, h, tempering="by_size")
+
+
+def test_screening_drops_versions_that_trail_indpt_on_a_subsample():
+    data = make_paper_synthetic(1500, 10, seed=6)
+    args = (data.train_scores, data.train_labels, data.hierarchy)
+    kw = {"score_model": "lpr", "cv": 3, "screen_rows": 200}
+    dropped = fit_second_stage_auto(*args, screen_margin=-np.inf, **kw)
+    table = dropped.cv_table.set_index("version")
+    assert dropped.version == "indpt"
+    assert table.loc["nbh", "note"].startswith("screened out") and table.loc["full", "rows"] == 200
+    assert np.isnan(table.loc["full", "cv_log_loss"])
+    kept = fit_second_stage_auto(*args, screen_margin=np.inf, **kw)
+    assert kept.version == "full" and (kept.cv_table["note"] == "").all()
+    # on forests the defaults neither screen nor subsample
+    auto = fit_second_stage_auto(*args, score_model="lpr", cv=3).cv_table
+    assert (auto["rows"] == 1500).all() and (auto["note"] == "").all()
