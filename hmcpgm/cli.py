@@ -88,7 +88,9 @@ def _shared_parents():
     quiet.add_argument("--quiet", action="store_true", help="no progress bars")
     inference = _Parser(add_help=False)
     group = inference.add_argument_group("inference")
-    group.add_argument("--mlpr-version", choices=VERSIONS, help="mLPR version (fit: default full; predict: the model's)")
+    group.add_argument("--mlpr-version", choices=("auto", *VERSIONS),
+                       help="mLPR version (fit: default auto, chosen by cross-fitting on the training rows; "
+                            "predict: the model's)")
     group.add_argument("--engine", choices=ENGINES, help="inference engine (default: auto)")
     group.add_argument("--budget-gb", type=_number_in(0.001, float("inf")), metavar="G",
                        help="memory budget of the exact engines in GiB (default 4): beyond it, auto falls "
@@ -182,8 +184,14 @@ def build_parser():
     p.add_argument("labels", help="training labels CSV (0/1, header = class names)")
     p.add_argument("hierarchy", help="hierarchy edge list: one 'parent,child' line per edge")
     p.add_argument("-o", "--output", required=True, help="where to save the model (.npz)")
-    p.add_argument("--score-model", default="lpr", choices=SCORE_MODELS,
-                   help="how scores become evidence (default lpr: kernel-density local precision rate)")
+    p.add_argument("--score-model", default="auto", choices=SCORE_MODELS,
+                   help="how scores become evidence (default auto: per class, the best of kernel LPR, "
+                        "isotonic, Platt and pooled by cross-validated log loss)")
+    p.add_argument("--tempering", default="one", choices=("one", "depth", "frequency", "none"),
+                   help="evidence strength: one exponent for all classes (default), one per depth or per "
+                        "frequency group, fitted by cross-fitting; none = the paper's model (exponent 1)")
+    p.add_argument("--no-recalibrate", action="store_true",
+                   help="do not fit the shared recalibration map of the mLPRs (used by predict --calibrated)")
     p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")
     p.add_argument("--allow-empty", action="store_true",
                    help="accept classes without positive (or negative) training labels; their scores carry no evidence")
@@ -199,6 +207,9 @@ def build_parser():
     p.add_argument("scores", help="scores CSV (header = class names)")
     p.add_argument("-o", "--output", required=True, help="mLPR CSV to write")
     p.add_argument("--decisions", metavar="FILE", help="also write the 0/1 decisions as CSV")
+    p.add_argument("--calibrated", action="store_true",
+                   help="write the recalibrated mLPRs (the model's shared increasing map), whose mean of "
+                        "1 - value over the top of a ranking estimates its FDR (for 'hmcpgm rank --fdr')")
     p.add_argument("--threshold", type=_fraction, help="decision threshold on block means (default: the model's, 0.5)")
     p.set_defaults(run=_run_predict)
 
@@ -213,7 +224,8 @@ def build_parser():
     p.add_argument("--method", default="hierrank", choices=("hierrank", "naive"))
     p.add_argument("--fdr", type=_fraction, metavar="ALPHA",
                    help="label the top events positive so that the estimated FDR (mean of 1 - value, values "
-                        "being mLPRs) is at most ALPHA, in (0, 1)")
+                        "being probabilities such as 'hmcpgm predict --calibrated' writes) is at most ALPHA, "
+                        "in (0, 1)")
     p.set_defaults(run=_run_rank)
 
     p = sub.add_parser("benchmark", parents=[quiet],
@@ -288,6 +300,8 @@ def _run_example(args):
 
 
 def _run_fit(args):
+    import numpy as np
+
     from .estimator import MLPR
     from .io import align_by_id, check_output, read_hierarchy, read_matrix
     from .persist import save_model
@@ -309,7 +323,8 @@ def _run_fit(args):
         where = (lambda r: f"row {r + 1} (line {r + 2})") if ids is None else (lambda r: f"the object with id {ids[r]!r}")
         hierarchy.check_labels(labels, f"the labels of {args.labels}", where=where)
     model = MLPR(
-        hierarchy=hierarchy, version=args.mlpr_version or "full", score_model=args.score_model,
+        hierarchy=hierarchy, version=args.mlpr_version or "auto", score_model=args.score_model,
+        tempering=None if args.tempering == "none" else args.tempering, recalibrate=not args.no_recalibrate,
         engine=args.engine or "auto", close_labels=args.close_labels, allow_empty=args.allow_empty,
         pseudo_count=args.pseudo_count, inference_options=_inference_options(args) or None,
     ).fit(scores, labels)
@@ -317,7 +332,10 @@ def _run_fit(args):
     save_model(model, args.output)
     steps.step("saved")
     steps.close()
-    print(f"fitted on {len(scores)} objects x {hierarchy.n_classes} classes; saved {args.output}")
+    chosen = f"version {model.version_}"
+    if model.cv_results_ is not None:
+        chosen += f" (evidence exponent {'/'.join(f'{a:.2f}' for a in np.unique(model.tempering_))})"
+    print(f"fitted on {len(scores)} objects x {hierarchy.n_classes} classes, {chosen}; saved {args.output}")
 
 
 def _run_predict(args):
@@ -331,8 +349,15 @@ def _run_predict(args):
         check_output(args.decisions, "--decisions")
     at_scale = _scale_requested(args, args.scores, args.output, args.decisions)
     model = load_model(args.model)
-    if args.mlpr_version:
-        model.set_params(version=args.mlpr_version)
+    if args.mlpr_version and args.mlpr_version != model.version_:
+        if args.mlpr_version == "auto" or model.cv_results_ is not None:
+            raise _UserError(
+                f"--mlpr-version {args.mlpr_version}: the model in {args.model} was fitted for version "
+                f"{model.version_} (its evidence exponents and recalibration were cross-fitted for it); "
+                f"refit it with 'hmcpgm fit --mlpr-version {args.mlpr_version}'"
+            )
+        model.set_params(version=args.mlpr_version)  # the paper's model: any version, same fit
+        model.version_ = args.mlpr_version
     if args.engine:
         model.set_params(engine=args.engine)
     if _inference_options(args):
@@ -342,6 +367,9 @@ def _run_predict(args):
     if at_scale:
         from .scale import predict_files
 
+        if args.calibrated:
+            raise _UserError("--calibrated is not available with --chunk-size or --scheduler yet; "
+                             "run predict without them")
         n, positives = predict_files(model, args.scores, args.output, decisions=args.decisions,
                                      id_column=args.id_column, chunk_size=args.chunk_size,
                                      scheduler=args.scheduler, progress=not args.quiet)
@@ -351,7 +379,7 @@ def _run_predict(args):
     steps = _Steps(args, len(scores), "predict")
     parts, decisions = [], []
     for start in range(0, len(scores), chunk):
-        part = model.predict_proba(scores[start:start + chunk])
+        part = (model.calibrated_proba if args.calibrated else model.predict_proba)(scores[start:start + chunk])
         parts.append(part)
         if args.decisions:
             decisions.append(model.predict(scores[start:start + chunk]))
@@ -369,9 +397,10 @@ def _run_predict(args):
 
 def _predicted(model, args, n, positives):
     engine, exact = model.engine_in_use()
-    how = f"{model.version} version" if engine == "indpt" else \
-        f"{model.version} version, {engine} engine, {'exact' if exact else 'approximate'}"
-    print(f"wrote mLPRs of {n} objects ({how}) to {args.output}")
+    how = f"{model.version_} version" if engine == "indpt" else \
+        f"{model.version_} version, {engine} engine, {'exact' if exact else 'approximate'}"
+    what = "recalibrated mLPRs" if getattr(args, "calibrated", False) else "mLPRs"
+    print(f"wrote {what} of {n} objects ({how}) to {args.output}")
     if args.decisions:
         print(f"wrote {positives} positive decisions (block mean >= {model.threshold}) to {args.decisions}")
 

@@ -37,12 +37,37 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         The class hierarchy; its ``classes`` fix the column order of arrays. None
         means flat classes (each its own root), named by the columns of a
         DataFrame ``X`` (or ``y``), else ``0 .. K-1``.
-    version : {"full", "nbh", "indpt"}, default "full"
+    version : {"auto", "full", "nbh", "indpt"}, default "auto"
         ``"full"``: each mLPR uses the scores of every class of the object.
         ``"nbh"``: only the scores of the class, its parents and its children.
         ``"indpt"``: the class's own local precision rate with its prior.
-    score_model : {"lpr", "gaussian", "kde", "precision"}, default "lpr"
-        How scores become evidence; see :mod:`hmcpgm.likelihood`.
+        ``"auto"``: the one of the three (each with its fitted ``tempering``) with
+        the smallest cross-fitted log loss on the training rows, preferring the
+        simpler version (indpt, then nbh, then full) unless a more complex one is
+        better by more than two paired standard errors
+        (:func:`hmcpgm.selection.fit_second_stage_auto`). ``version_`` and
+        ``cv_results_`` report the choice.
+    score_model : {"auto", "lpr", "isotonic", "platt", "pooled", "precision", "gaussian", "kde"}, default "auto"
+        How scores become evidence; see :mod:`hmcpgm.likelihood`. ``"auto"``
+        chooses per class among lpr, isotonic, platt and pooled by cross-validated
+        log loss on the training rows.
+    tempering : {"one", "depth", "frequency"} or None, default "one"
+        Evidence strength: each class's likelihood ratio is raised to a power
+        ``a`` fitted by cross-fitting on the training rows, one ``a`` for all
+        classes (``"one"``), per depth or per frequency group. None keeps
+        ``a = 1``, the paper's model (right for data drawn from it; real
+        first-stage scores of different classes share their errors, so full and
+        nbh need ``a < 1`` there).
+    recalibrate : bool, default True
+        Fit one increasing map ``g``, shared by all classes, of the cross-fitted
+        mLPRs to the labels (``recalibration_``): :meth:`calibrated_proba` returns
+        ``g(mLPR)``, whose mean of ``1 - g`` over a prefix of the ranking
+        estimates its false discovery proportion. The ranking is unchanged.
+    cv : int, default 5
+        Folds of the cross-fitting (``version="auto"``, a fitted ``tempering``
+        or ``recalibrate``).
+    random_state : int, default 0
+        Seed of the folds and of the row subsamples used on DAGs.
     engine : {"auto", "tree", "junction", "loopy", "pgmpy", "enumerate"}, default "auto"
         Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`.
     threshold : float in (0, 1), default 0.5
@@ -73,6 +98,16 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     Attributes
     ----------
+    version_ : str
+        The version :meth:`predict_proba` runs (the choice when ``version="auto"``).
+    tempering_ : ndarray of shape (K,)
+        The evidence exponent ``a`` of each class (ones when ``tempering=None``).
+    recalibration_ : RecalibrationMap or None
+        The shared increasing map of :meth:`calibrated_proba`.
+    cv_results_ : pandas.DataFrame or None
+        One row per version tried: exponents, cross-fitted log loss and AU(PRC),
+        rows and engine used, seconds, whether it was chosen (None when nothing
+        was cross-fitted).
     hierarchy_ : Hierarchy
         The hierarchy of the fitted model (the flat one when ``hierarchy=None``).
     network_ : LabelNetwork
@@ -114,10 +149,14 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self,
         hierarchy=None,
         *,
-        version="full",
-        score_model="lpr",
+        version="auto",
+        score_model="auto",
+        tempering="one",
+        recalibrate=True,
         engine="auto",
         threshold=0.5,
+        cv=5,
+        random_state=0,
         pseudo_count=0.5,
         close_labels=False,
         allow_empty=False,
@@ -129,8 +168,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.hierarchy = hierarchy
         self.version = version
         self.score_model = score_model
+        self.tempering = tempering
+        self.recalibrate = recalibrate
         self.engine = engine
         self.threshold = threshold
+        self.cv = cv
+        self.random_state = random_state
         self.pseudo_count = pseudo_count
         self.close_labels = close_labels
         self.allow_empty = allow_empty
@@ -197,17 +240,29 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             raise InputError(
                 f"X has {s.shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects"
             )
-        network = LabelNetwork.from_labels(labels, hierarchy, pseudo_count=self.pseudo_count)
-        model = fit_score_model(
-            s,
-            labels,
-            hierarchy,
-            kind=self.score_model,
-            bandwidth=self.bandwidth,
-            gridsize=self.gridsize,
-            eps=self.eps,
-            allow_empty=self.allow_empty,
-        )
+        score_options = {"bandwidth": self.bandwidth, "gridsize": self.gridsize, "eps": self.eps}
+        if self._cross_fits():
+            from .selection import VERSIONS as SIMPLEST_FIRST
+            from .selection import fit_second_stage_auto
+
+            stage = fit_second_stage_auto(
+                s, labels, hierarchy,
+                versions=SIMPLEST_FIRST if self.version == "auto" else (self.version,),
+                tempering=self.tempering, score_model=self.score_model, cv=self.cv, seed=self.random_state,
+                engine=self.engine, recalibrate=self.recalibrate, pseudo_count=self.pseudo_count,
+                allow_empty=self.allow_empty, **score_options,
+            )
+            network = LabelNetwork(hierarchy, stage.theta)
+            model, version, a = stage.score_model, stage.version, stage.a
+            self.recalibration_, self.cv_results_ = stage.recalibration, stage.cv_table
+        else:
+            network = LabelNetwork.from_labels(labels, hierarchy, pseudo_count=self.pseudo_count)
+            model = fit_score_model(s, labels, hierarchy, kind=self.score_model, allow_empty=self.allow_empty,
+                                    cv=self.cv, seed=self.random_state, **score_options)
+            version, a = self.version, np.ones(hierarchy.n_classes)
+            self.recalibration_, self.cv_results_ = None, None
+        self.version_ = version
+        self.tempering_ = np.asarray(a, dtype=float)
         self.hierarchy_ = hierarchy
         self.network_ = network
         self.classes_ = np.asarray(hierarchy.classes, dtype=object)
@@ -215,6 +270,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.prevalence_ = model.prevalence
         self.score_model_ = model
         return self
+
+    def _cross_fits(self):
+        """Whether fitting needs cross-fitting on the training rows (a choice, an exponent or a map)."""
+        return self.version == "auto" or self.tempering is not None or self.recalibrate
 
     @staticmethod
     def _label_array(y):
@@ -261,9 +320,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return pd.DataFrame(values, index=X.index, columns=list(self.hierarchy_.classes))
 
     def likelihoods(self, X):
-        """Evidence pairs ``[L_k(0), L_k(1)]``, shape (M, K, 2), from the fitted score models."""
+        """Evidence pairs ``[L_k(0), L_k(1)]``, shape (M, K, 2), of the fitted score models, tempered
+        (each ratio raised to ``tempering_``): what the network sees."""
+        from .tempering import temper
+
         s = self._check_X(X)  # checks the fitted state first
-        return self.score_model_.likelihoods(s)
+        return temper(self.score_model_.likelihoods(s), self.tempering_)
 
     def lpr(self, X):
         """Per-class local precision rates ``P(Y_k = 1 | s_k)``, shape (M, K) (no hierarchy)."""
@@ -286,15 +348,34 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         return self._wrap(self._mlpr(self._check_X(X)), X)
 
+    def calibrated_proba(self, X):
+        """Recalibrated mLPRs ``g(mLPR)``: probabilities whose mean of ``1 - g`` over the top of a
+        ranking estimates its false discovery proportion (the mLPRs when ``recalibrate=False``).
+
+        ``g`` is increasing and shared by all classes, so a child stays at or below its
+        parent and the order of the events does not change.
+
+        Returns
+        -------
+        ndarray or DataFrame of shape (M, K)
+        """
+        return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
+
+    def _calibrated(self, p):
+        return p if self.recalibration_ is None else self.recalibration_(p)
+
     def _mlpr(self, s):
-        if self.version == "indpt":
-            return self.score_model_.lpr(s)
+        from .tempering import temper, tempered_lpr
+
+        L = self.score_model_.likelihoods(s)
+        if self.version_ == "indpt":
+            return tempered_lpr(L, self.score_model_.prevalence, self.tempering_)
         from .inference import mlpr_from_likelihoods
 
         return mlpr_from_likelihoods(
             self.network_,
-            self.score_model_.likelihoods(s),
-            version=self.version,
+            temper(L, self.tempering_),
+            version=self.version_,
             engine=self.engine,
             **(self.inference_options or {}),
         )
@@ -316,32 +397,68 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
         check_is_fitted(self, ["network_"])
         opts = {k: v for k, v in (self.inference_options or {}).items() if k in ("budget_bytes", "max_clique")}
-        return engine_in_use(self.hierarchy_, self.version, self.engine, **opts)
+        return engine_in_use(self.hierarchy_, self.version_, self.engine, **opts)
 
     def predict(self, X):
-        """Hierarchy-consistent 0/1 decisions: HierRank block mean >= ``threshold``.
+        """Hierarchy-consistent 0/1 decisions: recalibrated HierRank block mean >= ``threshold``.
 
         Each object is ranked on its own (:func:`hmcpgm.hier_rank` of its mLPRs);
-        a class is positive when the mean mLPR of its block is at least
-        ``threshold``. A class is never positive without its parents.
+        a class is positive when ``g`` (the recalibration map, the identity when
+        ``recalibrate=False``) of the mean mLPR of its block is at least
+        ``threshold``. Block means never increase from a class to its children and
+        ``g`` is increasing, so a class is never positive without its parents.
 
         Returns
         -------
         ndarray or DataFrame of int8, shape (M, K)
         """
+        return self._wrap(self.decide(self._mlpr(self._check_X(X))), X)
+
+    def decide(self, mlpr):
+        """The rule of :meth:`predict` applied to mLPRs this model computed (e.g. in chunks).
+
+        Parameters
+        ----------
+        mlpr : ndarray of shape (M, K)
+            Output of :meth:`predict_proba`, columns in ``classes_`` order.
+
+        Returns
+        -------
+        ndarray of int8, shape (M, K)
+        """
         from .ranking import hier_rank
 
-        p = self._mlpr(self._check_X(X))
+        check_is_fitted(self, ["network_"])
+        p = np.asarray(mlpr, dtype=float)
+        if p.ndim != 2 or p.shape[1] != self.hierarchy_.n_classes:
+            raise InputError(f"mlpr must have shape (M, {self.hierarchy_.n_classes}), got {p.shape}")
         if p.shape[0] == 0:
-            return self._wrap(np.zeros(p.shape, dtype=np.int8), X)
-        means = hier_rank(p, self.hierarchy_).block_means
-        return self._wrap((means >= self.threshold).astype(np.int8), X)
+            return np.zeros(p.shape, dtype=np.int8)
+        means = self._calibrated(hier_rank(p, self.hierarchy_).block_means)
+        return (means >= self.threshold).astype(np.int8)
 
 
 def check_params(estimator):
     """Check the parameters of an :class:`MLPR` (at the start of ``fit``, and on loading a model)."""
-    check_choice(estimator.version, "version", VERSIONS)
+    from .likelihood import POSTERIOR_MODELS
+    from .tempering import GROUPINGS
+
+    check_choice(estimator.version, "version", ("auto", *VERSIONS))
     check_choice(estimator.score_model, "score_model", SCORE_MODELS)
+    if estimator.tempering is not None:
+        check_choice(estimator.tempering, "tempering", GROUPINGS)
+    if not isinstance(estimator.recalibrate, bool):
+        raise InputError(f"recalibrate must be True or False, got {estimator.recalibrate!r}")
+    if estimator._cross_fits() and estimator.score_model not in POSTERIOR_MODELS:
+        raise InputError(
+            f"score_model={estimator.score_model!r} is a density model, which the cross-fitting of "
+            "version='auto', tempering and recalibrate does not support; use one of "
+            f"{POSTERIOR_MODELS}, or a fixed version with tempering=None and recalibrate=False"
+        )
+    if isinstance(estimator.cv, bool) or not isinstance(estimator.cv, (int, np.integer)) or estimator.cv < 2:
+        raise InputError(f"cv must be an integer >= 2, got {estimator.cv!r}")
+    if isinstance(estimator.random_state, bool) or not isinstance(estimator.random_state, (int, np.integer)):
+        raise InputError(f"random_state must be an integer, got {estimator.random_state!r}")
     check_choice(estimator.engine, "engine", ENGINES)
     if estimator.hierarchy is not None:
         check_hierarchy(estimator.hierarchy)

@@ -5,10 +5,13 @@ The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) read with
 holds:
 
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
-  ``format_version`` (2), the hmcpgm version that wrote it, the estimator's
-  parameters, the class names in column order, the hierarchy's edges and a
-  SHA-256 ``digest`` of everything else in the file;
-* ``theta``, ``prevalence``: per-class arrays;
+  ``format_version`` (3; version 2 files, from before ``version="auto"``, still
+  load), the hmcpgm version that wrote it, the estimator's parameters, the
+  fitted version and cross-validation table, the class names in column order,
+  the hierarchy's edges and a SHA-256 ``digest`` of everything else in the file;
+* ``theta``, ``prevalence``, ``tempering``: per-class arrays;
+* ``recalibration/knots_x``, ``recalibration/knots_y``: the shared
+  recalibration map, when fitted;
 * ``score_model/<name>``: the arrays of the fitted score model
   (:meth:`hmcpgm.likelihood.ScoreModel.to_dict`).
 
@@ -30,7 +33,7 @@ from .exceptions import HmcpgmError, InputError
 __all__ = ["save_model", "load_model", "is_model_file"]
 
 FORMAT = "hmcpgm-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 def _plain(value):
@@ -79,6 +82,11 @@ def save_model(model, path):
     arrays = {f"score_model/{k}": np.asarray(v) for k, v in state.items() if k not in ("kind", "classes")}
     arrays["theta"] = np.asarray(model.theta_, dtype=float)
     arrays["prevalence"] = np.asarray(model.prevalence_, dtype=float)
+    arrays["tempering"] = np.asarray(model.tempering_, dtype=float)
+    if model.recalibration_ is not None:
+        arrays["recalibration/knots_x"] = np.asarray(model.recalibration_.knots_x, dtype=float)
+        arrays["recalibration/knots_y"] = np.asarray(model.recalibration_.knots_y, dtype=float)
+    cv_results = None if model.cv_results_ is None else json.loads(model.cv_results_.to_json(orient="records"))
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -88,6 +96,8 @@ def save_model(model, path):
         "classes": [_plain(c) for c in hierarchy.classes],
         "edges": [[_plain(p), _plain(c)] for p, c in hierarchy.edges],
         "score_model_kind": state["kind"],
+        "version": model.version_,
+        "cv_results": cv_results,
     }
     meta["digest"] = _digest(meta, arrays)
     path = Path(path)
@@ -136,10 +146,13 @@ def load_model(path):
         format version, contents changed after saving (digest), an array of the
         wrong shape, dtype or range, arrays inconsistent with each other.
     """
+    import pandas as pd
+
     from .estimator import MLPR, check_params
     from .hierarchy import Hierarchy
     from .likelihood import score_model_from_dict
     from .network import LabelNetwork
+    from .options import VERSIONS, check_choice
 
     path = Path(path)
     if path.is_dir():
@@ -149,10 +162,10 @@ def load_model(path):
     if not is_model_file(path):
         raise InputError(f"model file {path} is not an hmcpgm model (expected an .npz written by save_model)")
     meta, arrays = _read(path)
-    if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+    if meta.get("format") != FORMAT or meta.get("format_version") not in (2, FORMAT_VERSION):
         raise InputError(
             f"model file {path} has format {meta.get('format')!r} version {meta.get('format_version')!r}; "
-            f"this hmcpgm reads {FORMAT!r} version {FORMAT_VERSION}"
+            f"this hmcpgm reads {FORMAT!r} versions 2 and {FORMAT_VERSION}"
         )
     if meta.get("digest") != _digest(meta, arrays):
         raise InputError(
@@ -163,6 +176,8 @@ def load_model(path):
         classes, edges = meta["classes"], [tuple(e) for e in meta["edges"]]
         hierarchy = Hierarchy.from_edges(edges, classes=classes)
         params = dict(meta["params"])
+        if meta["format_version"] == 2:  # before version="auto": the paper's model, nothing cross-fitted
+            params.update(tempering=None, recalibrate=False)
         unknown = sorted(set(params) - set(MLPR().get_params()))
         if unknown:
             raise InputError(f"unknown estimator parameters {unknown}")
@@ -174,6 +189,11 @@ def load_model(path):
         model.hierarchy_ = hierarchy
         model.network_ = LabelNetwork(hierarchy, arrays["theta"])
         model.score_model_ = score_model_from_dict(state, hierarchy)
+        model.version_ = meta.get("version", params.get("version"))
+        check_choice(model.version_, "the fitted version", VERSIONS)
+        model.tempering_ = arrays.get("tempering", np.ones(hierarchy.n_classes))
+        model.recalibration_ = _recalibration(arrays)
+        model.cv_results_ = None if meta.get("cv_results") is None else pd.DataFrame(meta["cv_results"])
     except (HmcpgmError, KeyError, TypeError, ValueError) as exc:
         what = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)
         raise InputError(f"model file {path} is not a valid hmcpgm model: {what}") from None
@@ -184,10 +204,24 @@ def load_model(path):
     return model
 
 
+def _recalibration(arrays):
+    from .calibration import RecalibrationMap
+
+    if "recalibration/knots_x" not in arrays:
+        return None
+    x, y = arrays["recalibration/knots_x"], arrays["recalibration/knots_y"]
+    if x.ndim != 1 or x.shape != y.shape or len(x) < 1 or np.any(np.diff(x) < 0) or np.any(np.diff(y) < 0):
+        raise ValueError("the recalibration map's knots must be two non-decreasing vectors of one length")
+    if np.any((y < 0) | (y > 1)) or not np.all(np.isfinite(x)):
+        raise ValueError("the recalibration map's values must lie in [0, 1]")
+    return RecalibrationMap(x, y)
+
+
 # name -> (trailing shape after K, or None for any; lower bound; upper bound)
 _ARRAY_RULES = {
     "theta": ((), 0.0, 1.0),
     "prevalence": ((), 0.0, 1.0),
+    "tempering": ((), 0.0, None),
     "score_model/prevalence": ((), 0.0, 1.0),
     "score_model/lpr": (None, 0.0, 1.0),
     "score_model/density0": (None, 0.0, None),
@@ -203,6 +237,8 @@ def _check_arrays(arrays, k):
         if name not in arrays:
             raise KeyError(f"the array {name!r}")
     for name, a in arrays.items():
+        if name.startswith("recalibration/"):
+            continue  # not per class: checked by _recalibration
         if name == "score_model/informative":
             if a.dtype != bool or a.shape != (k,):
                 raise ValueError(f"array {name!r} must be ({k},) booleans, got {a.dtype} {a.shape}")

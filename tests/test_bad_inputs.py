@@ -297,7 +297,8 @@ def _h():
 def _fitted():
     rng = np.random.default_rng(0)
     y = LabelNetwork(_h(), [0.6, 0.5, 0.5]).sample(300, rng)
-    return hmcpgm.MLPR(hierarchy=_h(), score_model="gaussian").fit(rng.normal(loc=y), y)
+    return hmcpgm.MLPR(hierarchy=_h(), version="full", score_model="gaussian", tempering=None,
+                       recalibrate=False).fit(rng.normal(loc=y), y)
 
 
 PYTHON_CASES = [

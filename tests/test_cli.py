@@ -12,6 +12,7 @@ from hmcpgm import MLPR, make_paper_synthetic
 from hmcpgm.cli import build_parser, main
 from hmcpgm.datasets import load_hmc_arff
 from hmcpgm.io import read_hierarchy, read_matrix, write_hierarchy, write_matrix
+from hmcpgm.persist import load_model
 
 
 @pytest.fixture(scope="module")
@@ -67,16 +68,39 @@ def test_fit_predict_equals_estimator(files, tmp_path, capsys):
 
 @pytest.mark.parametrize("version", ["indpt", "nbh"])
 def test_predict_version_option(files, tmp_path, version):
-    out = tmp_path / "mlpr.csv"
-    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out),
+    # the paper's model (nothing cross-fitted) predicts any version from one fit
+    model, out = tmp_path / "paper.npz", tmp_path / "mlpr.csv"
+    assert main(["fit", str(files["scores"]), str(files["labels"]), str(files["hierarchy"]), "-o", str(model),
+                 "--mlpr-version", "full", "--tempering", "none", "--no-recalibrate", "--quiet"]) == 0
+    assert main(["predict", str(model), str(files["test"]), "-o", str(out),
                  "--id-column", "gene", "--mlpr-version", version]) == 0
     hierarchy = read_hierarchy(files["hierarchy"])
     _, scores = read_matrix(files["scores"], hierarchy, "scores")
     _, labels = read_matrix(files["labels"], hierarchy, "labels")
     _, test = read_matrix(files["test"], hierarchy, "scores", id_column="gene")
-    expected = MLPR(hierarchy=hierarchy, version=version).fit(scores, labels).predict_proba(test)
+    expected = MLPR(hierarchy=hierarchy, version=version, tempering=None, recalibrate=False).fit(
+        scores, labels).predict_proba(test)
     _, got = read_matrix(out, hierarchy, "mlpr", id_column="gene")
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+
+
+def test_predict_refuses_another_version_of_a_cross_fitted_model(files, tmp_path, capsys):
+    chosen = load_model(files["model"]).version_
+    other = next(v for v in ("indpt", "nbh", "full") if v != chosen)
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(tmp_path / "p.csv"),
+                 "--id-column", "gene", "--mlpr-version", other]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"was fitted for version {chosen}" in err
+
+
+def test_predict_calibrated_writes_the_recalibrated_mlprs(files, tmp_path):
+    out = tmp_path / "calibrated.csv"
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--id-column", "gene",
+                 "--calibrated", "--quiet"]) == 0
+    model = load_model(files["model"])
+    _, test = read_matrix(files["test"], model.hierarchy_, "scores", id_column="gene")
+    _, got = read_matrix(out, model.hierarchy_, "mlpr", id_column="gene")
+    np.testing.assert_allclose(got, model.calibrated_proba(test), rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("method", ["hierrank", "naive"])
@@ -176,8 +200,16 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
     assert result["dataset"] == "tiny"
     assert result["rows"] == {"train": 60, "valid": 30, "test": 30}
     assert result["hierarchy"]["classes"] == load_hmc_arff(paths[0]).hierarchy.n_classes == 5
-    families = ["Raw", "mLPR-indpt", "mLPR-nbh", "mLPR-full"]
+    families = ["Raw", "mLPR-auto", "mLPR-indpt", "mLPR-nbh", "mLPR-full"]
     assert set(result["methods"]) == {f"{f}-{r}" for f in families for r in ("NaiveSort", "HierRank")}
+    stage = result["second_stage"]
+    assert stage["version"] in ("indpt", "nbh", "full") and f"mLPR-auto chose {stage['version']}" in text
+    assert [row["version"] for row in stage["cv_results"]] == ["indpt", "nbh", "full"]
+    for family in families[1:]:  # the Bayesian FDR cutoff of every mLPR method
+        numbers = result["methods"][f"{family}-HierRank"]
+        for alpha in (0.05, 0.1, 0.2):
+            called, fdp = numbers[f"bayes_rank@{alpha}"], numbers[f"bayes_fdp@{alpha}"]
+            assert 0 <= called <= 30 * 4 and (fdp is None) == (called == 0)
     # every number of the printed table is in the JSON: AU(PRC) rows, in percent with one decimal
     for method, numbers in result["methods"].items():
         assert 0 <= numbers["auprc"] <= 1

@@ -9,6 +9,9 @@ from sklearn.exceptions import NotFittedError
 
 from hmcpgm import MLPR, Hierarchy, InputError, LabelError, mlpr_from_likelihoods
 
+#: The paper's model: a fixed version, kernel LPRs, evidence exponent 1, no recalibration.
+PAPER = {"version": "full", "score_model": "lpr", "tempering": None, "recalibrate": False}
+
 # the paper's 25-class forest (1-based parents, 0 = root) and score model
 PAPER_PARENTS = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]
 PAPER_ETA = [5.5, 5.5, 5.5, 5.5, 4, 4, 2, 2, 2, 4, 2, 5.5, 5.5, 2, 5.5, 4, 5.5, 4, 4, 2, 5.5, 4, 4, 5.5, 4]
@@ -57,7 +60,7 @@ def test_mlpr_is_calibrated_on_data_from_the_model(seed):
     s, y, s_test, y_test = paper_instance(seed, 20_000, 10_000)
     brier = {}
     for version in ("full", "nbh", "indpt"):
-        p = MLPR(hierarchy=h, version=version).fit(s, y).predict_proba(s_test).ravel()
+        p = MLPR(hierarchy=h, **{**PAPER, "version": version}).fit(s, y).predict_proba(s_test).ravel()
         truth = y_test.ravel()
         bins = np.minimum((p * 10).astype(int), 9)
         checked = 0
@@ -76,7 +79,7 @@ def test_mlpr_is_calibrated_on_data_from_the_model(seed):
 def test_full_child_never_exceeds_parent_on_paper_forest():
     h = paper_hierarchy()
     s, y, s_test, _ = paper_instance(2, 5000, 2000)
-    p = MLPR(hierarchy=h).fit(s, y).predict_proba(s_test)
+    p = MLPR(hierarchy=h, **PAPER).fit(s, y).predict_proba(s_test)
     e = h.edge_indices
     assert np.all(p[:, e[:, 1]] <= p[:, e[:, 0]] + 1e-12)
 
@@ -87,7 +90,7 @@ _FITTED = {}
 def _fitted_small(score_model):
     if score_model not in _FITTED:
         h, s, y = small_data(1)
-        _FITTED[score_model] = MLPR(hierarchy=h, score_model=score_model).fit(s, y)
+        _FITTED[score_model] = MLPR(hierarchy=h, **{**PAPER, "score_model": score_model}).fit(s, y)
     return _FITTED[score_model]
 
 
@@ -107,7 +110,7 @@ def test_property_child_below_parent_any_scores(scores, score_model):
 # ---------------------------------------------------------------------- behaviour
 def test_fit_attributes_and_versions():
     h, s, y = small_data()
-    model = MLPR(hierarchy=h)
+    model = MLPR(hierarchy=h, **PAPER)
     assert model.fit(s, y) is model
     assert model.hierarchy_ is h and list(model.classes_) == ["r", "a", "b", "c"]
     assert model.network_.hierarchy is h and model.n_features_in_ == 4
@@ -120,15 +123,15 @@ def test_fit_attributes_and_versions():
         model.predict_proba(s[:50]), mlpr_from_likelihoods(model.network_, lik), rtol=1e-12
     )
     # indpt is the class's own LPR
-    model.set_params(version="indpt")
+    model.set_params(version="indpt").fit(s, y)
     np.testing.assert_allclose(model.predict_proba(s[:50]), model.lpr(s[:50]))
 
 
 def test_engines_agree_through_the_estimator():
     h, s, y = small_data(2, 1000)
-    ref = MLPR(hierarchy=h, engine="enumerate").fit(s, y).predict_proba(s[:20])
+    ref = MLPR(hierarchy=h, engine="enumerate", **PAPER).fit(s, y).predict_proba(s[:20])
     for engine in ("auto", "tree", "pgmpy"):
-        p = MLPR(hierarchy=h, engine=engine).fit(s, y).predict_proba(s[:20])
+        p = MLPR(hierarchy=h, engine=engine, **PAPER).fit(s, y).predict_proba(s[:20])
         np.testing.assert_allclose(p, ref, rtol=1e-8, atol=1e-12)
 
 
@@ -136,7 +139,7 @@ def test_network_is_a_pgmpy_network_with_theta():
     from pgmpy.models import DiscreteBayesianNetwork
 
     h, s, y = small_data()
-    model = MLPR(hierarchy=h).fit(s, y)
+    model = MLPR(hierarchy=h, **PAPER).fit(s, y)
     net = model.network_.to_pgmpy()
     assert isinstance(net, DiscreteBayesianNetwork)
     assert set(net.nodes) == set(h.classes)
@@ -150,8 +153,8 @@ def test_dataframe_with_shuffled_columns_matches_numpy():
     order = [2, 0, 3, 1]
     s_df = pd.DataFrame(s, columns=cols).iloc[:, order]
     y_df = pd.DataFrame(y, columns=cols).iloc[:, order]
-    a = MLPR(hierarchy=h).fit(s, y).predict_proba(s[:100])
-    model = MLPR(hierarchy=h).fit(s_df, y_df)
+    a = MLPR(hierarchy=h, **PAPER).fit(s, y).predict_proba(s[:100])
+    model = MLPR(hierarchy=h, **PAPER).fit(s_df, y_df)
     b = model.predict_proba(s_df.iloc[:100])
     assert isinstance(b, pd.DataFrame) and list(b.columns) == cols and b.index.equals(s_df.index[:100])
     np.testing.assert_allclose(b.to_numpy(), a, rtol=1e-12)
@@ -177,7 +180,7 @@ def test_sklearn_params_and_clone():
     copy = clone(model)
     assert copy.get_params() == model.get_params()
     model.set_params(score_model="kde")
-    assert model.score_model == "kde" and copy.score_model == "lpr"
+    assert model.score_model == "kde" and copy.score_model == "auto"
     assert "nbh" in repr(copy)
 
 
@@ -186,8 +189,8 @@ def test_close_labels_option():
     broken = y.copy()
     broken[0] = [0, 0, 0, 1]
     with pytest.raises(LabelError, match="break the hierarchy"):
-        MLPR(hierarchy=h).fit(s, broken)
-    model = MLPR(hierarchy=h, close_labels=True).fit(s, broken)
+        MLPR(hierarchy=h, **PAPER).fit(s, broken)
+    model = MLPR(hierarchy=h, close_labels=True, **PAPER).fit(s, broken)
     assert model.prevalence_[0] == pytest.approx(np.mean(h.close_labels(broken)[:, 0]))
 
 
@@ -215,20 +218,20 @@ def test_bad_parameters_fail_in_fit(params, match):
 def test_bad_arrays_name_the_argument():
     h, s, y = small_data()
     with pytest.raises(InputError, match="X has 10 rows but y has 2000"):
-        MLPR(hierarchy=h).fit(s[:10], y)
+        MLPR(hierarchy=h, **PAPER).fit(s[:10], y)
     nan = s.copy()
     nan[5, 2] = np.nan
     with pytest.raises(ValueError, match="Input X contains NaN"):
-        MLPR(hierarchy=h).fit(nan, y)
+        MLPR(hierarchy=h, **PAPER).fit(nan, y)
     with pytest.raises(InputError, match="y has 3 columns but the hierarchy has 4 classes"):
-        MLPR(hierarchy=h).fit(s, y[:, :3])
+        MLPR(hierarchy=h, **PAPER).fit(s, y[:, :3])
     with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
-        MLPR(hierarchy="h").fit(s, y)
+        MLPR(hierarchy="h", **PAPER).fit(s, y)
     with pytest.raises(LabelError, match=r"y must be a 0/1 label matrix .* got a 'binary' target of shape \(2000,\)"):
-        MLPR(hierarchy=h).fit(s, y[:, 0])
+        MLPR(hierarchy=h, **PAPER).fit(s, y[:, 0])
     with pytest.raises(InputError, match="requires y to be passed"):
-        MLPR(hierarchy=h).fit(s, None)
-    model = MLPR(hierarchy=h).fit(s, y)
+        MLPR(hierarchy=h, **PAPER).fit(s, None)
+    model = MLPR(hierarchy=h, **PAPER).fit(s, y)
     with pytest.raises(ValueError, match="X has 3 features, but MLPR is expecting 4 features"):
         model.predict_proba(s[:, :3])
     with pytest.raises(ValueError, match="Input X contains NaN"):
@@ -239,10 +242,10 @@ def test_dataframe_missing_or_unknown_columns():
     h, s, y = small_data()
     df = pd.DataFrame(s, columns=list(h.classes))
     with pytest.raises(InputError, match=r"X has 3 columns .*missing: \['c'\]"):
-        MLPR(hierarchy=h).fit(df.drop(columns="c"), y)
+        MLPR(hierarchy=h, **PAPER).fit(df.drop(columns="c"), y)
     with pytest.raises(InputError, match=r"not classes of the hierarchy: \['zz'\]"):
-        MLPR(hierarchy=h).fit(df.assign(zz=0.0), y)
-    model = MLPR(hierarchy=h).fit(df, y)
+        MLPR(hierarchy=h, **PAPER).fit(df.assign(zz=0.0), y)
+    model = MLPR(hierarchy=h, **PAPER).fit(df, y)
     with pytest.raises(InputError, match=r"missing: \['a'\]"):
         model.predict_proba(df.rename(columns={"a": "A"}))
 
@@ -251,8 +254,8 @@ def test_class_without_positives():
     h, s, y = small_data()
     y[:, 3] = 0
     with pytest.raises(LabelError, match=r"no positive example for 1 classes \(\['c'\]\)"):
-        MLPR(hierarchy=h).fit(s, y)
-    model = MLPR(hierarchy=h, allow_empty=True).fit(s, y)
+        MLPR(hierarchy=h, **PAPER).fit(s, y)
+    model = MLPR(hierarchy=h, allow_empty=True, **PAPER).fit(s, y)
     p = model.predict_proba(s[:10])
     assert np.all(np.isfinite(p))
     assert model.theta_[3] > 0  # pseudo-count keeps it off 0
@@ -270,12 +273,12 @@ def test_dag_hierarchy_end_to_end():
     y[:, 3] = y[:, 1] & y[:, 2] & (rng.random(m) < 0.5)
     y[:, 4] = y[:, 3] & (rng.random(m) < 0.5)
     s = rng.normal(loc=y * [1.0, 1.0, -1.0, 2.0, 1.0])
-    model = MLPR(hierarchy=h).fit(s, y)
+    model = MLPR(hierarchy=h, **PAPER).fit(s, y)
     # theta of d: positives among objects with both a and b positive
     both = (y[:, 1] == 1) & (y[:, 2] == 1)
     assert model.theta_[3] == pytest.approx((y[both, 3].sum() + 0.5) / (both.sum() + 1))
     p = model.predict_proba(s[:200])
-    ref = MLPR(hierarchy=h, engine="enumerate").fit(s, y).predict_proba(s[:200])
+    ref = MLPR(hierarchy=h, engine="enumerate", **PAPER).fit(s, y).predict_proba(s[:200])
     np.testing.assert_allclose(p, ref, rtol=1e-9, atol=1e-12)
     e = h.edge_indices
     assert np.all(p[:, e[:, 1]] <= p[:, e[:, 0]] + 1e-12)

@@ -21,13 +21,13 @@ def _named(hierarchy, names):
     return Hierarchy.from_edges(edges, classes=[names[k] for k in range(hierarchy.n_classes)])
 
 
-@pytest.mark.parametrize("score_model", ["lpr", "gaussian", "kde", "precision"])
+@pytest.mark.parametrize("score_model", ["auto", "lpr", "gaussian", "kde", "precision"])
 @pytest.mark.parametrize("names", ["int", "str"])
 def test_round_trip_predicts_identically(data, tmp_path, score_model, names):
     hierarchy = data.hierarchy
     if names == "str":
         hierarchy = _named(hierarchy, [f"GO:{k:04d}" for k in range(hierarchy.n_classes)])
-    model = MLPR(hierarchy=hierarchy, score_model=score_model).fit(data.train_scores, data.train_labels)
+    model = MLPR(hierarchy=hierarchy, **_params(score_model)).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "model.npz")
     loaded = load_model(path)
 
@@ -60,7 +60,7 @@ def test_round_trip_on_a_dag(tmp_path):
 
 
 def test_params_survive(data, tmp_path):
-    model = MLPR(version="nbh", score_model="gaussian", engine="tree", pseudo_count=1.0, gridsize=256)
+    model = MLPR(version="nbh", score_model="gaussian", tempering=None, recalibrate=False, engine="tree", pseudo_count=1.0, gridsize=256)
     model.set_params(hierarchy=data.hierarchy).fit(data.train_scores, data.train_labels)
     loaded = load_model(save_model(model, tmp_path / "m.npz"))
     assert loaded.get_params() == model.get_params()
@@ -82,7 +82,7 @@ def test_file_loads_without_pickle(data, tmp_path):
 
 
 def test_is_model_file(data, tmp_path):
-    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian").fit(data.train_scores, data.train_labels)
+    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     assert is_model_file(path)
     np.savez(tmp_path / "other.npz", x=np.arange(3))
@@ -104,10 +104,10 @@ def _rewrite_meta(src, dst, change):
 
 
 def test_future_format_version(data, tmp_path):
-    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian").fit(data.train_scores, data.train_labels)
+    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     _rewrite_meta(path, tmp_path / "future.npz", lambda meta: meta.update(format_version=FORMAT_VERSION + 1))
-    with pytest.raises(InputError, match=rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' version {FORMAT_VERSION}"):
+    with pytest.raises(InputError, match=rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2 and {FORMAT_VERSION}"):
         load_model(tmp_path / "future.npz")
     _rewrite_meta(path, tmp_path / "foreign.npz", lambda meta: meta.update(format="other-tool"))
     with pytest.raises(InputError, match="format 'other-tool'"):
@@ -130,7 +130,7 @@ def test_foreign_and_corrupted_files(data, tmp_path):
 
 
 def test_truncated_file(data, tmp_path):
-    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian").fit(data.train_scores, data.train_labels)
+    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(data.train_scores, data.train_labels)
     raw = save_model(model, tmp_path / "m.npz").read_bytes()
     (tmp_path / "cut.npz").write_bytes(raw[: len(raw) // 2])
     with pytest.raises(InputError, match="cut.npz"):
@@ -148,7 +148,7 @@ def test_save_rejects_unserialisable_class_names(tmp_path):
     h = Hierarchy.from_edges([(("a", 1), ("b", 2))])
     rng = np.random.default_rng(0)
     y = np.sort(rng.integers(0, 2, (300, 2)), axis=1)[:, ::-1]
-    model = MLPR(hierarchy=h, score_model="gaussian").fit(rng.normal(y), y)
+    model = MLPR(hierarchy=h, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(rng.normal(y), y)
     with pytest.raises(InputError, match="strings or integers"):
         save_model(model, tmp_path / "m.npz")
 
@@ -159,15 +159,22 @@ def _arrays(path):
         return {name: archive[name] for name in archive.files}
 
 
+def _params(score_model):
+    """Density score models only fit the paper's model (nothing cross-fitted)."""
+    if score_model in ("gaussian", "kde"):
+        return {"score_model": score_model, "version": "full", "tempering": None, "recalibrate": False}
+    return {"score_model": score_model}
+
+
 def _write(path, arrays):
     with open(path, "wb") as fh:
         np.savez(fh, **arrays)
     return path
 
 
-@pytest.mark.parametrize("score_model", ["lpr", "gaussian", "kde"])
+@pytest.mark.parametrize("score_model", ["auto", "lpr", "gaussian", "kde"])
 def test_editing_any_array_is_refused(data, tmp_path, score_model):
-    model = MLPR(hierarchy=data.hierarchy, score_model=score_model).fit(data.train_scores, data.train_labels)
+    model = MLPR(hierarchy=data.hierarchy, **_params(score_model)).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     arrays = _arrays(path)
     names = [n for n in arrays if n != "meta"]

@@ -20,7 +20,7 @@ RANKERS = {"NaiveSort": naive_sort, "HierRank": hier_rank}
 
 
 def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=None, kappas=(),
-                     fdr_alphas=(), bayes_alphas=(), auprc=False):
+                     fdr_alphas=(), bayes_alphas=(), auprc=False, bayes_values=None):
     """Every metric of every method, on test rows, with cutoffs chosen on validation rows.
 
     Parameters
@@ -45,6 +45,10 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
         called positive by the Bayesian FDR cutoff on the test mLPRs) and
         ``bayes_fdp@alpha`` (their realised false discovery proportion; None when no
         event is called).
+    bayes_values : dict, optional
+        Family name -> (M, K) test probabilities that the Bayesian FDR cutoff averages
+        instead of the family's test values (e.g. recalibrated mLPRs), on the
+        family's own ranking.
     auprc : bool
         ``auprc``: micro-averaged area under the PR curve of the test ranking.
 
@@ -87,7 +91,8 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
                 for alpha in bayes_alphas:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", CutoffWarning)
-                        cut = bayes_cutoff(r_test, np.asarray(v_test)[:, cols], rule="fdr", alpha=alpha)
+                        p_test = (bayes_values or {}).get(family, v_test)
+                        cut = bayes_cutoff(r_test, np.asarray(p_test)[:, cols], rule="fdr", alpha=alpha)
                     row[f"bayes_rank@{alpha}"] = int(cut.rank)
                     row[f"bayes_fdp@{alpha}"] = fdp(cut.apply(r_test), y_test) if cut.rank else None
             row["violations"] = int(count_violations(full_test, hierarchy))

@@ -218,16 +218,8 @@ def rank_model(model, X, *, chunk_size=None, **options):
 
 # ---------------------------------------------------------------------- prediction
 def _predict_task(key, scores, model, decisions):
-    from ..ranking import hier_rank
-
     p = np.asarray(model.predict_proba(scores), dtype=np.float64)
-    d = None
-    if decisions:
-        if len(p):
-            d = (hier_rank(p, model.hierarchy_).block_means >= model.threshold).astype(np.int8)
-        else:
-            d = np.zeros(p.shape, dtype=np.int8)
-    return p, d
+    return p, (model.decide(p) if decisions else None)
 
 
 def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False, progress=False,
