@@ -84,6 +84,7 @@ __all__ = [
     "ScoreModel",
     "cross_validated_lpr",
     "fit_score_model",
+    "choose_candidates",
     "log_loss_by_class",
     "score_model_from_dict",
 ]
@@ -414,7 +415,7 @@ def fit_score_model(
                 f"(cross_validated_lpr with kinds=AUTO_CANDIDATES), got {np.shape(cvres.get('lpr'))}"
             )
         loss = log_loss_by_class(cvres["lpr"], y)
-        choice = np.argmin(loss, axis=1)
+        choice = choose_candidates(cvres["lpr"], y)
         params = _fit_grid_models(s, y, informative, prevalence, AUTO_CANDIDATES, opts,
                                   only={i: choice == i for i in range(len(AUTO_CANDIDATES))})
         params["lpr"] = params.pop("lpr_by_kind")[choice, np.arange(len(choice))]
@@ -570,6 +571,34 @@ def log_loss_by_class(p, labels, *, clip=1e-6):
     y = np.asarray(labels, dtype=float)
     loss = -(y * np.log(p) + (1 - y) * np.log1p(-p)).mean(axis=-2)
     return np.moveaxis(loss, -1, 0)
+
+
+def choose_candidates(p, labels, *, margin=2.0, clip=1e-6):
+    """Per class, the candidate model kept by ``score_model="auto"``.
+
+    The first candidate (the kernel LPR) is kept unless another one's mean
+    cross-validated log loss is lower by more than ``margin`` standard errors of
+    the paired per-row difference: near-ties then never flip the choice (one
+    extreme training score must not swap a class's model).
+
+    Parameters
+    ----------
+    p : array of shape (n_candidates, M, K)
+        Cross-validated probabilities of each candidate.
+    labels : array of 0/1, shape (M, K)
+
+    Returns
+    -------
+    ndarray of int, shape (K,)
+    """
+    p = np.clip(np.asarray(p, dtype=float), clip, 1 - clip)
+    y = np.asarray(labels, dtype=float)
+    rows = -(y * np.log(p) + (1 - y) * np.log1p(-p))  # (C, M, K)
+    diff = rows - rows[:1]  # paired against the first candidate
+    mean = diff.mean(axis=1)  # (C, K)
+    se = diff.std(axis=1, ddof=1) / np.sqrt(max(y.shape[0], 1)) if y.shape[0] > 1 else np.zeros_like(mean)
+    gain = np.where(mean < -margin * se, mean, 0.0)
+    return np.argmin(gain, axis=0)
 
 
 # ---------------------------------------------------------------------- grid models

@@ -38,6 +38,7 @@ from .calibration import RecalibrationMap, fit_recalibration
 from .exceptions import InputError
 from .likelihood import (
     AUTO_CANDIDATES,
+    choose_candidates,
     cross_validated_lpr,
     fit_score_model,
     log_loss_by_class,
@@ -131,7 +132,7 @@ def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, ps
     kinds = AUTO_CANDIDATES if score_model == "auto" else (score_model,)
     res = cross_validated_lpr(s, y, hierarchy, kinds, cv=cv, seed=seed, **score_options)
     loss = log_loss_by_class(res["lpr"], y)
-    pick = np.argmin(loss, axis=1)
+    pick = choose_candidates(res["lpr"], y)
     lpr = res["lpr"][pick, :, np.arange(len(pick))].T  # (M, K)
     folds = res["folds"]
     p = res["prevalence"][folds]  # (M, K) prevalence of the models that scored each row

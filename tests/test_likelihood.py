@@ -383,8 +383,8 @@ def test_rare_class_lpr_is_capped_by_its_counts():
     assert np.all(np.diff(honest.lpr(np.linspace(-3, 5, 50)[:, None])[:, 0]) >= -1e-5)
 
 
-def test_auto_choice_is_the_smallest_cross_validated_log_loss():
-    from hmcpgm.likelihood import AUTO_CANDIDATES, cross_validated_lpr, log_loss_by_class
+def test_auto_keeps_the_kernel_lpr_unless_another_model_is_clearly_better():
+    from hmcpgm.likelihood import AUTO_CANDIDATES, choose_candidates, cross_validated_lpr, log_loss_by_class
 
     rng = np.random.default_rng(19)
     h = Hierarchy.from_parents([None, None, None])
@@ -394,7 +394,16 @@ def test_auto_choice_is_the_smallest_cross_validated_log_loss():
     res = cross_validated_lpr(s, y, h, AUTO_CANDIDATES, cv=4, seed=3)
     loss = log_loss_by_class(res["lpr"], y)
     np.testing.assert_allclose(model.params["cv_log_loss"], loss)
-    assert model.choice == tuple(AUTO_CANDIDATES[i] for i in loss.argmin(axis=1))
+    assert model.choice == tuple(AUTO_CANDIDATES[i] for i in choose_candidates(res["lpr"], y))
+    # the rule by hand: paired per-row differences against the kernel LPR, two standard errors
+    rows = -(y * np.log(np.clip(res["lpr"], 1e-6, 1 - 1e-6)) + (1 - y) * np.log1p(-np.clip(res["lpr"], 1e-6, 1 - 1e-6)))
+    for k in range(3):
+        d = rows[:, :, k] - rows[0, :, k]
+        better = d.mean(axis=1) < -2 * d.std(axis=1, ddof=1) / np.sqrt(len(y))
+        expected = int(np.argmin(np.where(better, d.mean(axis=1), 0.0)))
+        assert model.choice[k] == AUTO_CANDIDATES[expected]
+        assert loss[k, expected] <= loss[k, 0]
+    assert choose_candidates(res["lpr"], y, margin=0.0).tolist() == loss.argmin(axis=1).tolist()
     reuse = fit_score_model(s, y, h, kind="auto", cross_validation=res)
     np.testing.assert_allclose(reuse.lpr(s), model.lpr(s))
     # out of fold: changing the labels of one fold's rows leaves that fold's LPRs alone
