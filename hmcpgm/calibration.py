@@ -20,8 +20,7 @@ and by the recalibration of mLPRs that makes the Bayesian FDR estimate honest:
     parent and keeps the order of the events, so HierRank's ranking is
     unchanged while ``mean(1 - g(mLPR))`` over a prefix estimates its false
     discovery proportion.
-:func:`reliability_table`
-    mean predicted probability against the observed rate of positives, by bin.
+Reliability tables of mLPRs: :func:`hmcpgm.plot.reliability_table`.
 """
 
 from dataclasses import dataclass
@@ -36,7 +35,6 @@ __all__ = [
     "fit_logistic_pairs",
     "fit_recalibration",
     "isotonic_knots",
-    "reliability_table",
 ]
 
 
@@ -321,47 +319,3 @@ def fit_recalibration(p, y, *, prior_count=1.0):
     if kx.size == 1:
         kx, ky = np.array([0.0, 1.0]), np.repeat(ky, 2)
     return RecalibrationMap(kx, np.maximum.accumulate(ky))
-
-
-def reliability_table(p, y, *, n_bins=10, strategy="uniform"):
-    """Mean predicted probability against the observed rate of positives, by bin.
-
-    Parameters
-    ----------
-    p : array of float in [0, 1]
-    y : array of 0/1, same shape
-    n_bins : int
-    strategy : {"uniform", "quantile"}
-        Equal-width bins of ``p`` or bins with equal numbers of events.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per non-empty bin: ``lo``, ``hi``, ``events``, ``mean_p``,
-        ``observed``.
-
-    Examples
-    --------
-    >>> reliability_table([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1], n_bins=2)
-        lo   hi  events  mean_p  observed
-    0  0.0  0.5       2    0.15       0.0
-    1  0.5  1.0       2    0.85       1.0
-    """
-    import pandas as pd
-
-    p = np.asarray(p, dtype=float).ravel()
-    y = np.asarray(y, dtype=float).ravel()
-    if strategy == "uniform":
-        edges = np.linspace(0, 1, n_bins + 1)
-    elif strategy == "quantile":
-        edges = np.unique(np.quantile(p, np.linspace(0, 1, n_bins + 1)))
-        edges[0], edges[-1] = 0.0, 1.0
-    else:
-        raise InputError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
-    bins = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, len(edges) - 2)
-    rows = []
-    for b in range(len(edges) - 1):
-        mask = bins == b
-        if mask.any():
-            rows.append((edges[b], edges[b + 1], int(mask.sum()), p[mask].mean(), y[mask].mean()))
-    return pd.DataFrame(rows, columns=["lo", "hi", "events", "mean_p", "observed"])

@@ -79,6 +79,7 @@ from .hierarchy import Hierarchy
 from .options import SCORE_MODELS, check_choice
 
 __all__ = [
+    "AUTO_BASELINE",
     "AUTO_CANDIDATES",
     "POSTERIOR_MODELS",
     "ScoreModel",
@@ -91,6 +92,7 @@ __all__ = [
 
 POSTERIOR_MODELS = ("lpr", "precision", "isotonic", "platt", "pooled", "auto")
 AUTO_CANDIDATES = ("lpr", "isotonic", "platt", "pooled")
+AUTO_BASELINE = AUTO_CANDIDATES.index("platt")  # kept unless another candidate is clearly better
 TRANSFORMS = ("asinh", "none")
 _BANDWIDTH_RULES = ("silverman", "scott", "normal_reference")
 _MIN_RATIO = 1e-12  # density models: smaller likelihood of a pair >= this times the larger
@@ -415,7 +417,7 @@ def fit_score_model(
                 f"(cross_validated_lpr with kinds=AUTO_CANDIDATES), got {np.shape(cvres.get('lpr'))}"
             )
         loss = log_loss_by_class(cvres["lpr"], y)
-        choice = choose_candidates(cvres["lpr"], y)
+        choice = choose_candidates(cvres["lpr"], y, baseline=AUTO_BASELINE)
         params = _fit_grid_models(s, y, informative, prevalence, AUTO_CANDIDATES, opts,
                                   only={i: choice == i for i in range(len(AUTO_CANDIDATES))})
         params["lpr"] = params.pop("lpr_by_kind")[choice, np.arange(len(choice))]
@@ -573,10 +575,10 @@ def log_loss_by_class(p, labels, *, clip=1e-6):
     return np.moveaxis(loss, -1, 0)
 
 
-def choose_candidates(p, labels, *, margin=2.0, clip=1e-6):
+def choose_candidates(p, labels, *, baseline=0, margin=2.0, clip=1e-6):
     """Per class, the candidate model kept by ``score_model="auto"``.
 
-    The first candidate (the kernel LPR) is kept unless another one's mean
+    The ``baseline`` candidate is kept unless another one's mean
     cross-validated log loss is lower by more than ``margin`` standard errors of
     the paired per-row difference: near-ties then never flip the choice (one
     extreme training score must not swap a class's model).
@@ -586,6 +588,10 @@ def choose_candidates(p, labels, *, margin=2.0, clip=1e-6):
     p : array of shape (n_candidates, M, K)
         Cross-validated probabilities of each candidate.
     labels : array of 0/1, shape (M, K)
+    baseline : int
+        Index of the candidate kept by default (``fit_score_model`` passes
+        Platt scaling: two parameters per class, monotone, robust in the tails).
+    margin : float
 
     Returns
     -------
@@ -594,10 +600,11 @@ def choose_candidates(p, labels, *, margin=2.0, clip=1e-6):
     p = np.clip(np.asarray(p, dtype=float), clip, 1 - clip)
     y = np.asarray(labels, dtype=float)
     rows = -(y * np.log(p) + (1 - y) * np.log1p(-p))  # (C, M, K)
-    diff = rows - rows[:1]  # paired against the first candidate
+    diff = rows - rows[baseline:baseline + 1]  # paired against the baseline
     mean = diff.mean(axis=1)  # (C, K)
     se = diff.std(axis=1, ddof=1) / np.sqrt(max(y.shape[0], 1)) if y.shape[0] > 1 else np.zeros_like(mean)
     gain = np.where(mean < -margin * se, mean, 0.0)
+    gain[baseline] = -1e-300  # the baseline wins every tie
     return np.argmin(gain, axis=0)
 
 

@@ -37,6 +37,7 @@ from ._validation import check_hierarchy, class_matrix, label_matrix
 from .calibration import RecalibrationMap, fit_recalibration
 from .exceptions import InputError
 from .likelihood import (
+    AUTO_BASELINE,
     AUTO_CANDIDATES,
     choose_candidates,
     cross_validated_lpr,
@@ -132,7 +133,8 @@ def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, ps
     kinds = AUTO_CANDIDATES if score_model == "auto" else (score_model,)
     res = cross_validated_lpr(s, y, hierarchy, kinds, cv=cv, seed=seed, **score_options)
     loss = log_loss_by_class(res["lpr"], y)
-    pick = choose_candidates(res["lpr"], y)
+    pick = choose_candidates(res["lpr"], y, baseline=AUTO_BASELINE) if score_model == "auto" else \
+        np.zeros(y.shape[1], np.intp)
     lpr = res["lpr"][pick, :, np.arange(len(pick))].T  # (M, K)
     folds = res["folds"]
     p = res["prevalence"][folds]  # (M, K) prevalence of the models that scored each row

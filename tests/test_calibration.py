@@ -11,7 +11,6 @@ from hmcpgm.calibration import (
     fit_logistic_pairs,
     fit_recalibration,
     isotonic_knots,
-    reliability_table,
 )
 
 
@@ -102,17 +101,6 @@ def test_recalibration_bad_input():
         fit_recalibration([0.5, 0.5], [0, 2])
     with pytest.raises(InputError, match="must match"):
         fit_recalibration([0.5], [0, 1])
-
-
-def test_reliability_table_counts_every_event():
-    rng = np.random.default_rng(4)
-    p = rng.random(1000)
-    y = rng.random(1000) < p
-    for strategy in ("uniform", "quantile"):
-        table = reliability_table(p, y, n_bins=7, strategy=strategy)
-        assert table["events"].sum() == 1000
-        np.testing.assert_allclose((table["events"] * table["observed"]).sum(), y.sum())
-        assert np.all(np.abs(table["mean_p"] - table["observed"]) < 0.15)
 
 
 @settings(max_examples=60, deadline=None)

@@ -383,8 +383,14 @@ def test_rare_class_lpr_is_capped_by_its_counts():
     assert np.all(np.diff(honest.lpr(np.linspace(-3, 5, 50)[:, None])[:, 0]) >= -1e-5)
 
 
-def test_auto_keeps_the_kernel_lpr_unless_another_model_is_clearly_better():
-    from hmcpgm.likelihood import AUTO_CANDIDATES, choose_candidates, cross_validated_lpr, log_loss_by_class
+def test_auto_keeps_platt_unless_another_model_is_clearly_better():
+    from hmcpgm.likelihood import (
+        AUTO_BASELINE,
+        AUTO_CANDIDATES,
+        choose_candidates,
+        cross_validated_lpr,
+        log_loss_by_class,
+    )
 
     rng = np.random.default_rng(19)
     h = Hierarchy.from_parents([None, None, None])
@@ -394,16 +400,20 @@ def test_auto_keeps_the_kernel_lpr_unless_another_model_is_clearly_better():
     res = cross_validated_lpr(s, y, h, AUTO_CANDIDATES, cv=4, seed=3)
     loss = log_loss_by_class(res["lpr"], y)
     np.testing.assert_allclose(model.params["cv_log_loss"], loss)
-    assert model.choice == tuple(AUTO_CANDIDATES[i] for i in choose_candidates(res["lpr"], y))
-    # the rule by hand: paired per-row differences against the kernel LPR, two standard errors
+    assert model.choice == tuple(AUTO_CANDIDATES[i] for i in choose_candidates(res["lpr"], y, baseline=AUTO_BASELINE))
+    # the rule by hand: paired per-row differences against Platt scaling, two standard errors
     rows = -(y * np.log(np.clip(res["lpr"], 1e-6, 1 - 1e-6)) + (1 - y) * np.log1p(-np.clip(res["lpr"], 1e-6, 1 - 1e-6)))
     for k in range(3):
-        d = rows[:, :, k] - rows[0, :, k]
+        d = rows[:, :, k] - rows[AUTO_BASELINE, :, k]
         better = d.mean(axis=1) < -2 * d.std(axis=1, ddof=1) / np.sqrt(len(y))
-        expected = int(np.argmin(np.where(better, d.mean(axis=1), 0.0)))
+        expected = int(np.argmin(np.where(better, d.mean(axis=1), 0.0))) if better.any() else AUTO_BASELINE
         assert model.choice[k] == AUTO_CANDIDATES[expected]
-        assert loss[k, expected] <= loss[k, 0]
+        assert loss[k, expected] <= loss[k, AUTO_BASELINE]
     assert choose_candidates(res["lpr"], y, margin=0.0).tolist() == loss.argmin(axis=1).tolist()
+    # class 1's scores are exp(normal): non-linear in the label, the kernel LPR must win clearly somewhere
+    shifted = np.column_stack([s[:, 0], np.where(y[:, 1] == 1, rng.choice([-3.0, 3.0], 1500), 0.0)
+                               + rng.normal(scale=0.5, size=1500), s[:, 2]])
+    assert fit_score_model(shifted, y, h, kind="auto", cv=4, seed=3).choice[1] != "platt"
     reuse = fit_score_model(s, y, h, kind="auto", cross_validation=res)
     np.testing.assert_allclose(reuse.lpr(s), model.lpr(s))
     # out of fold: changing the labels of one fold's rows leaves that fold's LPRs alone

@@ -30,3 +30,16 @@ def test_command_line_block_runs_as_written(tmp_path):
     for name in ("model.npz", "mlpr.csv", "calls.csv", "ranking.csv"):
         assert (tmp_path / name).is_file(), name
     assert "events called positive at estimated FDR <= 0.05" in run.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("section", ["## Ten lines", "## Real data: a scikit-learn Pipeline"])
+def test_python_block_runs_as_written(section):
+    block = _blocks("python", section)[0]
+    if "../shared/data/hmc" in block and not (README.parent.parent / "shared" / "data" / "hmc").is_dir():
+        pytest.skip("the Clus-HMC files are not beside the repository")
+    # run from the repository root, where the README's relative data path points
+    run = subprocess.run([sys.executable, "-c", block], cwd=README.parent, capture_output=True, text=True,
+                         timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Traceback" not in run.stderr

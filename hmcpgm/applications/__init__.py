@@ -2,7 +2,7 @@
 Clus-HMC real-data benchmark, sharing one evaluation loop (:func:`evaluate_methods`)."""
 
 from .clus import FIRST_STAGES, PUBLISHED_AUPRC, format_benchmark, run_benchmark, split_validation
-from .evaluation import evaluate_methods
+from .evaluation import evaluate_methods, fdr_curve
 from .paper import ALPHAS, KAPPAS, ExperimentResult, experiment_tables, format_tables, synthetic_experiment
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "ExperimentResult",
     "evaluate_methods",
     "experiment_tables",
+    "fdr_curve",
     "format_benchmark",
     "format_tables",
     "run_benchmark",

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..options import check_choice
-from .evaluation import evaluate_methods
+from .evaluation import evaluate_methods, fdr_curve
 
 __all__ = ["PUBLISHED_AUPRC", "FIRST_STAGES", "run_benchmark", "format_benchmark", "split_validation"]
 
@@ -147,6 +147,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     from ..exceptions import HierarchyError
     from ..first_stage import fit_first_stage, out_of_fold_scores, predict_scores
     from ..inference import engine_in_use, mlpr_from_likelihoods
+    from ..plot import reliability_table
     from ..selection import resolve_engine
 
     check_choice(first_stage, "first_stage", FIRST_STAGES)
@@ -209,6 +210,13 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         values, hierarchy, data["valid"].labels, data["test"].labels, classes=evaluated,
         kappas=kappas, bayes_alphas=alphas, auprc=True, bayes_values=bayes_values,
     )
+    curve = fdr_curve(values["mLPR-auto"][1], {"calibrated": bayes_values["mLPR-auto"], "mlpr": values["mLPR-auto"][1]},
+                      data["test"].labels, hierarchy, classes=evaluated)
+    reliability = {}
+    cols = hierarchy.indices(evaluated)
+    for name, p in (("calibrated", bayes_values["mLPR-auto"]), ("mlpr", values["mLPR-auto"][1])):
+        mean_p, observed, counts = reliability_table(p[:, cols], data["test"].labels[:, cols], 10)
+        reliability[name] = {"mean_p": mean_p.tolist(), "observed": observed.tolist(), "events": counts.tolist()}
     seconds["rank_and_evaluate"] = time.perf_counter() - t0
     name = dataset_name(data["train"].path or "data")
     return {
@@ -224,6 +232,8 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         "first_stage": first_stage,
         "engine": engines,
         "second_stage": second_stage,
+        "fdr_curve": curve,
+        "reliability": reliability,
         "methods": methods,
         "published": PUBLISHED_AUPRC.get(name, {}),
         "seconds": {k: round(v, 2) for k, v in seconds.items()},

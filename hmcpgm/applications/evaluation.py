@@ -13,7 +13,7 @@ from ..exceptions import CutoffWarning
 from ..metrics import area_under_hit_curve, average_precision, discovery_proportion, f1_score, fdp, precision_recall_at
 from ..ranking import count_violations, hier_rank, naive_sort
 
-__all__ = ["RANKERS", "evaluate_methods"]
+__all__ = ["RANKERS", "evaluate_methods", "fdr_curve"]
 
 #: The two ways every family of values is ranked.
 RANKERS = {"NaiveSort": naive_sort, "HierRank": hier_rank}
@@ -97,4 +97,43 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
                     row[f"bayes_fdp@{alpha}"] = fdp(cut.apply(r_test), y_test) if cut.rank else None
             row["violations"] = int(count_violations(full_test, hierarchy))
             out[f"{family}-{rank_name}"] = row
+    return out
+
+
+def fdr_curve(values, probabilities, labels, hierarchy, *, classes=None, n_points=40):
+    """Estimated against realised false discovery proportion along a HierRank ranking.
+
+    The events of ``values`` (e.g. mLPRs) are ranked by :func:`hmcpgm.hier_rank`
+    over ``classes``; at about ``n_points`` prefix lengths (log-spaced) the
+    estimate ``mean(1 - p)`` of each probability matrix in ``probabilities`` is set
+    beside the realised proportion of negatives among the prefix's events.
+
+    Parameters
+    ----------
+    values : (M, K) array
+    probabilities : dict
+        Name -> (M, K) probabilities whose mean of ``1 - p`` estimates the FDR
+        (e.g. ``{"calibrated": ..., "mLPR": ...}``).
+    labels : (M, K) 0/1 array
+    hierarchy : Hierarchy
+    classes : sequence, optional
+        The evaluated classes (default all).
+    n_points : int
+
+    Returns
+    -------
+    dict
+        ``rank`` (prefix lengths), ``realised`` and one list per name of ``probabilities``.
+    """
+    keep = list(hierarchy.classes if classes is None else classes)
+    cols = hierarchy.indices(keep)
+    ranking = hier_rank(values, hierarchy).restrict(keep)
+    n = ranking.n_events
+    prefix = np.unique(np.geomspace(1, max(n, 1), n_points).astype(int)) if n else np.zeros(0, int)
+    count = np.arange(1, n + 1)
+    y = ranking.ranked(np.asarray(labels)[:, cols])
+    out = {"rank": prefix.tolist(), "realised": ((np.cumsum(1 - y) / count)[prefix - 1]).tolist()}
+    for name, p in probabilities.items():
+        q = ranking.ranked(np.asarray(p)[:, cols])
+        out[name] = ((np.cumsum(1 - q) / count)[prefix - 1]).tolist()
     return out
