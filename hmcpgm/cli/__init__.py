@@ -1,0 +1,75 @@
+"""The ``hmcpgm`` command line: a thin layer over the public API.
+
+Every failure a user can cause prints one line ``hmcpgm: error: ...`` and exits
+with status 2; outputs and option values are checked before any work starts.
+Warnings print as ``hmcpgm: warning: ...`` lines after the progress bars. Run
+``hmcpgm COMMAND --help`` for the options of each command.
+"""
+
+import os
+import re
+import sys
+import warnings
+
+from ._commands import UserError
+from ._parser import build_parser
+
+__all__ = ["main", "build_parser"]
+
+# Python-side advice in library messages, said the command-line way.
+_CLI_ADVICE = [
+    (r"drop those classes \(Hierarchy\.subgraph\) or pass allow_empty=True", "drop those classes or pass --allow-empty"),
+    (r"pass allow_empty=True", "pass --allow-empty"),
+    (r"Close the labels upward with Hierarchy\.close_labels", "Close the labels upward with --close-labels"),
+    (r"Hierarchy\.close_labels", "--close-labels"),
+    (r"max_clique=(\d+)", r"--max-clique \1"),
+    (r"\bmax_clique\b", "--max-clique"),
+    (r"max_iter=(\d+)", r"--max-iter \1"),
+    (r"raise max_iter or damping", "raise --max-iter or --damping"),
+    (r"engine='(\w+)'", r"--engine \1"),
+    (r"pseudo_count=(\d+)", r"--pseudo-count \1"),
+    (r"pass pseudo_count > 0", "pass --pseudo-count > 0"),
+    (r"^fdr needs", "--fdr needs"),
+]
+
+
+def _for_the_command_line(message):
+    for pattern, replacement in _CLI_ADVICE:
+        message = re.sub(pattern, replacement, message)
+    return " ".join(str(message).split())  # one line
+
+
+def main(argv=None):
+    """Entry point of the ``hmcpgm`` command; returns the exit status."""
+    from ..exceptions import HmcpgmError
+
+    args = build_parser().parse_args(argv)
+    status = 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # record each warning once, print them after the progress bars
+        try:
+            args.run(args)
+        except (HmcpgmError, UserError, OSError) as exc:  # OSError: missing files, unwritable outputs
+            if isinstance(exc, BrokenPipeError):
+                return _closed_pipe()
+            system = isinstance(exc, OSError) and exc.strerror and exc.filename  # raised by the OS, not by hmcpgm
+            message = f"{exc.strerror}: {exc.filename!r}" if system else str(exc)
+            print(f"hmcpgm: error: {_for_the_command_line(message)}", file=sys.stderr)
+            status = 2
+        except KeyboardInterrupt:
+            print("hmcpgm: interrupted", file=sys.stderr)
+            return 130
+    try:
+        for w in caught:
+            print(f"hmcpgm: warning: {_for_the_command_line(str(w.message))}", file=sys.stderr)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _closed_pipe()
+    return status
+
+
+def _closed_pipe():
+    """The reader of our output went away (``hmcpgm demo | head``): stop quietly."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1

@@ -1,0 +1,7 @@
+"""``python -m hmcpgm.cli``: the ``hmcpgm`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,259 @@
+"""The commands of the ``hmcpgm`` command line: each reads its files, calls the public API, writes."""
+
+import sys
+from pathlib import Path
+
+
+class UserError(Exception):
+    pass
+
+
+class _Steps:
+    """A progress bar over named steps (tqdm on stderr; off with --quiet or when not a terminal)."""
+
+    def __init__(self, args, total, desc):
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=total, desc=desc, disable=True if args.quiet else None, leave=False, file=sys.stderr)
+
+    def step(self, what, n=1):
+        self.bar.set_postfix_str(what, refresh=False)
+        self.bar.update(n)
+
+    def close(self):
+        self.bar.close()
+
+
+def _scale_requested(args, *paths):
+    """Whether a command goes through hmcpgm.scale: --chunk-size, or a Parquet file."""
+    from ..io import PARQUET
+
+    if args.scheduler and args.chunk_size is None:
+        raise UserError("--scheduler needs --chunk-size: the objects go to the workers in chunks of that many")
+    return args.chunk_size is not None or any(p and Path(p).suffix.lower() in PARQUET for p in paths)
+
+
+def _inference_options(args):
+    opts = {}
+    if args.budget_gb is not None:
+        opts["budget_bytes"] = int(args.budget_gb * 2**30)
+    if args.max_clique is not None:
+        opts["max_clique"] = args.max_clique
+    if args.damping is not None:
+        opts["damping"] = args.damping
+    if args.max_iter is not None:
+        opts["max_iter"] = args.max_iter
+    return opts
+
+
+def command_demo(args):
+    from ..applications.paper import format_tables, synthetic_experiment
+    from ..io import check_output
+
+    if args.csv:
+        folder = Path(args.csv)
+        if folder.exists() and not folder.is_dir():
+            raise UserError(f"--csv {args.csv!r} is a file; give a folder for the tables")
+        check_output(folder / "precision.csv", "--csv")
+    result = synthetic_experiment(n_train=args.n_train, n_test=args.n_test, seed=args.seed, progress=not args.quiet)
+    print(format_tables(result))
+    if args.csv:
+        for path in result.to_csv(args.csv):
+            print(f"wrote {path}")
+
+
+def command_example(args):
+    from ..datasets import make_paper_synthetic
+    from ..io import write_hierarchy, write_matrix
+
+    folder = Path(args.dir)
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"DIR {args.dir!r} is a file; give a folder")
+    data = make_paper_synthetic(n_train=args.n_train, n_test=args.n_new, seed=args.seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    h = data.hierarchy
+    write_hierarchy(h, folder / "hierarchy.csv")
+    write_matrix(folder / "train_scores.csv", data.train_scores, h)
+    write_matrix(folder / "train_labels.csv", data.train_labels, h)
+    write_matrix(folder / "new_scores.csv", data.test_scores, h)
+    write_matrix(folder / "new_labels.csv", data.test_labels, h)
+    print(f"wrote hierarchy.csv, train_scores.csv, train_labels.csv ({args.n_train} objects), new_scores.csv "
+          f"and new_labels.csv ({args.n_new} objects) of {h.n_classes} classes into {folder}")
+
+
+def command_fit(args):
+    import numpy as np
+
+    from ..estimator import MLPR
+    from ..io import align_by_id, check_output, read_hierarchy, read_matrix
+    from ..persist import save_model
+
+    check_output(args.output, "-o")
+    steps = _Steps(args, 4, "fit")
+    hierarchy = read_hierarchy(args.hierarchy)
+    ids, scores = read_matrix(args.scores, hierarchy, "scores", id_column=args.id_column)
+    label_ids, labels = read_matrix(args.labels, hierarchy, "labels", id_column=args.id_column, binary=True)
+    steps.step("read")
+    if ids is not None:
+        labels = labels[align_by_id(label_ids, ids, "labels file", "scores file")]
+    elif len(scores) != len(labels):
+        raise UserError(
+            f"scores has {len(scores)} rows but labels has {len(labels)}; rows are paired by position "
+            "(pass --id-column to pair them by id)"
+        )
+    if not args.close_labels:
+        where = (lambda r: f"row {r + 1} (line {r + 2})") if ids is None else (lambda r: f"the object with id {ids[r]!r}")
+        hierarchy.check_labels(labels, f"the labels of {args.labels}", where=where)
+    model = MLPR(
+        hierarchy=hierarchy, version=args.mlpr_version or "auto", score_model=args.score_model,
+        tempering=None if args.tempering == "none" else args.tempering, recalibrate=not args.no_recalibrate,
+        engine=args.engine or "auto", close_labels=args.close_labels, allow_empty=args.allow_empty,
+        pseudo_count=args.pseudo_count, inference_options=_inference_options(args) or None,
+    ).fit(scores, labels)
+    steps.step("fitted", 2)
+    save_model(model, args.output)
+    steps.step("saved")
+    steps.close()
+    chosen = f"version {model.version_}"
+    if model.cv_results_ is not None:
+        chosen += f" (evidence exponent {'/'.join(f'{a:.2f}' for a in np.unique(model.tempering_))})"
+    print(f"fitted on {len(scores)} objects x {hierarchy.n_classes} classes, {chosen}; saved {args.output}")
+
+
+def command_predict(args):
+    import numpy as np
+
+    from ..io import check_output, read_matrix, write_matrix
+    from ..persist import load_model
+
+    check_output(args.output, "-o")
+    if args.decisions:
+        check_output(args.decisions, "--decisions")
+    at_scale = _scale_requested(args, args.scores, args.output, args.decisions)
+    model = load_model(args.model)
+    if args.mlpr_version and args.mlpr_version != model.version_:
+        if args.mlpr_version == "auto" or model.cv_results_ is not None:
+            raise UserError(
+                f"--mlpr-version {args.mlpr_version}: the model in {args.model} was fitted for version "
+                f"{model.version_} (its evidence exponents and recalibration were cross-fitted for it); "
+                f"refit it with 'hmcpgm fit --mlpr-version {args.mlpr_version}'"
+            )
+        model.set_params(version=args.mlpr_version)  # the paper's model: any version, same fit
+        model.version_ = args.mlpr_version
+    if args.engine:
+        model.set_params(engine=args.engine)
+    if _inference_options(args):
+        model.set_params(inference_options={**(model.inference_options or {}), **_inference_options(args)})
+    if args.threshold is not None:
+        model.set_params(threshold=args.threshold)
+    if at_scale:
+        from ..scale import predict_files
+
+        if args.calibrated:
+            raise UserError("--calibrated is not available with --chunk-size or --scheduler yet; "
+                             "run predict without them")
+        n, positives = predict_files(model, args.scores, args.output, decisions=args.decisions,
+                                     id_column=args.id_column, chunk_size=args.chunk_size,
+                                     scheduler=args.scheduler, progress=not args.quiet)
+        return _predicted(model, args, n, positives)
+    ids, scores = read_matrix(args.scores, model.hierarchy_, "scores", id_column=args.id_column)
+    chunk = 2000
+    steps = _Steps(args, len(scores), "predict")
+    parts, decisions = [], []
+    for start in range(0, len(scores), chunk):
+        part = (model.calibrated_proba if args.calibrated else model.predict_proba)(scores[start:start + chunk])
+        parts.append(part)
+        if args.decisions:
+            decisions.append(model.predict(scores[start:start + chunk]))
+        steps.step("objects", len(part))
+    steps.close()
+    k = model.hierarchy_.n_classes
+    mlpr = np.concatenate(parts) if parts else np.zeros((0, k))
+    id_column = args.id_column or "id"
+    write_matrix(args.output, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
+    if args.decisions:
+        d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
+        write_matrix(args.decisions, d, model.hierarchy_, ids=ids, id_column=id_column)
+    _predicted(model, args, len(mlpr), int(d.sum()) if args.decisions else None)
+
+
+def _predicted(model, args, n, positives):
+    engine, exact = model.engine_in_use()
+    how = f"{model.version_} version" if engine == "indpt" else \
+        f"{model.version_} version, {engine} engine, {'exact' if exact else 'approximate'}"
+    what = "recalibrated mLPRs" if getattr(args, "calibrated", False) else "mLPRs"
+    print(f"wrote {what} of {n} objects ({how}) to {args.output}")
+    if args.decisions:
+        print(f"wrote {positives} positive decisions (block mean >= {model.threshold}) to {args.decisions}")
+
+
+def _load_hierarchy_or_model(path):
+    from ..io import read_hierarchy
+    from ..persist import is_model_file, load_model
+
+    if is_model_file(path):
+        return load_model(path).hierarchy_
+    return read_hierarchy(path)
+
+
+def command_rank(args):
+    import numpy as np
+
+    from ..decision import bayes_cutoff
+    from ..io import check_output, read_matrix
+    from ..ranking import Ranking, hier_rank, naive_sort
+
+    check_output(args.output, "-o")
+    at_scale = _scale_requested(args, args.values, args.output)
+    hierarchy = _load_hierarchy_or_model(args.hierarchy)
+    if at_scale:
+        from ..scale import rank_files
+
+        n, cut = rank_files(args.values, hierarchy, args.output, fdr=args.fdr, method=args.method,
+                            id_column=args.id_column, chunk_size=args.chunk_size, scheduler=args.scheduler,
+                            progress=not args.quiet)
+        if cut is not None:
+            print(f"{cut.rank} of {n} events called positive at estimated FDR <= {args.fdr}")
+        print(f"wrote the ranking of {n} events to {args.output}")
+        return
+    steps = _Steps(args, 3, "rank")
+    ids, values = read_matrix(args.values, hierarchy, "values", id_column=args.id_column)
+    if args.fdr is not None and values.size and (values.min() < 0 or values.max() > 1):
+        raise UserError(f"--fdr needs values that are probabilities (mLPRs in [0, 1]); {args.values} holds values "
+                         f"from {values.min():.3g} to {values.max():.3g}")
+    steps.step("read")
+    ranked = (hier_rank if args.method == "hierrank" else naive_sort)(values, hierarchy)
+    index = ids if ids is not None else np.arange(1, len(values) + 1)
+    ranked = Ranking(ranked.order, ranked.n_objects, hierarchy.classes, block_means=ranked.block_means,
+                     method=ranked.method, index=index)
+    steps.step("ranked")
+    table = ranked.to_frame(values).rename(columns={"object": args.id_column or "object"})
+    if args.fdr is not None:
+        cut = bayes_cutoff(ranked, values, rule="fdr", alpha=args.fdr)
+        table["positive"] = (table["rank"] <= cut.rank).astype(int)
+        print(f"{cut.rank} of {len(table)} events called positive at estimated FDR <= {args.fdr}")
+    table.to_csv(args.output, index=False)
+    steps.step("written")
+    steps.close()
+    print(f"wrote the ranking of {len(table)} events to {args.output}")
+
+
+def command_benchmark(args):
+    import json
+
+    from ..applications.clus import format_benchmark, run_benchmark
+    from ..io import check_output
+
+    if len(args.files) not in (2, 3):
+        raise UserError(f"benchmark takes TRAIN [VALID] TEST: two or three ARFF files, got {len(args.files)}")
+    if args.json:
+        check_output(args.json, "--json")
+    train, *middle, test = args.files
+    result = run_benchmark(
+        train, test, middle[0] if middle else None, first_stage=args.first_stage,
+        valid_fraction=args.valid_fraction, seed=args.seed, progress=not args.quiet,
+    )
+    print(format_benchmark(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+        print(f"wrote {args.json}")

@@ -1,0 +1,203 @@
+"""The argparse parser of the ``hmcpgm`` command: its subcommands, shared options and value types."""
+
+import argparse
+import sys
+
+from ..options import ENGINES, SCORE_MODELS, VERSIONS
+from ._commands import (
+    command_benchmark,
+    command_demo,
+    command_example,
+    command_fit,
+    command_predict,
+    command_rank,
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``hmcpgm: error: ...`` and status 2."""
+
+    def error(self, message):
+        sys.stderr.write(f"hmcpgm: error: {self.prog.removeprefix('hmcpgm ')}: {message} (see {self.prog} --help)\n")
+        sys.exit(2)
+
+
+def _int_at_least(minimum):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {value}")
+    return value
+
+
+def _number_in(low, high, closed_high=False):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not (low <= value and (value <= high if closed_high else value < high)):
+            raise argparse.ArgumentTypeError(f"expected a number in [{low}, {high}{']' if closed_high else ')'}, got {value}")
+        return value
+
+    return parse
+
+
+def _shared_parents():
+    ids = _Parser(add_help=False)
+    ids.add_argument("--id-column", metavar="NAME",
+                     help="a column of object identifiers: rows are matched by id across files and ids are "
+                          "written to every output")
+    quiet = _Parser(add_help=False)
+    quiet.add_argument("--quiet", action="store_true", help="no progress bars")
+    inference = _Parser(add_help=False)
+    group = inference.add_argument_group("inference")
+    group.add_argument("--mlpr-version", choices=("auto", *VERSIONS),
+                       help="mLPR version (fit: default auto, chosen by cross-fitting on the training rows; "
+                            "predict: the model's)")
+    group.add_argument("--engine", choices=ENGINES, help="inference engine (default: auto)")
+    group.add_argument("--budget-gb", type=_number_in(0.001, float("inf")), metavar="G",
+                       help="memory budget of the exact engines in GiB (default 4): beyond it, auto falls "
+                            "back to loopy BP with a warning")
+    group.add_argument("--max-clique", type=_int_at_least(1), metavar="N",
+                       help="junction tree: the largest clique allowed (default 20)")
+    group.add_argument("--damping", type=_number_in(0.0, 1.0), metavar="D",
+                       help="loopy BP: weight of the previous message, in [0, 1) (default 0)")
+    group.add_argument("--max-iter", type=_int_at_least(1), metavar="N", help="loopy BP: iteration cap (default 200)")
+    scale = _Parser(add_help=False)
+    group = scale.add_argument_group("at scale (CSV or Parquet files by suffix; see docs/scale.md)")
+    group.add_argument("--chunk-size", type=_int_at_least(1), metavar="N",
+                       help="read, compute and write N objects at a time (bounded memory; same results)")
+    group.add_argument("--scheduler", type=_scheduler, metavar="ADDRESS",
+                       help="run the chunks on dask: 'local' (a local cluster) or a scheduler address "
+                            "(tcp://host:8786); needs --chunk-size and pip install \"hmcpgm[scale]\"")
+    return ids, quiet, inference, scale
+
+
+def _scheduler(text):
+    from ..scale import scheduler_option  # imported only when --scheduler is given
+
+    return scheduler_option(text)
+
+
+def build_parser():
+    """The argparse parser of the ``hmcpgm`` command (used by the docs too)."""
+    from .. import __version__
+    from ..applications.clus import FIRST_STAGES
+
+    parser = _Parser(
+        prog="hmcpgm",
+        description=(
+            "Hierarchical multi-label classification, second stage: mLPRs from a Bayesian "
+            "network, HierRank rankings and FDR-controlled decisions."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"hmcpgm {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    ids, quiet, inference, scale = _shared_parents()
+
+    p = sub.add_parser("demo", parents=[quiet], help="run the paper's synthetic experiment and print its tables",
+                       description="Draw data from the paper's 25-class model, fit mLPRs, rank with NaiveSort and "
+                                   "HierRank, and print the paper's Criterion I and II tables with legends.")
+    p.add_argument("--n-train", type=_int_at_least(200), default=50_000, help="training objects (default 50000)")
+    p.add_argument("--n-test", type=_int_at_least(2), default=10_000,
+                   help="test objects, half used for validation (default 10000)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="random seed (default 0)")
+    p.add_argument("--csv", metavar="DIR", help="also write the tables as CSV files into DIR")
+    p.set_defaults(run=command_demo)
+
+    p = sub.add_parser("example", help="write example input files (the paper's synthetic model) into a folder",
+                       description="Write hierarchy.csv, train_scores.csv, train_labels.csv, new_scores.csv and "
+                                   "new_labels.csv, drawn from the paper's synthetic model, into DIR (made if "
+                                   "missing; files of these names are replaced).")
+    p.add_argument("dir", metavar="DIR")
+    p.add_argument("--n-train", type=_int_at_least(200), default=5000, help="training objects (default 5000)")
+    p.add_argument("--n-new", type=_int_at_least(1), default=1000, help="new objects to predict (default 1000)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="random seed (default 0)")
+    p.set_defaults(run=command_example)
+
+    p = sub.add_parser("fit", parents=[ids, quiet, inference],
+                       help="fit the second stage on training scores and labels, save the model",
+                       description="Fit the label network and one score model per class. SCORES and LABELS are "
+                                   "CSV files whose header names the classes; HIERARCHY is a 'parent,child' edge "
+                                   "list. Files are UTF-8; rows are numbered from 1 under the header.")
+    p.add_argument("scores", help="training scores CSV (header = class names)")
+    p.add_argument("labels", help="training labels CSV (0/1, header = class names)")
+    p.add_argument("hierarchy", help="hierarchy edge list: one 'parent,child' line per edge")
+    p.add_argument("-o", "--output", required=True, help="where to save the model (.npz)")
+    p.add_argument("--score-model", default="auto", choices=SCORE_MODELS,
+                   help="how scores become evidence (default auto: per class, the best of kernel LPR, "
+                        "isotonic, Platt and pooled by cross-validated log loss)")
+    p.add_argument("--tempering", default="one", choices=("one", "depth", "frequency", "none"),
+                   help="evidence strength: one exponent for all classes (default), one per depth or per "
+                        "frequency group, fitted by cross-fitting; none = the paper's model (exponent 1)")
+    p.add_argument("--no-recalibrate", action="store_true",
+                   help="do not fit the shared recalibration map of the mLPRs (used by predict --calibrated)")
+    p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="accept classes without positive (or negative) training labels; their scores carry no evidence")
+    p.add_argument("--pseudo-count", type=_number_in(0.0, float("inf")), default=0.5, metavar="C",
+                   help="pseudo-count of the CPD estimates (default 0.5; 0 = plain fractions)")
+    p.set_defaults(run=command_fit)
+
+    p = sub.add_parser("predict", parents=[ids, quiet, inference, scale],
+                       help="compute mLPRs for new scores with a saved model",
+                       description="Write the (objects x classes) mLPR matrix as CSV, and with --decisions the 0/1 "
+                                   "matrix of the model's decision rule (HierRank block mean >= --threshold).")
+    p.add_argument("model", help="a model saved by 'hmcpgm fit'")
+    p.add_argument("scores", help="scores CSV (header = class names)")
+    p.add_argument("-o", "--output", required=True, help="mLPR CSV to write")
+    p.add_argument("--decisions", metavar="FILE", help="also write the 0/1 decisions as CSV")
+    p.add_argument("--calibrated", action="store_true",
+                   help="write the recalibrated mLPRs (the model's shared increasing map), whose mean of "
+                        "1 - value over the top of a ranking estimates its FDR (for 'hmcpgm rank --fdr')")
+    p.add_argument("--threshold", type=_fraction, help="decision threshold on block means (default: the model's, 0.5)")
+    p.set_defaults(run=command_predict)
+
+    p = sub.add_parser("rank", parents=[ids, quiet, scale],
+                       help="rank all (object, class) events of a value matrix, optionally with an FDR cutoff",
+                       description="Rank the events of VALUES (e.g. mLPRs from 'hmcpgm predict') with HierRank or "
+                                   "NaiveSort and write one row per event: rank, object (its id, or its row number "
+                                   "from 1), class, value, block mean, and the decision when --fdr is given.")
+    p.add_argument("values", help="values CSV (header = class names), higher = more likely")
+    p.add_argument("hierarchy", help="hierarchy edge list, or a model saved by 'hmcpgm fit'")
+    p.add_argument("-o", "--output", required=True, help="ranking CSV to write")
+    p.add_argument("--method", default="hierrank", choices=("hierrank", "naive"))
+    p.add_argument("--fdr", type=_fraction, metavar="ALPHA",
+                   help="label the top events positive so that the estimated FDR (mean of 1 - value, values "
+                        "being probabilities such as 'hmcpgm predict --calibrated' writes) is at most ALPHA, "
+                        "in (0, 1)")
+    p.set_defaults(run=command_rank)
+
+    p = sub.add_parser("benchmark", parents=[quiet],
+                       help="run the real-data benchmark on Clus HMC ARFF files (train, [valid,] test)",
+                       description="First-stage classifiers (out-of-fold on TRAIN), the second stage fitted on "
+                                   "TRAIN, cutoffs chosen on VALID (without it, a seeded fraction of TRAIN), and "
+                                   "the evaluation on TEST: micro AU(PRC) over non-root classes, precision/recall "
+                                   "at kappa, F1, the Bayesian FDR cutoff's calls and realised FDP, violations.")
+    p.add_argument("files", nargs="+", metavar="TRAIN [VALID] TEST",
+                   help="two ARFF files (train, test) or three (train, valid, test)")
+    p.add_argument("--json", metavar="OUT", help="also write every number of the table as JSON")
+    p.add_argument("--first-stage", default="joint", choices=FIRST_STAGES,
+                   help="joint ridge regression on all classes (default) or one logistic regression per class")
+    p.add_argument("--valid-fraction", type=_fraction, default=0.3, metavar="F",
+                   help="without VALID: the fraction of TRAIN rows held out for validation (default 0.3)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0)
+    p.set_defaults(run=command_benchmark)
+    return parser

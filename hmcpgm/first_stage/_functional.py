@@ -1,0 +1,188 @@
+"""The earlier functional interface: out_of_fold_scores, fit_first_stage and predict_scores."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..exceptions import InputError, LabelError
+from ._defaults import default_classifier
+from ._inputs import check_features, label_matrix
+from ._scorer import ColumnScorer, check_method, column_scores
+
+
+@dataclass(frozen=True, eq=False)
+class FirstStageModel:
+    """Classifiers fitted on all training rows, made by :func:`fit_first_stage`.
+
+    Attributes
+    ----------
+    estimators : list
+        One fitted estimator (``joint``) or one per class (None for a class with
+        a constant score).
+    constants : ndarray of shape (K,)
+        The constant score of classes whose training labels were all 0 or all 1,
+        NaN for the other classes.
+    joint : bool
+    method : str
+        The scoring method used: ``"decision_function"``, ``"predict_proba"`` or ``"predict"``.
+    n_features : int
+    """
+
+    estimators: list
+    constants: np.ndarray
+    joint: bool
+    method: str
+    n_features: int
+
+    @property
+    def n_classes(self):
+        """int: the number of classes K."""
+        return len(self.constants)
+
+
+def out_of_fold_scores(
+    X,
+    labels,
+    classifier=None,
+    *,
+    n_splits=5,
+    seed=0,
+    method="auto",
+    joint=None,
+    progress=True,
+    return_folds=False,
+):
+    """Out-of-fold first-stage scores of the training rows (see :class:`OutOfFoldScores`).
+
+    ``OutOfFoldScores(classifier, cv=n_splits, random_state=seed, method=method,
+    classwise=not joint).fit_transform(X, labels)``, without the final refit.
+
+    Parameters
+    ----------
+    X : array-like of shape (M, F)
+        Features; NaN marks a missing value (the default classifier imputes).
+    labels : array-like of shape (M, K)
+        0/1 labels, column ``k`` for class ``k``.
+    classifier : scikit-learn estimator, optional
+        Default: :func:`default_classifier`.
+    n_splits : int
+        Number of folds (``KFold(shuffle=True, random_state=seed)``), at least 2.
+    seed : int or None
+        Shuffling of the folds.
+    method : {"auto", "decision_function", "predict_proba", "predict"}
+    joint : bool, optional
+        Fit one estimator on all classes at once instead of one per class.
+        Default: True for the default classifier, False for a given one.
+    progress : bool
+        Show a tqdm progress bar over classes (class-wise fitting).
+    return_folds : bool
+        Also return the fold of each row.
+
+    Returns
+    -------
+    scores : ndarray of shape (M, K), float
+    folds : ndarray of shape (M,), int
+        Only with ``return_folds``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3))
+    >>> y = np.column_stack([X[:, 0] > 0, (X[:, 0] > 0) & (X[:, 1] > 0), np.zeros(60)])
+    >>> s = out_of_fold_scores(X, y, n_splits=3, progress=False)
+    >>> s.shape, bool(np.all(s[:, 2] == 0.0))
+    ((60, 3), True)
+    """
+    from sklearn.model_selection import KFold, cross_val_predict
+
+    X, labels = _check_inputs(X, labels)
+    n_splits = _check_splits(n_splits, X.shape[0])
+    scorer = _scorer_for(classifier, method, joint, progress)
+    splits = list(KFold(n_splits, shuffle=True, random_state=seed).split(X))
+    scores = cross_val_predict(scorer, X, labels, cv=splits, method="predict")
+    if not return_folds:
+        return scores
+    folds = np.empty(X.shape[0], dtype=np.intp)
+    for f, (_, test) in enumerate(splits):
+        folds[test] = f
+    return scores, folds
+
+
+def fit_first_stage(X, labels, classifier=None, *, method="auto", joint=None, progress=True):
+    """Fit first-stage classifiers on all training rows, to score new rows.
+
+    Parameters are those of :func:`out_of_fold_scores`.
+
+    Returns
+    -------
+    FirstStageModel
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 2))
+    >>> y = np.column_stack([X[:, 0] > 0, np.ones(50)])
+    >>> model = fit_first_stage(X, y, progress=False)
+    >>> s = predict_scores(model, X[:4])
+    >>> s.shape, s[:, 1].tolist()
+    ((4, 2), [1.0, 1.0, 1.0, 1.0])
+    """
+    X, labels = _check_inputs(X, labels)
+    scorer = _scorer_for(classifier, method, joint, progress).fit(X, labels)
+    return FirstStageModel(scorer.estimators_, scorer.constants_, not scorer.classwise, scorer.method_, X.shape[1])
+
+
+def predict_scores(model, X):
+    """Score new rows with a :class:`FirstStageModel`.
+
+    Parameters
+    ----------
+    model : FirstStageModel
+    X : array-like of shape (M, F)
+
+    Returns
+    -------
+    ndarray of shape (M, K), float
+    """
+    if not isinstance(model, FirstStageModel):
+        raise TypeError(
+            f"model must be a FirstStageModel from fit_first_stage, got {type(model).__name__}"
+        )
+    X = check_features(X)
+    if X.shape[1] != model.n_features:
+        raise InputError(
+            f"X has {X.shape[1]} features but the first stage was fitted on {model.n_features}"
+        )
+    return column_scores(model.estimators, model.constants, model.joint, model.method, X)
+
+
+def _scorer_for(classifier, method, joint, progress):
+    method = check_method(method)
+    if classifier is None:
+        classifier, joint = default_classifier(), True if joint is None else bool(joint)
+    elif not (hasattr(classifier, "fit") and hasattr(classifier, "get_params")):
+        raise TypeError(
+            f"classifier must be a scikit-learn estimator (with fit and get_params), "
+            f"got {type(classifier).__name__}"
+        )
+    else:
+        joint = False if joint is None else bool(joint)
+    return ColumnScorer(classifier, method, not joint, progress)
+
+
+def _check_inputs(X, labels):
+    X = check_features(X)
+    y = np.asarray(labels)
+    if y.ndim != 2:
+        raise LabelError(f"labels must be 2-D (n_objects, n_classes), got shape {y.shape}")
+    if y.shape[0] != X.shape[0]:
+        raise InputError(f"X has {X.shape[0]} rows but labels has {y.shape[0]}")
+    return X, label_matrix(y, "labels")
+
+
+def _check_splits(n_splits, m):
+    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 2:
+        raise InputError(f"n_splits must be an int of at least 2, got {n_splits!r}")
+    if n_splits > m:
+        raise InputError(f"n_splits={n_splits} is more than the {m} rows")
+    return int(n_splits)

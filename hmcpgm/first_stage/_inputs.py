@@ -1,0 +1,30 @@
+"""Checks of the first stage's inputs: features and 0/1 label matrices."""
+
+import numpy as np
+
+from ..exceptions import InputError, LabelError
+
+
+def check_features(X):
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"X must be a numeric (n_objects, n_features) array: {exc}") from None
+    if X.ndim != 2:
+        raise InputError(f"X must be 2-D (n_objects, n_features), got shape {X.shape}")
+    if np.isinf(X).any():
+        raise InputError("X must not hold infinite values (NaN marks a missing value)")
+    return X
+
+
+def label_matrix(labels, name="Y"):
+    y = np.asarray(labels)
+    if y.ndim == 1:
+        y = y[:, None]
+    if y.ndim != 2:
+        raise LabelError(f"{name} must be 2-D (n_objects, n_classes) or 1-D, got shape {y.shape}")
+    bad = ~np.isin(y, (0, 1))
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise LabelError(f"{name} must hold only 0 and 1; row {r}, column {c} holds {y[r, c]!r}")
+    return y.astype(np.int8)

@@ -1,0 +1,137 @@
+"""The per-fold scorer: fit one estimator on all classes (joint) or one per class, and score rows.
+
+Scores come from ``decision_function``, ``predict_proba[:, 1]`` or ``predict``;
+a class whose training labels are all 0 or all 1 gets a constant score.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+
+from ..exceptions import InputError
+
+METHODS = ("auto", "decision_function", "predict_proba", "predict")
+
+
+class ColumnScorer(BaseEstimator):
+    """Fit one estimator on all columns (joint) or one per column; ``predict`` gives scores.
+
+    The unit that ``cross_val_predict`` clones and fits on each fold: its
+    ``predict`` returns the (M, K) score matrix, constant classes included.
+    """
+
+    def __init__(self, estimator=None, method="auto", classwise=False, progress=False):
+        self.estimator = estimator
+        self.method = method
+        self.classwise = classwise
+        self.progress = progress
+
+    def fit(self, X, Y):
+        self.constants_ = np.array([_constant(Y[:, k]) for k in range(Y.shape[1])], dtype=float)
+        if self.classwise:
+            self.estimators_, used = [], set()
+            for k in _bar(range(Y.shape[1]), self.progress, "first stage (classes)"):
+                if np.isnan(self.constants_[k]):
+                    est = clone(self.estimator).fit(X, Y[:, k])
+                    used.add(_pick_method(est, self.method))
+                    self.estimators_.append(est)
+                else:
+                    self.estimators_.append(None)
+            self.method_ = used.pop() if used else (self.method if self.method != "auto" else "predict")
+        else:
+            self.estimators_ = [_fit_joint(self.estimator, X, Y)]
+            self.method_ = _pick_method(self.estimators_[0], self.method)
+        return self
+
+    def predict(self, X):
+        return column_scores(self.estimators_, self.constants_, not self.classwise, self.method_, X)
+
+
+def column_scores(estimators, constants, joint, method, X):
+    scores = np.empty((X.shape[0], len(constants)), dtype=float)
+    if joint:
+        scores[:] = _joint_scores(estimators[0], X, method, len(constants))
+    else:
+        for k, est in enumerate(estimators):
+            if est is not None:
+                scores[:, k] = _score(est, X, method)
+    fixed = ~np.isnan(constants)
+    scores[:, fixed] = constants[fixed]
+    return scores
+
+
+def _fit_joint(classifier, X, labels):
+    try:
+        return clone(classifier).fit(X, labels)
+    except ValueError as exc:
+        if labels.shape[1] > 1 and ("1d" in str(exc) or "shape" in str(exc)):
+            raise InputError(
+                f"a joint first stage but {type(classifier).__name__} cannot fit a 2-D label matrix "
+                f"({exc}); use joint=False (classwise=True) to fit one classifier per class"
+            ) from None
+        raise
+
+
+def _constant(y):
+    positives = int(np.count_nonzero(y))
+    if positives == 0:
+        return 0.0
+    if positives == len(y):
+        return 1.0
+    return np.nan
+
+
+def _pick_method(est, method):
+    if method != "auto":
+        if not hasattr(est, method):
+            raise InputError(
+                f"method={method!r} but the classifier {type(est).__name__} has no {method}()"
+            )
+        return method
+    for name in METHODS[1:]:
+        if hasattr(est, name):
+            return name
+    raise InputError(
+        f"the classifier {type(est).__name__} has none of decision_function, predict_proba, predict"
+    )
+
+
+def _score(est, X, method):
+    out = getattr(est, method)(X)
+    if method == "predict_proba":
+        out = np.asarray(out)
+        classes = list(getattr(est, "classes_", [0, 1]))
+        return out[:, classes.index(1)]
+    return np.asarray(out, dtype=float).reshape(X.shape[0])
+
+
+def _joint_scores(est, X, method, n_classes):
+    out = getattr(est, method)(X)
+    if isinstance(out, list):  # predict_proba of multi-output classifiers: one (M, 2) array per class
+        cols = []
+        for k, p in enumerate(out):
+            classes = list(est.classes_[k]) if hasattr(est, "classes_") else [0, 1]
+            cols.append(p[:, classes.index(1)] if 1 in classes else np.zeros(X.shape[0]))
+        out = np.column_stack(cols)
+    out = np.asarray(out, dtype=float)
+    if out.ndim == 1 and n_classes == 1:
+        out = out[:, None]
+    if out.shape != (X.shape[0], n_classes):
+        raise InputError(
+            f"the joint classifier's {method}() returned shape {out.shape}, expected "
+            f"({X.shape[0]}, {n_classes}); use joint=False (classwise=True) for a single-output classifier"
+        )
+    return out
+
+
+def check_method(method):
+    if method not in METHODS:
+        raise InputError(f"method must be one of {METHODS}, got {method!r}")
+    return method
+
+
+def _bar(iterable, progress, desc):
+    if not progress:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=desc, leave=False)

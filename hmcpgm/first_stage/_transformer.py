@@ -1,0 +1,240 @@
+"""The scikit-learn transformer: out-of-fold scores of the training rows, scores of new rows."""
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    clone,
+)
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..exceptions import InputError
+from ._defaults import default_classifier, default_classwise_classifier
+from ._inputs import label_matrix
+from ._scorer import ColumnScorer, check_method, column_scores
+
+
+def _no_score(estimator, X, y):  # cross_validate needs a scorer; the scores are not used
+    return 0.0
+
+
+class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """First-stage scores as a scikit-learn transformer: out of fold on the training rows.
+
+    ``fit_transform(X, y)`` returns the out-of-fold scores of the training rows
+    (``cross_val_predict``, as ``StackingClassifier`` does): row ``m`` is scored
+    by a model that never saw row ``m``. ``fit(X, y)`` also fits the model that
+    scores new rows with ``transform(X)``. In a ``Pipeline`` the next step is
+    therefore fitted on out-of-fold scores and predicts from scores of the
+    refitted model.
+
+    Parameters
+    ----------
+    estimator : scikit-learn estimator, optional
+        Cloned for every fit. Default: :func:`default_classifier` (joint) or,
+        with ``classwise=True``, :func:`default_classwise_classifier`.
+    cv : int, cross-validation splitter or iterable, default 5
+        An int is the number of folds of ``KFold(cv, shuffle=True,
+        random_state=random_state)`` (the same folds for every class; unlike
+        ``cross_val_predict``'s unshuffled default, since benchmark files are
+        often sorted).
+    method : {"auto", "decision_function", "predict_proba", "predict"}, default "auto"
+        How a fitted estimator scores rows; "auto" takes the first available in
+        that order.
+    classwise : bool, optional
+        Fit one clone of ``estimator`` per class (a binary classifier) instead of
+        one estimator on all classes at once (which must accept a 2-D label
+        matrix). Default: False when ``estimator`` is None, True otherwise.
+    refit : bool, default True
+        How ``transform`` scores new rows: True, by the estimator refitted on all
+        training rows; False, by the average of the fold models (cross-fitting,
+        no extra fit).
+    random_state : int or None, default 0
+        Shuffling of the folds when ``cv`` is an int.
+    n_jobs : int, optional
+        Folds fitted in parallel (joblib), as in ``cross_val_predict``.
+    progress : bool, default False
+        Show a progress bar over classes (class-wise fitting).
+
+    Attributes
+    ----------
+    estimators_ : list
+        The fitted estimators that score new rows: one (joint) or one per class
+        (None for a class with a constant score); with ``refit=False`` the list
+        of the fold scorers.
+    constants_ : ndarray of shape (K,)
+        Constant score of classes whose training labels were all 0 or all 1, NaN
+        for the other classes (``refit=True``).
+    method_ : str
+        The scoring method used.
+    classwise_ : bool
+        Whether one estimator per class was fitted.
+    folds_ : ndarray of shape (M,)
+        The fold of each training row in the last ``fit``.
+    n_features_in_ : int
+    n_classes_ : int
+        Number of label columns K.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3))
+    >>> Y = np.column_stack([X[:, 0] > 0, (X[:, 0] > 0) & (X[:, 1] > 0), np.zeros(60)])
+    >>> first = OutOfFoldScores(cv=3)
+    >>> train_scores = first.fit_transform(X, Y)      # out of fold
+    >>> new_scores = first.transform(X[:5])           # refitted on all rows
+    >>> train_scores.shape, new_scores.shape, bool(np.all(train_scores[:, 2] == 0.0))
+    ((60, 3), (5, 3), True)
+    """
+
+    def __init__(self, estimator=None, *, cv=5, method="auto", classwise=None, refit=True, random_state=0,
+                 n_jobs=None, progress=False):
+        self.estimator = estimator
+        self.cv = cv
+        self.method = method
+        self.classwise = classwise
+        self.refit = refit
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # -- parameters ---------------------------------------------------------
+    def _scorer(self):
+        method = check_method(self.method)
+        if self.classwise is not None and not isinstance(self.classwise, (bool, np.bool_)):
+            raise InputError(f"classwise must be True, False or None, got {self.classwise!r}")
+        if not isinstance(self.refit, (bool, np.bool_)):
+            raise InputError(f"refit must be True or False, got {self.refit!r}")
+        classwise = (self.estimator is not None) if self.classwise is None else bool(self.classwise)
+        estimator = self.estimator
+        if estimator is None:
+            estimator = default_classwise_classifier() if classwise else default_classifier()
+        elif not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
+            raise TypeError(
+                f"estimator must be a scikit-learn estimator (with fit and get_params), "
+                f"got {type(estimator).__name__}"
+            )
+        return ColumnScorer(estimator, method, classwise, bool(self.progress))
+
+    def _splits(self, X, Y):
+        from sklearn.model_selection import KFold, check_cv
+
+        cv = self.cv
+        if isinstance(cv, (int, np.integer)) and not isinstance(cv, (bool, np.bool_)):
+            if cv < 2:
+                raise InputError(f"cv must be an int of at least 2, a splitter or an iterable, got {cv!r}")
+            if cv > X.shape[0]:
+                raise InputError(f"cv={cv} folds need at least {cv} rows, got n_samples={X.shape[0]}")
+            cv = KFold(int(cv), shuffle=True, random_state=self.random_state)
+        else:
+            cv = check_cv(cv, Y, classifier=False)
+        return list(cv.split(X, Y))
+
+    def _validate(self, X, y):
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float)
+        y = np.asarray(y)
+        if y.ndim == 1:  # class labels: one 0/1 column per class (one for a binary target)
+            from sklearn.preprocessing import LabelBinarizer
+
+            y = LabelBinarizer().fit_transform(y)
+        Y = label_matrix(y, "y")
+        if Y.shape[0] != X.shape[0]:
+            raise InputError(f"X has {X.shape[0]} rows but y has {Y.shape[0]}")
+        return X, Y
+
+    # -- fitting ------------------------------------------------------------
+    def fit(self, X, y):
+        """Fit the first stage (out-of-fold scores are computed and discarded).
+
+        Parameters
+        ----------
+        X : array-like of shape (M, F)
+            Features; NaN marks a missing value (the default estimators impute).
+        y : array-like of shape (M, K) or (M,)
+            0/1 labels, column ``k`` for class ``k``; a 1-D ``y`` holds class
+            labels and becomes one 0/1 column per class (one column for a
+            binary target), as ``LabelBinarizer`` encodes it.
+
+        Returns
+        -------
+        self
+        """
+        self.fit_transform(X, y)
+        return self
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, and return the out-of-fold scores of the training rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (M, F)
+        y : array-like of shape (M, K) or (M,)
+        **fit_params
+            Not supported (must be empty).
+
+        Returns
+        -------
+        ndarray of shape (M, K)
+        """
+        if fit_params:
+            raise InputError(f"OutOfFoldScores.fit_transform takes no fit parameters, got {sorted(fit_params)}")
+        scorer = self._scorer()
+        X, Y = self._validate(X, y)
+        splits = self._splits(X, Y)
+        folds = np.full(X.shape[0], -1, dtype=np.intp)
+        for f, (_, test) in enumerate(splits):
+            folds[test] = f
+        if self.refit:
+            from sklearn.model_selection import cross_val_predict
+
+            scores = cross_val_predict(scorer, X, Y, cv=splits, method="predict", n_jobs=self.n_jobs)
+            final = clone(scorer).fit(X, Y)
+            self.estimators_ = final.estimators_
+            self.constants_ = final.constants_
+            self.method_ = final.method_
+        else:
+            from sklearn.model_selection import cross_validate
+
+            if (folds < 0).any():
+                raise InputError("cv must assign every row to a test fold (a partition of the rows)")
+            res = cross_validate(scorer, X, Y, cv=splits, scoring=_no_score, n_jobs=self.n_jobs,
+                                 return_estimator=True, return_indices=True)
+            scores = np.empty(Y.shape, dtype=float)
+            for est, test in zip(res["estimator"], res["indices"]["test"]):
+                scores[test] = est.predict(X[test])
+            self.estimators_ = list(res["estimator"])
+            self.constants_ = np.full(Y.shape[1], np.nan)
+            self.method_ = self.estimators_[0].method_
+        self.classwise_ = scorer.classwise
+        self.folds_ = folds
+        self.n_classes_ = Y.shape[1]
+        self._n_features_out = Y.shape[1]
+        return scores
+
+    def transform(self, X):
+        """Scores of new rows (refitted model, or the mean of the fold models).
+
+        Parameters
+        ----------
+        X : array-like of shape (M, F)
+
+        Returns
+        -------
+        ndarray of shape (M, K)
+        """
+        check_is_fitted(self, ["estimators_", "method_"])
+        X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float, reset=False)
+        if self.refit:
+            return column_scores(self.estimators_, self.constants_, not self.classwise_, self.method_, X)
+        return np.mean([est.predict(X) for est in self.estimators_], axis=0)

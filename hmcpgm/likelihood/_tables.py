@@ -1,0 +1,145 @@
+"""Fitting the grid models: one LPR (or density) table per class and kind.
+
+The kernel tables are in ``_kernel``; the isotonic, Platt, pooled and
+precision tables are here.
+"""
+
+import numpy as np
+
+from ._grid import backward, forward, robust_scale
+from ._kernel import kde_tables, kernel_lpr_tables
+
+
+def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
+    """Grid parameters shared by the models, and one LPR (or density) table per kind.
+
+    ``only`` ({kind index: bool mask}) restricts a kind to some classes (the
+    others keep the prevalence); the pooled model is fitted on every class
+    whenever one needs it, since its map and prior are shared.
+    """
+    m, n_classes = s.shape
+    if opts["transform"] == "asinh":
+        center, scale = robust_scale(s)
+        asinh = np.ones(n_classes)
+    else:
+        center, scale, asinh = np.zeros(n_classes), np.ones(n_classes), np.zeros(n_classes)
+    t = forward(s, center, scale, asinh)
+    lo, hi = t.min(axis=0), t.max(axis=0)
+    hi = np.where(hi > lo, hi, lo + 1.0)
+    params = {"lo": lo, "hi": hi, "center": center, "scale": scale, "asinh": asinh}
+    grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, opts["gridsize"])[None, :]
+    cols = np.flatnonzero(informative)
+    if "kde" in kinds:
+        params.update(kde_tables(t, y, cols, lo, hi, opts))
+        return params
+    tables = np.empty((len(kinds), n_classes, opts["gridsize"]))
+    tables[:] = prevalence[None, :, None]
+    all_cols = cols
+    for i, kind in enumerate(kinds):
+        cols = all_cols
+        if only is not None:
+            if not np.any(only[i][all_cols]):
+                continue
+            if kind != "pooled":
+                cols = all_cols[only[i][all_cols]]
+        if not len(cols):
+            continue
+        if kind == "lpr":
+            table = kernel_lpr_tables(t[:, cols], y[:, cols], lo[cols], hi[cols], prevalence[cols], opts)
+        elif kind == "isotonic":
+            table = _isotonic_tables(t[:, cols], y[:, cols], grid[cols], prevalence[cols], opts["prior_count"],
+                                     opts["min_count"])
+        elif kind == "platt":
+            table = _platt_tables(t[:, cols], y[:, cols], grid[cols])
+        elif kind == "pooled":
+            grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
+            table = _pooled_tables(s[:, cols], y[:, cols], grid_s)
+        else:  # precision
+            table = _precision_tables(t[:, cols], y[:, cols], grid[cols])
+        tables[i, cols] = np.clip(table, opts["eps"], 1.0 - opts["eps"])
+    params["lpr_by_kind"] = tables
+    return params
+
+
+def _isotonic_tables(t, y, grid, prevalence, prior_count, min_count):
+    from ..calibration import isotonic_knots
+
+    out = np.empty(grid.shape)
+    ranks = np.argsort(np.argsort(t, axis=0, kind="stable"), axis=0)
+    for j in range(t.shape[1]):
+        yj = y[:, j]
+        increasing = ranks[yj, j].mean() >= ranks[:, j].mean()
+        kx, ky, _ = isotonic_knots(t[:, j], yj.astype(float), increasing=increasing,
+                                   prior_rate=prevalence[j], prior_count=prior_count, min_count=min_count)
+        out[j] = np.interp(grid[j], kx, ky)
+    return out
+
+
+def _platt_tables(t, y, grid):
+    from ..calibration import fit_logistic_pairs
+
+    mean, sd = t.mean(axis=0), t.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    n1 = y.sum(axis=0)
+    n0 = len(y) - n1
+    target = np.where(y, (n1 + 1) / (n1 + 2), 1 / (n0 + 2))
+    rate = target.mean(axis=0)
+    start = np.column_stack([np.log(rate / (1 - rate)), np.zeros(len(rate))])
+    theta, _ = fit_logistic_pairs((t - mean) / sd, target, start=start)
+    z = (grid - mean[:, None]) / sd[:, None]
+    return 1.0 / (1.0 + np.exp(-np.clip(theta[:, :1] + theta[:, 1:] * z, -700, 700)))
+
+
+def _pooled_tables(s, y, grid_s, n_em=6):
+    """Empirical-Bayes pooled map: ``logit LPR_k = a_k + b_k logit g(s)``, ``(a_k, b_k)`` shrunk together."""
+    from ..calibration import fit_logistic_pairs, isotonic_knots
+
+    # knots on a robust scale of the pooled scores, so that one extreme score moves the
+    # centre of the top block by a few units, not to the extreme value
+    center, scale = robust_scale(s.reshape(-1, 1))
+    u = np.arcsinh((s - center[0]) / scale[0])
+    kx, ky, _ = isotonic_knots(u.ravel(), y.ravel().astype(float), prior_rate=float(y.mean()), prior_count=1.0,
+                               min_count=10.0)
+
+    def logit_g(x):
+        g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
+        return np.log(g / (1 - g))
+
+    z = logit_g(s)
+    yf = y.astype(float)
+    mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
+    theta = np.broadcast_to(mu, (s.shape[1], 2)).copy()
+    for _ in range(n_em):  # EM: MAP per class given the prior, then the prior from all classes
+        theta, cov = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=2)
+        mu_new = theta.mean(axis=0)
+        var_new = np.maximum(((theta - mu_new) ** 2 + cov[:, [0, 1], [0, 1]]).mean(axis=0), 1e-4)
+        done = np.allclose(mu_new, mu, atol=1e-4) and np.allclose(var_new, var, rtol=1e-3)
+        mu, var = mu_new, var_new
+        if done:
+            break
+    theta, _ = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=10)
+    eta = theta[:, :1] + theta[:, 1:] * logit_g(grid_s)
+    return 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
+
+
+def _precision_tables(t, y, grid, n_quantiles=100):
+    from scipy.interpolate import make_smoothing_spline
+
+    out = np.empty(grid.shape)
+    n = len(t)
+    for j in range(t.shape[1]):
+        x, yk = t[:, j], y[:, j]
+        order = np.argsort(x, kind="stable")
+        xs = x[order]
+        pos_above = np.concatenate([np.cumsum(yk[order][::-1])[::-1], [0]])  # positives at rank >= i
+        cuts = np.quantile(xs, np.linspace(0, 1, n_quantiles + 1)[:-1])
+        first = np.unique(np.searchsorted(xs, cuts, side="left"))  # ties: one point per distinct cut
+        if len(first) < 5:  # too few distinct scores to smooth: the class's prevalence
+            out[j] = yk.mean()
+            continue
+        count = n - first
+        u = first / n
+        g = make_smoothing_spline(u, pos_above[first] / count, w=count / count.max())
+        ug = np.clip(np.searchsorted(xs, grid[j], side="left") / n, u[0], u[-1])
+        out[j] = g(ug) - (1 - ug) * g.derivative()(ug)
+    return out

@@ -1,0 +1,44 @@
+"""Choosing the second stage from the training rows: score models, evidence strength, version.
+
+Everything here is decided by cross-fitting on the training rows, never on the
+rows it will be judged on:
+
+1. :func:`cross_fit` splits the training rows into folds; for each fold the
+   per-class score models (every candidate of
+   :data:`hmcpgm.likelihood.AUTO_CANDIDATES`) and ``theta`` are fitted on the
+   other folds and give out-of-fold local precision rates and likelihoods of
+   the held fold. Each class keeps the candidate with the smallest
+   out-of-fold log loss.
+2. :func:`cross_fitted_mlpr` runs a version (indpt, nbh, full) with tempered
+   evidence (:func:`hmcpgm.tempering.temper`) fold by fold on those
+   out-of-fold likelihoods: mLPRs of training rows from a second stage that
+   never saw them. indpt is the class's own (tempered) LPR,
+   :func:`hmcpgm.tempering.tempered_lpr`, as :class:`hmcpgm.MLPR` computes it;
+   nbh and full run the network.
+3. :func:`fit_second_stage_auto` fits the tempering exponent(s) of each
+   version by minimising the cross-fitted log loss (or maximising its AU(PRC)),
+   picks the version with the best cross-fitted criterion, fits the
+   recalibration map on the cross-fitted mLPRs of the chosen configuration
+   (:func:`hmcpgm.calibration.fit_recalibration`), and refits the score models
+   and ``theta`` on all training rows.
+
+The result, :class:`SecondStage`, predicts mLPRs of new rows
+(:meth:`SecondStage.predict_proba`) and their recalibrated values for the
+Bayesian FDR (:meth:`SecondStage.predict_calibrated`).
+"""
+
+from ._auto import fit_second_stage_auto
+from ._choice import CRITERIA, VERSIONS
+from ._crossfit import CrossFit, cross_fit, cross_fitted_mlpr, resolve_engine
+from ._stage import SecondStage
+
+__all__ = [
+    "CRITERIA",
+    "CrossFit",
+    "SecondStage",
+    "VERSIONS",
+    "cross_fit",
+    "cross_fitted_mlpr",
+    "fit_second_stage_auto",
+    "resolve_engine",
+]

@@ -1,0 +1,209 @@
+"""Choosing version, tempering and score models by cross-fitting on the training rows."""
+
+import time
+import warnings
+
+import numpy as np
+
+from .._validation import check_hierarchy, class_matrix, label_matrix
+from ..calibration import fit_recalibration
+from ..exceptions import InputError
+from ..likelihood import fit_score_model
+from ..network import LabelNetwork
+from ..tempering import GROUPINGS, tempering_groups
+from ._choice import (
+    CRITERIA,
+    SCREEN_GRID,
+    VERSIONS,
+    choose_version,
+    criterion_value,
+    indpt_logit_parts,
+    screen_version,
+)
+from ._crossfit import cross_fit, cross_fitted_mlpr, resolve_engine
+from ._exponents import fit_exponents
+from ._stage import SecondStage
+
+
+def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="log_loss",
+                          score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
+                          screen_margin=3.0, engine="auto", a_min=0.02, n_iter=6, margin=2.0, recalibrate=True,
+                          pseudo_count=0.5, allow_empty=True, return_predictions=False, **score_options):
+    """Choose version, tempering and score models by cross-fitting on the training rows.
+
+    Parameters
+    ----------
+    scores : array-like of shape (M, K)
+        Training scores (out of fold from the first stage).
+    labels : array-like of shape (M, K)
+    hierarchy : Hierarchy
+    versions : tuple of str
+        Candidates among ``"indpt"``, ``"nbh"``, ``"full"``.
+    tempering : {"one", "depth", "frequency"} or None
+        Grouping of the tempering exponents (:func:`hmcpgm.tempering.tempering_groups`);
+        None fixes ``a = 1`` (the paper's model).
+    criterion : {"log_loss", "auprc"}
+        What the exponents and the version minimise: the mean cross-fitted
+        log loss of the labels (a proper scoring rule: it rewards calibrated
+        posteriors, which the Bayesian FDR needs) or minus the micro AU(PRC) of
+        the cross-fitted mLPRs (ranking only).
+    score_model : str, default "auto"
+        Per-class choice among :data:`hmcpgm.likelihood.AUTO_CANDIDATES`, or one model.
+    cv, seed : int
+        Folds of the cross-fitting.
+    evaluated : array of bool, shape (K,), optional
+        Classes entering the criterion and the recalibration (default all).
+    max_rows : int, "auto" or None
+        For nbh and full, cross-fitted inference on a seeded subsample of at most
+        this many training rows (their engines are slow on large DAGs). "auto":
+        all rows on forests, 300 on DAGs; None: all rows.
+    screen_rows : int, "auto" or None
+        Before fitting its exponent, nbh and full are tried at a = 0.1, 0.3, 1 on
+        a seeded subsample of this many rows and dropped when their best loss
+        there is worse than indpt's by more than ``screen_margin`` paired
+        standard errors. "auto": no screening on forests, 100 rows on DAGs.
+    screen_margin : float
+    engine : str
+        Inference engine (``"auto"``: :func:`resolve_engine`).
+    a_min : float
+        Smallest exponent searched.
+    margin : float or None
+        Version choice with the log loss: the simplest version (indpt, then nbh,
+        then full) whose cross-fitted loss exceeds the best version's by at most
+        ``margin`` paired standard errors (per-row differences); None takes the
+        best.
+    n_iter : int
+        Golden-section steps per search (after a grid over 0.03, 0.1, 0.3, 1).
+    recalibrate : bool
+        Fit the shared recalibration map on the cross-fitted mLPRs of the choice.
+    pseudo_count : float
+        Of ``theta``.
+    allow_empty : bool
+        Classes without training positives carry no evidence.
+    return_predictions : bool
+        Also return a dict with, per version not screened out, its fitted
+        configuration and cross-fitted mLPRs (``"versions"``: ``{version:
+        {"rows", "mlpr", "a", "engine"}}``), the :class:`CrossFit`
+        (``"crossfit"``) and the subsample of rows for nbh and full (``"rows"``).
+    **score_options
+        Options of :func:`hmcpgm.likelihood.fit_score_model`.
+
+    Returns
+    -------
+    SecondStage
+        With ``return_predictions``: ``(SecondStage, details)``.
+
+    Examples
+    --------
+    >>> from hmcpgm.datasets import make_paper_synthetic
+    >>> data = make_paper_synthetic(3000, 500, seed=1)
+    >>> stage = fit_second_stage_auto(data.train_scores, data.train_labels, data.hierarchy, cv=3)
+    >>> stage.version
+    'full'
+    >>> stage.predict_proba(data.test_scores).shape
+    (500, 25)
+    """
+    import pandas as pd
+
+    hierarchy = check_hierarchy(hierarchy)
+    if criterion not in CRITERIA:
+        raise InputError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    bad = [v for v in versions if v not in VERSIONS]
+    if bad or not len(versions):
+        raise InputError(f"versions must be a non-empty tuple of {VERSIONS}, got {versions!r}")
+    if tempering is not None and tempering not in GROUPINGS:
+        raise InputError(f"tempering must be one of {GROUPINGS} or None, got {tempering!r}")
+    s = class_matrix(scores, hierarchy, "scores")
+    y = label_matrix(labels, hierarchy)
+    cols = np.flatnonzero(np.ones(hierarchy.n_classes, bool) if evaluated is None else np.asarray(evaluated, bool))
+    seconds = {}
+    t0 = time.perf_counter()
+    crossfit = cross_fit(s, y, hierarchy, score_model=score_model, cv=cv, seed=seed, pseudo_count=pseudo_count,
+                         **score_options)
+    seconds["cross_fit"] = time.perf_counter() - t0
+    groups = np.zeros(hierarchy.n_classes, np.intp) if tempering is None else tempering_groups(
+        hierarchy, tempering, y)
+    all_rows = np.arange(len(s))
+    sub = all_rows
+    if max_rows == "auto":
+        max_rows = None if hierarchy.is_forest else 300
+    if screen_rows == "auto":
+        screen_rows = None if hierarchy.is_forest else 100
+    if max_rows is not None and max_rows < len(s):
+        sub = np.sort(np.random.default_rng(seed).choice(len(s), size=int(max_rows), replace=False))
+    rows_table, fitted, predictions = [], {}, {}
+    screen = None
+    if screen_rows is not None and screen_rows < len(s):
+        screen = np.sort(np.random.default_rng(seed + 1).choice(len(s), size=int(screen_rows), replace=False))
+    for version in [v for v in VERSIONS if v in versions]:
+        t0 = time.perf_counter()
+        eng = resolve_engine(hierarchy, version, engine)
+        rows = all_rows if version == "indpt" else sub
+        kept = {}
+
+        indpt_parts = indpt_logit_parts(crossfit) if version == "indpt" else None
+
+        def evaluate(a, version=version, rows=rows, eng=eng, kept=kept, parts=indpt_parts):
+            if parts is not None:  # indpt: logit LPR = logit prevalence + a log Bayes factor, no network
+                p = 0.5 * (1.0 + np.tanh(0.5 * (parts[0] + np.asarray(a, float) * parts[1])))
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # loopy non-convergence on a few objects: judged by the loss
+                    p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng)
+            value = criterion_value(p, y[rows], cols, criterion)
+            if not kept or value < kept["value"]:
+                kept.update(value=value, a=np.asarray(a, float), mlpr=p)
+            return value
+
+        screened = None
+        if version != "indpt" and screen is not None and "indpt" in predictions and tempering is not None:
+            screened = screen_version(crossfit, hierarchy, version, eng, screen, predictions["indpt"], y, cols)
+        if screened is not None and screened[1] > screen_margin:
+            a, value = screened[0], np.nan
+            n_eval, rows_used, note = len(SCREEN_GRID), len(screen), f"screened out (z {screened[1]:.1f})"
+            other_value = np.nan
+        else:
+            if tempering is None:
+                evaluate(np.ones(hierarchy.n_classes))
+                n_eval = 1
+            else:
+                _, _, n_eval = fit_exponents(evaluate, groups, a_min, n_iter)
+            a, value, p = kept["a"], kept["value"], kept["mlpr"]
+            predictions[version] = {"rows": rows, "mlpr": p, "a": a, "engine": eng}
+            fitted[version] = (a, eng, value)
+            rows_used, note = len(rows), ""
+            other = "auprc" if criterion == "log_loss" else "log_loss"
+            other_value = criterion_value(p, y[rows], cols, other) * (-1 if other == "auprc" else 1)
+        other = "auprc" if criterion == "log_loss" else "log_loss"
+        rows_table.append({
+            "version": version, "grouping": tempering or "fixed",
+            "a": np.round(np.unique(a), 4).tolist(),
+            f"cv_{criterion}": value if criterion == "log_loss" else -value,
+            f"cv_{other}": other_value,
+            "rows": rows_used, "evaluations": n_eval, "engine": eng, "note": note,
+            "seconds": round(time.perf_counter() - t0, 2),
+        })
+        seconds[f"cv_{version}"] = time.perf_counter() - t0
+    best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin)
+    a, eng, _ = fitted[best]
+    table = pd.DataFrame(rows_table)
+    table["z_vs_best"] = [z.get(v, np.nan) for v in table["version"]]
+    table["chosen"] = table["version"] == best
+    t0 = time.perf_counter()
+    recal = None
+    if recalibrate:
+        rows, p = predictions[best]["rows"], predictions[best]["mlpr"]
+        recal = fit_recalibration(p[:, cols], y[rows][:, cols])
+    seconds["recalibration"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    kind = "auto" if score_model == "auto" else score_model
+    final = fit_score_model(s, y, hierarchy, kind=kind, allow_empty=allow_empty,
+                            cross_validation=crossfit.cross_validation if kind == "auto" else None,
+                            cv=cv, seed=seed, **score_options)
+    theta = LabelNetwork.from_labels(y, hierarchy, pseudo_count=pseudo_count).theta
+    seconds["final_fit"] = time.perf_counter() - t0
+    stage = SecondStage(hierarchy, best, np.asarray(a, float), final, theta, recal, eng, table,
+                        {k: round(v, 2) for k, v in seconds.items()})
+    if return_predictions:
+        return stage, {"versions": predictions, "crossfit": crossfit, "rows": sub}
+    return stage

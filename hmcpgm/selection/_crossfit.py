@@ -1,0 +1,159 @@
+"""Cross-fitting: out-of-fold evidence of the training rows, and mLPRs of second stages that never saw them."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_hierarchy, class_matrix, label_matrix
+from ..likelihood import AUTO_BASELINE, AUTO_CANDIDATES, choose_candidates, cross_validated_lpr, log_loss_by_class
+from ..network import LabelNetwork
+from ..tempering import temper, tempered_lpr
+
+
+@dataclass(frozen=True, eq=False)
+class CrossFit:
+    """Out-of-fold evidence of the training rows, made by :func:`cross_fit`.
+
+    Attributes
+    ----------
+    likelihoods : ndarray of shape (M, K, 2)
+        Out-of-fold evidence pairs of the chosen score model per class.
+    lpr : ndarray of shape (M, K)
+        Their local precision rates.
+    folds : ndarray of shape (M,)
+        Fold of each training row.
+    thetas : ndarray of shape (n_folds, K)
+        ``theta`` fitted on the other folds, per fold.
+    choice : tuple of str
+        Score model chosen per class.
+    cv_log_loss : ndarray of shape (K, len(AUTO_CANDIDATES))
+        Out-of-fold log loss of every candidate score model per class.
+    labels : ndarray of shape (M, K)
+    """
+
+    likelihoods: np.ndarray
+    lpr: np.ndarray
+    folds: np.ndarray
+    thetas: np.ndarray
+    choice: tuple
+    cv_log_loss: np.ndarray
+    labels: np.ndarray
+    cross_validation: dict = field(repr=False)
+
+
+def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, pseudo_count=0.5, **score_options):
+    """Out-of-fold likelihoods of the training rows (per fold: models fitted on the other folds).
+
+    Parameters
+    ----------
+    scores : array-like of shape (M, K)
+        Training scores (out of fold from the first stage).
+    labels : array-like of shape (M, K)
+        0/1 training labels.
+    hierarchy : Hierarchy
+    score_model : str, default "auto"
+        ``"auto"`` (each class keeps its best candidate by out-of-fold log loss)
+        or one posterior-route model for every class.
+    cv, seed : int
+        ``KFold(cv, shuffle=True, random_state=seed)``.
+    pseudo_count : float
+        Of :meth:`hmcpgm.LabelNetwork.from_labels`.
+    **score_options
+        Options of :func:`hmcpgm.likelihood.fit_score_model`.
+
+    Returns
+    -------
+    CrossFit
+
+    Examples
+    --------
+    >>> from hmcpgm.datasets import make_paper_synthetic
+    >>> data = make_paper_synthetic(2000, 10, seed=0)
+    >>> fit = cross_fit(data.train_scores, data.train_labels, data.hierarchy, cv=3)
+    >>> fit.likelihoods.shape, fit.thetas.shape
+    ((2000, 25, 2), (3, 25))
+    """
+    hierarchy = check_hierarchy(hierarchy)
+    s = class_matrix(scores, hierarchy, "scores")
+    y = label_matrix(labels, hierarchy)
+    kinds = AUTO_CANDIDATES if score_model == "auto" else (score_model,)
+    res = cross_validated_lpr(s, y, hierarchy, kinds, cv=cv, seed=seed, **score_options)
+    loss = log_loss_by_class(res["lpr"], y)
+    pick = choose_candidates(res["lpr"], y, baseline=AUTO_BASELINE) if score_model == "auto" else \
+        np.zeros(y.shape[1], np.intp)
+    lpr = res["lpr"][pick, :, np.arange(len(pick))].T  # (M, K)
+    folds = res["folds"]
+    p = res["prevalence"][folds]  # (M, K) prevalence of the models that scored each row
+    flat = (p <= 0) | (p >= 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lik = np.stack([(1 - lpr) / (1 - p), lpr / p], axis=-1)
+    lik[flat] = 1.0
+    thetas = np.stack([LabelNetwork.from_labels(y[folds != f], hierarchy, pseudo_count=pseudo_count).theta
+                       for f in range(res["prevalence"].shape[0])])
+    if score_model == "auto":
+        full_loss = loss
+    else:
+        full_loss = np.full((y.shape[1], len(AUTO_CANDIDATES)), np.nan)
+        if score_model in AUTO_CANDIDATES:
+            full_loss[:, AUTO_CANDIDATES.index(score_model)] = loss[:, 0]
+    return CrossFit(lik, lpr, folds, thetas, tuple(kinds[i] for i in pick), full_loss, y, res)
+
+
+def resolve_engine(hierarchy, version, engine="auto"):
+    """The engine that cross-fitting runs ``version`` with.
+
+    ``"auto"`` is :func:`hmcpgm.inference.choose_engine`'s choice (tree on forests,
+    the dense junction tree where it fits) except that where that choice is the
+    sparse junction tree (exact on the whole Gene Ontology, but about a second per
+    object), cross-fitting uses loopy BP: choosing a version and its exponent then
+    rests on approximate full mLPRs, and the cross-validation table says so in its
+    ``engine`` column. Predictions of the fitted model use the estimator's engine.
+
+    Returns
+    -------
+    str
+    """
+    if engine != "auto" or version == "indpt":
+        return engine
+    from ..inference import choose_engine
+
+    chosen, _ = choose_engine(hierarchy, version)
+    return "loopy" if chosen == "sparse" else chosen
+
+
+def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine="auto", **options):
+    """mLPRs of training rows from second stages fitted without them (fold by fold).
+
+    Parameters
+    ----------
+    crossfit : CrossFit
+    hierarchy : Hierarchy
+    version : {"indpt", "nbh", "full"}
+    a : float or array of shape (K,)
+        Tempering exponent(s).
+    rows : array of int, optional
+        Training rows to predict (default all).
+    engine : str
+        Inference engine (see :func:`resolve_engine`).
+    **options
+        Engine options.
+
+    Returns
+    -------
+    ndarray of shape (len(rows), K)
+    """
+    from ..inference import mlpr_from_likelihoods
+
+    rows = np.arange(len(crossfit.folds)) if rows is None else np.asarray(rows)
+    out = np.empty((len(rows), hierarchy.n_classes))
+    folds = crossfit.folds[rows]
+    for f in np.unique(folds):
+        idx = np.flatnonzero(folds == f)
+        if version == "indpt":  # the class's own LPR (tempered), no network
+            prevalence = crossfit.cross_validation["prevalence"][f]
+            out[idx] = tempered_lpr(crossfit.likelihoods[rows[idx]], prevalence, a)
+            continue
+        L = temper(crossfit.likelihoods[rows[idx]], a)
+        network = LabelNetwork(hierarchy, crossfit.thetas[f])
+        out[idx] = mlpr_from_likelihoods(network, L, version=version, engine=engine, **options)
+    return out

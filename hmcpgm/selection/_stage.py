@@ -1,0 +1,60 @@
+"""The fitted second stage chosen by cross-fitting: mLPRs and recalibrated mLPRs of new rows."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..calibration import RecalibrationMap
+from ..network import LabelNetwork
+from ..tempering import temper, tempered_lpr
+
+
+@dataclass(frozen=True, eq=False)
+class SecondStage:
+    """A second stage chosen by :func:`fit_second_stage_auto`.
+
+    Attributes
+    ----------
+    hierarchy : Hierarchy
+    version : str
+        The chosen version.
+    a : ndarray of shape (K,)
+        Tempering exponent per class.
+    score_model : hmcpgm.likelihood.ScoreModel
+        Fitted on all training rows (per-class choice).
+    theta : ndarray of shape (K,)
+    recalibration : RecalibrationMap or None
+        The shared increasing map for honest Bayesian FDR estimates.
+    engine : str
+        Engine of the chosen version.
+    cv_table : pandas.DataFrame
+        One row per (version, grouping) tried: exponents, cross-fitted log loss
+        and AU(PRC), rows used, seconds.
+    seconds : dict
+        Time per step.
+    """
+
+    hierarchy: object
+    version: str
+    a: np.ndarray
+    score_model: object
+    theta: np.ndarray
+    recalibration: RecalibrationMap | None
+    engine: str
+    cv_table: object
+    seconds: dict
+
+    def predict_proba(self, scores, **options):
+        """mLPRs of new rows under the chosen version and tempering, shape (M, K)."""
+        from ..inference import mlpr_from_likelihoods
+
+        if self.version == "indpt":
+            return tempered_lpr(self.score_model.likelihoods(scores), self.score_model.prevalence, self.a)
+        L = temper(self.score_model.likelihoods(scores), self.a)
+        return mlpr_from_likelihoods(LabelNetwork(self.hierarchy, self.theta), L, version=self.version, engine=self.engine,
+                                     **options)
+
+    def predict_calibrated(self, scores=None, *, mlpr=None):
+        """Recalibrated mLPRs ``g(mLPR)`` (for the Bayesian FDR); pass ``mlpr`` to skip inference."""
+        p = self.predict_proba(scores) if mlpr is None else np.asarray(mlpr, dtype=float)
+        return p if self.recalibration is None else self.recalibration(p)
