@@ -10,7 +10,9 @@ Reads the JSON that ``python bench/realdata_study.py table`` writes (default
   the test labels; an honest estimate lies on the diagonal;
 * ``docs/img/reliability_real.png``: mean predicted probability against the
   observed rate of positives on the test rows, by bin, pooled over data sets
-  per first stage, before and after recalibration.
+  per first stage, before and after recalibration (the bins of
+  ``hmcpgm.plot.reliability_table``; JSON files written before it replaced
+  ``hmcpgm.calibration.reliability_table`` are read too).
 
 Usage (from the repository root)::
 
@@ -26,6 +28,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT / "bench" / "out" / "realdata_one_log_loss_auto.json"
 IMG = ROOT / "docs" / "img"
+
+
+def _reliability_bins(t):
+    """(n_bins, bin index, events, mean predicted, observed rate) of one reliability table from the JSON."""
+    if "bin" in t:  # hmcpgm.plot.reliability_table: non-empty bins only, with their indices
+        n_bins = int(t.get("n_bins", 10))
+        return (n_bins, np.asarray(t["bin"], int), np.asarray(t["counts"], float),
+                np.asarray(t["mean_predicted"], float), np.asarray(t["observed_rate"], float))
+    # older JSON (hmcpgm.calibration.reliability_table): ten bins [lo, hi) with lo, events, mean_p, observed
+    b = np.minimum((np.asarray(t["lo"]) * 10).round().astype(int), 9)
+    return 10, b, np.asarray(t["events"], float), np.asarray(t["mean_p"], float), np.asarray(t["observed"], float)
 
 
 def main(path=DEFAULT):
@@ -66,18 +79,15 @@ def main(path=DEFAULT):
     for j, stage in enumerate(stages):
         ax = axes[0, j]
         for key, color, label in (("test_raw", "tab:red", "mLPR as is"), ("test", "tab:blue", "recalibrated")):
-            events = np.zeros(10)
-            mean_p = np.zeros(10)
-            observed = np.zeros(10)
-            for r in results:
-                if r["first_stage"] != stage:
-                    continue
-                t = r["reliability"][key]
-                b = np.minimum((np.asarray(t["lo"]) * 10).round().astype(int), 9)
-                n = np.asarray(t["events"], float)
-                events[b] += n
-                mean_p[b] += n * np.asarray(t["mean_p"])
-                observed[b] += n * np.asarray(t["observed"])
+            tables = [_reliability_bins(r["reliability"][key]) for r in results if r["first_stage"] == stage]
+            n_bins = max(t[0] for t in tables)
+            events = np.zeros(n_bins)
+            mean_p = np.zeros(n_bins)
+            observed = np.zeros(n_bins)
+            for _, b, n, mp, obs in tables:
+                np.add.at(events, b, n)
+                np.add.at(mean_p, b, n * mp)
+                np.add.at(observed, b, n * obs)
             ok = events > 0
             ax.plot(mean_p[ok] / events[ok], observed[ok] / events[ok], "o-", color=color, label=label, ms=4)
         ax.plot([0, 1], [0, 1], color="0.6", lw=0.8, ls="--")

@@ -1,8 +1,9 @@
 """Research harness for the second stage on real data (issue 9).
 
-For every data set in ``../shared/data/hmc/`` and both first stages (``joint``:
-the default multi-output ridge; ``classwise``: one logistic regression per
-class) this script
+For every data set in the HMC data folder (``--data-dir``; default the first
+``shared/data/hmc`` found in the repository's parent folders) and both first
+stages (``joint``: the default multi-output ridge; ``classwise``: one logistic
+regression per class) this script
 
 1. computes first-stage scores once and caches them in ``bench/out/scores/``
    (git-ignored): out-of-fold scores of the training rows, and scores of the
@@ -25,8 +26,14 @@ Usage (from the repository root)::
     python bench/realdata_study.py cache                 # first-stage scores of all data sets
     python bench/realdata_study.py table                 # the issue-9 table (auto and the three versions)
     python bench/realdata_study.py table --datasets cellcycle_FUN --first-stages joint
+    python bench/realdata_study.py table --datasets Enron_corr --data-dir /path/to/shared/data/hmc --out enron.json
     python bench/realdata_study.py synthetic             # hmcpgm demo's data: auto's choice and precision
     python bench/realdata_study.py shift                 # test scores: refit vs fold average (cross-fitting)
+
+``cache``, ``table`` and ``shift`` take ``--datasets``, ``--first-stages``,
+``--seed`` and ``--data-dir``; ``table`` also ``--tempering``, ``--criterion``,
+``--score-model``, ``--max-rows``, ``--test-scores`` and ``--out``;
+``synthetic`` only ``--seed`` (see ``--help``).
 """
 
 import argparse
@@ -45,14 +52,15 @@ ORDER = ("cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "ImCLEF07A", "Enron_corr",
 FIRST_STAGES = ("joint", "classwise")
 ALPHAS = (0.05, 0.1, 0.2)
 VALID_FRACTION = 0.3
+N_BINS = 10  # reliability bins on [0, 1]
 
 
 # ---------------------------------------------------------------------- data and first stage
-def load(name, seed=0):
+def load(name, seed=0, data_dir=DATA):
     """(hierarchy, evaluated mask, X_train, Y_train, X_test, Y_test) with the carved split rule."""
     from hmcpgm.datasets import load_hmc_split
 
-    split = load_hmc_split(name, DATA)
+    split = load_hmc_split(name, data_dir)
     X, Y = split.train.features, split.train.labels
     if split.valid is None:  # bench/benchmarks_table.py's carve_validation, on arrays
         perm = np.random.default_rng(seed).permutation(len(X))
@@ -62,14 +70,14 @@ def load(name, seed=0):
     return split.hierarchy, split.evaluated, X, Y, split.test.features, split.test.labels
 
 
-def first_stage_scores(name, first_stage, *, seed=0, refresh=False, progress=False):
+def first_stage_scores(name, first_stage, *, seed=0, refresh=False, progress=False, data_dir=DATA):
     """Cached dict: train (out of fold), test (refit), test_crossfit (mean of fold models), seconds."""
     from hmcpgm.first_stage import OutOfFoldScores, fit_first_stage, predict_scores
 
     path = OUT / "scores" / f"{name}.{first_stage}.npz"
     if path.is_file() and not refresh:
         return dict(np.load(path))
-    _, _, X, Y, X_test, _ = load(name, seed)
+    _, _, X, Y, X_test, _ = load(name, seed, data_dir)
     classwise = first_stage == "classwise"
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -101,65 +109,83 @@ def evaluate(values, labels, hierarchy, evaluated, fdr_values=None, alphas=ALPHA
     estimated FDR ``mean(1 - p)`` of each prefix of the HierRank order restricted
     to the evaluated classes; for each alpha: events called and realised FDP.
     """
-    from hmcpgm.benchmark import _rank_scores, _restrict
-
     from hmcpgm.decision import bayes_cutoff
+    from hmcpgm.exceptions import CutoffWarning
     from hmcpgm.metrics import average_precision
+
+    ranking = evaluated_ranking(values, hierarchy, evaluated)
+    y = labels[:, evaluated]
+    out = {"auprc": 100 * average_precision(-ranking.ranks.astype(float), y, exclude_roots=False)}
+    if fdr_values is not None:
+        p = np.clip(fdr_values[:, evaluated], 0.0, 1.0)
+        hits = ranking.ranked(y)  # labels in ranked order
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CutoffWarning)  # "no prefix meets alpha": 0 events, reported as such
+            for alpha in alphas:
+                r = bayes_cutoff(ranking, p, alpha=alpha).rank
+                out[f"n@{alpha}"] = int(r)
+                out[f"fdp@{alpha}"] = float(1 - hits[:r].mean()) if r else float("nan")
+    return out
+
+
+def evaluated_ranking(values, hierarchy, evaluated):
+    """The HierRank ranking of ``values`` restricted to the evaluated classes (order kept)."""
     from hmcpgm.ranking import hier_rank
 
-    order = hier_rank(values, hierarchy)
-    sub = _restrict(order, evaluated, hierarchy.n_classes)
-    y = labels[:, evaluated]
-    out = {"auprc": 100 * average_precision(_rank_scores(sub).reshape(y.shape), y, exclude_roots=False)}
-    if fdr_values is not None:
-        p = np.clip(fdr_values[:, evaluated].reshape(-1), 0.0, 1.0)
-        flat = y.reshape(-1)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "no prefix meets alpha"
-            for alpha in alphas:
-                r = bayes_cutoff(sub, p, alpha=alpha).rank
-                out[f"n@{alpha}"] = int(r)
-                out[f"fdp@{alpha}"] = float(1 - flat[sub[:r]].mean()) if r else float("nan")
-    return out
+    names = [c for c, e in zip(hierarchy.classes, evaluated) if e]
+    return hier_rank(values, hierarchy).restrict(names)
 
 
 def fdr_curves(values, labels, hierarchy, evaluated, calibrated, n_points=200, max_fdr=0.5):
     """Estimated (raw and recalibrated mLPRs) and realised FDP of each prefix of the HierRank order."""
-    from hmcpgm.benchmark import _restrict
-
-    from hmcpgm.ranking import hier_rank
-
-    sub = _restrict(hier_rank(values, hierarchy), evaluated, hierarchy.n_classes)
-    y = labels[:, evaluated].reshape(-1)[sub]
-    r = np.arange(1, sub.size + 1)
-    est_raw = np.cumsum(1 - values[:, evaluated].reshape(-1)[sub]) / r
-    est = np.cumsum(1 - calibrated[:, evaluated].reshape(-1)[sub]) / r
+    ranking = evaluated_ranking(values, hierarchy, evaluated)
+    y = ranking.ranked(labels[:, evaluated])
+    r = np.arange(1, ranking.n_events + 1)
+    est_raw = np.cumsum(1 - ranking.ranked(values[:, evaluated])) / r
+    est = np.cumsum(1 - ranking.ranked(calibrated[:, evaluated])) / r
     real = np.cumsum(1 - y) / r
     stop = max(int(np.searchsorted(np.maximum.accumulate(est), max_fdr)), 10)
-    idx = np.unique(np.geomspace(1, min(stop, sub.size), n_points).astype(int)) - 1
+    idx = np.unique(np.geomspace(1, min(stop, ranking.n_events), n_points).astype(int)) - 1
     return {"rank": (idx + 1).tolist(), "estimated": est[idx].tolist(), "estimated_raw": est_raw[idx].tolist(),
             "realised": real[idx].tolist()}
 
 
-def cache_all(names, first_stages, seed=0):
+def reliability(p, y, n_bins=N_BINS):
+    """``hmcpgm.plot.reliability_table`` as JSON lists, with the (0-based) uniform bin of each row.
+
+    The table keeps the non-empty bins only; ``bin`` says which they are (the
+    bins of scikit-learn's ``calibration_curve``: ``searchsorted`` on the inner
+    edges of ``linspace(0, 1, n_bins + 1)``).
+    """
+    from hmcpgm.plot import reliability_table
+
+    mean_predicted, observed_rate, counts = reliability_table(p, y, n_bins)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    bins = np.unique(np.searchsorted(edges[1:-1], np.asarray(p, float).ravel()))
+    return {"n_bins": n_bins, "bin": bins.tolist(), "mean_predicted": mean_predicted.tolist(),
+            "observed_rate": observed_rate.tolist(), "counts": counts.tolist()}
+
+
+def cache_all(names, first_stages, seed=0, data_dir=DATA):
     for name in names:
         for fs in first_stages:
             t0 = time.perf_counter()
-            first_stage_scores(name, fs, seed=seed)
+            first_stage_scores(name, fs, seed=seed, data_dir=data_dir)
             print(f"[{time.strftime('%H:%M:%S')}] {name} {fs}: {time.perf_counter() - t0:.0f} s", flush=True)
 
 
 # ---------------------------------------------------------------------- one data set
 def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering="one", criterion="log_loss",
-              score_model="auto", max_rows=None, seed=0, test_scores="refit"):
+              score_model="auto", max_rows=None, seed=0, test_scores="refit", data_dir=DATA):
     """Fit the auto second stage on the training rows; evaluate every version and the choice on test rows."""
-    from hmcpgm.calibration import fit_recalibration, reliability_table
+    from hmcpgm import LabelNetwork
+    from hmcpgm.calibration import fit_recalibration
     from hmcpgm.inference import mlpr_from_likelihoods
     from hmcpgm.selection import cross_fitted_mlpr, fit_second_stage_auto
     from hmcpgm.tempering import temper, tempered_lpr
 
-    h, keep, _, Y, _, Y_test = load(name, seed)
-    sc = first_stage_scores(name, first_stage, seed=seed)
+    h, keep, _, Y, _, Y_test = load(name, seed, data_dir)
+    sc = first_stage_scores(name, first_stage, seed=seed, data_dir=data_dir)
     s_train, s_test = sc["train"], sc["test" if test_scores == "refit" else "test_crossfit"]
     t0, c0 = time.perf_counter(), time.process_time()
     stage, details = fit_second_stage_auto(
@@ -190,7 +216,7 @@ def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering
             if version == "indpt":
                 p = tempered_lpr(L_test, stage.score_model.prevalence, cfg["a"])
             else:
-                p = mlpr_from_likelihoods(h, stage.theta, temper(L_test, cfg["a"]), version=version,
+                p = mlpr_from_likelihoods(LabelNetwork(h, stage.theta), temper(L_test, cfg["a"]), version=version,
                                           engine=cfg["engine"])
         predict_seconds, predict_cpu = time.perf_counter() - t0, time.process_time() - c0
         rows = cfg["rows"]
@@ -201,9 +227,8 @@ def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering
         result["versions"][version] = res
         if version == stage.version:
             result["curves"] = fdr_curves(p, Y_test, h, keep, g(p))
-            result["reliability"] = {
-                "test": reliability_table(g(p)[:, keep], Y_test[:, keep], n_bins=10).to_dict(orient="list"),
-                "test_raw": reliability_table(p[:, keep], Y_test[:, keep], n_bins=10).to_dict(orient="list")}
+            result["reliability"] = {"test": reliability(g(p)[:, keep], Y_test[:, keep]),
+                                     "test_raw": reliability(p[:, keep], Y_test[:, keep])}
             result["seconds_predict"] = likelihood_seconds + predict_seconds
             result["cpu_predict"] = likelihood_cpu + predict_cpu
     result["auto"] = result["versions"][stage.version]
@@ -213,7 +238,7 @@ def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering
 
 
 # ---------------------------------------------------------------------- refit or cross-fit for new rows
-def first_stage_shift(names, first_stages, seed=0):
+def first_stage_shift(names, first_stages, seed=0, data_dir=DATA):
     """How far the test scores sit from the out-of-fold training scores, refit against fold average.
 
     Per class (evaluated, with training positives and negatives): the
@@ -230,8 +255,8 @@ def first_stage_shift(names, first_stages, seed=0):
     print("|---|---|---|---|---|---|")
     for name in names:
         for fs in first_stages:
-            h, keep, _, Y, _, Y_test = load(name, seed)
-            sc = first_stage_scores(name, fs, seed=seed)
+            h, keep, _, Y, _, Y_test = load(name, seed, data_dir)
+            sc = first_stage_scores(name, fs, seed=seed, data_dir=data_dir)
             n1 = Y.sum(axis=0)
             cols = np.flatnonzero(keep & (n1 > 0) & (n1 < len(Y)))
             ks = {key: np.mean([ks_2samp(sc["train"][:, k], sc[key][:, k]).statistic for k in cols])
@@ -260,8 +285,11 @@ def synthetic(seed=0):
           f"{time.process_time() - c0:.0f} s cpu; chosen {stage.version}, a = {np.unique(stage.a.round(3))}")
     print(stage.cv_table.to_string())
     kappas = (0.05, 0.1, 0.2)
-    full = MLPR().fit(data.train_scores, data.train_labels, data.hierarchy).predict_proba(s_test)
-    for name, p in (("mLPR-full-HierRank (MLPR defaults)", full), ("mLPR-auto-HierRank", stage.predict_proba(s_test))):
+    # the paper's model (MLPR's defaults when this harness was written; now version="auto" with tempering)
+    paper = MLPR(version="full", score_model="lpr", tempering=None, recalibrate=False)
+    full = paper.fit(data.train_scores, data.train_labels, data.hierarchy).predict_proba(s_test)
+    auto = stage.predict_proba(s_test)
+    for name, p in (("mLPR-full-HierRank (paper's model: lpr, a = 1)", full), ("mLPR-auto-HierRank", auto)):
         precision, _ = precision_recall_at(hier_rank(p, data.hierarchy), y_test, kappas)
         print(f"{name}: precision at kappa {kappas}: " + " / ".join(f"{100 * x:.1f}" for x in precision))
 
@@ -343,6 +371,9 @@ def main(argv=None):
     parser.add_argument("--datasets", default=",".join(ORDER))
     parser.add_argument("--first-stages", default=",".join(FIRST_STAGES))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data-dir", default=str(DATA),
+                        help="folder of the HMC ARFF files (default: the first shared/data/hmc in the "
+                             f"repository's parent folders, here {DATA})")
     parser.add_argument("--tempering", default="one", help="one, depth, frequency or none")
     parser.add_argument("--criterion", default="log_loss")
     parser.add_argument("--score-model", default="auto")
@@ -354,13 +385,13 @@ def main(argv=None):
     names = args.datasets.split(",")
     first_stages = args.first_stages.split(",")
     if args.command == "cache":
-        cache_all(names, first_stages, args.seed)
+        cache_all(names, first_stages, args.seed, args.data_dir)
         return
     if args.command == "synthetic":
         synthetic(args.seed)
         return
     if args.command == "shift":
-        first_stage_shift(names, first_stages, args.seed)
+        first_stage_shift(names, first_stages, args.seed, args.data_dir)
         return
     command = "python bench/realdata_study.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     results = []
@@ -370,7 +401,7 @@ def main(argv=None):
             max_rows = args.max_rows if args.max_rows is not None else "auto"
             r = study_one(name, fs, tempering=None if args.tempering == "none" else args.tempering,
                           criterion=args.criterion, score_model=args.score_model, max_rows=max_rows,
-                          seed=args.seed, test_scores=args.test_scores)
+                          seed=args.seed, test_scores=args.test_scores, data_dir=args.data_dir)
             r["total_cpu"] = time.process_time() - t_cpu
             r["total_wall"] = time.perf_counter() - t_wall
             results.append(r)
