@@ -8,6 +8,8 @@ shape is solved once for all its classes (enumeration up to ``_NBH_ENUMERATE``
 classes, else the junction tree or loopy BP).
 """
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..network import LabelNetwork, log_prior
@@ -98,55 +100,21 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, engine, options):
 
     The network of S = {k} + parents + children and their ancestors is shrunk
     without changing the distribution of the observed classes: a parent that is an
-    ancestor of another parent of the same class is redundant (the other parent
-    being positive implies it) and is dropped; an unobserved class with a single
-    child is absorbed into that child (the child takes its parents, and theta
-    becomes the product of both). Networks of the same shape share one compiled
-    hierarchy (and junction tree).
+    ancestor of another parent of the same class is dropped (the other parent
+    being positive implies it) and an unobserved class with a single child is
+    absorbed into that child (the child takes its parents, and theta becomes the
+    product of both). Networks of the same shape share one compiled hierarchy (and
+    junction tree). The reduction depends only on the hierarchy and is cached
+    (:func:`_reduced_shapes`); only the products of theta are formed per call.
     """
-    from ..hierarchy import Hierarchy
-
-    anc = hierarchy.ancestor_matrix
-    parents = hierarchy.parent_indices
-    topo_rank = np.empty(hierarchy.n_classes, dtype=np.intp)
-    topo_rank[np.asarray(hierarchy.topological_order)] = np.arange(hierarchy.n_classes)
-    shapes = {}
+    shapes = {
+        sub: [(i, idx, observed, [float(np.prod(theta[list(g)])) for g in groups], row)
+              for i, idx, observed, groups, row in members]
+        for sub, members in _reduced_shapes(hierarchy, tuple(int(k) for k in classes)).items()
+    }
     out = np.empty((len(classes), l0.shape[1]))
-    for i, k in enumerate(classes):
-        s = np.unique(np.concatenate(([k], parents[k], hierarchy.child_indices[k])))
-        keep = anc[s].any(axis=0)
-        keep[s] = True
-        nodes = np.flatnonzero(keep)
-        nodes = nodes[np.argsort(topo_rank[nodes])]
-        observed = set(s.tolist())
-        th = {v: float(theta[v]) for v in nodes.tolist()}
-        par = {v: _irredundant(set(parents[v].tolist()), anc) for v in nodes.tolist()}
-        kids = {v: set() for v in par}
-        for v, ps in par.items():
-            for q in ps:
-                kids[q].add(v)
-        for u in nodes[::-1].tolist():  # children before parents: absorptions cascade upward
-            if u in observed or len(kids[u]) != 1:
-                continue
-            (w,) = kids[u]
-            th[w] *= th[u]
-            for q in par[u]:
-                kids[q].discard(u)
-                kids[q].add(w)
-            before = (par[w] - {u}) | par[u]
-            par[w] = _irredundant(before, anc)
-            for q in before - par[w]:
-                kids[q].discard(w)
-            del par[u], kids[u], th[u]
-        order = [v for v in nodes.tolist() if v in par]
-        pos = {v: j for j, v in enumerate(order)}
-        key = tuple(tuple(sorted(pos[q] for q in par[v])) for v in order)
-        idx = np.array(order, dtype=np.intp)
-        observed = np.isin(idx, s)
-        shapes.setdefault(key, []).append((i, idx, observed, [th[v] for v in order], pos[k]))
     m = l0.shape[1]
-    for key, members in shapes.items():
-        sub = Hierarchy.from_parents([list(p) for p in key])
+    for sub, members in shapes.items():
         if engine == "loopy" and not sub.is_forest:
             for i, idx, observed, th, row in members:
                 sl0 = np.where(observed[:, None], l0[idx], 0.0)
@@ -175,6 +143,57 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, engine, options):
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))
     return out
+
+
+@lru_cache(maxsize=8)
+def _reduced_shapes(hierarchy, classes):
+    """The reduced neighbourhood network of each class, grouped by shape.
+
+    Returns ``{sub: [(i, idx, observed, groups, row), ...]}``: ``sub`` the shape's
+    Hierarchy, ``i`` the position in ``classes``, ``idx`` the original class of each
+    node of the reduced network, ``observed`` which nodes carry evidence, ``groups``
+    the original classes whose thetas multiply into each node's theta, ``row`` the
+    node of the class itself.
+    """
+    from ..hierarchy import Hierarchy
+
+    anc = hierarchy.ancestor_matrix
+    parents = hierarchy.parent_indices
+    topo_rank = np.empty(hierarchy.n_classes, dtype=np.intp)
+    topo_rank[np.asarray(hierarchy.topological_order)] = np.arange(hierarchy.n_classes)
+    shapes = {}
+    for i, k in enumerate(classes):
+        s = np.unique(np.concatenate(([k], parents[k], hierarchy.child_indices[k])))
+        keep = anc[s].any(axis=0)
+        keep[s] = True
+        nodes = np.flatnonzero(keep)
+        nodes = nodes[np.argsort(topo_rank[nodes])]
+        observed = set(s.tolist())
+        group = {v: (v,) for v in nodes.tolist()}
+        par = {v: _irredundant(set(parents[v].tolist()), anc) for v in nodes.tolist()}
+        kids = {v: set() for v in par}
+        for v, ps in par.items():
+            for q in ps:
+                kids[q].add(v)
+        for u in nodes[::-1].tolist():  # children before parents: absorptions cascade upward
+            if u in observed or len(kids[u]) != 1:
+                continue
+            (w,) = kids[u]
+            group[w] = group[w] + group[u]
+            for q in par[u]:
+                kids[q].discard(u)
+                kids[q].add(w)
+            before = (par[w] - {u}) | par[u]
+            par[w] = _irredundant(before, anc)
+            for q in before - par[w]:
+                kids[q].discard(w)
+            del par[u], kids[u], group[u]
+        order = [v for v in nodes.tolist() if v in par]
+        pos = {v: j for j, v in enumerate(order)}
+        key = tuple(tuple(sorted(pos[q] for q in par[v])) for v in order)
+        idx = np.array(order, dtype=np.intp)
+        shapes.setdefault(key, []).append((i, idx, np.isin(idx, s), [group[v] for v in order], pos[k]))
+    return {Hierarchy.from_parents([list(p) for p in key]): members for key, members in shapes.items()}
 
 
 _NBH_ENUMERATE = 10  # reduced neighbourhood networks up to this size are enumerated
