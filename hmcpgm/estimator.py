@@ -99,7 +99,11 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     Attributes
     ----------
     version_ : str
-        The version :meth:`predict_proba` runs (the choice when ``version="auto"``).
+        The fitted version (the choice when ``version="auto"``). A model fitted
+        without cross-fitting (a fixed version, ``tempering=None``,
+        ``recalibrate=False``: the paper's model) predicts any version set later
+        with ``set_params(version=...)``; any other model refuses a different
+        version until it is fitted again.
     tempering_ : ndarray of shape (K,)
         The evidence exponent ``a`` of each class (ones when ``tempering=None``).
     recalibration_ : RecalibrationMap or None
@@ -364,18 +368,30 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def _calibrated(self, p):
         return p if self.recalibration_ is None else self.recalibration_(p)
 
+    def _version_in_use(self):
+        """The version predictions use: the fitted one, or another one set after fitting the paper's model."""
+        if self.version in ("auto", self.version_):
+            return self.version_
+        if self.cv_results_ is None:  # nothing was cross-fitted for the fitted version: any version applies
+            return self.version
+        raise InputError(
+            f"version was set to {self.version!r} after fitting, but this model chose or cross-fitted "
+            f"version {self.version_!r} (its evidence exponents and recalibration belong to it); call fit again"
+        )
+
     def _mlpr(self, s):
         from .tempering import temper, tempered_lpr
 
+        version = self._version_in_use()
         L = self.score_model_.likelihoods(s)
-        if self.version_ == "indpt":
+        if version == "indpt":
             return tempered_lpr(L, self.score_model_.prevalence, self.tempering_)
         from .inference import mlpr_from_likelihoods
 
         return mlpr_from_likelihoods(
             self.network_,
             temper(L, self.tempering_),
-            version=self.version_,
+            version=version,
             engine=self.engine,
             **(self.inference_options or {}),
         )
@@ -397,7 +413,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
         check_is_fitted(self, ["network_"])
         opts = {k: v for k, v in (self.inference_options or {}).items() if k in ("budget_bytes", "max_clique")}
-        return engine_in_use(self.hierarchy_, self.version_, self.engine, **opts)
+        return engine_in_use(self.hierarchy_, self._version_in_use(), self.engine, **opts)
 
     def predict(self, X):
         """Hierarchy-consistent 0/1 decisions: recalibrated HierRank block mean >= ``threshold``.

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.metrics import average_precision_score, make_scorer
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
@@ -137,3 +138,21 @@ def test_grid_search_over_the_version_and_the_first_stage(paper):
     p = best.predict_proba(X[:10])
     assert p.shape == (10, 25)
     assert hier_rank(p, paper.hierarchy).n_objects == 10
+
+
+def test_another_version_after_fitting(auto_model, paper):
+    s = paper.test_scores[:20]
+    chosen = auto_model.predict_proba(s)
+    other = clone(auto_model).set_params(version="auto")
+    other.__dict__.update({k: v for k, v in auto_model.__dict__.items() if k.endswith("_")})
+    np.testing.assert_array_equal(other.predict_proba(s), chosen)  # "auto" predicts the chosen version
+    other.set_params(version="nbh")
+    with pytest.raises(InputError, match="version was set to 'nbh' after fitting"):
+        other.predict_proba(s)
+    # the paper's model (nothing cross-fitted) predicts any version from one fit
+    plain = MLPR(hierarchy=paper.hierarchy, version="full", tempering=None, recalibrate=False).fit(
+        paper.train_scores, paper.train_labels)
+    nbh = MLPR(hierarchy=paper.hierarchy, version="nbh", tempering=None, recalibrate=False).fit(
+        paper.train_scores, paper.train_labels)
+    np.testing.assert_allclose(plain.set_params(version="nbh").predict_proba(s), nbh.predict_proba(s), rtol=1e-12)
+    assert plain.engine_in_use() == nbh.engine_in_use()

@@ -12,13 +12,17 @@ def result():
 
 
 def test_tables_have_every_method_and_column(result):
-    methods = [f"{f}-{r}" for f in ("Raw", "mLPR-indpt", "mLPR-nbh", "mLPR-full") for r in ("NaiveSort", "HierRank")]
+    families = ("Raw", "mLPR-indpt", "mLPR-nbh", "mLPR-full", "mLPR-auto")
+    methods = [f"{f}-{r}" for f in families for r in ("NaiveSort", "HierRank")]
     for name in ("precision", "recall"):
         assert list(result.tables[name].index) == methods
         assert list(result.tables[name].columns) == list(KAPPAS)
     for name in ("fdp", "discovery"):
         assert list(result.tables[name].columns) == list(ALPHAS)
     assert result.info["n_valid"] == 3000 and result.info["n_test"] == 3000
+    # on data drawn from the paper's model the default second stage picks the full version
+    assert result.info["auto"]["version"] == "full"
+    assert all(abs(a - 1) < 0.15 for a in result.info["auto"]["tempering"])
 
 
 def test_mlpr_full_hierrank_beats_raw_by_a_wide_margin(result):
@@ -75,3 +79,24 @@ def test_evaluate_methods_on_oracle_values_is_perfect():
         assert np.all(tables["fdp"][alpha] <= alpha) and np.all(tables["fdp"][alpha] > alpha - 0.01)
     assert np.allclose(tables["discovery"], 1.0)
     assert np.allclose(tables["precision"][0.05], 1.0)
+
+
+def test_fdr_curve_is_the_running_mean_along_the_hierrank_order():
+    from hmcpgm import Hierarchy, hier_rank
+    from hmcpgm.applications import fdr_curve
+
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b")], classes=["b", "r", "a"])  # not topological
+    rng = np.random.default_rng(3)
+    p = np.sort(rng.random((40, 3)), axis=1)[:, [0, 2, 1]]  # r (column 1) is each row's largest
+    y = (rng.random((40, 3)) < p).astype(int)
+    y[:, [0, 2]] *= y[:, [1]]
+    q = p ** 2
+    curve = fdr_curve(p, {"p": p, "q": q}, y, h, classes=["a", "b"], n_points=10)
+    ranking = hier_rank(p, h).restrict(["a", "b"])
+    cols = h.indices(["a", "b"])
+    order_y, order_p, order_q = (ranking.ranked(m[:, cols]) for m in (y, p, q))
+    for i, r in enumerate(curve["rank"]):
+        assert curve["realised"][i] == pytest.approx(1 - order_y[:r].mean())
+        assert curve["p"][i] == pytest.approx(1 - order_p[:r].mean())
+        assert curve["q"][i] == pytest.approx(1 - order_q[:r].mean())
+    assert curve["rank"][0] == 1 and curve["rank"][-1] == 80

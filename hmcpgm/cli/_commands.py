@@ -139,7 +139,6 @@ def command_predict(args):
                 f"refit it with 'hmcpgm fit --mlpr-version {args.mlpr_version}'"
             )
         model.set_params(version=args.mlpr_version)  # the paper's model: any version, same fit
-        model.version_ = args.mlpr_version
     if args.engine:
         model.set_params(engine=args.engine)
     if _inference_options(args):
@@ -179,8 +178,9 @@ def command_predict(args):
 
 def _predicted(model, args, n, positives):
     engine, exact = model.engine_in_use()
-    how = f"{model.version_} version" if engine == "indpt" else \
-        f"{model.version_} version, {engine} engine, {'exact' if exact else 'approximate'}"
+    version = model.version_ if model.version == "auto" else model.version
+    how = f"{version} version" if engine == "indpt" else \
+        f"{version} version, {engine} engine, {'exact' if exact else 'approximate'}"
     what = "recalibrated mLPRs" if getattr(args, "calibrated", False) else "mLPRs"
     print(f"wrote {what} of {n} objects ({how}) to {args.output}")
     if args.decisions:
