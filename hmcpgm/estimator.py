@@ -47,10 +47,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         better by more than two paired standard errors
         (:func:`hmcpgm.selection.fit_second_stage_auto`). ``version_`` and
         ``cv_results_`` report the choice.
-    score_model : {"auto", "lpr", "isotonic", "platt", "pooled", "precision", "gaussian", "kde"}, default "auto"
-        How scores become evidence; see :mod:`hmcpgm.likelihood`. ``"auto"``
-        chooses per class among lpr, isotonic, platt and pooled by cross-validated
-        log loss on the training rows.
+    score_model : {"auto", "lpr", "isotonic", "platt", "logistic", "pooled", "precision", "gaussian", "kde"}
+        How scores become evidence (default ``"auto"``); see :mod:`hmcpgm.likelihood`.
+        ``"auto"`` chooses per class among lpr, isotonic, platt, pooled and logistic
+        by cross-validated log loss on the training rows.
     tempering : {"one", "depth", "frequency"} or None, default "one"
         Evidence strength: each class's likelihood ratio is raised to a power
         ``a`` fitted by cross-fitting on the training rows, one ``a`` for all

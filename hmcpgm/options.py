@@ -15,7 +15,7 @@ VERSIONS = ("full", "nbh", "indpt")
 ENGINES = ("auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate")
 """Inference engines of :func:`hmcpgm.mlpr_from_likelihoods`."""
 
-SCORE_MODELS = ("lpr", "gaussian", "kde", "precision", "isotonic", "platt", "pooled", "auto")
+SCORE_MODELS = ("lpr", "gaussian", "kde", "precision", "isotonic", "platt", "logistic", "pooled", "auto")
 """Per-class score models of :func:`hmcpgm.likelihood.fit_score_model`."""
 
 RANK_METHODS = ("auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact")

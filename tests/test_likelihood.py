@@ -383,7 +383,7 @@ def test_rare_class_lpr_is_capped_by_its_counts():
     assert np.all(np.diff(honest.lpr(np.linspace(-3, 5, 50)[:, None])[:, 0]) >= -1e-5)
 
 
-def test_auto_keeps_platt_unless_another_model_is_clearly_better():
+def test_auto_keeps_the_baseline_unless_another_model_is_clearly_better():
     from hmcpgm.likelihood import (
         AUTO_BASELINE,
         AUTO_CANDIDATES,
@@ -401,7 +401,7 @@ def test_auto_keeps_platt_unless_another_model_is_clearly_better():
     loss = log_loss_by_class(res["lpr"], y)
     np.testing.assert_allclose(model.params["cv_log_loss"], loss)
     assert model.choice == tuple(AUTO_CANDIDATES[i] for i in choose_candidates(res["lpr"], y, baseline=AUTO_BASELINE))
-    # the rule by hand: paired per-row differences against Platt scaling, two standard errors
+    # the rule by hand: paired per-row differences against the baseline, two standard errors
     rows = -(y * np.log(np.clip(res["lpr"], 1e-6, 1 - 1e-6)) + (1 - y) * np.log1p(-np.clip(res["lpr"], 1e-6, 1 - 1e-6)))
     for k in range(3):
         d = rows[:, :, k] - rows[AUTO_BASELINE, :, k]
@@ -413,7 +413,7 @@ def test_auto_keeps_platt_unless_another_model_is_clearly_better():
     # class 1's scores are exp(normal): non-linear in the label, the kernel LPR must win clearly somewhere
     shifted = np.column_stack([s[:, 0], np.where(y[:, 1] == 1, rng.choice([-3.0, 3.0], 1500), 0.0)
                                + rng.normal(scale=0.5, size=1500), s[:, 2]])
-    assert fit_score_model(shifted, y, h, kind="auto", cv=4, seed=3).choice[1] != "platt"
+    assert fit_score_model(shifted, y, h, kind="auto", cv=4, seed=3).choice[1] != AUTO_CANDIDATES[AUTO_BASELINE]
     reuse = fit_score_model(s, y, h, kind="auto", cross_validation=res)
     np.testing.assert_allclose(reuse.lpr(s), model.lpr(s))
     # out of fold: changing the labels of one fold's rows leaves that fold's LPRs alone

@@ -25,8 +25,13 @@ prevalence. ``LPR_k`` is estimated by one of
     ``min_count`` objects, each block's rate shrunk toward the prevalence by
     ``prior_count``; linear between block centres.
 ``"platt"``
-    logistic regression of the label on the (transformed) score, with Platt's
-    targets ``(n1 + 1) / (n1 + 2)`` and ``1 / (n0 + 2)``.
+    logistic regression of the label on the asinh-transformed score, with
+    Platt's targets ``(n1 + 1) / (n1 + 2)`` and ``1 / (n0 + 2)``: robust to
+    extreme scores.
+``"logistic"``
+    the same on the scores as they are: right for logit-like first-stage
+    scores (class-wise logistic regressions), whose top the asinh scale
+    compresses.
 ``"pooled"``
     empirical Bayes across classes: one increasing map ``g`` of the raw scores,
     fitted by isotonic regression on the events of every class pooled, and per
@@ -36,8 +41,12 @@ prevalence. ``LPR_k`` is estimated by one of
     common map; with a joint first stage, whose scores are on one scale, that
     keeps the raw ranking across classes.
 ``"auto"``
-    per class, the candidate of ``AUTO_CANDIDATES`` with the smallest
-    cross-validated log loss on the training rows (:func:`cross_validated_lpr`).
+    per class, by cross-validated log loss on the training rows
+    (:func:`cross_validated_lpr`, :func:`choose_candidates`): ``"logistic"``
+    unless another candidate of ``AUTO_CANDIDATES`` is better by more than two
+    standard errors of the paired per-row difference (near-ties never flip the
+    choice; a class with an extreme training score, which spoils the logistic
+    fit, moves to ``"platt"`` or a kernel model).
 ``"precision"``
     the R package's estimator: with ``u`` the score quantile and ``G(u)`` the
     precision of the objects scoring above it, ``LPR(u) = G(u) - (1 - u) G'(u)``,

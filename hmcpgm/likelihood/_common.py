@@ -5,9 +5,9 @@ import numpy as np
 from ..exceptions import InputError
 from ..options import SCORE_MODELS, check_choice
 
-POSTERIOR_MODELS = ("lpr", "precision", "isotonic", "platt", "pooled", "auto")
-AUTO_CANDIDATES = ("lpr", "isotonic", "platt", "pooled")
-AUTO_BASELINE = AUTO_CANDIDATES.index("platt")  # kept unless another candidate is clearly better
+POSTERIOR_MODELS = ("lpr", "precision", "isotonic", "platt", "logistic", "pooled", "auto")
+AUTO_CANDIDATES = ("lpr", "isotonic", "platt", "pooled", "logistic")
+AUTO_BASELINE = AUTO_CANDIDATES.index("logistic")  # kept unless another candidate is clearly better
 TRANSFORMS = ("asinh", "none")
 _BANDWIDTH_RULES = ("silverman", "scott", "normal_reference")
 MIN_RATIO = 1e-12  # density models: smaller likelihood of a pair >= this times the larger

@@ -117,7 +117,8 @@ def choose_candidates(p, labels, *, baseline=0, margin=2.0, clip=1e-6):
     labels : array of 0/1, shape (M, K)
     baseline : int
         Index of the candidate kept by default (``fit_score_model`` passes
-        Platt scaling: two parameters per class, monotone, robust in the tails).
+        ``"logistic"``, Platt scaling on the scores as they are: two parameters
+        per class, monotone).
     margin : float
 
     Returns

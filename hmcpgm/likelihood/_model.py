@@ -166,6 +166,7 @@ _PARAM_NAMES = {
     "precision": (*_GRID, "lpr"),
     "isotonic": (*_GRID, "lpr"),
     "platt": (*_GRID, "lpr"),
+    "logistic": (*_GRID, "lpr"),
     "pooled": (*_GRID, "lpr"),
     "auto": (*_GRID, "lpr", "choice", "cv_log_loss"),
     "gaussian": ("mean", "sd"),

@@ -1,7 +1,7 @@
 """Fitting the grid models: one LPR (or density) table per class and kind.
 
-The kernel tables are in ``_kernel``; the isotonic, Platt, pooled and
-precision tables are here.
+The kernel tables are in ``_kernel``; the isotonic, Platt (on the asinh scale and,
+``"logistic"``, on the scores as they are), pooled and precision tables are here.
 """
 
 import numpy as np
@@ -51,6 +51,9 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
                                      opts["min_count"])
         elif kind == "platt":
             table = _platt_tables(t[:, cols], y[:, cols], grid[cols])
+        elif kind == "logistic":  # Platt scaling on the scores as they are (logit-like first stages)
+            grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
+            table = _logistic_tables(s[:, cols], y[:, cols], grid_s)
         elif kind == "pooled":
             grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
             table = _pooled_tables(s[:, cols], y[:, cols], grid_s)
@@ -88,6 +91,22 @@ def _platt_tables(t, y, grid):
     theta, _ = fit_logistic_pairs((t - mean) / sd, target, start=start)
     z = (grid - mean[:, None]) / sd[:, None]
     return 1.0 / (1.0 + np.exp(-np.clip(theta[:, :1] + theta[:, 1:] * z, -700, 700)))
+
+
+_FENCE = 20.0  # "logistic": scores beyond this many robust scales from the median are clipped there
+
+
+def _logistic_tables(s, y, grid_s):
+    """Platt scaling on the scores as they are, robust to a few extreme scores.
+
+    Scores are measured in robust scales from the class's median and clipped at
+    ``_FENCE`` of them: one score of 1e6 neither inflates the standard deviation
+    (which would squeeze every other score together) nor pulls the slope.
+    """
+    center, scale = robust_scale(s)
+    z = np.clip((s - center) / scale, -_FENCE, _FENCE)
+    zg = np.clip((grid_s - center[:, None]) / scale[:, None], -_FENCE, _FENCE)
+    return _platt_tables(z, y, zg)
 
 
 def _pooled_tables(s, y, grid_s, n_em=6):
