@@ -9,6 +9,7 @@ The 'precision' model's fit is dominated by the smoothing spline's GCV search.
 """
 
 import time
+from functools import partial
 
 import numpy as np
 
@@ -42,8 +43,8 @@ def main():
     for k, m_train, m_test in [(25, 50_000, 100_000), (499, 1_600, 1_300)]:
         h, s, y, test = design(rng, k, m_train, m_test)
         for kind in SCORE_MODELS:
-            t_fit, model = timed(lambda: fit_score_model(s, y, h, kind=kind), repeat=1)
-            t_lik, _ = timed(lambda: model.likelihoods(test))
+            t_fit, model = timed(partial(fit_score_model, s, y, h, kind=kind), repeat=1)
+            t_lik, _ = timed(partial(model.likelihoods, test))
             print(
                 f"K={k:4d} M_train={m_train:6d} {kind:9s}: fit {t_fit:7.3f} s, "
                 f"likelihoods of {m_test} x {k} scores {t_lik:7.3f} s"

@@ -151,7 +151,8 @@ def exact_gene_ontology(data, m):
     theta = LabelNetwork.from_labels(data.labels, h).theta
     ratio = np.exp(rng.normal(1.5 * (2 * y - 1), 1.0))
     lik = np.stack([np.ones_like(ratio), ratio], axis=2)
-    mlpr_from_likelihoods(LabelNetwork(h, theta), lik[:2], engine="sparse")  # compile (or load) the kernel outside the timing
+    # compile (or load) the kernel outside the timing
+    mlpr_from_likelihoods(LabelNetwork(h, theta), lik[:2], engine="sparse")
     t = time.perf_counter()
     exact = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="sparse")
     t_exact = time.perf_counter() - t

@@ -15,6 +15,7 @@ shared machine other work lowers it.
 import argparse
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 import numba
@@ -59,13 +60,16 @@ def main():
     else:
         print(f"(loopy on cellcycle_GO skipped: {go} not found)")
     print(f"numba threads available: {cores}; os.cpu_count(): {os.cpu_count()}")
-    print(f"{'engine':<8} {'hierarchy':<14} {'objects':>8} {'1 thread s':>11} {f'{cores} threads s':>12} {'speed-up':>9}")
+    print(
+        f"{'engine':<8} {'hierarchy':<14} {'objects':>8} {'1 thread s':>11} "
+        f"{f'{cores} threads s':>12} {'speed-up':>9}"
+    )
     for engine, name, hierarchy, m in cases:
         network, lik = problem(hierarchy, m)
         timings = {}
         for threads in (1, cores):
             numba.set_num_threads(threads)
-            timings[threads] = best_of(lambda: mlpr_from_likelihoods(network, lik, engine=engine))
+            timings[threads] = best_of(partial(mlpr_from_likelihoods, network, lik, engine=engine))
         numba.set_num_threads(cores)
         print(f"{engine:<8} {name:<14} {m:>8} {timings[1]:>11.3f} {timings[cores]:>12.3f} "
               f"{timings[1] / timings[cores]:>8.2f}x")

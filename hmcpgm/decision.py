@@ -129,7 +129,9 @@ class Cutoff:
                [0, 0]], dtype=int8)
         """
         if not isinstance(ranking, Ranking):
-            raise TypeError(f"ranking must be an hmcpgm Ranking (from hier_rank or naive_sort), got {type(ranking).__name__}")
+            raise TypeError(
+                f"ranking must be an hmcpgm Ranking (from hier_rank or naive_sort), got {type(ranking).__name__}"
+            )
         if by == "rank":
             return ranking.top(self.rank_for(ranking.n_events))
         if by != "threshold":

@@ -123,7 +123,9 @@ def read_hierarchy(path):
             classes.setdefault(row[-1], None)
             continue
         if len(row) != 2 or not row[0] or not row[1]:
-            raise HierarchyError(f"{what} {path}, line {number}: expected 'parent{delimiter}child', got {delimiter.join(row)!r}")
+            raise HierarchyError(
+                f"{what} {path}, line {number}: expected 'parent{delimiter}child', got {delimiter.join(row)!r}"
+            )
         classes.setdefault(row[0], None)
         classes.setdefault(row[1], None)
         edges.append((row[0], row[1]))

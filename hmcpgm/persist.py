@@ -124,7 +124,9 @@ def _read(path):
         with np.load(path, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
     except ValueError as exc:  # object arrays need pickle: refused
-        raise InputError(f"model file {path} cannot be read without pickle ({exc}); it was not written by save_model") from None
+        raise InputError(
+            f"model file {path} cannot be read without pickle ({exc}); it was not written by save_model"
+        ) from None
     except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
         raise InputError(f"model file {path} is damaged or truncated ({type(exc).__name__}: {exc})") from None
     try:
@@ -254,7 +256,8 @@ def _check_arrays(arrays, k):
             raise ValueError(f"array {name!r} must have shape {(k, *tail)}, got {a.shape}")
         if (low is not None and a.min() < low) or (high is not None and a.max() > high):
             raise ValueError(f"array {name!r} holds values outside [{low}, {high}]")
-    grids = [a.shape[1:] for n, a in arrays.items() if n in ("score_model/lpr", "score_model/density0", "score_model/density1")]
+    grid_names = ("score_model/lpr", "score_model/density0", "score_model/density1")
+    grids = [a.shape[1:] for n, a in arrays.items() if n in grid_names]
     if grids and (len(set(grids)) > 1 or len(grids[0]) != 1 or grids[0][0] < 2):
         raise ValueError(f"the score model's grids must be (K, G) with one G >= 2, got shapes {grids}")
     if "score_model/lo" in arrays and "score_model/hi" in arrays:

@@ -73,8 +73,9 @@ def test_shuffled_dataframes_give_the_same_numbers(problem):
     same(model_f.likelihoods(S), model_a.likelihoods(s))
 
     # the estimator
-    est_a = hmcpgm.MLPR(hierarchy=h, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(s, y)
-    est_f = hmcpgm.MLPR(hierarchy=h, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(S, Y)
+    options = dict(hierarchy=h, score_model="gaussian", version="full", tempering=None, recalibrate=False)
+    est_a = hmcpgm.MLPR(**options).fit(s, y)
+    est_f = hmcpgm.MLPR(**options).fit(S, Y)
     same(est_f.theta_, est_a.theta_)
     same(est_f.predict_proba(S), est_a.predict_proba(s))
     same(est_f.predict(S), est_a.predict(s))
@@ -111,7 +112,9 @@ def test_shuffled_dataframes_give_the_same_numbers(problem):
     same(hmcpgm.pr_curve(r, Y), hmcpgm.pr_curve(r, y))
 
     # metrics on two matrices: aligned to the hierarchy, or to each other
-    assert hmcpgm.average_precision(V, Y, h, exclude_roots=False) == hmcpgm.average_precision(v, y, h, exclude_roots=False)
+    assert hmcpgm.average_precision(V, Y, h, exclude_roots=False) == hmcpgm.average_precision(
+        v, y, h, exclude_roots=False
+    )
     other = list(reversed(cols))
     assert hmcpgm.average_precision(V, frame(y, h, other), exclude_roots=False) == pytest.approx(
         hmcpgm.average_precision(v, y, exclude_roots=False), abs=0)

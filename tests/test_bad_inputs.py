@@ -110,7 +110,9 @@ def _with_ids(folder, score_ids, label_ids):
         frame = _frame(folder / name)
         frame.insert(0, "gene", ids)
         frame.to_csv(folder / f"id_{name}", index=False)
-    return ["fit", "id_train_scores.csv", "id_train_labels.csv", "hierarchy.csv", "-o", "out.npz", "--id-column", "gene"]
+    return [
+        "fit", "id_train_scores.csv", "id_train_labels.csv", "hierarchy.csv", "-o", "out.npz", "--id-column", "gene"
+    ]
 
 
 def _child_without_parent(frame):
@@ -127,7 +129,8 @@ def _set(row, col, value):
 
 CLI_CASES = [
     # files and encodings
-    ("hierarchy-latin1", _hierarchy_text("parent,child\n0,1\n0,caf\u00e9\n", "latin-1"), ["h.csv", "not UTF-8", "line 3"]),
+    ("hierarchy-latin1", _hierarchy_text("parent,child\n0,1\n0,caf\u00e9\n", "latin-1"),
+     ["h.csv", "not UTF-8", "line 3"]),
     ("hierarchy-utf16", _hierarchy_text("parent,child\n0,1\n", "utf-16"), ["h.csv", "UTF-16"]),
     ("model-as-hierarchy", lambda d: ["fit", "train_scores.csv", "train_labels.csv", "model.npz", "-o", "out.npz"],
      ["model.npz", "zip archive"]),
@@ -146,25 +149,29 @@ CLI_CASES = [
                                             "\n" + ",".join(["\u00e9"] * 25) + "\n", "latin-1") and
      ["predict", "model.npz", "bad.csv", "-o", "out.csv"], ["bad.csv", "not UTF-8", "line 2"]),
     ("scores-one-column", lambda d: _write_text(d / "bad.csv", "A\n1\n2\n") and
-     ["predict", "model.npz", "bad.csv", "-o", "out.csv"], ["bad.csv", "missing", "not classes of the hierarchy: ['A']"]),
-    ("scores-header-only", lambda d: _write_text(d / "bad.csv", (d / "new_scores.csv").read_text().splitlines()[0] + "\n")
+     ["predict", "model.npz", "bad.csv", "-o", "out.csv"],
+     ["bad.csv", "missing", "not classes of the hierarchy: ['A']"]),
+    ("scores-header-only",
+     lambda d: _write_text(d / "bad.csv", (d / "new_scores.csv").read_text().splitlines()[0] + "\n")
      and ["rank", "bad.csv", "model.npz", "-o", "r.csv", "--fdr", "0.1"], ["bad.csv", "no data rows"]),
-    ("scores-empty-file", lambda d: _write_text(d / "bad.csv", "") and ["predict", "model.npz", "bad.csv", "-o", "o.csv"],
-     ["bad.csv", "empty"]),
+    ("scores-empty-file", lambda d: _write_text(d / "bad.csv", "") and
+     ["predict", "model.npz", "bad.csv", "-o", "o.csv"], ["bad.csv", "empty"]),
     ("scores-duplicate-header", lambda d: _write_text(d / "bad.csv", "0,0,1\n1,2,3\n") and
      ["predict", "model.npz", "bad.csv", "-o", "o.csv"], ["bad.csv", "names a column twice", "'0'"]),
     ("scores-missing-class", lambda d: _scores_with(d, lambda f: f.drop(columns=["7"])),
      ["bad.csv", "missing: ['7']"]),
     ("scores-unknown-class", lambda d: _scores_with(d, lambda f: f.rename(columns={"7": "C99"})),
      ["bad.csv", "'C99'"]),
-    ("scores-text-cell", lambda d: _scores_with(d, _set(4, "3", "high")), ["bad.csv", "row 5 (line 6)", "'3'", "'high'"]),
+    ("scores-text-cell", lambda d: _scores_with(d, _set(4, "3", "high")),
+     ["bad.csv", "row 5 (line 6)", "'3'", "'high'"]),
     ("scores-nan-cell", lambda d: _scores_with(d, _set(2, "5", "nan")), ["bad.csv", "row 3 (line 4)", "'5'", "finite"]),
     ("scores-empty-cell", lambda d: _scores_with(d, _set(0, "5", "")), ["bad.csv", "row 1 (line 2)", "'5'"]),
     ("scores-infinite-cell", lambda d: _scores_with(d, _set(9, "1", "inf")), ["bad.csv", "row 10 (line 11)", "'1'"]),
     ("scores-fewer-rows", lambda d: _scores_with(d, lambda f: f.drop(index=[0, 1])),
      ["scores has 1498 rows but labels has 1500", "--id-column"]),
     ("labels-not-binary", lambda d: _labels_with(d, _set(6, "4", "2")), ["bad.csv", "row 7 (line 8)", "'4'", "0 or 1"]),
-    ("labels-break-hierarchy", lambda d: _labels_with(d, _child_without_parent), ["bad.csv", "row 4 (line 5)", "--close-labels"]),
+    ("labels-break-hierarchy", lambda d: _labels_with(d, _child_without_parent),
+     ["bad.csv", "row 4 (line 5)", "--close-labels"]),
     ("labels-class-without-positives", lambda d: _labels_with(d, lambda f: f.__setitem__("24", "0")),
      ["no positive example", "'24'", "--allow-empty"]),
     # ids
@@ -185,7 +192,8 @@ CLI_CASES = [
      ["predict", "bad.npz", "new_scores.csv", "-o", "o.csv"], ["bad.npz", "not an hmcpgm model"]),
     ("model-truncated", lambda d: _write_text(d / "bad.npz", (d / "model.npz").read_bytes()[:2000]) and
      ["predict", "bad.npz", "new_scores.csv", "-o", "o.csv"], ["bad.npz"]),
-    ("model-edited-theta", _model_edit(lambda a: a.update(theta=a["theta"] * 0.5)), ["bad.npz", "changed after it was saved"]),
+    ("model-edited-theta", _model_edit(lambda a: a.update(theta=a["theta"] * 0.5)),
+     ["bad.npz", "changed after it was saved"]),
     ("model-cut-lpr-table", _model_edit(lambda a: a.update({"score_model/lpr": a["score_model/lpr"][:8, :5]})),
      ["bad.npz", "changed after it was saved"]),
     ("model-swapped-grid-ends", _model_edit(lambda a: a.update({"score_model/lo": a["score_model/hi"],
@@ -196,8 +204,8 @@ CLI_CASES = [
     ("model-object-array", _model_edit(lambda a: a.update(theta=np.array([object()] * 25, dtype=object))),
      ["bad.npz", "without pickle"]),
     ("model-future-version", _meta_edit(lambda m: m.update(format_version=99)), ["bad.npz", "version 99"]),
-    ("model-is-a-directory", lambda d: (d / "dir.npz").mkdir() or ["predict", "dir.npz", "new_scores.csv", "-o", "o.csv"],
-     ["dir.npz", "is a directory"]),
+    ("model-is-a-directory", lambda d: (d / "dir.npz").mkdir() or
+     ["predict", "dir.npz", "new_scores.csv", "-o", "o.csv"], ["dir.npz", "is a directory"]),
     # outputs checked before any work
     ("output-folder-missing", lambda d: ["predict", "model.npz", "new_scores.csv", "-o", "no/such/out.csv"],
      ["-o", "no/such", "does not exist"]),
@@ -213,7 +221,8 @@ CLI_CASES = [
     ("demo-n-test-0", lambda d: ["demo", "--n-test", "0"], ["--n-test", "integer >= 2", "got 0"]),
     ("demo-seed-negative", lambda d: ["demo", "--seed", "-1"], ["--seed", "integer >= 0", "got -1"]),
     ("demo-n-train-text", lambda d: ["demo", "--n-train", "many"], ["--n-train", "'many'"]),
-    ("rank-fdr-above-1", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--fdr", "1.5"], ["--fdr", "(0, 1)"]),
+    ("rank-fdr-above-1", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--fdr", "1.5"],
+     ["--fdr", "(0, 1)"]),
     ("rank-fdr-on-scores", lambda d: _scores_with(d, _set(0, "2", "3.5")) and
      ["rank", "bad.csv", "model.npz", "-o", "r.csv", "--fdr", "0.1"], ["--fdr", "probabilities", "bad.csv", "3.5"]),
     ("rank-unknown-method", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--method", "magic"],
@@ -336,9 +345,11 @@ PYTHON_CASES = [
      hmcpgm.LabelError, ["labels must hold only 0 and 1", "2"]),
     ("dataframe-beside-array", lambda: hmcpgm.f1_score(pd.DataFrame([[1, 0]], columns=["a", "b"]), [[1, 0]]),
      hmcpgm.InputError, ["decisions is a DataFrame but labels is not", "class name"]),
-    ("dataframe-unknown-column", lambda: hmcpgm.hier_rank(pd.DataFrame([[0.1, 0.2, 0.3]], columns=["a", "b", "x"]), _h()),
+    ("dataframe-unknown-column",
+     lambda: hmcpgm.hier_rank(pd.DataFrame([[0.1, 0.2, 0.3]], columns=["a", "b", "x"]), _h()),
      hmcpgm.InputError, ["values", "missing: ['c']", "not classes of the hierarchy: ['x']"]),
-    ("cutoff-apply-by", lambda: hmcpgm.choose_cutoff([0, 1], [[1, 0]]).apply(hmcpgm.Ranking([0, 1], 1, ("a", "b")), by="x"),
+    ("cutoff-apply-by",
+     lambda: hmcpgm.choose_cutoff([0, 1], [[1, 0]]).apply(hmcpgm.Ranking([0, 1], 1, ("a", "b")), by="x"),
      hmcpgm.InputError, ["by must be 'rank' or 'threshold'", "'x'"]),
     ("hierarchy-cycle", lambda: Hierarchy.from_edges([("a", "b"), ("b", "a")]),
      hmcpgm.HierarchyError, ["cycle", "'a' -> 'b'"]),
@@ -358,7 +369,8 @@ PYTHON_CASES = [
      hmcpgm.InputError, ["mlpr must hold posterior probabilities in [0, 1]", "1.5"]),
     ("scale-top-too-many", lambda: hmcpgm.scale.rank_chunks(np.zeros((2, 3)), _h()).top(7),
      hmcpgm.InputError, ["r must be at most the number of events 6", "7"]),
-    ("exact-too-large", lambda: hmcpgm.hier_rank(np.zeros((1, 40)), Hierarchy.from_parents([None] * 40), method="exact"),
+    ("exact-too-large",
+     lambda: hmcpgm.hier_rank(np.zeros((1, 40)), Hierarchy.from_parents([None] * 40), method="exact"),
      hmcpgm.TooLargeError, ["method='exact'", "more than"]),
 ]
 

@@ -213,7 +213,7 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
     # every number of the printed table is in the JSON: AU(PRC) rows, in percent with one decimal
     for method, numbers in result["methods"].items():
         assert 0 <= numbers["auprc"] <= 1
-        line = next(l for l in text.splitlines() if l.startswith(method + " "))
+        line = next(row for row in text.splitlines() if row.startswith(method + " "))
         assert f"{100 * numbers['auprc']:.1f}" in line.split()
         assert str(numbers["violations"]) == line.split()[-1]
         if method.endswith("HierRank"):

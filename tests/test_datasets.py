@@ -58,7 +58,7 @@ def splits():
 def test_every_arff_file_belongs_to_a_listed_benchmark():
     files = sorted(p.name for p in DATA.glob("*.arff"))
     covered = set()
-    for name, (_, _, _, rows) in BENCHMARKS.items():
+    for name in BENCHMARKS:
         covered |= {f for f in files if f.startswith(name + ".") or f.startswith(name + "_")}
     assert covered == set(files)
     assert len(files) == 22

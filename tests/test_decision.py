@@ -327,7 +327,9 @@ def test_labels_shape_mismatch():
         choose_cutoff(np.arange(6), np.ones((2, 3)), values=np.ones((2, 2)))
     with pytest.raises(InputError, match="labels has 2 columns but the ranking has 3 classes"):
         choose_cutoff(ranking(np.arange(6), 2, 3), np.ones((3, 2)))
-    with pytest.raises(InputError, match=r"ranking ranks a 2 x 3 matrix but the matrix given with it has shape \(3, 3\)"):
+    with pytest.raises(
+        InputError, match=r"ranking ranks a 2 x 3 matrix but the matrix given with it has shape \(3, 3\)"
+    ):
         choose_cutoff(ranking(np.arange(6), 2, 3), np.ones((3, 3)))
 
 

@@ -227,7 +227,7 @@ def test_cross_fitting_averages_the_fold_models():
     np.testing.assert_array_equal(oof, OutOfFoldScores(cv=3).fit_transform(X, y))
     X_new = X[:6] * 0.5
     expected = np.zeros((6, 4))
-    for train, test in KFold(3, shuffle=True, random_state=0).split(X):
+    for train, _test in KFold(3, shuffle=True, random_state=0).split(X):
         fold = default_classifier().fit(X[train], y[train]).predict(X_new)
         fold[:, 2], fold[:, 3] = 0.0, 1.0
         expected += fold / 3

@@ -37,7 +37,8 @@ def test_no_private_name_is_imported_from_another_module(path):
             if private and not _is_module(target, alias.name):
                 pytest.fail(
                     f"{path.relative_to(PACKAGE)}:{node.lineno} imports the private name {alias.name!r} "
-                    f"from {'.' * node.level}{node.module or ''}: give the helper a public name in a module both may import"
+                    f"from {'.' * node.level}{node.module or ''}: "
+                    "give the helper a public name in a module both may import"
                 )
 
 

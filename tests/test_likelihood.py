@@ -395,7 +395,9 @@ def test_auto_keeps_the_baseline_unless_another_model_is_clearly_better():
     rng = np.random.default_rng(19)
     h = Hierarchy.from_parents([None, None, None])
     y = (rng.random((1500, 3)) < [0.3, 0.1, 0.5]).astype(int)
-    s = np.column_stack([rng.normal(loc=2 * y[:, 0]), np.exp(rng.normal(loc=y[:, 1])), -y[:, 2] + rng.normal(size=1500)])
+    s = np.column_stack(
+        [rng.normal(loc=2 * y[:, 0]), np.exp(rng.normal(loc=y[:, 1])), -y[:, 2] + rng.normal(size=1500)]
+    )
     model = fit_score_model(s, y, h, kind="auto", cv=4, seed=3)
     res = cross_validated_lpr(s, y, h, AUTO_CANDIDATES, cv=4, seed=3)
     loss = log_loss_by_class(res["lpr"], y)

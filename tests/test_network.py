@@ -166,7 +166,7 @@ def test_theta_from_labels_parents_never_positive():
     h = Hierarchy.from_parents([None, 0])
     y = np.array([[0, 0], [0, 0]])
     with pytest.raises(LabelError, match=r"never have all parents positive.*\[1\]"):
-        LabelNetwork.from_labels(y, h, pseudo_count=0).theta
+        LabelNetwork.from_labels(y, h, pseudo_count=0)
     assert LabelNetwork.from_labels(y, h, pseudo_count=2).theta[1] == 0.5
 
 
@@ -174,14 +174,14 @@ def test_theta_from_labels_parents_never_positive():
 def test_theta_from_labels_bad_pseudo_count(bad):
     h = Hierarchy.from_parents([None])
     with pytest.raises(InputError, match="pseudo_count"):
-        LabelNetwork.from_labels([[1], [0]], h, pseudo_count=bad).theta
+        LabelNetwork.from_labels([[1], [0]], h, pseudo_count=bad)
 
 
 def test_theta_from_labels_labels_breaking_hierarchy():
     h = Hierarchy.from_parents([None, 0])
     y = [[0, 1], [1, 1]]
     with pytest.raises(LabelError, match="break the hierarchy"):
-        LabelNetwork.from_labels(y, h).theta
+        LabelNetwork.from_labels(y, h)
     np.testing.assert_allclose(LabelNetwork.from_labels(y, h, pseudo_count=0, close_labels=True).theta, [1, 1])
 
 

@@ -62,7 +62,10 @@ def test_round_trip_on_a_dag(tmp_path):
 
 
 def test_params_survive(data, tmp_path):
-    model = MLPR(version="nbh", score_model="gaussian", tempering=None, recalibrate=False, engine="tree", pseudo_count=1.0, gridsize=256)
+    model = MLPR(
+        version="nbh", score_model="gaussian", tempering=None, recalibrate=False, engine="tree", pseudo_count=1.0,
+        gridsize=256,
+    )
     model.set_params(hierarchy=data.hierarchy).fit(data.train_scores, data.train_labels)
     loaded = load_model(save_model(model, tmp_path / "m.npz"))
     assert loaded.get_params() == model.get_params()
@@ -84,7 +87,7 @@ def test_file_loads_without_pickle(data, tmp_path):
 
 
 def test_is_model_file(data, tmp_path):
-    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(data.train_scores, data.train_labels)
+    model = MLPR(hierarchy=data.hierarchy, **_params("gaussian")).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     assert is_model_file(path)
     np.savez(tmp_path / "other.npz", x=np.arange(3))
@@ -106,10 +109,11 @@ def _rewrite_meta(src, dst, change):
 
 
 def test_future_format_version(data, tmp_path):
-    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(data.train_scores, data.train_labels)
+    model = MLPR(hierarchy=data.hierarchy, **_params("gaussian")).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     _rewrite_meta(path, tmp_path / "future.npz", lambda meta: meta.update(format_version=FORMAT_VERSION + 1))
-    with pytest.raises(InputError, match=rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2 and {FORMAT_VERSION}"):
+    expected = rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2 and {FORMAT_VERSION}"
+    with pytest.raises(InputError, match=expected):
         load_model(tmp_path / "future.npz")
     _rewrite_meta(path, tmp_path / "foreign.npz", lambda meta: meta.update(format="other-tool"))
     with pytest.raises(InputError, match="format 'other-tool'"):
@@ -132,7 +136,7 @@ def test_foreign_and_corrupted_files(data, tmp_path):
 
 
 def test_truncated_file(data, tmp_path):
-    model = MLPR(hierarchy=data.hierarchy, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(data.train_scores, data.train_labels)
+    model = MLPR(hierarchy=data.hierarchy, **_params("gaussian")).fit(data.train_scores, data.train_labels)
     raw = save_model(model, tmp_path / "m.npz").read_bytes()
     (tmp_path / "cut.npz").write_bytes(raw[: len(raw) // 2])
     with pytest.raises(InputError, match="cut.npz"):
@@ -150,7 +154,7 @@ def test_save_rejects_unserialisable_class_names(tmp_path):
     h = Hierarchy.from_edges([(("a", 1), ("b", 2))])
     rng = np.random.default_rng(0)
     y = np.sort(rng.integers(0, 2, (300, 2)), axis=1)[:, ::-1]
-    model = MLPR(hierarchy=h, score_model="gaussian", version="full", tempering=None, recalibrate=False).fit(rng.normal(y), y)
+    model = MLPR(hierarchy=h, **_params("gaussian")).fit(rng.normal(y), y)
     with pytest.raises(InputError, match="strings or integers"):
         save_model(model, tmp_path / "m.npz")
 
@@ -217,15 +221,18 @@ def test_consistent_forgeries_are_refused_by_their_content(data, tmp_path):
     cases = {
         "lpr table cut to 8x5": (lambda a: a.update({"score_model/lpr": a["score_model/lpr"][:8, :5]}), None,
                                  r"'score_model/lpr' must have one row per class \(25\)"),
-        "lo and hi swapped": (lambda a: a.update({"score_model/lo": a["score_model/hi"], "score_model/hi": a["score_model/lo"]}),
+        "lo and hi swapped": (lambda a: a.update({"score_model/lo": a["score_model/hi"],
+                                                  "score_model/hi": a["score_model/lo"]}),
                               None, "lo <= hi"),
-        "theta above 1": (lambda a: a.update(theta=a["theta"] + 1.0), None, r"'theta' holds values outside \[0.0, 1.0\]"),
+        "theta above 1": (lambda a: a.update(theta=a["theta"] + 1.0), None,
+                          r"'theta' holds values outside \[0.0, 1.0\]"),
         "theta too short": (lambda a: a.update(theta=a["theta"][:3]), None, r"'theta' must have one row per class"),
         "theta missing": (lambda a: a.pop("theta"), None, "lacks"),
         "lpr negative": (lambda a: a.update({"score_model/lpr": a["score_model/lpr"] - 2}), None, "outside"),
         "integer informative": (lambda a: a.update({"score_model/informative": np.ones(k, int)}), None, "booleans"),
         "nan lo": (lambda a: a["score_model/lo"].__setitem__(0, np.nan), None, "NaN or infinite"),
-        "unknown parameter": (None, lambda m: m["params"].update(colour="red"), r"unknown estimator parameters \['colour'\]"),
+        "unknown parameter": (None, lambda m: m["params"].update(colour="red"),
+                              r"unknown estimator parameters \['colour'\]"),
         "bad parameter": (None, lambda m: m["params"].update(version="magic"), "version must be one of"),
         "missing classes": (None, lambda m: m.pop("classes"), "lacks 'classes'"),
         "edge to an unknown class": (None, lambda m: m["edges"].append(["0", "zzz"]), "not in classes"),

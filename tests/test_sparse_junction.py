@@ -135,8 +135,8 @@ def test_batches_and_threads_do_not_change_the_answer():
 
     jt = compile_sparse_junction_tree(h)
     small = jt.structure_bytes + 2 * jt.object_bytes  # one object per batch
-    np.testing.assert_allclose(mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="sparse", budget_bytes=small), one,
-                               atol=1e-12)
+    batched = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="sparse", budget_bytes=small)
+    np.testing.assert_allclose(batched, one, atol=1e-12)
     with pytest.raises(TooLargeError, match="budget_bytes"):
         mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="sparse", budget_bytes=jt.structure_bytes)
 
@@ -226,7 +226,8 @@ def test_sparse_equals_dense_junction_on_gene_ontology_subdags(go_data, seed):
     h, theta, lik = go_subproblem(go_data, 40, seed, 30)
     assert h.kind == "dag"
     sparse = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="sparse")
-    np.testing.assert_allclose(sparse, mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="junction"), atol=ATOL, rtol=0)
+    junction = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="junction")
+    np.testing.assert_allclose(sparse, junction, atol=ATOL, rtol=0)
 
 
 @pytest.mark.slow

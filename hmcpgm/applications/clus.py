@@ -162,7 +162,9 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     hierarchy = data["train"].hierarchy
     for name in ("valid", "test"):
         if data[name].hierarchy != hierarchy:
-            raise HierarchyError(f"the {name} rows ({data[name].path}) declare a different hierarchy than the training rows")
+            raise HierarchyError(
+                f"the {name} rows ({data[name].path}) declare a different hierarchy than the training rows"
+            )
     evaluated = [c for c, keep in zip(hierarchy.classes, data["train"].evaluated) if keep]
     seconds["read"] = time.perf_counter() - t0
 
@@ -280,7 +282,8 @@ def format_benchmark(result):
                 for col in bayes:
                     alpha = col.split("@", 1)[1]
                     f = row[f"bayes_fdp@{alpha}"]
-                    cells.append(f"alpha {alpha}: {int(row[col])} ({'-' if f is None or pd.isna(f) else f'{100 * f:.1f}'})")
+                    fdp = "-" if f is None or pd.isna(f) else f"{100 * f:.1f}"
+                    cells.append(f"alpha {alpha}: {int(row[col])} ({fdp})")
                 lines.append(f"  {method}: " + "; ".join(cells))
     if result["published"]:
         lines.append(

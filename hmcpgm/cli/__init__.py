@@ -18,7 +18,10 @@ __all__ = ["main", "build_parser"]
 
 # Python-side advice in library messages, said the command-line way.
 _CLI_ADVICE = [
-    (r"drop those classes \(Hierarchy\.subgraph\) or pass allow_empty=True", "drop those classes or pass --allow-empty"),
+    (
+        r"drop those classes \(Hierarchy\.subgraph\) or pass allow_empty=True",
+        "drop those classes or pass --allow-empty",
+    ),
     (r"pass allow_empty=True", "pass --allow-empty"),
     (r"Close the labels upward with Hierarchy\.close_labels", "Close the labels upward with --close-labels"),
     (r"Hierarchy\.close_labels", "--close-labels"),

@@ -102,7 +102,9 @@ def command_fit(args):
             "(pass --id-column to pair them by id)"
         )
     if not args.close_labels:
-        where = (lambda r: f"row {r + 1} (line {r + 2})") if ids is None else (lambda r: f"the object with id {ids[r]!r}")
+        where = (
+            (lambda r: f"row {r + 1} (line {r + 2})") if ids is None else (lambda r: f"the object with id {ids[r]!r}")
+        )
         hierarchy.check_labels(labels, f"the labels of {args.labels}", where=where)
     model = MLPR(
         hierarchy=hierarchy, version=args.mlpr_version or "auto", score_model=args.score_model,

@@ -52,7 +52,9 @@ def _number_in(low, high, closed_high=False):
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
         if not (low <= value and (value <= high if closed_high else value < high)):
-            raise argparse.ArgumentTypeError(f"expected a number in [{low}, {high}{']' if closed_high else ')'}, got {value}")
+            raise argparse.ArgumentTypeError(
+                f"expected a number in [{low}, {high}{']' if closed_high else ')'}, got {value}"
+            )
         return value
 
     return parse

@@ -463,7 +463,7 @@ def load_hmc_split(name, data_dir, *, super_root="root"):
         )
     parts = {p: load_hmc_arff(f, super_root=super_root) for p, f in found.items()}
     reference = parts["train"]
-    for part, data in parts.items():
+    for data in parts.values():
         if data.hierarchy != reference.hierarchy or data.excluded != reference.excluded:
             raise HierarchyError(
                 f"{data.path} declares a different hierarchy than {reference.path} "

@@ -199,7 +199,7 @@ def make_paper_synthetic(
                 f"min_positives={min_positives} positives per class cannot be met with "
                 f"n_train={n_train} training objects"
             )
-        for n_draws in range(1, max_draws + 1):
+        for n_draws in range(1, max_draws + 1):  # noqa: B007 -- read after the loop: the draw that met min_positives
             theta = rng.random(hierarchy.n_classes)
             train_labels = LabelNetwork(hierarchy, theta).sample(n_train, rng)
             if train_labels.sum(axis=0).min() >= min_positives:

@@ -194,26 +194,28 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20, theta_index=None, row
     per_object = sum(2 ** len(c) for c in jt.cliques)
     chunk = max(1, _BUDGET // per_object)
     n_cliques = len(jt.cliques)
+
+    def potential(b, sl, ev):
+        """Log potential of clique ``b`` with the evidence ``ev`` (K, mm, 2) of the objects ``sl``."""
+        c = jt.cliques[b]
+        mm = sl.stop - sl.start
+        if grouped:
+            psi = base[b][theta_index[sl]]
+        else:
+            psi = np.broadcast_to(base[b], (mm,) + base[b].shape).copy()
+        for j in jt.assigned[b]:
+            shape = [mm] + [2 if v == j else 1 for v in c]
+            psi += ev[j].reshape(shape)
+        return psi
+
     for start in range(0, m, chunk):
         sl = slice(start, min(m, start + chunk))
         mm = sl.stop - sl.start
         ev = np.stack([l0[:, sl], l1[:, sl]], axis=2)  # (K, mm, 2)
-
-        def potential(b):
-            c = jt.cliques[b]
-            if grouped:
-                psi = base[b][theta_index[sl]]
-            else:
-                psi = np.broadcast_to(base[b], (mm,) + base[b].shape).copy()
-            for j in jt.assigned[b]:
-                shape = [mm] + [2 if v == j else 1 for v in c]
-                psi += ev[j].reshape(shape)
-            return psi
-
         up = [None] * n_cliques
         incoming = [[] for _ in range(n_cliques)]
         for b in range(n_cliques - 1, -1, -1):
-            beta = potential(b)
+            beta = potential(b, sl, ev)
             for msg in incoming[b]:
                 beta += msg
             p = jt.parent[b]
@@ -224,7 +226,7 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20, theta_index=None, row
                 incoming[p].append(msg)
         belief = [None] * n_cliques
         for b in range(n_cliques):
-            beta = potential(b)
+            beta = potential(b, sl, ev)
             for msg in incoming[b]:
                 beta += msg
             p = jt.parent[b]

@@ -203,8 +203,8 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     if labels:
         long_names = max((len(str(c)) for c in h.classes), default=0) > 4 or width > 25
         for k, c in enumerate(h.classes):
-            ax.annotate(str(c), pos[k], xytext=(0, -(np.sqrt(node_size) / 2 + 5.5)), textcoords="offset points", ha="center",
-                        va="top", fontsize=8 if k_cls <= 30 else 6, rotation=40 if long_names else 0,
+            ax.annotate(str(c), pos[k], xytext=(0, -(np.sqrt(node_size) / 2 + 5.5)), textcoords="offset points",
+                        ha="center", va="top", fontsize=8 if k_cls <= 30 else 6, rotation=40 if long_names else 0,
                         rotation_mode="anchor" if long_names else "default", zorder=3,
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.75))
     ax.set_xlim(-0.7, width - 0.3)

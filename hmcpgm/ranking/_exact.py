@@ -56,7 +56,7 @@ def exact_sequences(values, hierarchy):
     f = np.zeros((1, n_obj))
     choice = []
     cols = np.arange(n_obj)
-    for level, (src, cls, dst, n_dst) in enumerate(edges):
+    for level, (src, cls, dst, _n_dst) in enumerate(edges):
         srt = np.argsort(dst, kind="stable")
         src, cls, dst = src[srt], cls[srt], dst[srt]
         cand = f[src] + (n_cls - level) * values[:, cls].T

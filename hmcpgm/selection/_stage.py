@@ -51,8 +51,9 @@ class SecondStage:
         if self.version == "indpt":
             return tempered_lpr(self.score_model.likelihoods(scores), self.score_model.prevalence, self.a)
         L = temper(self.score_model.likelihoods(scores), self.a)
-        return mlpr_from_likelihoods(LabelNetwork(self.hierarchy, self.theta), L, version=self.version, engine=self.engine,
-                                     **options)
+        return mlpr_from_likelihoods(
+            LabelNetwork(self.hierarchy, self.theta), L, version=self.version, engine=self.engine, **options
+        )
 
     def predict_calibrated(self, scores=None, *, mlpr=None):
         """Recalibrated mLPRs ``g(mLPR)`` (for the Bayesian FDR); pass ``mlpr`` to skip inference."""
