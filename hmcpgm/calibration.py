@@ -45,6 +45,7 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     Parameters
     ----------
     x : array of float, shape (n,)
+        The points the fit is monotone in (e.g. predicted probabilities).
     y : array of float in [0, 1], shape (n,)
         Labels (or rates with ``weight`` counts).
     weight : array of float, shape (n,), optional
@@ -179,6 +180,7 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
     Parameters
     ----------
     z : array of float, shape (M, K)
+        The covariate of each column's fit.
     y : array of float in [0, 1], shape (M, K)
         Targets (0/1 labels or soft targets such as Platt's).
     weight : array of float, shape (M, K), optional
@@ -186,7 +188,9 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
     prior_mean, prior_precision : arrays of shape (K, 2) or (2,), optional
         Gaussian prior on ``(a_k, b_k)``; default none (precision 0).
     start : array of shape (K, 2), optional
+        Starting ``(a_k, b_k)``; default the prior mean (zeros without a prior).
     max_iter : int
+        At most this many Newton steps.
     tol : float
         Stop when no coordinate moved by more than ``tol``.
 
@@ -273,7 +277,13 @@ class RecalibrationMap:
         return np.interp(p, self.knots_x, self.knots_y)
 
     def to_dict(self):
-        """The knots as plain lists (JSON)."""
+        """The knots as plain lists (JSON).
+
+        Returns
+        -------
+        dict
+            ``{"knots_x": [...], "knots_y": [...]}``, lists of float.
+        """
         return {"knots_x": self.knots_x.tolist(), "knots_y": self.knots_y.tolist()}
 
 
@@ -292,10 +302,12 @@ def fit_recalibration(p, y, *, prior_count=1.0):
     y : array of 0/1, same shape
         Their labels.
     prior_count : float, default 1.0
+        Pseudo-observations at the overall rate added to each isotonic block.
 
     Returns
     -------
     RecalibrationMap
+        The fitted map ``g``, non-decreasing.
 
     Examples
     --------

@@ -84,6 +84,16 @@ class Cutoff:
         ``floor(kappa * n_events + 0.5)`` (``kappa * n`` rounded half up), so
         the same ``n`` gives back ``rank``.
 
+        Parameters
+        ----------
+        n_events : int
+            The number of events of the new ranking (>= 0).
+
+        Returns
+        -------
+        int
+            The number of events of the new ranking labelled positive.
+
         Examples
         --------
         >>> Cutoff("max_f1", "labels", None, 3, 10, 1.0, 0.5, 2 / 3, 0.7).rank_for(20)
@@ -98,6 +108,7 @@ class Cutoff:
         Parameters
         ----------
         ranking : Ranking
+            A ranking of the events to decide, e.g. from :func:`hmcpgm.hier_rank`.
         by : {"rank", "threshold"}
             ``"rank"``: the top ``rank_for(ranking.n_events)`` events, the same
             proportion ``kappa`` (on the ranking the cutoff was chosen on: exactly
@@ -242,6 +253,7 @@ def choose_cutoff(ranking, labels, *, rule="max_f1", alpha=0.1, values=None):
     Returns
     -------
     Cutoff
+        The chosen ``rank``, with its precision, recall and F1 on the validation labels.
 
     Examples
     --------
@@ -291,6 +303,7 @@ def estimated_fdr(ranking, mlpr):
     Returns
     -------
     ndarray of float, shape (n,)
+        Entry ``r - 1`` is the estimated FDR of the top ``r`` events.
 
     Examples
     --------
@@ -307,6 +320,19 @@ def expected_f1(ranking, mlpr):
     ``E[F1(r)] ~= 2 E[TP(r)] / (r + E[P]) = 2 sum_{top r} p / (r + sum_all p)``:
     the ratio of expectations in place of the expectation of the ratio (exact
     up to O(1/n) when the number of positives is large and concentrated).
+
+    Parameters
+    ----------
+    ranking : Ranking or array of int, shape (n,)
+        A ranking of the events, best first.
+    mlpr : array or DataFrame of float in [0, 1], shape (M, K) or (n,)
+        Posterior probabilities by event; a DataFrame is aligned to the ranking's
+        classes by name.
+
+    Returns
+    -------
+    ndarray of float, shape (n,)
+        Entry ``r - 1`` is the approximate expected F1 of the top ``r`` events.
 
     Examples
     --------
@@ -325,7 +351,7 @@ def bayes_cutoff(ranking, mlpr, *, rule="fdr", alpha=0.1, values=None):
     ranking : Ranking or array of int, shape (n,)
         A ranking of the events, best first.
     mlpr : array or DataFrame of float in [0, 1], shape (M, K) or (n,)
-        mLPRs (posterior probabilities) by event; a DataFrame is aligned to the
+        The mLPRs (posterior probabilities) by event; a DataFrame is aligned to the
         ranking's classes by name.
     rule : {"fdr", "max_f1"}, default "fdr"
         ``"fdr"``: the largest ``r`` whose :func:`estimated_fdr` is at most

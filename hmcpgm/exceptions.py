@@ -38,13 +38,19 @@ class InputError(HmcpgmError, ValueError):
 
 
 class InferenceError(HmcpgmError, ValueError):
-    """An inference engine cannot answer: the evidence is impossible, or the engine does not
-    apply to the hierarchy (a forest-only engine on a DAG)."""
+    """An inference engine cannot answer.
+
+    The evidence is impossible, or the engine does not apply to the hierarchy (a
+    forest-only engine on a DAG).
+    """
 
 
 class TooLargeError(HmcpgmError, ValueError):
-    """The computation asked for is too large to run: its size is named in the message
-    (a junction tree clique, an enumeration, a ranking lattice) with what to do instead."""
+    """The computation asked for is too large to run.
+
+    Its size is named in the message (a junction tree clique, an enumeration, a
+    ranking lattice) with what to do instead.
+    """
 
 
 class MissingDependencyError(HmcpgmError, ImportError):
@@ -68,5 +74,7 @@ class ApproximationWarning(HmcpgmWarning):
 
 
 class CutoffWarning(HmcpgmWarning):
-    """A cutoff could not meet its target (no prefix of the ranking meets the FDR), so it
-    labels no event positive."""
+    """A cutoff could not meet its target, so it labels no event positive.
+
+    No prefix of the ranking meets the target FDR.
+    """

@@ -24,10 +24,8 @@ from ._util import preview, repeated
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
-__all__ = [
-    "read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output",
-    "MatrixLayout", "matrix_layout", "frame_matrix", "PARQUET",
-]
+__all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output",
+           "MatrixLayout", "matrix_layout", "frame_matrix", "PARQUET"]
 
 _DELIMITERS = ("\t", ",", ";")
 
@@ -149,7 +147,15 @@ def _cycle_lines(edges, lines):
 
 
 def write_hierarchy(hierarchy, path):
-    """Write ``hierarchy`` as a ``parent,child`` CSV that :func:`read_hierarchy` reads back."""
+    """Write ``hierarchy`` as a ``parent,child`` CSV that :func:`read_hierarchy` reads back.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        Its edges are written one a line, after a line per class with neither parent nor child.
+    path : str or Path
+        The file written (UTF-8; replaced if it exists).
+    """
     with Path(path).open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(["parent", "child"])
@@ -207,6 +213,7 @@ def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_em
     ids : ndarray of str, or None
         None without ``id_column``.
     matrix : ndarray of float, shape (M, K)
+        The file's rows, columns in ``hierarchy.classes`` order.
 
     Raises
     ------
@@ -233,9 +240,18 @@ def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_em
 class MatrixLayout:
     """Where a matrix file's class columns are: checked once, before any row is read.
 
-    ``header`` lists the file's columns, ``class_columns`` those that name classes
-    and ``positions`` puts them in the hierarchy's order. ``lines`` says whether
-    rows have text line numbers (CSV: row 1 is line 2).
+    Attributes
+    ----------
+    path, what : Path, str
+        The file, and what messages call it (e.g. ``"scores file"``).
+    header, class_columns : list of str
+        The file's columns, and those that name classes (all but the id column).
+    positions : list of int
+        Puts ``class_columns`` in the hierarchy's order.
+    id_column, delimiter : str
+        The column of object identifiers (or None), and the CSV delimiter.
+    lines : bool
+        Rows have text line numbers (CSV: row 1 is line 2).
     """
 
     path: Path
@@ -248,22 +264,60 @@ class MatrixLayout:
     lines: bool = True
 
     def csv_options(self, **extra):
-        """The ``pandas.read_csv`` options that read this CSV file."""
+        """The ``pandas.read_csv`` options that read this CSV file.
+
+        Parameters
+        ----------
+        **extra
+            Further options, which override these.
+
+        Returns
+        -------
+        dict
+            Keyword arguments of ``pandas.read_csv``.
+        """
         options = dict(sep=self.delimiter, header=0, names=self.header, encoding="utf-8-sig", engine="c")
         if self.id_column:
             options["dtype"] = {self.id_column: str}
         return {**options, **extra}
 
     def row(self, r):
-        """How a message names data row ``r`` (from 0): ``row 3 (line 4)``, or ``row 3``."""
+        """How a message names data row ``r`` (from 0): ``row 3 (line 4)``, or ``row 3``.
+
+        Parameters
+        ----------
+        r : int
+            The row's index among the data rows, from 0.
+
+        Returns
+        -------
+        str
+            ``row r+1``, with the file line when the file has lines.
+        """
         return f"row {r + 1} (line {r + 2})" if self.lines else f"row {r + 1}"
 
 
 def matrix_layout(path, hierarchy, name, *, id_column=None, header=None):
     """Check a matrix file's header against the hierarchy; return its :class:`MatrixLayout`.
 
-    ``header`` gives the column names of a file that is not CSV (e.g. Parquet);
-    without it the CSV header line of ``path`` is read.
+    Parameters
+    ----------
+    path : str or Path
+        The matrix file.
+    hierarchy : Hierarchy
+        Its classes must each have a column.
+    name : str
+        What the file holds (``"scores"``, ``"labels"``), for messages.
+    id_column : str, optional
+        A column of object identifiers (not a class name).
+    header : list of str, optional
+        The column names of a file that is not CSV (e.g. Parquet); without it the
+        CSV header line of ``path`` is read.
+
+    Returns
+    -------
+    MatrixLayout
+        The checked columns and where they go.
     """
     from ._validation import column_positions
 
@@ -288,8 +342,24 @@ def matrix_layout(path, hierarchy, name, *, id_column=None, header=None):
 def frame_matrix(frame, layout, *, binary=False, first_row=0):
     """``(ids, matrix)`` from a DataFrame of a matrix file's rows, every cell checked.
 
-    ``first_row`` is the number (from 0) of the frame's first row in the file, so
-    that messages name rows as the file has them when it is read in chunks.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of the file, with its columns (``layout.header``).
+    layout : MatrixLayout
+        The file's checked columns.
+    binary : bool
+        The cells must be 0 or 1 (labels).
+    first_row : int
+        The number (from 0) of the frame's first row in the file, so that
+        messages name rows as the file has them when it is read in chunks.
+
+    Returns
+    -------
+    ids : ndarray of str, or None
+        None without an id column.
+    matrix : ndarray of float, shape (M, K)
+        Columns in the hierarchy's order.
     """
     import pandas as pd
 
@@ -374,7 +444,23 @@ def align_by_id(ids, reference, what, reference_what):
 
 
 def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id", float_format=None):
-    """Write an (M, K) matrix as CSV with a header of class names (and an id column first)."""
+    """Write an (M, K) matrix as CSV with a header of class names (and an id column first).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file written (replaced if it exists).
+    matrix : array-like of shape (M, K)
+        Columns in ``hierarchy.classes`` order.
+    hierarchy : Hierarchy
+        Names the columns.
+    ids : sequence of str, optional
+        Object identifiers, written as the first column.
+    id_column : str
+        The header of the id column (not a class name).
+    float_format : str, optional
+        Format of the numbers (``pandas.DataFrame.to_csv``).
+    """
     import pandas as pd
 
     frame = pd.DataFrame(np.asarray(matrix), columns=[str(c) for c in hierarchy.classes])
@@ -388,9 +474,17 @@ def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id", float_for
 def check_output(path, what="output"):
     """Refuse, before any work, an output path whose folder is missing or not writable.
 
+    Parameters
+    ----------
+    path : str or Path
+        The output file.
+    what : str
+        What the output is called in messages (e.g. an option name).
+
     Returns
     -------
     Path
+        ``path`` as a Path.
     """
     import os
 

@@ -108,6 +108,7 @@ def area_under_hit_curve(ranking, labels, normalize=True):
     Returns
     -------
     float
+        The (normalised) area.
 
     Examples
     --------
@@ -216,6 +217,7 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
     Returns
     -------
     float
+        The micro-averaged average precision of the chosen columns.
 
     Raises
     ------
@@ -302,6 +304,18 @@ def f1_score(decisions, labels):
 
     ``nan`` when there is neither a positive nor a discovery.
 
+    Parameters
+    ----------
+    decisions : array or DataFrame of 0/1, shape (M, K)
+        The events called positive.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The true labels (two DataFrames are aligned by class name).
+
+    Returns
+    -------
+    float
+        The F1 score.
+
     Examples
     --------
     >>> f1_score([[1, 1], [0, 0]], [[1, 0], [1, 0]])   # TP 1, FP 1, FN 1
@@ -315,6 +329,18 @@ def fdp(decisions, labels):
     """False discovery proportion: ``FP / max(number of discoveries, 1)``.
 
     Zero when nothing is discovered.
+
+    Parameters
+    ----------
+    decisions : array or DataFrame of 0/1, shape (M, K)
+        The events called positive.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The true labels (two DataFrames are aligned by class name).
+
+    Returns
+    -------
+    float
+        The false discovery proportion.
 
     Examples
     --------
@@ -333,6 +359,18 @@ def discovery_proportion(decisions, labels):
     This is the recall of the decisions, the companion of :func:`fdp` in the
     paper's Criterion II; ``nan`` when ``labels`` has no positive. (The fraction
     of all events declared positive is the cutoff's ``kappa``.)
+
+    Parameters
+    ----------
+    decisions : array or DataFrame of 0/1, shape (M, K)
+        The events called positive.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The true labels (two DataFrames are aligned by class name).
+
+    Returns
+    -------
+    float
+        The discovery proportion.
 
     Examples
     --------

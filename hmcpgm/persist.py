@@ -56,6 +56,18 @@ def _digest(meta, arrays):
 def save_model(model, path):
     """Save a fitted :class:`~hmcpgm.MLPR` to ``path`` (an ``.npz`` archive).
 
+    Parameters
+    ----------
+    model : MLPR
+        A fitted estimator whose class names are strings or integers.
+    path : str or Path
+        The archive written (replaced if it exists; no suffix is added).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
     Examples
     --------
     >>> import numpy as np, tempfile, os
@@ -107,7 +119,18 @@ def save_model(model, path):
 
 
 def is_model_file(path):
-    """True when ``path`` is an archive written by :func:`save_model`."""
+    """True when ``path`` is an archive written by :func:`save_model`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to look at (only its zip directory is read).
+
+    Returns
+    -------
+    bool
+        False for a missing file, a directory or any other file.
+    """
     path = Path(path)
     if not path.is_file() or not zipfile.is_zipfile(path):
         return False
@@ -140,6 +163,16 @@ def _read(path):
 
 def load_model(path):
     """Load a model saved by :func:`save_model`; it predicts exactly as the saved one did.
+
+    Parameters
+    ----------
+    path : str or Path
+        An archive written by :func:`save_model` (read without pickle).
+
+    Returns
+    -------
+    MLPR
+        The fitted estimator.
 
     Raises
     ------

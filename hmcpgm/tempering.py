@@ -35,6 +35,7 @@ def temper(likelihoods, a):
     Returns
     -------
     ndarray of shape (M, K, 2)
+        ``likelihoods ** a`` per class (a new array).
 
     Examples
     --------
@@ -70,13 +71,16 @@ def tempered_lpr(likelihoods, prevalence, a=1.0):
     Parameters
     ----------
     likelihoods : array of shape (M, K, 2)
+        Positive evidence pairs ``[L_k(0), L_k(1)]``.
     prevalence : array of shape (K,) or (M, K)
         Strictly between 0 and 1 where the likelihoods carry evidence.
     a : float or array of shape (K,)
+        Tempering exponents in ``[0, inf)``, as in :func:`temper`.
 
     Returns
     -------
     ndarray of shape (M, K)
+        The tempered posterior probabilities ``P(Y_k = 1 | s_k)``.
 
     Examples
     --------
@@ -97,6 +101,7 @@ def tempering_groups(hierarchy, grouping="one", labels=None, *, n_groups=4):
     Parameters
     ----------
     hierarchy : Hierarchy
+        Gives each class's depth (and the column order of ``labels``).
     grouping : {"one", "depth", "frequency"}
         ``"one"``: a single group. ``"depth"``: by depth (longest path from a
         root), depths beyond ``n_groups - 1`` merged into the last group.
@@ -105,6 +110,7 @@ def tempering_groups(hierarchy, grouping="one", labels=None, *, n_groups=4):
     labels : array of shape (M, K), optional
         Training labels; needed for ``"frequency"``.
     n_groups : int, default 4
+        The largest number of groups of ``"depth"`` and ``"frequency"``.
 
     Returns
     -------

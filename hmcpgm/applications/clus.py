@@ -69,9 +69,19 @@ def dataset_name(path):
 def split_validation(data, fraction=0.3, seed=0):
     """Carve a seeded random ``fraction`` of the rows of ``data`` out as validation rows.
 
+    Parameters
+    ----------
+    data : HMCData
+        The rows to split (features and labels are split together).
+    fraction : float in (0, 1)
+        Share of the rows that become validation rows (rounded to a whole number).
+    seed : int
+        Seeds the random choice of the validation rows.
+
     Returns
     -------
     train, valid : HMCData
+        The remaining rows and the validation rows, in their original order.
     """
     if not 0 < fraction < 1:
         from ..exceptions import InputError
@@ -116,10 +126,11 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     first_stage : {"joint", "classwise"}
         Joint ridge regression on all classes, or one logistic regression per class.
     valid_fraction : float in (0, 1)
+        Share of the training rows carved out as validation rows when ``valid`` is not given.
     seed : int
         Seeds the first stage's folds and the validation carving.
     versions : tuple of str
-        mLPR versions to evaluate.
+        The mLPR versions to evaluate.
     classifier : scikit-learn estimator, optional
         Replaces the first stage's default estimator.
     engine : str
@@ -250,7 +261,19 @@ def _second_stage_line(stage):
 
 
 def format_benchmark(result):
-    """The benchmark result as a text table (percent)."""
+    """The benchmark result as a text table (percent).
+
+    Parameters
+    ----------
+    result : dict
+        The return value of :func:`run_benchmark`.
+
+    Returns
+    -------
+    str
+        The data set line, the table of metrics per method, the Bayesian FDR
+        cutoffs, published AU(PRC) and the seconds per step.
+    """
     import pandas as pd
 
     table = pd.DataFrame.from_dict(result["methods"], orient="index")

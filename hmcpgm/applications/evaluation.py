@@ -32,7 +32,9 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
         ``hierarchy.classes`` order. Each family is ranked by NaiveSort and HierRank;
         the method is ``f"{family}-{ranker}"``.
     hierarchy : Hierarchy
+        Fixes the column order of the values and labels.
     labels_valid, labels_test : (M, K) 0/1 arrays
+        The true labels of the validation and the test rows (rows as in ``values``).
     classes : sequence, optional
         The evaluated classes (default all). Rankings are restricted to them for
         every metric but ``violations``, which counts over all classes.
@@ -47,12 +49,12 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
         called positive by the Bayesian FDR cutoff on the test mLPRs) and
         ``bayes_fdp@alpha`` (their realised false discovery proportion; None when no
         event is called).
+    auprc : bool
+        ``auprc``: micro-averaged area under the PR curve of the test ranking.
     bayes_values : dict, optional
         Family name -> (M, K) test probabilities that the Bayesian FDR cutoff averages
         instead of the family's test values (e.g. recalibrated mLPRs), on the
         family's own ranking.
-    auprc : bool
-        ``auprc``: micro-averaged area under the PR curve of the test ranking.
 
     Returns
     -------
@@ -117,14 +119,18 @@ def fdr_curve(values, probabilities, labels, hierarchy, *, classes=None, n_point
     Parameters
     ----------
     values : (M, K) array
+        The values that HierRank ranks (e.g. mLPRs), in ``hierarchy.classes`` order.
     probabilities : dict
         Name -> (M, K) probabilities whose mean of ``1 - p`` estimates the FDR
         (e.g. ``{"calibrated": ..., "mLPR": ...}``).
     labels : (M, K) 0/1 array
+        The true labels, which give the realised proportion.
     hierarchy : Hierarchy
+        Fixes the column order and the ranking's constraints.
     classes : sequence, optional
         The evaluated classes (default all).
     n_points : int
+        About how many prefix lengths are reported (log-spaced; duplicates dropped).
 
     Returns
     -------

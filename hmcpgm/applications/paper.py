@@ -32,13 +32,34 @@ _SUMMARY = {
 
 @dataclass(frozen=True)
 class ExperimentResult:
-    """Tables of the synthetic experiment, one pandas DataFrame each (rows = methods)."""
+    """Tables of the synthetic experiment, one pandas DataFrame each (rows = methods).
+
+    Attributes
+    ----------
+    tables : dict of pandas.DataFrame
+        Table name (``precision``, ``recall``, ``fdp``, ``discovery``, ``summary``)
+        -> table, as :func:`experiment_tables` returns them.
+    info : dict
+        The run's settings and what mLPR-auto chose (``n_train``, ``n_valid``,
+        ``n_test``, ``seed``, ``theta``, ``score_model``, ``auto``).
+    """
 
     tables: dict
     info: dict = field(default_factory=dict)
 
     def to_csv(self, directory):
-        """Write every table as ``<directory>/<name>.csv``; return the paths."""
+        """Write every table as ``<directory>/<name>.csv``; return the paths.
+
+        Parameters
+        ----------
+        directory : str or Path
+            Created (with its parents) if missing; existing files of the same names are replaced.
+
+        Returns
+        -------
+        list of Path
+            The written files, in the order of ``tables``.
+        """
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         paths = []
@@ -57,8 +78,11 @@ def experiment_tables(values, hierarchy, labels_valid, labels_test, *, kappas=KA
     values : dict
         Method family name -> ``(valid_values, test_values)``, each (M, K).
     hierarchy : Hierarchy
+        Fixes the column order of the values and labels.
     labels_valid, labels_test : (M, K) 0/1 arrays
+        The true labels of the validation and the test objects.
     kappas, alphas : tuples of float
+        The fractions of test events of Criterion I; the target FDRs of Criterion II.
 
     Returns
     -------
@@ -99,7 +123,7 @@ def synthetic_experiment(n_train=50_000, n_test=10_000, *, seed=0, versions=("in
     seed : int
         Seeds the data (theta, labels and scores).
     versions : tuple of str
-        mLPR versions to compare.
+        The mLPR versions to compare.
     score_model : str
         Score model of :class:`hmcpgm.MLPR`.
     progress : bool
@@ -108,6 +132,7 @@ def synthetic_experiment(n_train=50_000, n_test=10_000, *, seed=0, versions=("in
     Returns
     -------
     ExperimentResult
+        The tables of :func:`experiment_tables` and the run's settings.
     """
     from tqdm.auto import tqdm
 
@@ -168,7 +193,18 @@ _LEGENDS = {
 
 
 def format_tables(result):
-    """The experiment's tables as text, in the layout of the paper's tables (percent)."""
+    """The experiment's tables as text, in the layout of the paper's tables (percent).
+
+    Parameters
+    ----------
+    result : ExperimentResult
+        The return value of :func:`synthetic_experiment`.
+
+    Returns
+    -------
+    str
+        Each table with its title and legend.
+    """
     import pandas as pd
 
     t = result.tables

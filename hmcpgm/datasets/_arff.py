@@ -47,6 +47,7 @@ def load_hmc_arff(path, *, super_root="root"):
     Parameters
     ----------
     path : str or os.PathLike
+        The ARFF file (UTF-8).
     super_root : str or None
         Name of the artificial parent in edge-style (GO) class attributes; it is
         dropped and its children reported as :attr:`HMCData.excluded`. Labels
@@ -55,6 +56,7 @@ def load_hmc_arff(path, *, super_root="root"):
     Returns
     -------
     HMCData
+        The features, the labels and the hierarchy of the file.
 
     Raises
     ------

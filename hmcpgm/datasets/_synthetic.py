@@ -46,6 +46,7 @@ def paper_forest():
     Returns
     -------
     Hierarchy
+        A forest of 25 classes and three roots.
 
     Examples
     --------
@@ -101,6 +102,7 @@ class SyntheticData:
         Returns
         -------
         valid_scores, valid_labels, test_scores, test_labels : ndarray
+            The first ``n_valid`` test rows and the remaining ones (views, not copies).
 
         Examples
         --------
@@ -160,6 +162,7 @@ def make_paper_synthetic(
     Returns
     -------
     SyntheticData
+        The hierarchy, theta, eta, and the training and test scores and labels.
 
     Examples
     --------

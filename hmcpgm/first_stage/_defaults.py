@@ -13,6 +13,7 @@ def default_classifier():
     Returns
     -------
     sklearn.pipeline.Pipeline
+        A new, unfitted pipeline.
 
     Examples
     --------
@@ -39,6 +40,7 @@ def default_classwise_classifier():
     Returns
     -------
     sklearn.pipeline.Pipeline
+        A new, unfitted pipeline.
 
     Examples
     --------

@@ -70,6 +70,8 @@ def out_of_fold_scores(
     seed : int or None
         Shuffling of the folds.
     method : {"auto", "decision_function", "predict_proba", "predict"}
+        How a fitted classifier scores rows; "auto" takes the first available in
+        that order.
     joint : bool, optional
         Fit one estimator on all classes at once instead of one per class.
         Default: True for the default classifier, False for a given one.
@@ -81,6 +83,7 @@ def out_of_fold_scores(
     Returns
     -------
     scores : ndarray of shape (M, K), float
+        Row ``m`` scored by the model of the fold that left row ``m`` out.
     folds : ndarray of shape (M,), int
         Only with ``return_folds``.
 
@@ -111,11 +114,27 @@ def out_of_fold_scores(
 def fit_first_stage(X, labels, classifier=None, *, method="auto", joint=None, progress=True):
     """Fit first-stage classifiers on all training rows, to score new rows.
 
-    Parameters are those of :func:`out_of_fold_scores`.
+    Parameters
+    ----------
+    X : array-like of shape (M, F)
+        Features; NaN marks a missing value (the default classifier imputes).
+    labels : array-like of shape (M, K)
+        0/1 labels, column ``k`` for class ``k``.
+    classifier : scikit-learn estimator, optional
+        Default: :func:`default_classifier`.
+    method : {"auto", "decision_function", "predict_proba", "predict"}
+        How a fitted classifier scores rows; "auto" takes the first available in
+        that order.
+    joint : bool, optional
+        Fit one estimator on all classes at once instead of one per class.
+        Default: True for the default classifier, False for a given one.
+    progress : bool
+        Show a tqdm progress bar over classes (class-wise fitting).
 
     Returns
     -------
     FirstStageModel
+        The fitted classifiers; score new rows with :func:`predict_scores`.
 
     Examples
     --------
@@ -138,11 +157,15 @@ def predict_scores(model, X):
     Parameters
     ----------
     model : FirstStageModel
+        Made by :func:`fit_first_stage`.
     X : array-like of shape (M, F)
+        Features of the new rows, the same columns as in training.
 
     Returns
     -------
     ndarray of shape (M, K), float
+        One score column per class; a class whose training labels were constant
+        scores that constant.
     """
     if not isinstance(model, FirstStageModel):
         raise TypeError(

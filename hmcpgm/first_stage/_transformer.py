@@ -169,6 +169,7 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Returns
         -------
         self
+            The fitted transformer.
         """
         self.fit_transform(X, y)
         return self
@@ -179,13 +180,16 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Parameters
         ----------
         X : array-like of shape (M, F)
+            Features; NaN marks a missing value (the default estimators impute).
         y : array-like of shape (M, K) or (M,)
+            0/1 labels, or 1-D class labels, as in :meth:`fit`.
         **fit_params
             Not supported (must be empty).
 
         Returns
         -------
         ndarray of shape (M, K)
+            Row ``m`` scored by a model that never saw row ``m``.
         """
         if fit_params:
             raise InputError(f"OutOfFoldScores.fit_transform takes no fit parameters, got {sorted(fit_params)}")
@@ -228,10 +232,12 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Parameters
         ----------
         X : array-like of shape (M, F)
+            Features of the new rows, the same columns as in training.
 
         Returns
         -------
         ndarray of shape (M, K)
+            One score column per class.
         """
         check_is_fitted(self, ["estimators_", "method_"])
         X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float, reset=False)

@@ -207,8 +207,10 @@ def loopy_belief_propagation(network, likelihoods, *, damping=LOOPY_DEFAULTS["da
 
     Parameters
     ----------
-    network, likelihoods
-        As in :func:`mlpr_from_likelihoods`.
+    network : LabelNetwork
+        The hierarchy and its CPD parameters ``theta``.
+    likelihoods : array-like of shape (M, K, 2)
+        The evidence pairs ``[L_k(0), L_k(1)]``, as in :func:`mlpr_from_likelihoods`.
     damping : float in [0, 1), default 0
         Weight of the previous factor message (log-odds) in each update. The
         sequential schedule rarely needs it; it slows convergence.
@@ -216,6 +218,7 @@ def loopy_belief_propagation(network, likelihoods, *, damping=LOOPY_DEFAULTS["da
         An object has converged when no message changed by more than ``tol``
         (in log-odds) in one iteration.
     max_iter : int, default 200
+        At most this many iterations per object.
     start : {"uniform", "forest"}, default "uniform"
         Starting messages. ``"forest"`` starts from the exact solution on the
         spanning forest that keeps each class's first parent; on DAGs with loops,
@@ -226,6 +229,7 @@ def loopy_belief_propagation(network, likelihoods, *, damping=LOOPY_DEFAULTS["da
     Returns
     -------
     mlpr : ndarray of shape (M, K)
+        The (approximate, on DAGs with loops) posterior probabilities.
     report : LoopyReport
         Per object: ``converged``, ``n_iter``, ``residual``.
 

@@ -73,6 +73,22 @@ class LoopyReport:
 
     @classmethod
     def empty(cls, damping=DEFAULTS["damping"], tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"]):
+        """The report of a run on no objects.
+
+        Parameters
+        ----------
+        damping : float
+            The damping setting reported.
+        tol : float
+            The tolerance setting reported.
+        max_iter : int
+            The iteration limit reported.
+
+        Returns
+        -------
+        LoopyReport
+            Empty ``converged``, ``n_iter`` and ``residual`` arrays.
+        """
         return cls(np.zeros(0, bool), np.zeros(0, int), np.zeros(0), damping, tol, max_iter)
 
     def __repr__(self):

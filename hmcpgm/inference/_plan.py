@@ -142,6 +142,7 @@ def inference_plan(hierarchy, *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLI
     Parameters
     ----------
     hierarchy : Hierarchy
+        The hierarchy the engines would run on.
     budget_bytes : int, default 4 GiB
         Memory the engine may use (structure plus the working memory of one object).
     max_clique : int, default 20
@@ -150,6 +151,7 @@ def inference_plan(hierarchy, *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLI
     Returns
     -------
     InferencePlan
+        One :class:`EngineEstimate` per engine, and the engine ``"auto"`` chooses.
 
     Examples
     --------
@@ -245,9 +247,21 @@ def choose_engine(hierarchy, version="full", *, budget_bytes=DEFAULT_BUDGET, max
     solves small per-class networks (the dense junction tree, exact); indpt needs no
     network inference.
 
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        The hierarchy the engine would run on.
+    version : {"full", "nbh", "indpt"}
+        The mLPR version.
+    budget_bytes : int, default 4 GiB
+        Memory the engine may use (structure plus the working memory of one object).
+    max_clique : int, default 20
+        The dense junction tree's largest clique.
+
     Returns
     -------
     (str, bool)
+        The engine's name and whether its answer is exact.
     """
     hierarchy = check_hierarchy(hierarchy)
     if version != "full":
@@ -257,8 +271,22 @@ def choose_engine(hierarchy, version="full", *, budget_bytes=DEFAULT_BUDGET, max
 
 
 def engine_in_use(hierarchy, version="full", engine="auto", *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLIQUE):
-    """The engine that ``mlpr_from_likelihoods(..., version=version, engine=engine)`` runs, and
-    whether its answer is exact: what every output reports.
+    """The engine that ``mlpr_from_likelihoods(..., version=version, engine=engine)`` runs.
+
+    And whether its answer is exact: what every output reports.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        The hierarchy the engine would run on.
+    version : {"full", "nbh", "indpt"}
+        The mLPR version.
+    engine : str
+        The engine asked for; ``"auto"`` follows :func:`choose_engine`.
+    budget_bytes : int, default 4 GiB
+        Memory the engine may use (``engine="auto"`` only).
+    max_clique : int, default 20
+        The dense junction tree's largest clique (``engine="auto"`` only).
 
     Returns
     -------

@@ -19,11 +19,16 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
 
     Parameters
     ----------
-    scores, labels, hierarchy
-        As in :func:`fit_score_model`.
+    scores : array-like or DataFrame of shape (M, K)
+        First-stage scores of the training rows.
+    labels : array-like or DataFrame of shape (M, K)
+        0/1 labels that respect the hierarchy.
+    hierarchy : Hierarchy
+        Fixes the column order.
     kinds : sequence of str
         Posterior-route models (``POSTERIOR_MODELS`` except ``"auto"``).
     cv, seed : int
+        The number of folds (2 to M) and the seed of their shuffling.
     **options
         Options of :func:`fit_score_model` (``bandwidth``, ``prior_count``, ...).
 
@@ -82,6 +87,7 @@ def log_loss_by_class(p, labels, *, clip=1e-6):
     p : array of shape (..., M, K)
         Probabilities (leading axes, e.g. candidate models, are kept).
     labels : array of 0/1, shape (M, K)
+        The true labels.
     clip : float
         ``p`` is clipped to ``[clip, 1 - clip]``.
 
@@ -115,15 +121,20 @@ def choose_candidates(p, labels, *, baseline=0, margin=2.0, clip=1e-6):
     p : array of shape (n_candidates, M, K)
         Cross-validated probabilities of each candidate.
     labels : array of 0/1, shape (M, K)
+        The true labels.
     baseline : int
         Index of the candidate kept by default (``fit_score_model`` passes
         ``"logistic"``, Platt scaling on the scores as they are: two parameters
         per class, monotone).
     margin : float
+        How many standard errors lower another candidate's log loss must be.
+    clip : float
+        ``p`` is clipped to ``[clip, 1 - clip]``.
 
     Returns
     -------
     ndarray of int, shape (K,)
+        The index of the kept candidate of each class.
     """
     p = np.clip(np.asarray(p, dtype=float), clip, 1 - clip)
     y = np.asarray(labels, dtype=float)

@@ -38,6 +38,7 @@ def fit_score_model(
     labels : array-like or DataFrame of shape (M, K)
         0/1 labels that respect the hierarchy.
     hierarchy : Hierarchy
+        Fixes the column order (and aligns DataFrame columns by class name).
     kind : str, default "lpr"
         One of ``SCORE_MODELS``; see the module docstring.
     bandwidth : {"silverman", "scott", "normal_reference"} or float, default "silverman"
@@ -74,6 +75,7 @@ def fit_score_model(
     Returns
     -------
     ScoreModel
+        One fitted model per class.
 
     Examples
     --------

@@ -13,6 +13,14 @@ from ._grid import forward, interp_grid
 class ScoreModel:
     """A fitted per-class score model; build one with :func:`fit_score_model`.
 
+    The other constructor arguments are kept as the attributes of the same names.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy, optional
+        Aligns the columns of DataFrame scores by class name; default flat classes
+        named by ``classes``.
+
     Attributes
     ----------
     kind : str
@@ -75,6 +83,7 @@ class ScoreModel:
         Parameters
         ----------
         scores : array-like or DataFrame of shape (M, K)
+            First-stage scores, columns in ``classes`` order (or named by class).
 
         Returns
         -------
@@ -100,9 +109,15 @@ class ScoreModel:
         The posterior route reads it from the fitted grid; the density models
         give ``p1 f1 / (p0 f0 + p1 f1)`` with the training prevalence ``p1``.
 
+        Parameters
+        ----------
+        scores : array-like or DataFrame of shape (M, K)
+            First-stage scores, columns in ``classes`` order (or named by class).
+
         Returns
         -------
         ndarray of shape (M, K)
+            Probabilities; the prevalence for uninformative classes.
         """
         s = self._scores(scores)
         p1 = np.broadcast_to(self.prevalence, s.shape)
@@ -119,9 +134,20 @@ class ScoreModel:
     def densities(self, scores):
         """Fitted class-conditional densities ``[f_0k(s), f_1k(s)]`` (density models only).
 
+        Parameters
+        ----------
+        scores : array-like or DataFrame of shape (M, K)
+            First-stage scores, columns in ``classes`` order (or named by class).
+
         Returns
         -------
         ndarray of shape (M, K, 2)
+            The densities of each score given ``Y_k = 0`` and ``Y_k = 1``.
+
+        Raises
+        ------
+        InputError
+            For a posterior-route model, which has no densities.
         """
         if self.kind in POSTERIOR_MODELS:
             raise InputError(
@@ -150,6 +176,11 @@ class ScoreModel:
 
         Arrays can be saved with ``numpy.savez`` or turned into lists for JSON;
         :func:`score_model_from_dict` rebuilds the model.
+
+        Returns
+        -------
+        dict
+            ``kind``, ``classes``, ``prevalence``, ``informative`` and the arrays of ``params`` (copies).
         """
         return {
             "kind": self.kind,
@@ -183,6 +214,11 @@ def score_model_from_dict(data, hierarchy=None):
         Values may be lists (from JSON) or arrays.
     hierarchy : Hierarchy, optional
         Used only to reorder DataFrame columns; must have the same classes.
+
+    Returns
+    -------
+    ScoreModel
+        The model that gives the same likelihoods as the one exported.
 
     Examples
     --------

@@ -35,18 +35,23 @@ def plot_lpr(scores, labels, model_or_lpr, class_index, ax=None, *, bins=30, gri
     Parameters
     ----------
     scores : array of shape (M, K)
+        First-stage scores (a DataFrame is aligned to the model's classes by name).
     labels : array of 0/1, shape (M, K)
+        The true labels of the same objects.
     model_or_lpr : MLPR, ScoreModel, or callable
         A fitted :class:`hmcpgm.MLPR` or :class:`hmcpgm.likelihood.ScoreModel`
         (anything with ``lpr(scores_matrix)``), or a function mapping a 1-D array
         of this class's scores to LPR values.
     class_index : int or class name
+        The class drawn: a column index, or a class name of the model.
     ax : matplotlib Axes, optional
+        Draw into these axes; default a new figure.
     bins : int
         Histogram bins over the range of the class's scores.
     grid_size : int
         Points of the LPR curve.
     title : str, optional
+        Default ``"Local precision rate, class <name>"``.
 
     Returns
     -------
@@ -142,6 +147,7 @@ def reliability_table(probabilities, labels, n_bins=10, *, strategy="uniform"):
     labels : array or DataFrame of 0/1, the same shape
         DataFrames are matched to each other by class name.
     n_bins : int
+        The number of bins (empty bins are dropped from the result).
     strategy : {"uniform", "quantile"}
         ``"uniform"``: bins of equal width on [0, 1]; ``"quantile"``: bins with
         about equal numbers of events.
@@ -149,6 +155,7 @@ def reliability_table(probabilities, labels, n_bins=10, *, strategy="uniform"):
     Returns
     -------
     mean_predicted, observed_rate, counts : ndarrays over the non-empty bins
+        The mean probability, the fraction of positives and the number of events in each bin.
 
     Examples
     --------
@@ -193,12 +200,17 @@ def plot_reliability(mlpr, labels, n_bins=10, ax=None, *, strategy="uniform", la
         Predicted probabilities (e.g. ``MLPR.predict_proba``), or a fitted
         :class:`hmcpgm.MLPR` is NOT accepted here: pass its predictions.
     labels : array of 0/1, shape (M, K)
+        The true labels of the same events.
     n_bins : int
+        The number of bins (see :func:`reliability_table`).
     ax : matplotlib Axes, optional
+        Draw into these axes; default a new figure.
     strategy : {"uniform", "quantile"}
+        Bins of equal width, or of about equal numbers of events.
     label : str
         Legend label of the points.
     title : str
+        The axes title.
 
     Returns
     -------

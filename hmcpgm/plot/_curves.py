@@ -27,12 +27,14 @@ def plot_hit_curves(curves, ax=None, *, max_rank=None, ideal=True, title="Hit cu
         (M, K) true labels; the curve is :func:`hmcpgm.metrics.hit_curve`) or a
         precomputed 1-D hit curve.
     ax : matplotlib Axes, optional
+        Draw into these axes; default a new figure.
     max_rank : int, optional
         Draw only the top ``max_rank`` events.
     ideal : bool
         Also draw the best possible curve ``min(r, P)`` (dotted), from the labels
         of the first ``(order, labels)`` entry.
     title : str
+        The axes title.
 
     Returns
     -------
@@ -89,7 +91,9 @@ def plot_pr_curves(curves, ax=None, *, title="Precision-recall curves"):
         :func:`hmcpgm.metrics.pr_curve`) or a precomputed ``(precision, recall)``
         pair of 1-D arrays.
     ax : matplotlib Axes, optional
+        Draw into these axes; default a new figure.
     title : str
+        The axes title.
 
     Returns
     -------

@@ -23,6 +23,7 @@ def hierarchy_layout(hierarchy):
     Parameters
     ----------
     hierarchy : Hierarchy
+        The classes to place (a forest or a DAG).
 
     Returns
     -------
@@ -117,9 +118,11 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
         object's mLPRs; shown by colour with a colorbar. NaN is drawn grey.
         None draws every node in one colour.
     ax : matplotlib Axes, optional
+        Draw into these axes; default a new figure.
     labels : "auto", bool
         Write class names beside the nodes; ``"auto"``: when at most 60 classes.
     cmap : str or Colormap
+        The colour map of ``values``.
     vmin, vmax : float
         Colour scale limits (probabilities by default).
     value_label : str
@@ -133,6 +136,7 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
         Refuse hierarchies larger than this (a drawing of thousands of classes
         is unreadable); raise it to draw anyway.
     title : str, optional
+        Default: the hierarchy's kind and size.
 
     Returns
     -------

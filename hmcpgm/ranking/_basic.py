@@ -54,7 +54,9 @@ def naive_sort(values, hierarchy):
     Parameters
     ----------
     values : array-like of shape (M, K), or a DataFrame with class columns
+        The value of every event, for example mLPRs. Finite.
     hierarchy : Hierarchy
+        Fixes the column order of ``values`` and the ancestor constraints.
 
     Returns
     -------
@@ -101,6 +103,7 @@ def count_violations(ranking, hierarchy, *, pairs="ancestors"):
     Returns
     -------
     int
+        The number of pairs out of order.
 
     Examples
     --------

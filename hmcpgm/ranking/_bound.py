@@ -59,6 +59,7 @@ def hier_rank_bound(values, hierarchy, *, method="lagrangian", max_iter=LAGRANGE
     values : array-like of shape (M, K), or a DataFrame with class columns
         The value of every event, for example mLPRs. Finite.
     hierarchy : Hierarchy
+        Fixes the column order of ``values`` and the ancestor constraints.
     method : {"lagrangian", "forest"}
         ``"forest"``: the two spanning forests only.
     max_iter : int

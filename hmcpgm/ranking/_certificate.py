@@ -11,7 +11,17 @@ __all__ = ["Certificate", "certify"]
 
 
 class Certificate(NamedTuple):
-    """The CATCH of a ranking, an upper bound on the best consistent CATCH, and their ratio."""
+    """The CATCH of a ranking, an upper bound on the best consistent CATCH, and their ratio.
+
+    Attributes
+    ----------
+    catch : float
+        The CATCH of the ranking.
+    bound : float
+        :func:`hier_rank_bound` of the values: at least the CATCH of every consistent ranking.
+    ratio : float
+        ``catch / bound``.
+    """
 
     catch: float
     bound: float
@@ -26,7 +36,9 @@ def certify(order, values, hierarchy, *, max_iter=LAGRANGE_ITER):
     order : array-like of int, shape (M*K,)
         A ranking of all events, for example from :func:`hier_rank`.
     values : array-like of shape (M, K), or a DataFrame with class columns
+        The value of every event, for example mLPRs. Finite.
     hierarchy : Hierarchy
+        Fixes the column order of ``values`` and the ancestor constraints.
     max_iter : int
         Subgradient rounds per object of the Lagrangian bound.
 

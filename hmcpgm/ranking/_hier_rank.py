@@ -33,6 +33,7 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     values : array-like of shape (M, K), or a DataFrame with class columns
         The value of every event, for example mLPRs. Finite.
     hierarchy : Hierarchy
+        Fixes the column order of ``values`` and the ancestor constraints.
     method : {"auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact"}
         Every method returns a hierarchically consistent ranking.
 

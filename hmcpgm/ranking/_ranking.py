@@ -138,7 +138,18 @@ class Ranking:
     def ranked(self, values, name="values"):
         """The entries of an (M, K) matrix in ranked order, shape (M*K,).
 
-        A DataFrame is aligned by class name; a flat vector is taken in event order.
+        Parameters
+        ----------
+        values : array-like or DataFrame of shape (M, K), or shape (M*K,)
+            A value per event. A DataFrame is aligned by class name; a flat vector
+            is taken in event order.
+        name : str
+            What ``values`` is called in messages.
+
+        Returns
+        -------
+        ndarray of shape (M*K,)
+            Entry ``i`` belongs to the event ranked ``i + 1``.
         """
         if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == self.n_events:
             values = np.reshape(values, self.shape)  # a flat vector in event order
@@ -150,7 +161,15 @@ class Ranking:
     def top(self, r):
         """The (M, K) 0/1 decisions that label the first ``r`` events positive.
 
-        Hierarchically consistent whenever the ranking is.
+        Parameters
+        ----------
+        r : int
+            How many events are positive, from 0 to ``n_events``.
+
+        Returns
+        -------
+        ndarray of int8, shape (M, K)
+            Hierarchically consistent whenever the ranking is.
         """
         r = count(r, "r")
         if r > self.n_events:
@@ -164,6 +183,16 @@ class Ranking:
 
         Block means are carried over (they are no longer the means of the new
         ranking's blocks); ``blocks`` is dropped.
+
+        Parameters
+        ----------
+        classes : sequence
+            Class names of the ranking to keep (they keep the ranking's column order).
+
+        Returns
+        -------
+        Ranking
+            The events of these classes, in the same relative order.
 
         Examples
         --------
@@ -197,6 +226,8 @@ class Ranking:
         Returns
         -------
         pandas.DataFrame
+            Columns ``rank``, ``object`` (the index of the ranked values when they
+            had one), ``class``, then ``value`` and ``block_mean`` when known.
         """
         import pandas as pd
 

@@ -45,6 +45,16 @@ def is_dask_collection(obj):
 def check_scheduler(scheduler):
     """``scheduler`` if it is ``"local"`` or looks like a dask scheduler address, else an InputError.
 
+    Parameters
+    ----------
+    scheduler : str
+        ``"local"`` or an address such as ``tcp://host:8786``.
+
+    Returns
+    -------
+    str
+        ``scheduler``.
+
     Examples
     --------
     >>> check_scheduler("tcp://10.0.0.5:8786")
@@ -59,7 +69,18 @@ def check_scheduler(scheduler):
 
 
 def scheduler_option(text):
-    """The argparse type of ``--scheduler``: :func:`check_scheduler` with argparse's error."""
+    """The argparse type of ``--scheduler``: :func:`check_scheduler` with argparse's error.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    str
+        ``text``, when it is ``"local"`` or a scheduler address.
+    """
     import argparse
 
     try:
@@ -87,6 +108,7 @@ def open_client(scheduler, *, processes=True, n_workers=None):
     Returns
     -------
     client : distributed.Client or None
+        None when ``scheduler`` is None.
     close : callable
         Closes what this call opened (nothing for a client that was given).
     """

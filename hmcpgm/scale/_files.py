@@ -121,7 +121,26 @@ def _parquet_frames(path, hierarchy, name, chunk_size, id_column):
 
 
 def read_matrix_file(path, hierarchy, name, *, id_column=None):
-    """``(ids, matrix)`` of a whole CSV or Parquet matrix file (see :func:`read_matrix_chunks`)."""
+    """``(ids, matrix)`` of a whole CSV or Parquet matrix file (see :func:`read_matrix_chunks`).
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.parquet`` / ``.pq`` for Parquet, anything else CSV.
+    hierarchy : Hierarchy
+        Its classes fix the column order (columns matched by name).
+    name : str
+        What the file holds, for messages (``"scores"``).
+    id_column : str, optional
+        A column of object identifiers.
+
+    Returns
+    -------
+    ids : ndarray of str or None
+        None without ``id_column``.
+    matrix : ndarray of float, shape (M, K)
+        The file's rows, columns in ``hierarchy.classes`` order.
+    """
     if not is_parquet(path):
         return read_matrix(path, hierarchy, name, id_column=id_column)
     parts = list(read_matrix_chunks(path, hierarchy, name, id_column=id_column))
@@ -151,6 +170,12 @@ class TableWriter:
     renamed to ``path`` by :meth:`close`; :meth:`abort` (or leaving a ``with``
     block by an exception) removes it, so a failed run leaves no partial output.
 
+    Parameters
+    ----------
+    path : str or Path
+        The file to write: Parquet for ``.parquet`` / ``.pq``, else CSV. Its folder
+        must exist; the file is replaced by :meth:`close`.
+
     Examples
     --------
     >>> import pandas as pd, tempfile, os
@@ -174,7 +199,13 @@ class TableWriter:
         self.rows = 0
 
     def write(self, frame):
-        """Append the rows of ``frame`` (the same columns each time)."""
+        """Append the rows of ``frame`` (the same columns each time).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The rows to append; its index is not written.
+        """
         if self.parquet:
             import pyarrow as pa
 
@@ -247,6 +278,7 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
     scheduler : None, "local", str or distributed.Client
         Where the chunks run (see :func:`hmcpgm.scale.rank_stream`).
     progress : bool
+        Show a progress bar.
 
     Returns
     -------
@@ -294,18 +326,26 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
     values : str or Path
         CSV or Parquet matrix of values (mLPRs), one column per class.
     hierarchy : Hierarchy
+        Its classes fix the column order (columns matched by name).
     output : str or Path
         CSV or Parquet: one row per event (``rank``, the object's id or row number
         from 1, ``class``, ``value``, ``block_mean`` and, with ``fdr``, ``positive``).
     fdr : float in (0, 1), optional
         Label positive the longest prefix whose estimated FDR is at most ``fdr``.
     method : {"hierrank", "naive"}
-    id_column, chunk_size, scheduler, progress
-        As in :func:`predict_files`.
+        HierRank (``hier_rank`` with ``method="auto"``) or NaiveSort.
+    id_column : str, optional
+        The values' id column; its name and ids label the objects in ``output``.
+    chunk_size : int, optional
+        Objects per chunk (default: the whole file at once).
+    scheduler : None, "local", str or distributed.Client
+        Where the chunks run (see :func:`hmcpgm.scale.rank_stream`).
     store : True, str or Path
         Where the chunks' runs wait (True: a temporary folder), 20 bytes per event.
     batch : int
         Events per piece of the ranking written.
+    progress : bool
+        Show progress bars.
 
     Returns
     -------

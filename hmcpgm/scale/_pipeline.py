@@ -29,6 +29,11 @@ class ModelMlpr:
 
     ``ModelMlpr(model)(scores)`` is ``model.predict_proba(scores)`` as an array,
     with the seconds it took.
+
+    Attributes
+    ----------
+    model : MLPR
+        Fitted; it goes to every worker (picklable).
     """
 
     model: object
@@ -41,7 +46,18 @@ class ModelMlpr:
 
 @dataclass(frozen=True)
 class NetworkMlpr:
-    """Chunk of likelihoods (m, K, 2) -> its mLPRs, by :func:`hmcpgm.mlpr_from_likelihoods`."""
+    """Chunk of likelihoods (m, K, 2) -> its mLPRs, by :func:`hmcpgm.mlpr_from_likelihoods`.
+
+    Attributes
+    ----------
+    network : LabelNetwork
+        The network the mLPRs are computed in.
+    version, engine : str
+        As in :func:`hmcpgm.mlpr_from_likelihoods`.
+    options : tuple of (name, value) pairs
+        Further keyword options of :func:`hmcpgm.mlpr_from_likelihoods` (a tuple, so
+        the object stays hashable).
+    """
 
     network: object
     version: str = "full"
@@ -64,6 +80,7 @@ def row_chunks(X, chunk_size=None):
     Parameters
     ----------
     X : array-like, DataFrame or dask array, shape (M, ...)
+        The rows to split.
     chunk_size : int, optional
         Rows per block. A dask array is rechunked to it (all columns in one
         block); without it, a dask array keeps its row chunks and anything else is
@@ -122,8 +139,9 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
         One item per chunk, in the objects' order: a value matrix (m, K) (array,
         DataFrame or a block of a dask array), or whatever ``to_values`` takes.
     hierarchy : Hierarchy
+        Fixes the column order and the ranking's constraints.
     to_values : callable, optional
-        payload -> (m, K) values, run where the chunk runs (on a worker); it may
+        Payload -> (m, K) values, run where the chunk runs (on a worker); it may
         return ``(values, {stage: seconds})``. For example :class:`ModelMlpr`
         (scores -> mLPRs) or :class:`NetworkMlpr` (likelihoods -> mLPRs). Must be
         picklable to run on a cluster.
@@ -143,6 +161,7 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
     Returns
     -------
     ChunkedRanking
+        The chunks' runs and summaries; close it (or use it in a ``with`` block) to free the store.
     """
     check_hierarchy(hierarchy)
     if method != "naive":
@@ -176,7 +195,9 @@ def rank_chunks(values, hierarchy, *, chunk_size=None, **options):
     Parameters
     ----------
     values : array-like, DataFrame or dask array of shape (M, K)
+        The value of every event, e.g. mLPRs.
     hierarchy : Hierarchy
+        Fixes the column order and the ranking's constraints.
     chunk_size : int, optional
         Objects per chunk (a dask array keeps its row chunks without it).
     **options
@@ -206,11 +227,23 @@ def rank_model(model, X, *, chunk_size=None, **options):
     """Scores -> mLPRs -> HierRank, chunk by chunk, with a fitted :class:`hmcpgm.MLPR`.
 
     The mLPRs of a chunk are made and ranked where the chunk runs and are kept
-    only in its run. See :func:`rank_stream` for ``options``.
+    only in its run.
+
+    Parameters
+    ----------
+    model : MLPR
+        Fitted.
+    X : array-like, DataFrame or dask array of shape (M, K)
+        First-stage scores.
+    chunk_size : int, optional
+        Objects per chunk (a dask array keeps its row chunks without it).
+    **options
+        ``method``, ``scheduler``, ``store``, ``progress`` of :func:`rank_stream`.
 
     Returns
     -------
     ChunkedRanking
+        As :func:`rank_stream` returns it.
     """
     return rank_stream(row_chunks(X, chunk_size), model.hierarchy_, to_values=ModelMlpr(model),
                        n_objects=_rows(X), **options)
@@ -239,6 +272,7 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     decisions : bool
         Also give ``model.predict``'s decisions (HierRank block mean >= threshold).
     progress : bool
+        Show a progress bar (objects done).
     n_objects : int, optional
         The total, for the progress bar.
 
@@ -247,6 +281,7 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     mlpr : ndarray (m, K)
         The same numbers as ``model.predict_proba`` on those rows.
     decisions : ndarray of int8 (m, K) or None
+        None without ``decisions``.
     """
     if hasattr(X, "shape") or hasattr(X, "iloc"):
         blocks, n_objects = row_chunks(X, chunk_size), _rows(X)
@@ -264,6 +299,22 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
 
 def predict_proba(model, X, *, chunk_size=None, scheduler=None):
     """``model.predict_proba(X)`` computed chunk by chunk (the same numbers), as one array.
+
+    Parameters
+    ----------
+    model : MLPR
+        Fitted.
+    X : array-like, DataFrame, dask array, or an iterable of row blocks
+        First-stage scores.
+    chunk_size : int, optional
+        Objects per chunk.
+    scheduler : None, "local", str or distributed.Client
+        Where the chunks run (see :func:`rank_stream`).
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+        The mLPRs.
 
     Examples
     --------

@@ -164,6 +164,7 @@ class ChunkedRanking:
         Returns
         -------
         Cutoff
+            The chosen ``rank`` with its estimated precision, recall and F1.
         """
         try:
             a = float(alpha)
@@ -221,6 +222,11 @@ class ChunkedRanking:
     def iter_top(self, r):
         """The decisions of the top ``r`` events, one chunk at a time.
 
+        Parameters
+        ----------
+        r : int
+            How many events are positive, from 0 to ``n_events``.
+
         Yields
         ------
         start : int
@@ -244,6 +250,16 @@ class ChunkedRanking:
 
         The same matrix as :meth:`hmcpgm.Ranking.top` on the ranking of all objects
         at once; only the bin of the ``r``-th event is sorted.
+
+        Parameters
+        ----------
+        r : int
+            How many events are positive, from 0 to ``n_events``.
+
+        Returns
+        -------
+        ndarray of int8, shape (M, K)
+            1 for the first ``r`` events of the global ranking.
         """
         parts = [d for _, d in self.iter_top(r)]
         return np.concatenate(parts) if parts else np.zeros((0, self.n_classes), dtype=np.int8)
@@ -256,6 +272,20 @@ class ChunkedRanking:
         ``object``, ``class``, ``value``, ``block_mean``), plus ``positive`` (1 for
         the first ``positives`` events) when ``positives`` is given. Each frame
         holds whole bins, so a frame is larger than ``batch`` when a single bin is.
+
+        Parameters
+        ----------
+        batch : int
+            About how many events (rows) per frame.
+        values : bool
+            Include the ``value`` column.
+        positives : int, optional
+            Add the ``positive`` column: 1 for the first ``positives`` events.
+
+        Yields
+        ------
+        pandas.DataFrame
+            The next events of the ranking, one row each.
         """
         import pandas as pd
 
@@ -281,7 +311,13 @@ class ChunkedRanking:
             lo, done = hi, done + rows.size
 
     def to_ranking(self):
-        """The whole ranking as one :class:`hmcpgm.Ranking` (for problems that fit in memory)."""
+        """The whole ranking as one :class:`hmcpgm.Ranking` (for problems that fit in memory).
+
+        Returns
+        -------
+        Ranking
+            The ranking of all objects, with its block means.
+        """
         sel = self._gather(0, N_BINS)
         means = np.empty(self.n_events)
         means[sel["flat"]] = sel["mean"]

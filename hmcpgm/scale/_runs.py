@@ -39,6 +39,16 @@ def descending_bins(values):
     ``-0.0`` and ``0.0`` share a bin, as they are equal. NaN is not binned (the
     values ranked are finite).
 
+    Parameters
+    ----------
+    values : array-like of float
+        The values to bin (any shape).
+
+    Returns
+    -------
+    ndarray of int64
+        The bin of each value, in ``[0, N_BINS)``; a larger value never has a larger bin.
+
     Examples
     --------
     >>> descending_bins([1.0, 0.75, 0.5, 0.0, -0.0, -1.0]).tolist()
@@ -86,7 +96,18 @@ class ChunkSummary:
         object.__setattr__(self, "_ends", np.concatenate(([0], np.cumsum(self.counts))))
 
     def offset(self, b):
-        """The number of the run's events in bins before ``b`` (where bin ``b`` starts)."""
+        """The number of the run's events in bins before ``b`` (where bin ``b`` starts).
+
+        Parameters
+        ----------
+        b : int
+            A bin number.
+
+        Returns
+        -------
+        int
+            Where the events of bin ``b`` (or of the chunk's next bin after it) start in the run.
+        """
         return int(self._ends[np.searchsorted(self.bins, b)])
 
 
@@ -171,7 +192,15 @@ class RunStore:
         return os.path.join(self.directory, f"run-{chunk:07d}.npy")
 
     def put(self, chunk, run):
-        """Keep the run of chunk number ``chunk``."""
+        """Keep the run of chunk number ``chunk``.
+
+        Parameters
+        ----------
+        chunk : int
+            The chunk's number.
+        run : structured ndarray
+            The chunk's run (see :func:`rank_chunk`).
+        """
         self.nbytes += run.nbytes
         if self.directory is None:
             self._memory[chunk] = run
@@ -179,7 +208,20 @@ class RunStore:
             np.save(self._path(chunk), run)
 
     def read(self, chunk, lo, hi):
-        """Events ``lo:hi`` of a run (a structured array, copied)."""
+        """Events ``lo:hi`` of a run (a structured array).
+
+        Parameters
+        ----------
+        chunk : int
+            The chunk's number.
+        lo, hi : int
+            The slice of the run.
+
+        Returns
+        -------
+        structured ndarray or None
+            None for an empty slice; a copy when the runs are on disk, a view in memory.
+        """
         if hi <= lo:
             return None
         if self.directory is None:

@@ -36,7 +36,9 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     scores : array-like of shape (M, K)
         Training scores (out of fold from the first stage).
     labels : array-like of shape (M, K)
+        0/1 training labels that respect the hierarchy.
     hierarchy : Hierarchy
+        Fixes the column order and the network.
     versions : tuple of str
         Candidates among ``"indpt"``, ``"nbh"``, ``"full"``.
     tempering : {"one", "depth", "frequency"} or None
@@ -63,17 +65,18 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         there is worse than indpt's by more than ``screen_margin`` paired
         standard errors. "auto": no screening on forests, 100 rows on DAGs.
     screen_margin : float
+        Paired standard errors of the screening (see ``screen_rows``).
     engine : str
         Inference engine (``"auto"``: :func:`resolve_engine`).
     a_min : float
         Smallest exponent searched.
+    n_iter : int
+        Golden-section steps per search (after a grid over 0.03, 0.1, 0.3, 1).
     margin : float or None
         Version choice with the log loss: the simplest version (indpt, then nbh,
         then full) whose cross-fitted loss exceeds the best version's by at most
         ``margin`` paired standard errors (per-row differences); None takes the
         best.
-    n_iter : int
-        Golden-section steps per search (after a grid over 0.03, 0.1, 0.3, 1).
     recalibrate : bool
         Fit the shared recalibration map on the cross-fitted mLPRs of the choice.
     pseudo_count : float

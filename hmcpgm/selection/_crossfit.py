@@ -29,6 +29,10 @@ class CrossFit:
     cv_log_loss : ndarray of shape (K, len(AUTO_CANDIDATES))
         Out-of-fold log loss of every candidate score model per class.
     labels : ndarray of shape (M, K)
+        The 0/1 training labels.
+    cross_validation : dict
+        The output of :func:`hmcpgm.likelihood.cross_validated_lpr` (``lpr`` of every
+        candidate, ``folds``, ``prevalence`` of each fold's models).
     """
 
     likelihoods: np.ndarray
@@ -51,6 +55,7 @@ def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, ps
     labels : array-like of shape (M, K)
         0/1 training labels.
     hierarchy : Hierarchy
+        Fixes the column order and the network of each fold.
     score_model : str, default "auto"
         ``"auto"`` (each class keeps its best candidate by out-of-fold log loss)
         or one posterior-route model for every class.
@@ -64,6 +69,7 @@ def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, ps
     Returns
     -------
     CrossFit
+        The out-of-fold evidence, the folds and each fold's ``theta``.
 
     Examples
     --------
@@ -109,9 +115,19 @@ def resolve_engine(hierarchy, version, engine="auto"):
     rests on approximate full mLPRs, and the cross-validation table says so in its
     ``engine`` column. Predictions of the fitted model use the estimator's engine.
 
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        The hierarchy of the second stage.
+    version : {"indpt", "nbh", "full"}
+        The mLPR version cross-fitted.
+    engine : str
+        The engine asked for; anything but ``"auto"`` is kept.
+
     Returns
     -------
     str
+        The engine's name (``engine`` itself for the indpt version).
     """
     if engine != "auto" or version == "indpt":
         return engine
@@ -127,8 +143,11 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
     Parameters
     ----------
     crossfit : CrossFit
+        The out-of-fold evidence of the training rows, from :func:`cross_fit`.
     hierarchy : Hierarchy
+        The hierarchy ``crossfit`` was made with.
     version : {"indpt", "nbh", "full"}
+        The mLPR version.
     a : float or array of shape (K,)
         Tempering exponent(s).
     rows : array of int, optional
@@ -141,6 +160,7 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
     Returns
     -------
     ndarray of shape (len(rows), K)
+        Each row's mLPRs from the second stage of the fold that left it out.
     """
     from ..inference import mlpr_from_likelihoods
 

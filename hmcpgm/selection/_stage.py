@@ -45,7 +45,20 @@ class SecondStage:
     seconds: dict
 
     def predict_proba(self, scores, **options):
-        """mLPRs of new rows under the chosen version and tempering, shape (M, K)."""
+        """mLPRs of new rows under the chosen version and tempering, shape (M, K).
+
+        Parameters
+        ----------
+        scores : array-like or DataFrame of shape (M, K)
+            First-stage scores of the new rows.
+        **options
+            Engine options of :func:`hmcpgm.mlpr_from_likelihoods` (not used by indpt).
+
+        Returns
+        -------
+        ndarray of shape (M, K)
+            The mLPRs.
+        """
         from ..inference import mlpr_from_likelihoods
 
         if self.version == "indpt":
@@ -56,6 +69,19 @@ class SecondStage:
         )
 
     def predict_calibrated(self, scores=None, *, mlpr=None):
-        """Recalibrated mLPRs ``g(mLPR)`` (for the Bayesian FDR); pass ``mlpr`` to skip inference."""
+        """Recalibrated mLPRs ``g(mLPR)`` (for the Bayesian FDR); pass ``mlpr`` to skip inference.
+
+        Parameters
+        ----------
+        scores : array-like or DataFrame of shape (M, K), optional
+            First-stage scores of the new rows (not read when ``mlpr`` is given).
+        mlpr : array-like of shape (M, K), optional
+            The mLPRs, already computed by :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (M, K)
+            ``g(mLPR)``, or the mLPRs when there is no recalibration map.
+        """
         p = self.predict_proba(scores) if mlpr is None else np.asarray(mlpr, dtype=float)
         return p if self.recalibration is None else self.recalibration(p)
