@@ -1,4 +1,4 @@
-"""Graphs from other tools turned into parent -> child DiGraphs (networkx, OBO files)."""
+"""Graphs from other tools turned into parent -> child DiGraphs (networkx, OBO files), and their checks."""
 
 import networkx as nx
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from .._util import preview, repeated
 from ..exceptions import HierarchyError, InputError
 
-__all__ = ["check_unique", "directed_graph", "graph_from_edges", "graph_from_parents", "read_obo"]
+__all__ = ["check_unique", "directed_graph", "frozen_graph", "graph_from_edges", "graph_from_parents", "read_obo"]
 
 
 def check_unique(names, what):
@@ -14,6 +14,49 @@ def check_unique(names, what):
     dup = repeated(names)
     if dup:
         raise HierarchyError(f"{what} has duplicate class names: {preview(dup)}")
+
+
+def frozen_graph(graph, classes=None):
+    """The checks of :class:`Hierarchy`'s constructor: ``(frozen DiGraph, classes tuple)``.
+
+    The graph holds the nodes in ``classes`` order (default ``graph.nodes``) and
+    the edges of ``graph``; a multigraph, unknown or missing classes, no class,
+    self loops and cycles raise :class:`HierarchyError`.
+    """
+    if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
+        raise HierarchyError(
+            f"graph must be a networkx.DiGraph, got {type(graph).__name__} "
+            "(Hierarchy.from_networkx reads a MultiDiGraph)"
+        )
+    if classes is None:
+        classes = list(graph.nodes)
+    else:
+        classes = list(classes)
+        check_unique(classes, "classes")
+        known = set(classes)
+        missing = [c for c in graph.nodes if c not in known]
+        extra = [c for c in classes if c not in graph]
+        if missing or extra:
+            raise HierarchyError(
+                "classes must name every node of the graph exactly once; "
+                f"nodes missing from classes: {preview(missing)}, "
+                f"classes not in the graph: {preview(extra)}"
+            )
+    if len(classes) == 0:
+        raise HierarchyError("a hierarchy needs at least one class, got none")
+    loops = list(nx.selfloop_edges(graph))
+    if loops:
+        raise HierarchyError(
+            f"the hierarchy has self loops (a class that is its own parent): {preview([u for u, _ in loops])}"
+        )
+    if not nx.is_directed_acyclic_graph(graph):
+        cycle = nx.find_cycle(graph)
+        path = " -> ".join(repr(u) for u, _ in cycle) + f" -> {cycle[0][0]!r}"
+        raise HierarchyError(f"the hierarchy has a cycle: {path}")
+    frozen = nx.DiGraph()
+    frozen.add_nodes_from(classes)
+    frozen.add_edges_from(graph.edges)
+    return nx.freeze(frozen), tuple(classes)
 
 
 def graph_from_edges(edges, classes=None):

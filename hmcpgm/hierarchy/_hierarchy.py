@@ -12,15 +12,25 @@ from functools import cached_property
 import networkx as nx
 import numpy as np
 
-from .._arrays import binary_matrix
 from .._util import preview
-from ..exceptions import HierarchyError, InputError, LabelError
-from ._convert import check_unique, directed_graph, graph_from_edges, graph_from_parents, read_obo
+from ..exceptions import HierarchyError
+from ._convert import directed_graph, frozen_graph, graph_from_edges, graph_from_parents, read_obo
+from ._labels import LabelMethods
+from ._structure import (
+    adjacent_indices,
+    ancestor_closure,
+    compressed,
+    edge_index_array,
+    frozen_array,
+    longest_depth,
+    one_parent_each,
+    topological_indices,
+)
 
 __all__ = ["Hierarchy"]
 
 
-class Hierarchy:
+class Hierarchy(LabelMethods):
     """An immutable class hierarchy (tree, forest or DAG).
 
     Build one with :meth:`from_edges`, :meth:`from_parents` or
@@ -49,41 +59,7 @@ class Hierarchy:
     """
 
     def __init__(self, graph, classes=None):
-        if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
-            raise HierarchyError(
-                f"graph must be a networkx.DiGraph, got {type(graph).__name__} "
-                "(Hierarchy.from_networkx reads a MultiDiGraph)"
-            )
-        if classes is None:
-            classes = list(graph.nodes)
-        else:
-            classes = list(classes)
-            check_unique(classes, "classes")
-            known = set(classes)
-            missing = [c for c in graph.nodes if c not in known]
-            extra = [c for c in classes if c not in graph]
-            if missing or extra:
-                raise HierarchyError(
-                    "classes must name every node of the graph exactly once; "
-                    f"nodes missing from classes: {preview(missing)}, "
-                    f"classes not in the graph: {preview(extra)}"
-                )
-        if len(classes) == 0:
-            raise HierarchyError("a hierarchy needs at least one class, got none")
-        loops = list(nx.selfloop_edges(graph))
-        if loops:
-            raise HierarchyError(
-                f"the hierarchy has self loops (a class that is its own parent): {preview([u for u, _ in loops])}"
-            )
-        if not nx.is_directed_acyclic_graph(graph):
-            cycle = nx.find_cycle(graph)
-            path = " -> ".join(repr(u) for u, _ in cycle) + f" -> {cycle[0][0]!r}"
-            raise HierarchyError(f"the hierarchy has a cycle: {path}")
-        frozen = nx.DiGraph()
-        frozen.add_nodes_from(classes)
-        frozen.add_edges_from(graph.edges)
-        self._graph = nx.freeze(frozen)
-        self._classes = tuple(classes)
+        self._graph, self._classes = frozen_graph(graph, classes)
         self._index = {c: i for i, c in enumerate(self._classes)}
 
     # ------------------------------------------------------------------ builders
@@ -99,6 +75,11 @@ class Hierarchy:
             Column order, and a way to add classes with no edge (isolated roots).
             Default: order of first appearance in ``edges``.
 
+        Returns
+        -------
+        Hierarchy
+            The hierarchy of these edges.
+
         Examples
         --------
         >>> Hierarchy.from_edges([(0, 1), (0, 2)], classes=[0, 1, 2, 3]).roots
@@ -110,8 +91,16 @@ class Hierarchy:
     def from_parents(cls, parents):
         """Build from a parent list: entry ``k`` describes class ``k``.
 
-        Each entry is an int parent index, a list of parent indices (a DAG node),
-        or ``None`` / ``-1`` / ``[]`` for a root. Classes are named ``0 .. K-1``.
+        Parameters
+        ----------
+        parents : sequence
+            Entry ``k`` is an int parent index, a list of parent indices (a DAG
+            node), or ``None`` / ``-1`` / ``[]`` for a root.
+
+        Returns
+        -------
+        Hierarchy
+            Classes named ``0 .. K-1``, in that column order.
 
         Examples
         --------
@@ -139,6 +128,11 @@ class Hierarchy:
             Keep only the edges whose key (multigraphs; obonet stores the relation
             type there) or ``"relation"`` attribute (simple graphs) is one of these.
             Default: every edge.
+
+        Returns
+        -------
+        Hierarchy
+            Edges from parent to child.
 
         Examples
         --------
@@ -219,7 +213,23 @@ class Hierarchy:
         )
 
     def index(self, name):
-        """Column index of class ``name``; a clear error for unknown names."""
+        """Column index of class ``name``; a clear error for unknown names.
+
+        Parameters
+        ----------
+        name : hashable
+            A class of the hierarchy.
+
+        Returns
+        -------
+        int
+            The column of ``name`` in every matrix.
+
+        Raises
+        ------
+        HierarchyError
+            ``name`` is not a class of the hierarchy.
+        """
         try:
             return self._index[name]
         except (KeyError, TypeError):
@@ -229,7 +239,18 @@ class Hierarchy:
             ) from None
 
     def indices(self, names):
-        """Column indices of several classes, as an int array."""
+        """Column indices of several classes, as an int array.
+
+        Parameters
+        ----------
+        names : iterable
+            Classes of the hierarchy.
+
+        Returns
+        -------
+        ndarray of int
+            Their columns, in the order of ``names``.
+        """
         return np.array([self.index(n) for n in names], dtype=np.intp)
 
     @property
@@ -238,7 +259,13 @@ class Hierarchy:
         return self._graph
 
     def to_networkx(self):
-        """A mutable copy of the graph (parent -> child edges)."""
+        """A mutable copy of the graph (parent -> child edges).
+
+        Returns
+        -------
+        networkx.DiGraph
+            A new graph; changing it does not change the hierarchy.
+        """
         return nx.DiGraph(self._graph)
 
     @property
@@ -248,25 +275,80 @@ class Hierarchy:
 
     # ------------------------------------------------------------------ structure by name
     def parents(self, name):
-        """The parents of class ``name``, in column order."""
+        """The parents of class ``name``, in column order.
+
+        Parameters
+        ----------
+        name : hashable
+            A class of the hierarchy.
+
+        Returns
+        -------
+        tuple
+            Their names.
+        """
         return tuple(self._classes[i] for i in self.parent_indices[self.index(name)])
 
     def children(self, name):
-        """The children of class ``name``, in column order."""
+        """The children of class ``name``, in column order.
+
+        Parameters
+        ----------
+        name : hashable
+            A class of the hierarchy.
+
+        Returns
+        -------
+        tuple
+            Their names.
+        """
         return tuple(self._classes[i] for i in self.child_indices[self.index(name)])
 
     def ancestors(self, name):
-        """All ancestors of class ``name``, in column order."""
+        """All ancestors of class ``name``, in column order.
+
+        Parameters
+        ----------
+        name : hashable
+            A class of the hierarchy.
+
+        Returns
+        -------
+        tuple
+            Their names.
+        """
         k = self.index(name)
         return tuple(self._classes[i] for i in np.flatnonzero(self.ancestor_matrix[k]))
 
     def descendants(self, name):
-        """All descendants of class ``name``, in column order."""
+        """All descendants of class ``name``, in column order.
+
+        Parameters
+        ----------
+        name : hashable
+            A class of the hierarchy.
+
+        Returns
+        -------
+        tuple
+            Their names.
+        """
         k = self.index(name)
         return tuple(self._classes[i] for i in np.flatnonzero(self.ancestor_matrix[:, k]))
 
     def neighbourhood(self, name):
-        """The parents and children of ``name`` (the nbh version of mLPR, SPEC section 4)."""
+        """The parents and children of ``name`` (the nbh version of mLPR, SPEC section 4).
+
+        Parameters
+        ----------
+        name : hashable
+            A class of the hierarchy.
+
+        Returns
+        -------
+        tuple
+            The parents, then the children.
+        """
         return self.parents(name) + self.children(name)
 
     @cached_property
@@ -283,46 +365,32 @@ class Hierarchy:
     @cached_property
     def parent_indices(self):
         """tuple of int arrays: ``parent_indices[k]`` lists the parents of class ``k``."""
-        return tuple(
-            _frozen(sorted(self._index[p] for p in self._graph.predecessors(c)))
-            for c in self._classes
-        )
+        return adjacent_indices(self._classes, self._index, self._graph.predecessors)
 
     @cached_property
     def child_indices(self):
         """tuple of int arrays: ``child_indices[k]`` lists the children of class ``k``."""
-        return tuple(
-            _frozen(sorted(self._index[p] for p in self._graph.successors(c)))
-            for c in self._classes
-        )
+        return adjacent_indices(self._classes, self._index, self._graph.successors)
 
     @cached_property
     def root_indices(self):
         """int array: column indices of the roots."""
-        return _frozen([k for k, p in enumerate(self.parent_indices) if len(p) == 0])
+        return frozen_array([k for k, p in enumerate(self.parent_indices) if len(p) == 0])
 
     @cached_property
     def edge_indices(self):
         """int array of shape (E, 2): (parent, child) column indices of every edge."""
-        pairs = [(self._index[p], self._index[c]) for p, c in self._graph.edges]
-        return _frozen(np.array(pairs, dtype=np.intp).reshape(-1, 2))
+        return edge_index_array(self._graph, self._index)
 
     @cached_property
     def topological_order(self):
         """int array: every class after all of its parents (ties in column order)."""
-        order = nx.lexicographical_topological_sort(self._graph, key=self._index.__getitem__)
-        return _frozen([self._index[c] for c in order])
+        return topological_indices(self._graph, self._index)
 
     @cached_property
     def depth(self):
         """int array: the length of the longest path from a root to each class."""
-        depth = np.zeros(self.n_classes, dtype=np.intp)
-        for k in self.topological_order:
-            parents = self.parent_indices[k]
-            if len(parents):
-                depth[k] = depth[parents].max() + 1
-        depth.flags.writeable = False
-        return depth
+        return longest_depth(self.topological_order, self.parent_indices)
 
     @cached_property
     def parent_csr(self):
@@ -330,12 +398,7 @@ class Hierarchy:
 
         The compressed layout the compiled kernels (HierRank, loopy BP) read.
         """
-        counts = np.array([len(p) for p in self.parent_indices], dtype=np.int64)
-        ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        idx = np.concatenate([np.asarray(p, dtype=np.int64) for p in self.parent_indices])
-        ptr.flags.writeable = False
-        idx.flags.writeable = False
-        return ptr, idx
+        return compressed(self.parent_indices)
 
     def spanning_forest(self, keep="deepest"):
         """One parent per class: an int64 array, -1 for roots.
@@ -344,34 +407,28 @@ class Hierarchy:
         ``"deepest"`` parent (largest depth, ties to the larger column index) or its
         ``"shallowest"`` (smallest depth, ties to the smaller column index).
 
+        Parameters
+        ----------
+        keep : {"deepest", "shallowest"}
+            Which parent a class with several keeps.
+
+        Returns
+        -------
+        ndarray of int64, shape (K,)
+            The kept parent's column index of each class (read-only), -1 for roots.
+
         Examples
         --------
         >>> h = Hierarchy.from_parents([None, 0, [0, 1]])
         >>> h.spanning_forest().tolist(), h.spanning_forest("shallowest").tolist()
         ([-1, 0, 1], [-1, 0, 0])
         """
-        if keep not in ("deepest", "shallowest"):
-            raise InputError(f"keep must be 'deepest' or 'shallowest', got {keep!r}")
-        depth = self.depth
-        pick = max if keep == "deepest" else min
-        out = np.array(
-            [pick(p, key=lambda q: (depth[q], q)) if len(p) else -1 for p in self.parent_indices],
-            dtype=np.int64,
-        )
-        out.flags.writeable = False
-        return out
+        return one_parent_each(self.parent_indices, self.depth, keep)
 
     @cached_property
     def ancestor_matrix(self):
         """bool array (K, K): ``A[k, a]`` is True when ``a`` is a proper ancestor of ``k``."""
-        n = self.n_classes
-        anc = np.zeros((n, n), dtype=bool)
-        for k in self.topological_order:
-            for p in self.parent_indices[k]:
-                anc[k] |= anc[p]
-                anc[k, p] = True
-        anc.flags.writeable = False
-        return anc
+        return ancestor_closure(self.topological_order, self.parent_indices)
 
     @cached_property
     def kind(self):
@@ -391,85 +448,21 @@ class Hierarchy:
         return self.kind == "tree"
 
     def subgraph(self, names):
-        """The hierarchy induced by ``names`` and all their ancestors (column order kept)."""
+        """The hierarchy induced by ``names`` and all their ancestors (column order kept).
+
+        Parameters
+        ----------
+        names : iterable
+            Classes of the hierarchy.
+
+        Returns
+        -------
+        Hierarchy
+            These classes and their ancestors, with the edges among them.
+        """
         keep = np.zeros(self.n_classes, dtype=bool)
         idx = self.indices(names)
         keep[idx] = True
         keep |= self.ancestor_matrix[idx].any(axis=0)
         classes = [c for c, k in zip(self._classes, keep) if k]
         return Hierarchy(self._graph.subgraph(classes), classes)
-
-    # ------------------------------------------------------------------ label matrices
-    def close_labels(self, labels):
-        """Close a 0/1 label matrix upward: a positive class makes its ancestors positive.
-
-        Parameters
-        ----------
-        labels : array-like or DataFrame of shape (M, K)
-            Columns in class order, or a DataFrame with columns named by class.
-
-        Returns
-        -------
-        ndarray of shape (M, K), dtype int8
-
-        Examples
-        --------
-        >>> h = Hierarchy.from_parents([None, 0, 1])
-        >>> h.close_labels([[0, 0, 1]])
-        array([[1, 1, 1]], dtype=int8)
-        """
-        y = _as_binary(labels, self, "labels").astype(bool)
-        # positive if the class or any descendant is: one sparse matrix product
-        from scipy import sparse
-
-        reach = sparse.csr_matrix(y, dtype=np.int32) @ sparse.csr_matrix(self.ancestor_matrix, dtype=np.int32)
-        return (y | (reach.toarray() > 0)).astype(np.int8)
-
-    def violations(self, labels):
-        """Number of (object, edge) pairs where a child is positive and its parent is not."""
-        y = _as_binary(labels, self, "labels").astype(bool)
-        e = self.edge_indices
-        if len(e) == 0:
-            return 0
-        return int(np.count_nonzero(y[:, e[:, 1]] & ~y[:, e[:, 0]]))
-
-    def check_labels(self, labels, name="labels", *, where=None):
-        """Raise :class:`LabelError` if a positive class has a negative parent.
-
-        The message names the first offending row (from 0), child and parent;
-        ``where`` (a function of the row index) describes a row another way, e.g.
-        by its line in a file.
-        """
-        y = _as_binary(labels, self, name).astype(bool)
-        e = self.edge_indices
-        if len(e) == 0:
-            return
-        bad = y[:, e[:, 1]] & ~y[:, e[:, 0]]
-        if bad.any():
-            rows, edges = np.nonzero(bad)
-            p, c = e[edges[0]]
-            row = f"row {rows[0]}" if where is None else where(rows[0])
-            raise LabelError(
-                f"{name} break the hierarchy in {len(rows)} places ({len(np.unique(rows))} "
-                f"rows); first: {row} has class {self._classes[c]!r} positive but "
-                f"its parent {self._classes[p]!r} negative. Close the labels upward with "
-                "Hierarchy.close_labels if that is what you mean."
-            )
-
-
-def _frozen(values):
-    arr = np.asarray(values, dtype=np.intp)
-    arr.flags.writeable = False
-    return arr
-
-
-def _as_binary(labels, hierarchy, name):
-    """An (M, K) 0/1 matrix in the hierarchy's column order; a DataFrame is aligned by name."""
-    if hasattr(labels, "columns") and hasattr(labels, "iloc"):
-        from .._validation import class_matrix  # imports this module: import here, not at the top
-
-        labels = class_matrix(labels, hierarchy, name, allow_nan=True)
-    y = labels if isinstance(labels, np.ndarray) and labels.dtype == bool else binary_matrix(labels, name)
-    if y.shape[1] != hierarchy.n_classes:
-        raise LabelError(f"{name} must have shape (n_objects, {hierarchy.n_classes}), got shape {y.shape}")
-    return y
