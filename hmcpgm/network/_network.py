@@ -1,126 +1,20 @@
-"""The label network: the hierarchy and its CPD parameters, as one frozen object.
+"""The label network: the hierarchy and its CPD parameters, as one frozen object (:class:`LabelNetwork`)."""
 
-A :class:`LabelNetwork` is the Bayesian network every mLPR engine answers
-questions about: one binary label node per class with
-
-* roots: P(Y_k = 1) = theta_k;
-* non-roots: P(Y_k = 1 | all parents = 1) = theta_k, P(Y_k = 1 | any parent = 0) = 0.
-
-This module holds the only definition of that rule (:func:`log_cpd`) and everything
-derived from it: the prior probability of label configurations, pgmpy's CPD tables,
-prior marginals and sampling. :meth:`LabelNetwork.to_pgmpy` and
-:meth:`LabelNetwork.from_pgmpy` convert both ways, so the pgmpy network a user
-inspects or edits is the one the batched engines answer for.
-
-Score evidence does not need score nodes: it enters pgmpy queries as virtual
-evidence, one column [L_k(0), L_k(1)] / (L_k(0) + L_k(1)) per class. For
-teaching and drawing, :func:`augmented_network` adds the score nodes S_k.
-
-pgmpy is imported inside the functions (``import pgmpy`` takes seconds), within
-:func:`quiet_pgmpy`, which silences its logger and import-time notices for the
-duration only.
-"""
-
-import contextlib
-import logging
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from ._arrays import count
-from ._util import preview
-from ._validation import check_hierarchy, check_instance, label_matrix, theta_vector
-from .exceptions import InputError, LabelError
+from .._arrays import count
+from .._util import preview
+from .._validation import check_hierarchy, check_instance, label_matrix, theta_vector
+from ..exceptions import InputError, LabelError
+from ._pgmpy import quiet_pgmpy, tabular_cpd
+from ._rule import label_cpd_table, log_prior
 
-__all__ = [
-    "LabelNetwork", "augmented_network", "check_network", "check_pseudo_count", "log_cpd", "log_prior", "quiet_pgmpy",
-]
-
-
-# ---------------------------------------------------------------------- the CPD rule
-def log_cpd(label, parents_positive, theta):
-    """log P(Y_k = label | parents) of a label node: the single definition of the rule.
-
-    ``P(Y_k = 1) = theta_k`` when every parent is positive (always, for a root) and
-    0 otherwise. The arguments broadcast against each other.
-
-    Examples
-    --------
-    >>> log_cpd(np.array([1, 0, 1, 0]), np.array([True, True, False, False]), 0.25).round(4)
-    array([-1.3863, -0.2877,    -inf,  0.    ])
-    """
-    p1 = np.where(parents_positive, theta, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.where(np.asarray(label, dtype=bool), p1, 1.0 - p1))
+__all__ = ["LabelNetwork", "check_network", "check_pseudo_count"]
 
 
-def log_prior(hierarchy, theta, configurations):
-    """log P(Y = y) of label configurations under the network.
-
-    Parameters
-    ----------
-    hierarchy : Hierarchy
-    theta : ndarray of shape (K,) or (K, G)
-        One parameter vector, or G of them (column g is network g).
-    configurations : bool ndarray of shape (C, K)
-
-    Returns
-    -------
-    ndarray of shape (C,), or (G, C) for G parameter vectors
-
-    Examples
-    --------
-    >>> from hmcpgm import Hierarchy
-    >>> h = Hierarchy.from_parents([None, 0])
-    >>> y = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=bool)
-    >>> np.exp(log_prior(h, np.array([0.5, 0.4]), y)).round(2)
-    array([0.5, 0.3, 0.2, 0. ])
-    """
-    theta = np.asarray(theta, dtype=float)
-    configs = np.asarray(configurations, dtype=bool)
-    grouped = theta.ndim == 2
-    out = np.zeros((theta.shape[1], len(configs)) if grouped else len(configs))
-    for k, parents in enumerate(hierarchy.parent_indices):
-        on = configs[:, parents].all(axis=1)
-        out += log_cpd(configs[:, k], on, theta[k][:, None] if grouped else theta[k])
-    return out
-
-
-# ---------------------------------------------------------------------- pgmpy
-@contextlib.contextmanager
-def quiet_pgmpy():
-    """Import and use pgmpy with its logger at ERROR and its import notices silenced.
-
-    The logger's level and the warning filters are restored on exit.
-    """
-    logger = logging.getLogger("pgmpy")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        with warnings.catch_warnings():  # pgmpy warns about its own modules while importing them
-            warnings.simplefilter("ignore", FutureWarning)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            import pgmpy.factors.discrete  # noqa: F401
-            import pgmpy.inference  # noqa: F401
-            import pgmpy.models  # noqa: F401
-        with warnings.catch_warnings():
-            for category in (FutureWarning, DeprecationWarning):
-                warnings.filterwarnings("ignore", category=category, module=r"pgmpy(\.|$)")
-            yield
-    finally:
-        logger.setLevel(level)
-
-
-def _cpd_table(n_parents, theta_k):
-    """The (2, 2**n_parents) table of a label node in pgmpy's column order (last parent fastest)."""
-    parents_on = np.zeros(2**n_parents, dtype=bool)
-    parents_on[-1] = True  # only the last column has every parent = 1
-    return np.exp(log_cpd(np.array([[0], [1]]), parents_on[None, :], theta_k))
-
-
-# ---------------------------------------------------------------------- the network
 @dataclass(frozen=True, eq=False)
 class LabelNetwork:
     """The hierarchy and its CPD parameters: what the mLPR engines answer for.
@@ -128,6 +22,7 @@ class LabelNetwork:
     Parameters
     ----------
     hierarchy : Hierarchy
+        The label nodes (one per class) and their edges.
     theta : array-like of shape (K,)
         ``P(Y_k = 1 | all parents of k are 1)``, or ``P(Y_k = 1)`` for a root,
         in ``hierarchy.classes`` order. Stored as a read-only copy.
@@ -173,6 +68,7 @@ class LabelNetwork:
         labels : array-like or DataFrame of shape (M, K)
             0/1 labels that respect the hierarchy (DataFrame columns named by class).
         hierarchy : Hierarchy
+            Fixes the classes, their column order and the parents of each.
         pseudo_count : float, default 0.5
             Non-negative additive pseudo-count.
         close_labels : bool, default False
@@ -182,6 +78,7 @@ class LabelNetwork:
         Returns
         -------
         LabelNetwork
+            The hierarchy with the estimated ``theta``.
 
         Examples
         --------
@@ -219,6 +116,16 @@ class LabelNetwork:
         edges give the hierarchy (classes in the model's node order), that column
         gives theta.
 
+        Parameters
+        ----------
+        model : pgmpy.models.DiscreteBayesianNetwork
+            A network whose nodes are the classes and whose CPDs follow the rule.
+
+        Returns
+        -------
+        LabelNetwork
+            The hierarchy of the model's edges and the ``theta`` of its CPDs.
+
         Raises
         ------
         InputError
@@ -233,7 +140,7 @@ class LabelNetwork:
         >>> again.hierarchy == h, again.theta.tolist()
         (True, [0.5, 0.2, 0.9])
         """
-        from .hierarchy import Hierarchy
+        from ..hierarchy import Hierarchy
 
         with quiet_pgmpy():
             from pgmpy.models import DiscreteBayesianNetwork
@@ -259,7 +166,7 @@ class LabelNetwork:
                 )
             table = np.asarray(cpd.get_values(), dtype=float)
             theta[k] = table[1, -1]
-            expected = _cpd_table(len(evidence), theta[k])
+            expected = label_cpd_table(len(evidence), theta[k])
             if table.shape != expected.shape or not np.allclose(table, expected, atol=1e-12):
                 bad = int(np.flatnonzero(~np.isclose(table, expected, atol=1e-12).all(axis=0))[0])
                 raise InputError(
@@ -285,12 +192,33 @@ class LabelNetwork:
 
         pgmpy varies the LAST evidence variable fastest, so with binary parents only
         the last column (every parent = 1) allows Y = 1.
+
+        Parameters
+        ----------
+        name : hashable
+            A class of the hierarchy.
+
+        Returns
+        -------
+        ndarray of shape (2, 2**n_parents)
+            Row ``y`` holds ``P(Y = y | parents)`` for each parent configuration.
         """
         k = self.hierarchy.index(name)
-        return _cpd_table(len(self.hierarchy.parent_indices[k]), self.theta[k])
+        return label_cpd_table(len(self.hierarchy.parent_indices[k]), self.theta[k])
 
     def log_prior(self, configurations):
-        """log P(Y = y) for each row of a (C, K) 0/1 configuration matrix."""
+        """log P(Y = y) for each row of a (C, K) 0/1 configuration matrix.
+
+        Parameters
+        ----------
+        configurations : bool ndarray of shape (C, K)
+            Label configurations, columns in ``classes`` order.
+
+        Returns
+        -------
+        ndarray of shape (C,)
+            The log prior probability of each configuration (-inf for an impossible one).
+        """
         return log_prior(self.hierarchy, self.theta, configurations)
 
     @cached_property
@@ -321,6 +249,18 @@ class LabelNetwork:
         ``theta_k`` when every parent is positive, negative otherwise, so every
         sample respects the hierarchy.
 
+        Parameters
+        ----------
+        n : int
+            The number of samples (>= 0).
+        rng : int, numpy.random.Generator or None
+            Seed or generator (``numpy.random.default_rng(rng)``).
+
+        Returns
+        -------
+        ndarray of int8, shape (n, K)
+            One 0/1 label vector per row, columns in ``classes`` order.
+
         Examples
         --------
         >>> from hmcpgm import Hierarchy
@@ -345,6 +285,11 @@ class LabelNetwork:
         One node per class (named by the class name, states 0 and 1) with a
         ``TabularCPD``; the model passes ``check_model()``.
 
+        Returns
+        -------
+        pgmpy.models.DiscreteBayesianNetwork
+            A new model; :meth:`from_pgmpy` converts it back.
+
         Examples
         --------
         >>> from hmcpgm import Hierarchy
@@ -363,24 +308,44 @@ class LabelNetwork:
             model = DiscreteBayesianNetwork()
             model.add_nodes_from(h.classes)
             model.add_edges_from(h.edges)
-            model.add_cpds(*(_tabular(TabularCPD, name, list(h.parents(name)), self.cpd_table(name))
+            model.add_cpds(*(tabular_cpd(TabularCPD, name, list(h.parents(name)), self.cpd_table(name))
                              for name in h.classes))
             model.check_model()
         return model
 
 
-def _tabular(TabularCPD, name, parents, table):
-    return TabularCPD(name, 2, table, evidence=parents or None, evidence_card=[2] * len(parents) or None)
-
-
 def check_network(network, name="network"):
-    """``network`` if it is a :class:`LabelNetwork`, else a TypeError saying how to make one."""
+    """``network`` if it is a :class:`LabelNetwork`, else a TypeError saying how to make one.
+
+    Parameters
+    ----------
+    network : object
+        The value to check.
+    name : str
+        What the value is called in the message.
+
+    Returns
+    -------
+    LabelNetwork
+        ``network`` itself.
+    """
     return check_instance(network, LabelNetwork, name,
                           "LabelNetwork(hierarchy, theta) or LabelNetwork.from_labels(labels, hierarchy)")
 
 
 def check_pseudo_count(pseudo_count):
-    """``pseudo_count`` as a float >= 0, or a one-line InputError."""
+    """``pseudo_count`` as a float >= 0, or a one-line InputError.
+
+    Parameters
+    ----------
+    pseudo_count : float
+        The value to check (a bool is refused).
+
+    Returns
+    -------
+    float
+        ``pseudo_count``, finite and >= 0.
+    """
     try:
         c = float(pseudo_count)
     except (TypeError, ValueError):
@@ -390,66 +355,3 @@ def check_pseudo_count(pseudo_count):
     return c
 
 
-def augmented_network(network, score_given_label=None, *, prefix=("Y_", "S_")):
-    """The augmented graph: label nodes Y_k plus one score node S_k under each.
-
-    Scores are discretised: ``S_k`` takes ``B`` states (score bins) with
-    ``P(S_k = b | Y_k = y) = score_given_label[k, y, b]``. Observing ``S_k = b``
-    is then the same as virtual evidence ``L_k(y) = score_given_label[k, y, b]``.
-
-    Parameters
-    ----------
-    network : LabelNetwork
-    score_given_label : array-like of shape (K, 2, B), optional
-        Rows ``[k, y]`` are distributions over the ``B`` bins. If omitted the
-        network is symbolic: score nodes and edges are there (for drawing) but
-        carry no CPD, so it cannot be queried.
-    prefix : (str, str)
-        Node names are ``prefix[0] + str(class)`` and ``prefix[1] + str(class)``.
-
-    Returns
-    -------
-    pgmpy.models.DiscreteBayesianNetwork
-
-    Examples
-    --------
-    >>> from hmcpgm import Hierarchy
-    >>> h = Hierarchy.from_edges([("a", "b")])
-    >>> bn = augmented_network(LabelNetwork(h, [0.5, 0.5]))
-    >>> sorted(bn.edges)
-    [('Y_a', 'S_a'), ('Y_a', 'Y_b'), ('Y_b', 'S_b')]
-    """
-    h = check_network(network).hierarchy
-    y_name = {c: f"{prefix[0]}{c}" for c in h.classes}
-    s_name = {c: f"{prefix[1]}{c}" for c in h.classes}
-    if len(set(y_name.values()) | set(s_name.values())) != 2 * h.n_classes:
-        raise InputError(f"prefix {prefix!r} gives clashing node names for these classes")
-    if score_given_label is not None:
-        table = np.asarray(score_given_label, dtype=float)
-        if table.ndim != 3 or table.shape[:2] != (h.n_classes, 2) or table.shape[2] < 1:
-            raise InputError(
-                f"score_given_label must have shape ({h.n_classes}, 2, n_bins), got shape {table.shape}"
-            )
-        if not np.all(np.isfinite(table)) or table.min() < 0 or not np.allclose(table.sum(axis=2), 1):
-            raise InputError(
-                "score_given_label must hold probabilities: finite, non-negative, each [k, y] "
-                "row summing to 1 over the bins"
-            )
-    with quiet_pgmpy():
-        from pgmpy.factors.discrete import TabularCPD
-        from pgmpy.models import DiscreteBayesianNetwork
-
-        model = DiscreteBayesianNetwork()
-        model.add_nodes_from(list(y_name.values()) + list(s_name.values()))
-        model.add_edges_from((y_name[p], y_name[c]) for p, c in h.edges)
-        model.add_edges_from((y_name[c], s_name[c]) for c in h.classes)
-        if score_given_label is None:
-            return model
-        cpds = []
-        for k, c in enumerate(h.classes):
-            parents = [y_name[p] for p in h.parents(c)]
-            cpds.append(_tabular(TabularCPD, y_name[c], parents, network.cpd_table(c)))
-            cpds.append(TabularCPD(s_name[c], table.shape[2], table[k].T, evidence=[y_name[c]], evidence_card=[2]))
-        model.add_cpds(*cpds)
-        model.check_model()
-    return model
