@@ -18,12 +18,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._arrays import binary_matrix
-from ._validation import check_hierarchy, class_matrix, is_frame, label_matrix
+from ._estimator_params import check_params
+from ._validation import class_matrix, is_frame, label_matrix
 from .exceptions import InputError, LabelError
 from .hierarchy import Hierarchy
 from .likelihood import fit_score_model
-from .network import LabelNetwork, check_pseudo_count
-from .options import ENGINES, SCORE_MODELS, VERSIONS, check_choice
+from .network import LabelNetwork
 
 __all__ = ["MLPR", "check_params"]
 
@@ -63,11 +63,6 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         mLPRs to the labels (``recalibration_``): :meth:`calibrated_proba` returns
         ``g(mLPR)``, whose mean of ``1 - g`` over a prefix of the ranking
         estimates its false discovery proportion. The ranking is unchanged.
-    cv : int, default 5
-        Folds of the cross-fitting (``version="auto"``, a fitted ``tempering``
-        or ``recalibrate``).
-    random_state : int, default 0
-        Seed of the folds and of the row subsamples used on DAGs.
     engine : {"auto", "tree", "junction", "loopy", "pgmpy", "enumerate"}, default "auto"
         Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`.
     threshold : float in (0, 1), default 0.5
@@ -76,6 +71,11 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         means never increase from a class to its children, so the decisions
         respect the hierarchy; under exact full inference the block means are
         the mLPRs themselves and 0.5 is the Bayes rule for the Hamming loss.
+    cv : int, default 5
+        Folds of the cross-fitting (``version="auto"``, a fitted ``tempering``
+        or ``recalibrate``).
+    random_state : int, default 0
+        Seed of the folds and of the row subsamples used on DAGs.
     pseudo_count : float, default 0.5
         Additive pseudo-count of :meth:`hmcpgm.LabelNetwork.from_labels`; 0 gives
         the paper's plain fractions.
@@ -222,6 +222,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
         """
         check_params(self)
         if y is None:
@@ -324,15 +325,36 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return pd.DataFrame(values, index=X.index, columns=list(self.hierarchy_.classes))
 
     def likelihoods(self, X):
-        """Evidence pairs ``[L_k(0), L_k(1)]``, shape (M, K, 2), of the fitted score models, tempered
-        (each ratio raised to ``tempering_``): what the network sees."""
+        """Evidence pairs ``[L_k(0), L_k(1)]`` of the fitted score models, tempered: what the network sees.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+            First-stage scores.
+
+        Returns
+        -------
+        ndarray of shape (M, K, 2)
+            The likelihoods of each class's score with each ratio raised to ``tempering_``.
+        """
         from .tempering import temper
 
         s = self._check_X(X)  # checks the fitted state first
         return temper(self.score_model_.likelihoods(s), self.tempering_)
 
     def lpr(self, X):
-        """Per-class local precision rates ``P(Y_k = 1 | s_k)``, shape (M, K) (no hierarchy)."""
+        """Per-class local precision rates ``P(Y_k = 1 | s_k)`` (no hierarchy).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+            First-stage scores.
+
+        Returns
+        -------
+        ndarray or DataFrame of shape (M, K)
+            A DataFrame (with ``X``'s index) when ``X`` is one.
+        """
         s = self._check_X(X)
         return self._wrap(self.score_model_.lpr(s), X)
 
@@ -359,9 +381,15 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ``g`` is increasing and shared by all classes, so a child stays at or below its
         parent and the order of the events does not change.
 
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+            First-stage scores.
+
         Returns
         -------
         ndarray or DataFrame of shape (M, K)
+            A DataFrame (with ``X``'s index) when ``X`` is one.
         """
         return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
 
@@ -424,9 +452,15 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ``threshold``. Block means never increase from a class to its children and
         ``g`` is increasing, so a class is never positive without its parents.
 
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+            First-stage scores.
+
         Returns
         -------
         ndarray or DataFrame of int8, shape (M, K)
+            The 0/1 decisions; a DataFrame (with ``X``'s index) when ``X`` is one.
         """
         return self._wrap(self.decide(self._mlpr(self._check_X(X))), X)
 
@@ -441,6 +475,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Returns
         -------
         ndarray of int8, shape (M, K)
+            The 0/1 decisions, hierarchy-consistent.
         """
         from .ranking import hier_rank
 
@@ -453,44 +488,3 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         means = self._calibrated(hier_rank(p, self.hierarchy_).block_means)
         return (means >= self.threshold).astype(np.int8)
 
-
-def check_params(estimator):
-    """Check the parameters of an :class:`MLPR` (at the start of ``fit``, and on loading a model)."""
-    from .likelihood import POSTERIOR_MODELS
-    from .tempering import GROUPINGS
-
-    check_choice(estimator.version, "version", ("auto", *VERSIONS))
-    check_choice(estimator.score_model, "score_model", SCORE_MODELS)
-    if estimator.tempering is not None:
-        check_choice(estimator.tempering, "tempering", GROUPINGS)
-    if not isinstance(estimator.recalibrate, bool):
-        raise InputError(f"recalibrate must be True or False, got {estimator.recalibrate!r}")
-    if estimator._cross_fits() and estimator.score_model not in POSTERIOR_MODELS:
-        raise InputError(
-            f"score_model={estimator.score_model!r} is a density model, which the cross-fitting of "
-            "version='auto', tempering and recalibrate does not support; use one of "
-            f"{POSTERIOR_MODELS}, or a fixed version with tempering=None and recalibrate=False"
-        )
-    if isinstance(estimator.cv, bool) or not isinstance(estimator.cv, (int, np.integer)) or estimator.cv < 2:
-        raise InputError(f"cv must be an integer >= 2, got {estimator.cv!r}")
-    if isinstance(estimator.random_state, bool) or not isinstance(estimator.random_state, (int, np.integer)):
-        raise InputError(f"random_state must be an integer, got {estimator.random_state!r}")
-    check_choice(estimator.engine, "engine", ENGINES)
-    if estimator.hierarchy is not None:
-        check_hierarchy(estimator.hierarchy)
-    opts = estimator.inference_options
-    if opts is not None and not isinstance(opts, dict):
-        raise InputError(f"inference_options must be a dict or None, got {type(opts).__name__}")
-    if opts and "return_report" in opts:
-        raise InputError(
-            "inference_options cannot contain 'return_report'; call "
-            "hmcpgm.loopy_belief_propagation for a convergence report"
-        )
-    for name in ("close_labels", "allow_empty"):
-        if not isinstance(getattr(estimator, name), bool):
-            raise InputError(f"{name} must be True or False, got {getattr(estimator, name)!r}")
-    if isinstance(estimator.threshold, bool) or not (
-        isinstance(estimator.threshold, (int, float, np.number)) and 0 < estimator.threshold < 1
-    ):
-        raise InputError(f"threshold must be a number in (0, 1), got {estimator.threshold!r}")
-    check_pseudo_count(estimator.pseudo_count)

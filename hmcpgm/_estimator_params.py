@@ -1,0 +1,63 @@
+"""The parameter checks of :class:`hmcpgm.MLPR`, run at the start of ``fit`` and when a model is loaded."""
+
+import numpy as np
+
+from ._validation import check_hierarchy
+from .exceptions import InputError
+from .network import check_pseudo_count
+from .options import ENGINES, SCORE_MODELS, VERSIONS, check_choice
+
+__all__ = ["check_params"]
+
+
+def check_params(estimator):
+    """Check the parameters of an :class:`MLPR` (at the start of ``fit``, and on loading a model).
+
+    Parameters
+    ----------
+    estimator : MLPR
+        The estimator whose parameters (``get_params``) are checked.
+
+    Raises
+    ------
+    InputError
+        A parameter has a wrong type or value; the message names it.
+    """
+    from .likelihood import POSTERIOR_MODELS
+    from .tempering import GROUPINGS
+
+    check_choice(estimator.version, "version", ("auto", *VERSIONS))
+    check_choice(estimator.score_model, "score_model", SCORE_MODELS)
+    if estimator.tempering is not None:
+        check_choice(estimator.tempering, "tempering", GROUPINGS)
+    if not isinstance(estimator.recalibrate, bool):
+        raise InputError(f"recalibrate must be True or False, got {estimator.recalibrate!r}")
+    if estimator._cross_fits() and estimator.score_model not in POSTERIOR_MODELS:
+        raise InputError(
+            f"score_model={estimator.score_model!r} is a density model, which the cross-fitting of "
+            "version='auto', tempering and recalibrate does not support; use one of "
+            f"{POSTERIOR_MODELS}, or a fixed version with tempering=None and recalibrate=False"
+        )
+    if isinstance(estimator.cv, bool) or not isinstance(estimator.cv, (int, np.integer)) or estimator.cv < 2:
+        raise InputError(f"cv must be an integer >= 2, got {estimator.cv!r}")
+    if isinstance(estimator.random_state, bool) or not isinstance(estimator.random_state, (int, np.integer)):
+        raise InputError(f"random_state must be an integer, got {estimator.random_state!r}")
+    check_choice(estimator.engine, "engine", ENGINES)
+    if estimator.hierarchy is not None:
+        check_hierarchy(estimator.hierarchy)
+    opts = estimator.inference_options
+    if opts is not None and not isinstance(opts, dict):
+        raise InputError(f"inference_options must be a dict or None, got {type(opts).__name__}")
+    if opts and "return_report" in opts:
+        raise InputError(
+            "inference_options cannot contain 'return_report'; call "
+            "hmcpgm.loopy_belief_propagation for a convergence report"
+        )
+    for name in ("close_labels", "allow_empty"):
+        if not isinstance(getattr(estimator, name), bool):
+            raise InputError(f"{name} must be True or False, got {getattr(estimator, name)!r}")
+    if isinstance(estimator.threshold, bool) or not (
+        isinstance(estimator.threshold, (int, float, np.number)) and 0 < estimator.threshold < 1
+    ):
+        raise InputError(f"threshold must be a number in (0, 1), got {estimator.threshold!r}")
+    check_pseudo_count(estimator.pseudo_count)
