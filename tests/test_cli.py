@@ -163,7 +163,7 @@ def test_demo_prints_tables_and_writes_csv(tmp_path, capsys):
     written = sorted(p.name for p in tmp_path.glob("*.csv"))
     assert written == sorted(["precision.csv", "recall.csv", "fdp.csv", "discovery.csv", "summary.csv"])
     precision = pd.read_csv(tmp_path / "precision.csv", index_col=0)
-    assert precision.shape == (8, 5)
+    assert precision.shape == (10, 5)  # Raw, mLPR-indpt, nbh, full and auto, each by NaiveSort and HierRank
     assert ((precision.to_numpy() >= 0) & (precision.to_numpy() <= 1)).all()
     for name in written:
         assert f"wrote {tmp_path / name}" in out
