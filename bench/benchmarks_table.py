@@ -212,7 +212,8 @@ def render(results, command, missing, versions):
             seen.append(r["dataset"])
             lines.append(f"* **{r['dataset']}**: {r['validation']}.")
     for name, reason in missing.items():
-        lines.append(f"* **{name}**: not on this page: {reason}")
+        if "/" not in name:
+            lines.append(f"* **{name}**: not on this page: {reason}")
     lines += [
         "",
         "## The default second stage against the raw scores",
@@ -245,6 +246,9 @@ def render(results, command, missing, versions):
         if diffs:
             lines += ["", f"mLPR-auto - Raw over {len(diffs)} data sets: mean {sum(diffs) / len(diffs):+.2f} "
                           f"points, worst {min(diffs):+.2f}, best {max(diffs):+.2f}.", ""]
+        for key, reason in missing.items():
+            if key.endswith(f"/{stage}"):
+                lines += [f"Not run with this first stage: **{key.split('/')[0]}**: {reason}", ""]
     lines += [
         "## The Bayesian FDR cutoff",
         "",
@@ -345,8 +349,9 @@ def main(argv=None):
                         help="where to write benchmarks.md and benchmarks.json (default docs/)")
     parser.add_argument("--update", action="store_true",
                         help="keep results of other runs (data set, first stage) already in benchmarks.json")
-    parser.add_argument("--missing", action="append", default=[], metavar="NAME=REASON",
-                        help="state why a data set is not on the page (repeatable)")
+    parser.add_argument("--missing", action="append", default=[], metavar="NAME[/STAGE]=REASON",
+                        help="state why a data set (or a data set with one first stage) is not on the page "
+                             "(repeatable)")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--render-only", action="store_true",
                         help="rewrite benchmarks.md and the figure from benchmarks.json without running anything")
