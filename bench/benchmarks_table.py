@@ -127,8 +127,9 @@ def fdr_figure(results, path):
         ax.fill_between([0, 0.6], [0, 0.6], [0.05, 0.65], color="0.9", zorder=0)
         ax.set(xlim=(0, 0.6), ylim=(0, 0.9), title=f"{stage} first stage",
                xlabel="estimated FDR: mean(1 - p) of the top r")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper left")
     axes[0].set_ylabel("realised FDP of the top r (test rows)")
-    axes[1].legend(fontsize=7, loc="upper left")
     fig.suptitle("mLPR-auto-HierRank, prefixes of >= 50 events: recalibrated (solid) and raw mLPRs (dotted); "
                  "grey: within 0.05 above the diagonal", fontsize=8)
     fig.tight_layout()
@@ -152,8 +153,9 @@ def reliability_figure(results, path):
                     label=r["dataset"])
         ax.plot([0, 1], [0, 1], color="black", lw=0.8)
         ax.set(xlim=(0, 1), ylim=(0, 1), title=f"{stage} first stage", xlabel="mean recalibrated mLPR in the bin")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper left")
     axes[0].set_ylabel("observed rate of positives (test rows)")
-    axes[1].legend(fontsize=7, loc="upper left")
     fig.suptitle("mLPR-auto: reliability on the test rows (ten equal-width bins, bins of >= 100 events)", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -162,12 +164,13 @@ def reliability_figure(results, path):
 
 def _gap(result, name):
     g = _worst_gap(result["reliability"][name])
-    return "-" if g is None else f"{g:.3f}"
+    return "-" if g is None else f"{g:+.3f}"
 
 
 def _worst_gap(table, min_events=100):
-    gaps = [abs(p - o) for p, o, n in zip(table["mean_p"], table["observed"], table["events"]) if n >= min_events]
-    return max(gaps) if gaps else None
+    """observed - predicted in the bin (of at least ``min_events``) where they differ most."""
+    gaps = [o - p for p, o, n in zip(table["mean_p"], table["observed"], table["events"]) if n >= min_events]
+    return max(gaps, key=abs) if gaps else None
 
 
 def render(results, command, missing, versions):
@@ -246,9 +249,12 @@ def render(results, command, missing, versions):
         if diffs:
             lines += ["", f"mLPR-auto - Raw over {len(diffs)} data sets: mean {sum(diffs) / len(diffs):+.2f} "
                           f"points, worst {min(diffs):+.2f}, best {max(diffs):+.2f}.", ""]
+        reasons = {}
         for key, reason in missing.items():
             if key.endswith(f"/{stage}"):
-                lines += [f"Not run with this first stage: **{key.split('/')[0]}**: {reason}", ""]
+                reasons.setdefault(reason, []).append(f"**{key.split('/')[0]}**")
+        for reason, names in reasons.items():
+            lines += [f"Not run with this first stage: {', '.join(names)}: {reason}.", ""]
     lines += [
         "## The Bayesian FDR cutoff",
         "",
@@ -279,9 +285,11 @@ def render(results, command, missing, versions):
         "mLPRs that the cutoff uses, dotted: the mLPRs before recalibration. Made by this script from "
         "`benchmarks.json`.*",
         "",
-        "Reliability of mLPR-auto on the test rows: the largest gap between the mean probability and the "
-        "observed rate of positives over the ten equal-width bins holding at least 100 events, for the "
-        "recalibrated mLPRs and for the mLPRs before recalibration.",
+        "Reliability of mLPR-auto on the test rows: over the ten equal-width bins holding at least 100 "
+        "events, the largest gap between the observed rate of positives and the mean probability "
+        "(positive: more positives than predicted, the conservative side), for the recalibrated mLPRs "
+        "and for the mLPRs before recalibration. The map is fitted for the top of the ranking, where "
+        "the cutoffs fall; it is not always closer in the middle bins.",
         "",
         "| data set | first stage | worst gap, recalibrated | worst gap, before |",
         "|---|---|---|---|",

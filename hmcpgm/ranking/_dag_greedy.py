@@ -264,7 +264,58 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
             node = nxt[node]
         nb = top + 1
     emit_blocks(st_start, st_sum, st_cnt, nb, bkey, buf, out)
+    _keep_parents_first(out, par_ptr, par_idx)
     return scans
+
+
+@jit
+def _ready(node, placed, par_ptr, par_idx):
+    for e in range(par_ptr[node], par_ptr[node + 1]):
+        if not placed[par_idx[e]]:
+            return False
+    return True
+
+
+@jit
+def _keep_parents_first(out, par_ptr, par_idx):
+    """Move any class that ``out`` places before one of its parents to just after its last parent.
+
+    Chain-Merge orders the blocks of different chains by their means; blocks whose
+    means are equal in exact arithmetic can compare either way after rounding
+    (seen on cellcycle_GO: one unit in the last place), which could put a child's
+    block first. The order is otherwise kept: nothing moves when it is consistent.
+    """
+    n = out.size
+    placed = np.zeros(n, dtype=np.bool_)
+    res = np.empty(n, dtype=out.dtype)
+    pending = np.empty(n, dtype=out.dtype)
+    k = 0
+    n_pending = 0
+    for i in range(n):
+        node = out[i]
+        if not _ready(node, placed, par_ptr, par_idx):
+            pending[n_pending] = node
+            n_pending += 1
+            continue
+        res[k] = node
+        k += 1
+        placed[node] = True
+        released = n_pending > 0
+        while released:  # a placed class may free waiting ones, which may free others
+            released = False
+            w = 0
+            for t in range(n_pending):
+                q = pending[t]
+                if _ready(q, placed, par_ptr, par_idx):
+                    res[k] = q
+                    k += 1
+                    placed[q] = True
+                    released = True
+                else:
+                    pending[w] = q
+                    w += 1
+            n_pending = w
+    out[:] = res
 
 
 @jit
