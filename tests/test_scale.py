@@ -6,7 +6,6 @@ on that ranking. Equalities are exact (the same floats, the same events) unless 
 """
 
 import sys
-import time
 import warnings
 
 import numpy as np
@@ -134,7 +133,6 @@ def test_dask_local_cluster_gives_the_same_numbers(client, fitted):
     h = model.hierarchy_
     assert len(client.nthreads()) == 2
     p = model.predict_proba(X)
-    t0 = time.perf_counter()
     assert np.array_equal(predict_proba(model, X, chunk_size=777, scheduler=client), p)
     assert np.array_equal(predict_proba(model, da.from_array(X, chunks=(900, 3)), scheduler=client), p)
     with rank_model(model, X, chunk_size=777, scheduler=client) as ranked:
@@ -143,7 +141,6 @@ def test_dask_local_cluster_gives_the_same_numbers(client, fitted):
     with rank_chunks(da.from_array(p, chunks=(1000, 5)), h, scheduler=client) as ranked:  # a dask array
         assert len(ranked.summaries) == 5
         _assert_same_as_whole(ranked, p, h)
-    assert time.perf_counter() - t0 < 300  # a hang guard, not a timing claim
 
 
 # ---------------------------------------------------------------------- the two passes, property-tested
