@@ -2,7 +2,7 @@
 Clus-HMC real-data benchmark, sharing one evaluation loop (:func:`evaluate_methods`)."""
 
 from .clus import FIRST_STAGES, PUBLISHED_AUPRC, format_benchmark, run_benchmark, split_validation
-from .evaluation import evaluate_methods, fdr_curve
+from .evaluation import evaluate_methods, fdr_curve, paper_mlprs
 from .paper import ALPHAS, KAPPAS, ExperimentResult, experiment_tables, format_tables, synthetic_experiment
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "fdr_curve",
     "format_benchmark",
     "format_tables",
+    "paper_mlprs",
     "run_benchmark",
     "split_validation",
     "synthetic_experiment",

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..options import check_choice
-from .evaluation import evaluate_methods, fdr_curve
+from .evaluation import evaluate_methods, fdr_curve, paper_mlprs
 
 __all__ = ["PUBLISHED_AUPRC", "FIRST_STAGES", "run_benchmark", "format_benchmark", "split_validation"]
 
@@ -157,7 +157,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     from ..estimator import MLPR
     from ..exceptions import HierarchyError
     from ..first_stage import fit_first_stage, out_of_fold_scores, predict_scores
-    from ..inference import engine_in_use, mlpr_from_likelihoods
+    from ..inference import engine_in_use
     from ..plot import reliability_table
     from ..selection import resolve_engine
 
@@ -212,10 +212,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         t0 = time.perf_counter()
         run = resolve_engine(hierarchy, version, engine)
         engines[version] = dict(zip(("engine", "exact"), engine_in_use(hierarchy, version, run)))
-        values[f"mLPR-{version}"] = tuple(
-            model.lpr(s) if version == "indpt" else mlpr_from_likelihoods(
-                model.network_, model.likelihoods(s), version=version, engine=run)
-            for s in (s_valid, s_test))
+        values[f"mLPR-{version}"] = paper_mlprs(model, version, (s_valid, s_test), run)
         seconds[f"mlpr_{version}"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -15,7 +15,7 @@ from ..exceptions import CutoffWarning
 from ..metrics import area_under_hit_curve, average_precision, discovery_proportion, f1_score, fdp, precision_recall_at
 from ..ranking import count_violations, hier_rank, naive_sort
 
-__all__ = ["RANKERS", "evaluate_methods", "fdr_curve"]
+__all__ = ["RANKERS", "evaluate_methods", "fdr_curve", "paper_mlprs"]
 
 #: The two ways every family of values is ranked.
 RANKERS = {"NaiveSort": naive_sort, "HierRank": hier_rank}
@@ -149,3 +149,34 @@ def fdr_curve(values, probabilities, labels, hierarchy, *, classes=None, n_point
         q = ranking.ranked(np.asarray(p)[:, cols])
         out[name] = ((np.cumsum(1 - q) / count)[prefix - 1]).tolist()
     return out
+
+
+def paper_mlprs(model, version, score_sets, engine="auto"):
+    """mLPRs of one version of the paper's model for each score matrix of ``score_sets``.
+
+    ``model`` is an :class:`hmcpgm.MLPR` fitted as the paper's model (nothing
+    cross-fitted, evidence exponent 1), so one fit serves every version: indpt is
+    the class's own LPR, nbh and full come from the fitted network and likelihoods.
+
+    Parameters
+    ----------
+    model : MLPR
+        Fitted with ``tempering=None, recalibrate=False``.
+    version : {"indpt", "nbh", "full"}
+        The mLPR version.
+    score_sets : sequence of (M, K) arrays
+        First-stage scores, columns in ``model.classes_`` order.
+    engine : str
+        Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`.
+
+    Returns
+    -------
+    tuple of ndarray
+        One (M, K) mLPR matrix per score matrix.
+    """
+    from ..inference import mlpr_from_likelihoods
+
+    if version == "indpt":
+        return tuple(model.lpr(s) for s in score_sets)
+    return tuple(mlpr_from_likelihoods(model.network_, model.likelihoods(s), version=version, engine=engine)
+                 for s in score_sets)

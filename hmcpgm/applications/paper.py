@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .evaluation import evaluate_methods
+from .evaluation import evaluate_methods, paper_mlprs
 
 __all__ = ["KAPPAS", "ALPHAS", "ExperimentResult", "synthetic_experiment", "experiment_tables", "format_tables"]
 
@@ -138,7 +138,6 @@ def synthetic_experiment(n_train=50_000, n_test=10_000, *, seed=0, versions=("in
 
     from ..datasets import make_paper_synthetic
     from ..estimator import MLPR
-    from ..inference import mlpr_from_likelihoods
 
     data = make_paper_synthetic(n_train=n_train, n_test=n_test, seed=seed)
     scores_valid, labels_valid, scores_test, labels_test = data.split_test()
@@ -148,10 +147,7 @@ def synthetic_experiment(n_train=50_000, n_test=10_000, *, seed=0, versions=("in
     bar.update(1)
     values = {"Raw": (scores_valid, scores_test)}
     for version in versions:
-        values[f"mLPR-{version}"] = tuple(
-            model.lpr(s) if version == "indpt" else mlpr_from_likelihoods(model.network_, model.likelihoods(s),
-                                                                         version=version)
-            for s in (scores_valid, scores_test))
+        values[f"mLPR-{version}"] = paper_mlprs(model, version, (scores_valid, scores_test))
         bar.update(1)
     auto = MLPR(hierarchy=data.hierarchy, random_state=seed).fit(data.train_scores, data.train_labels)
     values["mLPR-auto"] = (auto.predict_proba(scores_valid), auto.predict_proba(scores_test))
