@@ -99,16 +99,11 @@ def _first_stage(kind, classifier):
     """The scikit-learn estimator and whether it is fitted once for all classes."""
     if classifier is not None:
         return classifier, kind == "joint"
-    from ..first_stage import default_classifier
+    from ..first_stage import default_classifier, default_classwise_classifier
 
     if kind == "joint":
         return default_classifier(), True
-    from sklearn.impute import SimpleImputer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    return make_pipeline(SimpleImputer(strategy="mean"), StandardScaler(), LogisticRegression(max_iter=1000)), False
+    return default_classwise_classifier(), False
 
 
 def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fraction=0.3, seed=0,

@@ -17,8 +17,8 @@ class FirstStageModel:
     Attributes
     ----------
     estimators : list
-        One fitted estimator (``joint``) or one per class (None for a class with
-        a constant score).
+        One fitted estimator that scores every class (``joint``) or one per
+        class (None for a class with a constant score).
     constants : ndarray of shape (K,)
         The constant score of classes whose training labels were all 0 or all 1,
         NaN for the other classes.
@@ -148,7 +148,7 @@ def fit_first_stage(X, labels, classifier=None, *, method="auto", joint=None, pr
     """
     X, labels = _check_inputs(X, labels)
     scorer = _scorer_for(classifier, method, joint, progress).fit(X, labels)
-    return FirstStageModel(scorer.estimators_, scorer.constants_, not scorer.classwise, scorer.method_, X.shape[1])
+    return FirstStageModel(scorer.estimators_, scorer.constants_, scorer.joint_, scorer.method_, X.shape[1])
 
 
 def predict_scores(model, X):

@@ -1,13 +1,17 @@
 """The per-fold scorer: fit one estimator on all classes (joint) or one per class, and score rows.
 
 Scores come from ``decision_function``, ``predict_proba[:, 1]`` or ``predict``;
-a class whose training labels are all 0 or all 1 gets a constant score.
+a class whose training labels are all 0 or all 1 gets a constant score. A
+class-wise estimator that fits every column on its own by itself
+(:class:`LogisticColumns`, alone or as a pipeline's last step) is fitted once
+on all columns: the same models, without a clone per class.
 """
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from ..exceptions import InputError
+from ._logistic import LogisticColumns
 
 METHODS = ("auto", "decision_function", "predict_proba", "predict")
 
@@ -17,6 +21,7 @@ class ColumnScorer(BaseEstimator):
 
     The unit that ``cross_val_predict`` clones and fits on each fold: its
     ``predict`` returns the (M, K) score matrix, constant classes included.
+    ``joint_`` says whether one fitted estimator scores every column.
     """
 
     def __init__(self, estimator=None, method="auto", classwise=False, progress=False):
@@ -27,7 +32,8 @@ class ColumnScorer(BaseEstimator):
 
     def fit(self, X, Y):
         self.constants_ = np.array([_constant(Y[:, k]) for k in range(Y.shape[1])], dtype=float)
-        if self.classwise:
+        self.joint_ = not self.classwise or fits_columns_separately(self.estimator)
+        if not self.joint_:
             self.estimators_, used = [], set()
             for k in _bar(range(Y.shape[1]), self.progress, "first stage (classes)"):
                 if np.isnan(self.constants_[k]):
@@ -43,7 +49,13 @@ class ColumnScorer(BaseEstimator):
         return self
 
     def predict(self, X):
-        return column_scores(self.estimators_, self.constants_, not self.classwise, self.method_, X)
+        return column_scores(self.estimators_, self.constants_, self.joint_, self.method_, X)
+
+
+def fits_columns_separately(estimator):
+    """Whether ``estimator`` (or a pipeline's last step) fits each label column on its own."""
+    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    return isinstance(final, LogisticColumns)
 
 
 def column_scores(estimators, constants, joint, method, X):

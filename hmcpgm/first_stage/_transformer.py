@@ -45,7 +45,9 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     classwise : bool, optional
         Fit one clone of ``estimator`` per class (a binary classifier) instead of
         one estimator on all classes at once (which must accept a 2-D label
-        matrix). Default: False when ``estimator`` is None, True otherwise.
+        matrix). Default: False when ``estimator`` is None, True otherwise. An
+        estimator ending in :class:`LogisticColumns` (the class-wise default)
+        fits every class's own model in one call, without clones.
     refit : bool, default True
         How ``transform`` scores new rows: True, by the estimator refitted on all
         training rows; False, by the average of the fold models (cross-fitting,
@@ -69,7 +71,8 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     method_ : str
         The scoring method used.
     classwise_ : bool
-        Whether one estimator per class was fitted.
+        Whether one model per class was fitted (a clone of ``estimator`` per
+        class, or one :class:`LogisticColumns` for all of them).
     folds_ : ndarray of shape (M,)
         The fold of each training row in the last ``fit``.
     n_features_in_ : int
@@ -205,6 +208,7 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             scores = cross_val_predict(scorer, X, Y, cv=splits, method="predict", n_jobs=self.n_jobs)
             final = clone(scorer).fit(X, Y)
             self.estimators_ = final.estimators_
+            self._joint = final.joint_
             self.constants_ = final.constants_
             self.method_ = final.method_
         else:
@@ -242,5 +246,5 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         check_is_fitted(self, ["estimators_", "method_"])
         X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float, reset=False)
         if self.refit:
-            return column_scores(self.estimators_, self.constants_, not self.classwise_, self.method_, X)
+            return column_scores(self.estimators_, self.constants_, self._joint, self.method_, X)
         return np.mean([est.predict(X) for est in self.estimators_], axis=0)
