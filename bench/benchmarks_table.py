@@ -366,6 +366,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     available = find_datasets(args.data_dir)
+    if not available and not args.render_only:
+        parser.error(f"no data sets (*.train.arff with a test file) in {args.data_dir}; pass --data-dir")
     names = args.datasets.split(",") if args.datasets else list(available)
     unknown = [n for n in names if n not in available]
     if unknown:
