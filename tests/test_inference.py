@@ -228,6 +228,14 @@ def test_impossible_evidence_is_an_error_in_every_engine():
             mlpr_from_likelihoods(LabelNetwork(h, [0.5, 0.5]), lik, engine=engine)
 
 
+def test_a_ratio_beyond_the_float_range_is_not_hard_evidence():
+    # L(1) / L(0) = 1e600 overflows, yet the child may still be negative: not impossible
+    h = Hierarchy.from_parents([None, 0])
+    lik = np.array([[[1.0, 0.0], [1e-300, 1e300]]])  # parent surely negative
+    for engine in ("tree", "junction", "loopy", "enumerate"):
+        np.testing.assert_array_equal(mlpr_from_likelihoods(LabelNetwork(h, [0.5, 0.5]), lik, engine=engine), 0.0)
+
+
 def test_empty_input_gives_empty_output():
     h = paper_forest()
     assert mlpr_from_likelihoods(LabelNetwork(h, np.full(25, 0.5)), np.ones((0, 25, 2))).shape == (0, 25)

@@ -146,6 +146,10 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
         from ._reference import pgmpy_mlpr
 
         return pgmpy_mlpr(hierarchy, theta, likelihoods, version)
+    if engine == "tree" and version == "full":
+        from ._tree import tree_full_from_likelihoods
+
+        return tree_full_from_likelihoods(hierarchy, theta, likelihoods)  # logs taken in the parallel kernel
     l0, l1 = log_likelihood_pairs(likelihoods)
     report = None
     if version == "indpt":

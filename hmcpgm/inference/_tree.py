@@ -22,7 +22,7 @@ import numpy as np
 
 from ._common import impossible_evidence
 
-__all__ = ["tree_full", "child_messages"]
+__all__ = ["tree_full", "tree_full_from_likelihoods", "child_messages"]
 
 
 def child_messages(l0, l1, theta):
@@ -43,24 +43,45 @@ def child_messages(l0, l1, theta):
     return m0, m1, q, ok
 
 
+def _tree_arrays(hierarchy, theta):
+    theta = np.asarray(theta, dtype=float)
+    with np.errstate(divide="ignore"):
+        log_th, log_1mth = np.log(theta), np.log1p(-theta)
+    order = np.asarray(hierarchy.topological_order, dtype=np.int64)
+    parent = np.array(hierarchy.spanning_forest(), dtype=np.int64)
+    return log_th, log_1mth, order, parent
+
+
 def tree_full(hierarchy, theta, l0, l1):
     """Exact P(Y_k = 1 | all evidence) on a forest; ``l0, l1`` are (K, M) log likelihoods.
 
     Runs the compiled kernel of :mod:`hmcpgm.inference._tree_kernel`, objects in
     parallel. Returns a (K, M) array.
     """
-    from ._tree_kernel import tree_kernel
+    from ._tree_kernel import tree_kernel_logs
 
     k, m = l0.shape
-    theta = np.asarray(theta, dtype=float)
-    with np.errstate(divide="ignore"):
-        log_th, log_1mth = np.log(theta), np.log1p(-theta)
     out = np.empty((m, k))
     impossible = np.zeros(m, dtype=np.bool_)
-    order = np.asarray(hierarchy.topological_order, dtype=np.int64)
-    parent = np.array(hierarchy.spanning_forest(), dtype=np.int64)
-    tree_kernel(np.ascontiguousarray(l0.T), np.ascontiguousarray(l1.T), log_th, log_1mth, order, parent,
-                out, impossible)
+    tree_kernel_logs(np.ascontiguousarray(l0.T), np.ascontiguousarray(l1.T), *_tree_arrays(hierarchy, theta),
+                     out, impossible)
     if impossible.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(impossible))
     return np.ascontiguousarray(out.T)
+
+
+def tree_full_from_likelihoods(hierarchy, theta, likelihoods):
+    """:func:`tree_full` from checked (M, K, 2) likelihoods; returns (M, K).
+
+    The logs are taken inside the parallel kernel, so nothing before or after it
+    is a serial pass over the M x K events.
+    """
+    from ._tree_kernel import tree_kernel
+
+    m, k = likelihoods.shape[:2]
+    out = np.empty((m, k))
+    impossible = np.zeros(m, dtype=np.bool_)
+    tree_kernel(np.ascontiguousarray(likelihoods), *_tree_arrays(hierarchy, theta), out, impossible)
+    if impossible.any():
+        raise impossible_evidence(hierarchy, np.flatnonzero(impossible))
+    return out
