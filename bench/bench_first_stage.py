@@ -5,7 +5,10 @@ Run: python bench/bench_first_stage.py [path/to/shared/data/hmc]
 Measures: the paper's synthetic generator at 50,000 + 10,000 objects; reading
 every benchmark (train/valid/test); out-of-fold scores on cellcycle_GO with the
 default joint ridge, against per-class logistic regression timed on a sample of
-classes and extrapolated to all classes.
+classes and extrapolated to all classes; the class-wise default
+(``LogisticColumns``: every class's logistic regression in one vectorised call)
+on all classes, with the ratio to the extrapolated per-class time and how far its
+scores are from the per-class ones on the sample.
 """
 
 import sys
@@ -15,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from hmcpgm.datasets import load_hmc_split, make_paper_synthetic
-from hmcpgm.first_stage import fit_first_stage, out_of_fold_scores, predict_scores
+from hmcpgm.first_stage import default_classwise_classifier, fit_first_stage, out_of_fold_scores, predict_scores
 
 BENCHMARKS = ["cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "cellcycle_GO", "eisen_GO",
               "gasch1_GO", "ImCLEF07A", "Enron_corr"]
@@ -60,11 +63,20 @@ def main(data_dir):
     fittable = np.flatnonzero((counts >= 5) & (counts < len(y)))
     sample = np.random.default_rng(0).choice(fittable, size=40, replace=False)
     t = time.perf_counter()
-    out_of_fold_scores(X, y[:, sample], clf, n_splits=5, progress=False)
+    slow = out_of_fold_scores(X, y[:, sample], clf, n_splits=5, progress=False)
     per = (time.perf_counter() - t) / len(sample)
     print(f"per-class logistic regression, 5 folds: {per:.3f} s per class -> "
           f"~{per * len(fittable):.0f} s for the {len(fittable)} classes with >= 5 positives "
           f"({per * len(fittable) / joint:.0f}x the joint ridge)")
+    t = time.perf_counter()
+    fast = out_of_fold_scores(X, y, default_classwise_classifier(), n_splits=5, progress=False)
+    columns = time.perf_counter() - t
+    diff = np.abs(fast[:, sample] - slow)
+    print(f"class-wise default (LogisticColumns, all {y.shape[1]} classes in one call), 5 folds: "
+          f"{columns:.1f} s, {per * len(fittable) / columns:.0f}x faster than per-class logistic regression "
+          f"on the {len(fittable)} classes above alone; its log-odds differ from theirs on the sample by "
+          f"median {np.median(diff):.2g}, max {diff.max():.2g} (LogisticRegression stops at tol=1e-4, "
+          f"LogisticColumns at a gradient of 1e-8 C n)")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,17 @@ def test_columns_are_independent_of_each_other():
         assert np.allclose(alone.coef_[0], together.coef_[k], atol=1e-6)
 
 
+def test_columns_solved_in_blocks_give_the_same_models(monkeypatch):
+    import hmcpgm.first_stage._logistic as module
+
+    X, Y = _data(seed=5, m=100, k=7)
+    whole = LogisticColumns().fit(X, Y)
+    monkeypatch.setattr(module, "_BLOCK_EVENTS", 250)  # 2 columns per block
+    blocks = LogisticColumns().fit(X, Y)
+    np.testing.assert_allclose(blocks.coef_, whole.coef_, atol=1e-12)
+    np.testing.assert_allclose(blocks.intercept_, whole.intercept_, atol=1e-12)
+
+
 def test_constant_columns_get_infinite_intercepts_and_the_scorer_their_constants():
     X, Y = _data(seed=2, k=4)
     Y[:, 2], Y[:, 3] = 0, 1
