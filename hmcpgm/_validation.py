@@ -214,6 +214,9 @@ def theta_vector(theta, hierarchy, name="theta"):
     return arr
 
 
+_COMPILED_CHECK = 2**20  # entries: larger likelihood arrays are checked by one compiled parallel pass
+
+
 def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
     """An (M, K, 2) float array of non-negative likelihoods [L_k(0), L_k(1)].
 
@@ -225,14 +228,21 @@ def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
         raise InputError(
             f"{name} must have shape (n_objects, {k}, 2) holding [L_k(0), L_k(1)], got shape {arr.shape}"
         )
-    bad = first_true(~np.isfinite(arr) | (arr < 0))
+    if arr.size >= _COMPILED_CHECK:
+        from ._likelihood_check import first_bad_likelihoods
+
+        flat_bad, flat_zero = first_bad_likelihoods(np.ascontiguousarray(arr))
+        bad = None if flat_bad < 0 else tuple(int(i) for i in np.unravel_index(flat_bad, arr.shape))
+        zero = None if flat_zero < 0 else tuple(int(i) for i in np.unravel_index(flat_zero, arr.shape[:2]))
+    else:
+        bad = first_true(~np.isfinite(arr) | (arr < 0))
+        zero = None if bad else first_true((arr[..., 0] == 0) & (arr[..., 1] == 0))
     if bad:
         m, c, y = bad
         raise InputError(
             f"{name} must be finite and non-negative; object {m}, class {hierarchy.classes[c]!r}, "
             f"L({y}) = {arr[bad]}"
         )
-    zero = first_true((arr[..., 0] == 0) & (arr[..., 1] == 0))
     if zero:
         raise InputError(
             f"{name} has a pair [0, 0] (evidence that rules out both labels) at object {zero[0]}, "

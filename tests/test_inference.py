@@ -487,3 +487,26 @@ def test_nbh_on_a_gene_ontology_subdag_is_inference_with_restricted_evidence(go_
         restricted = np.where(keep[None, :, None], lik, 1.0)
         ref = mlpr_from_likelihoods(LabelNetwork(h, theta), restricted, engine="junction")[:, k]
         np.testing.assert_allclose(out[:, k], ref, atol=ATOL)
+
+
+@pytest.mark.parametrize("bad", [np.nan, -1.0, np.inf, "pair"])
+def test_the_compiled_likelihood_check_reports_what_the_numpy_check_reports(bad, monkeypatch):
+    import hmcpgm._validation as validation
+
+    h = paper_forest()
+    lik = np.random.default_rng(0).uniform(0.1, 2.0, (50, h.n_classes, 2))
+    if bad == "pair":
+        lik[31, 4] = 0.0
+        lik[40, 2] = 0.0
+    else:
+        lik[40, 2, 0] = bad  # the later one must not be reported
+        lik[31, 4, 1] = bad
+        lik[45, 0] = 0.0     # a zero pair after them: the bad values come first
+    messages = []
+    for threshold in (10**9, 1):  # numpy, then the compiled pass
+        monkeypatch.setattr(validation, "_COMPILED_CHECK", threshold)
+        with pytest.raises(InputError) as err:
+            mlpr_from_likelihoods(LabelNetwork(h, np.full(25, 0.5)), lik, engine="tree")
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert "object 31" in messages[0]

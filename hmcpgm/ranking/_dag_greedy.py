@@ -27,8 +27,9 @@ searches of classes with several parent groups.
 """
 
 import numpy as np
+from numba import prange
 
-from .._numba import jit
+from .._numba import jit, jit_parallel
 from ._compiled import emit_blocks, find, push_block
 
 __all__ = ["dag_greedy_sequences", "greedy_order", "greedy_workspace"]
@@ -318,16 +319,23 @@ def _keep_parents_first(out, par_ptr, par_idx):
     out[:] = res
 
 
-@jit
-def _greedy_rows(values, par_ptr, par_idx, work, out):
-    for m in range(values.shape[0]):
-        greedy_order(values[m], par_ptr, par_idx, work, out[m])
+ROWS = 8  # objects per workspace in the parallel loop
+
+
+@jit_parallel
+def _greedy_rows(values, par_ptr, par_idx, out):
+    n_obj, n_cls = values.shape
+    for b in prange((n_obj + ROWS - 1) // ROWS):  # objects are independent: blocks of them on every core
+        work = greedy_workspace(n_cls, len(par_idx))
+        for m in range(b * ROWS, min(n_obj, (b + 1) * ROWS)):
+            greedy_order(values[m], par_ptr, par_idx, work, out[m])
 
 
 def dag_greedy_sequences(values, par_ptr, par_idx, out):
     """Every object's order by the greedy DAG merge rule, ``out[m]`` (class indices).
 
     ``par_ptr``/``par_idx``: the parents of every class (CSR). Every order is
-    hierarchically consistent; on a forest it is Horn's (optimal) order.
+    hierarchically consistent; on a forest it is Horn's (optimal) order. Objects
+    run in parallel, in blocks of ``ROWS`` that share one workspace.
     """
-    _greedy_rows(values, par_ptr, par_idx, greedy_workspace(values.shape[1], len(par_idx)), out)
+    _greedy_rows(values, par_ptr, par_idx, out)
