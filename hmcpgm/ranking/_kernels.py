@@ -6,10 +6,14 @@ cache after the first call (compiling takes a few seconds once; see ``hmcpgm._nu
 """
 
 import numpy as np
+from numba import prange
 
 from .._numba import jit as _jit
+from .._numba import jit_parallel as _jit_parallel
 from ._compiled import emit_blocks, push_block
 from ._compiled import find as _find
+
+ROWS = 64  # objects per block of the parallel loops (they share scratch arrays)
 
 
 @_jit
@@ -56,16 +60,24 @@ def _heap_pop(keys, ids, vers, size):
     return size
 
 
-@_jit
+@_jit_parallel
 def horn_sequences(values, parent, roots, seq):
     """Horn's rule for every object: ``seq[m]`` lists object m's classes, each root's
     tree in turn (``roots`` order), every tree in its optimal order.
 
     Horn (1972): the non-root group of largest mean joins the end of the group that
     holds its head's parent. Union-find, a lazy max-heap and linked lists give
-    O(K log K) per object.
+    O(K log K) per object. Objects run in parallel, in blocks of ``ROWS`` that
+    share their scratch arrays.
     """
     n_obj, n_cls = values.shape
+    for blk in prange((n_obj + ROWS - 1) // ROWS):
+        _horn_rows(values, parent, roots, seq, blk * ROWS, min(n_obj, (blk + 1) * ROWS))
+
+
+@_jit
+def _horn_rows(values, parent, roots, seq, lo, hi):
+    n_cls = values.shape[1]
     uf = np.empty(n_cls, np.int64)
     gsum = np.empty(n_cls)
     gcnt = np.empty(n_cls, np.int64)
@@ -76,7 +88,7 @@ def horn_sequences(values, parent, roots, seq):
     keys = np.empty(2 * n_cls + 1)
     ids = np.empty(2 * n_cls + 1, np.int64)
     vers = np.empty(2 * n_cls + 1, np.int64)
-    for m in range(n_obj):
+    for m in range(lo, hi):
         size = 0
         for k in range(n_cls):
             uf[k] = k
@@ -112,7 +124,7 @@ def horn_sequences(values, parent, roots, seq):
                 node = nxt[node]
 
 
-@_jit
+@_jit_parallel
 def prefix_blocks(values, seq, seg_start, blk_id, blk_off, b_mean, b_len):
     """Split every object's sequence into maximum-mean prefix blocks.
 
@@ -121,20 +133,49 @@ def prefix_blocks(values, seq, seg_start, blk_id, blk_off, b_mean, b_len):
     the prefix of largest mean, and so on. Block means are non-increasing inside
     a segment as computed in floating point. Fills ``blk_id[m, j]`` (global block
     number, object-major), ``blk_off[m, j]`` (offset inside the block) and the
-    block means and lengths; returns the number of blocks.
+    block means and lengths (``b_mean``, ``b_len`` of size M K); returns the
+    number of blocks. Objects run in parallel: each writes its blocks at
+    ``m * K`` first, then they are packed in object order.
     """
     n_obj, n_cls = seq.shape
+    count = np.empty(n_obj, np.int64)
+    for blk in prange((n_obj + ROWS - 1) // ROWS):
+        _prefix_rows(values, seq, seg_start, blk_id, blk_off, b_mean, b_len, count,
+                     blk * ROWS, min(n_obj, (blk + 1) * ROWS))
+    offset = np.empty(n_obj, np.int64)
+    nb = 0
+    for m in range(n_obj):
+        offset[m] = nb
+        nb += count[m]
+    for m in range(n_obj):  # pack (serial: a block moves only to a lower or equal position)
+        base = m * n_cls
+        off = offset[m]
+        if off != base:
+            for b in range(count[m]):
+                b_mean[off + b] = b_mean[base + b]
+                b_len[off + b] = b_len[base + b]
+    for m in prange(n_obj):
+        off = offset[m]
+        for j in range(n_cls):
+            blk_id[m, j] += off
+    return nb
+
+
+@_jit
+def _prefix_rows(values, seq, seg_start, blk_id, blk_off, b_mean, b_len, count, lo, hi):
+    n_cls = seq.shape[1]
     st_start = np.empty(n_cls, np.int64)
     st_sum = np.empty(n_cls)
     st_cnt = np.empty(n_cls, np.int64)
-    nb = 0
     n_seg = len(seg_start)
-    for m in range(n_obj):
+    for m in range(lo, hi):
+        nb = 0
+        base = m * n_cls
         for s in range(n_seg):
-            lo = seg_start[s]
-            hi = seg_start[s + 1] if s + 1 < n_seg else n_cls
+            lo_j = seg_start[s]
+            hi_j = seg_start[s + 1] if s + 1 < n_seg else n_cls
             top = -1
-            for j in range(lo, hi):
+            for j in range(lo_j, hi_j):
                 top += 1
                 st_start[top] = j
                 st_sum[top] = values[m, seq[m, j]]
@@ -144,13 +185,13 @@ def prefix_blocks(values, seq, seg_start, blk_id, blk_off, b_mean, b_len):
                     st_cnt[top - 1] += st_cnt[top]
                     top -= 1
             for b in range(top + 1):
-                b_mean[nb] = st_sum[b] / st_cnt[b]
-                b_len[nb] = st_cnt[b]
+                b_mean[base + nb] = st_sum[b] / st_cnt[b]
+                b_len[base + nb] = st_cnt[b]
                 for j in range(st_start[b], st_start[b] + st_cnt[b]):
                     blk_id[m, j] = nb
                     blk_off[m, j] = j - st_start[b]
                 nb += 1
-    return nb
+        count[m] = nb
 
 
 @_jit
@@ -235,12 +276,13 @@ def merge_within_objects(values, seq, seg_start, out):
         emit_blocks(st_start, st_sum, st_cnt, nb, mean, seq[m], out[m])
 
 
-@_jit
+@_jit_parallel
 def scatter_blocks(seq, blk_id, blk_off, b_rank, start, order, block):
     """Place every event: ``order[start[r] + offset] = event`` and ``block[event] = r``
-    for the rank r of its block (one pass over the (M, K) layout)."""
+    for the rank r of its block (one pass over the (M, K) layout; every event has
+    its own slot, so objects run in parallel)."""
     n_obj, n_cls = seq.shape
-    for m in range(n_obj):
+    for m in prange(n_obj):
         base = m * n_cls
         for j in range(n_cls):
             r = b_rank[blk_id[m, j]]
