@@ -13,7 +13,7 @@ from ._checks import object_index, ranking_values
 from ._exact import exact_sequences
 from ._lagrange import LAGRANGE_ITER, lagrangian
 from ._merge import chain_merge
-from ._ranking import Ranking
+from ._ranking import computed_ranking
 from ._sidney import sidney_sequences
 
 __all__ = ["hier_rank", "horn_parent"]
@@ -160,8 +160,8 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
         order, block, mean = chain_merge(v, _sidney_sequences(v, hierarchy))
     elif method == "exact":
         order, block, mean = chain_merge(v, exact_sequences(v, hierarchy))
-    ranking = Ranking(order, v.shape[0], hierarchy.classes, block_means=mean, blocks=block,
-                      method=method, index=object_index(values))
+    ranking = computed_ranking(order, v.shape[0], hierarchy.classes, block_means=mean, blocks=block,
+                               method=method, index=object_index(values))
     if certify:
         from ._certificate import certify as certify_ranking
 

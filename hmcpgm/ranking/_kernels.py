@@ -277,15 +277,17 @@ def merge_within_objects(values, seq, seg_start, out):
 
 
 @_jit_parallel
-def scatter_blocks(seq, blk_id, blk_off, b_rank, start, order, block):
-    """Place every event: ``order[start[r] + offset] = event`` and ``block[event] = r``
-    for the rank r of its block (one pass over the (M, K) layout; every event has
-    its own slot, so objects run in parallel)."""
+def scatter_blocks(seq, blk_id, blk_off, b_rank, start, b_mean, order, block, mean):
+    """Place every event: ``order[start[r] + offset] = event``, ``block[event] = r``
+    for the rank r of its block and ``mean[event]`` its block's mean (one pass over the
+    (M, K) layout; every event has its own slot, so objects run in parallel)."""
     n_obj, n_cls = seq.shape
     for m in prange(n_obj):
         base = m * n_cls
         for j in range(n_cls):
-            r = b_rank[blk_id[m, j]]
+            b = blk_id[m, j]
+            r = b_rank[b]
             event = base + seq[m, j]
             order[start[r] + blk_off[m, j]] = event
             block[event] = r
+            mean[event] = b_mean[b]

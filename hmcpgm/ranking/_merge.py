@@ -46,6 +46,6 @@ def chain_merge(values, seq, seg_start=None):
     np.cumsum(b_len[b_order][:-1], out=start[1:])
     order = np.empty(n, dtype=np.intp)
     block = np.empty(n, dtype=np.intp)
-    _kernels.scatter_blocks(seq, blk_id, blk_off, b_rank, start, order, block)
-    block = block.reshape(n_obj, n_cls)
-    return order, block, b_mean[b_order][block]
+    mean = np.empty(n)
+    _kernels.scatter_blocks(seq, blk_id, blk_off, b_rank, start, b_mean, order, block, mean)
+    return order, block.reshape(n_obj, n_cls), mean.reshape(n_obj, n_cls)

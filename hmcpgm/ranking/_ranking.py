@@ -8,7 +8,7 @@ from .._arrays import count, event_order
 from .._validation import class_matrix, is_frame
 from ..exceptions import InputError
 
-__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for"]
+__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,3 +297,21 @@ def matrix_for(ranking, values, name, *, flat=True):
     if v.ndim != 2:
         raise InputError(f"{name} must be an (M, K) matrix or a flat vector, got shape {v.shape}")
     return as_ranking(ranking, v.shape), v
+
+
+def computed_ranking(order, n_objects, classes, *, block_means, blocks, method, index=None):
+    """A :class:`Ranking` of arrays a ranking function has just computed, without re-checking them.
+
+    ``order`` is a permutation of ``n_objects * len(classes)`` intp event indices,
+    ``block_means`` and ``blocks`` have the shape (M, K), ``classes`` is a tuple,
+    and no one else holds the arrays: they are frozen in place. Checking and
+    copying 10^6 events again costs as much as Horn's rule itself.
+    """
+    ranking = object.__new__(Ranking)
+    for name, value in (("order", order), ("block_means", block_means), ("blocks", blocks)):
+        value.flags.writeable = False
+        object.__setattr__(ranking, name, value)
+    for name, value in (("n_objects", int(n_objects)), ("classes", tuple(classes)), ("method", method),
+                        ("index", index), ("certificate", None)):
+        object.__setattr__(ranking, name, value)
+    return ranking
