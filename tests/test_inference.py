@@ -510,3 +510,25 @@ def test_the_compiled_likelihood_check_reports_what_the_numpy_check_reports(bad,
         messages.append(str(err.value))
     assert messages[0] == messages[1]
     assert "object 31" in messages[0]
+
+
+def test_the_tree_engine_and_horns_rule_do_not_depend_on_the_number_of_threads():
+    import numba
+
+    from hmcpgm import hier_rank
+
+    h = paper_forest()
+    rng = np.random.default_rng(3)
+    lik = rng.uniform(0.01, 2.0, (1000, h.n_classes, 2))
+    net = LabelNetwork(h, rng.uniform(0.1, 0.9, h.n_classes))
+    out, ranks = [], []
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, before):
+            numba.set_num_threads(threads)
+            out.append(mlpr_from_likelihoods(net, lik, engine="tree"))
+            ranks.append(hier_rank(np.round(out[-1], 2), h).order)  # rounding: ties across objects
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(out[0], out[1])
+    np.testing.assert_array_equal(ranks[0], ranks[1])

@@ -307,3 +307,23 @@ def test_greedy_is_consistent_where_chain_means_tie_up_to_rounding():
     model = fit_first_stage(split.train.features, split.train.labels, progress=False)
     scores = predict_scores(model, split.test.features)
     assert count_violations(hier_rank(scores, split.hierarchy, method="greedy"), split.hierarchy) == 0
+
+
+@pytest.mark.parametrize("method", ["auto", "greedy"])
+def test_the_ranking_does_not_depend_on_the_number_of_threads(method):
+    import numba
+
+    rng = np.random.default_rng(11)
+    h = _random_dag(rng, 60)
+    v = rng.random((300, h.n_classes))
+    v[:, 5] = 0.5  # ties across objects
+    rankings = []
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, before):
+            numba.set_num_threads(threads)
+            rankings.append(hier_rank(v, h, method=method))
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(rankings[0].order, rankings[1].order)
+    np.testing.assert_array_equal(rankings[0].block_means, rankings[1].block_means)
