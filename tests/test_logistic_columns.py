@@ -105,7 +105,7 @@ def test_the_classwise_first_stage_fits_once_and_matches_a_clone_per_class():
     [
         ({"C": 0}, "C must be a positive finite number, got 0"),
         ({"tol": -1.0}, "tol must be a positive finite number, got -1.0"),
-        ({"max_iter": 0}, "max_iter must be an int of at least 1, got 0"),
+        ({"max_iter": 0}, "max_iter must be an integer >= 1, got 0"),
     ],
 )
 def test_bad_parameters_are_refused_in_one_line(params, match):

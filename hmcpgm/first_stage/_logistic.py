@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._arrays import count
 from ..exceptions import InputError
 
 _BLOCK_EVENTS = 2**24  # rows x columns solved at once (a few arrays of 128 MB)
@@ -193,9 +194,7 @@ def _check_params(C, tol, max_iter):
         raise InputError(f"C must be a positive finite number, got {C!r}")
     if isinstance(tol, bool) or not isinstance(tol, (int, float, np.number)) or not 0 < tol < np.inf:
         raise InputError(f"tol must be a positive finite number, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise InputError(f"max_iter must be an int of at least 1, got {max_iter!r}")
-    return float(C), float(tol), int(max_iter)
+    return float(C), float(tol), count(max_iter, "max_iter", minimum=1)
 
 
 def _newton(X, Y, C, tol, max_iter):
