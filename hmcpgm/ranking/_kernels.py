@@ -124,76 +124,6 @@ def _horn_rows(values, parent, roots, seq, lo, hi):
                 node = nxt[node]
 
 
-@_jit_parallel
-def prefix_blocks(values, seq, seg_start, blk_id, blk_off, b_mean, b_len):
-    """Split every object's sequence into maximum-mean prefix blocks.
-
-    A stack merge (pool adjacent violators for a non-increasing fit) run on each
-    segment ``[seg_start[i], seg_start[i+1])`` of ``seq[m]``: the first block is
-    the prefix of largest mean, and so on. Block means are non-increasing inside
-    a segment as computed in floating point. Fills ``blk_id[m, j]`` (global block
-    number, object-major), ``blk_off[m, j]`` (offset inside the block) and the
-    block means and lengths (``b_mean``, ``b_len`` of size M K); returns the
-    number of blocks. Objects run in parallel: each writes its blocks at
-    ``m * K`` first, then they are packed in object order.
-    """
-    n_obj, n_cls = seq.shape
-    count = np.empty(n_obj, np.int64)
-    for blk in prange((n_obj + ROWS - 1) // ROWS):
-        _prefix_rows(values, seq, seg_start, blk_id, blk_off, b_mean, b_len, count,
-                     blk * ROWS, min(n_obj, (blk + 1) * ROWS))
-    offset = np.empty(n_obj, np.int64)
-    nb = 0
-    for m in range(n_obj):
-        offset[m] = nb
-        nb += count[m]
-    for m in range(n_obj):  # pack (serial: a block moves only to a lower or equal position)
-        base = m * n_cls
-        off = offset[m]
-        if off != base:
-            for b in range(count[m]):
-                b_mean[off + b] = b_mean[base + b]
-                b_len[off + b] = b_len[base + b]
-    for m in prange(n_obj):
-        off = offset[m]
-        for j in range(n_cls):
-            blk_id[m, j] += off
-    return nb
-
-
-@_jit
-def _prefix_rows(values, seq, seg_start, blk_id, blk_off, b_mean, b_len, count, lo, hi):
-    n_cls = seq.shape[1]
-    st_start = np.empty(n_cls, np.int64)
-    st_sum = np.empty(n_cls)
-    st_cnt = np.empty(n_cls, np.int64)
-    n_seg = len(seg_start)
-    for m in range(lo, hi):
-        nb = 0
-        base = m * n_cls
-        for s in range(n_seg):
-            lo_j = seg_start[s]
-            hi_j = seg_start[s + 1] if s + 1 < n_seg else n_cls
-            top = -1
-            for j in range(lo_j, hi_j):
-                top += 1
-                st_start[top] = j
-                st_sum[top] = values[m, seq[m, j]]
-                st_cnt[top] = 1
-                while top > 0 and st_sum[top] / st_cnt[top] > st_sum[top - 1] / st_cnt[top - 1]:
-                    st_sum[top - 1] += st_sum[top]
-                    st_cnt[top - 1] += st_cnt[top]
-                    top -= 1
-            for b in range(top + 1):
-                b_mean[base + nb] = st_sum[b] / st_cnt[b]
-                b_len[base + nb] = st_cnt[b]
-                for j in range(st_start[b], st_start[b] + st_cnt[b]):
-                    blk_id[m, j] = nb
-                    blk_off[m, j] = j - st_start[b]
-                nb += 1
-        count[m] = nb
-
-
 @_jit
 def _sorted_by_key(key, depth, pos, out):
     """``out`` = classes sorted by (key, depth, pos); pos is a permutation, so no ties."""
@@ -274,20 +204,3 @@ def merge_within_objects(values, seq, seg_start, out):
                 top = push_block(st_start, st_sum, st_cnt, top, nb, j, values[m, seq[m, j]])
             nb = top + 1
         emit_blocks(st_start, st_sum, st_cnt, nb, mean, seq[m], out[m])
-
-
-@_jit_parallel
-def scatter_blocks(seq, blk_id, blk_off, b_rank, start, b_mean, order, block, mean):
-    """Place every event: ``order[start[r] + offset] = event``, ``block[event] = r``
-    for the rank r of its block and ``mean[event]`` its block's mean (one pass over the
-    (M, K) layout; every event has its own slot, so objects run in parallel)."""
-    n_obj, n_cls = seq.shape
-    for m in prange(n_obj):
-        base = m * n_cls
-        for j in range(n_cls):
-            b = blk_id[m, j]
-            r = b_rank[b]
-            event = base + seq[m, j]
-            order[start[r] + blk_off[m, j]] = event
-            block[event] = r
-            mean[event] = b_mean[b]

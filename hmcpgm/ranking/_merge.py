@@ -1,10 +1,15 @@
 """Chain-Merge: interleave per-object orders optimally by maximum-mean prefix blocks."""
 
+import numba
 import numpy as np
 
-from . import _kernels
+from . import _runmerge
 
-__all__ = ["chain_merge"]
+__all__ = ["MAX_RUN_SHARE", "chain_merge"]
+
+#: merge the blocks' runs (rather than sort the blocks) when there are at most
+#: 1 / MAX_RUN_SHARE as many runs as blocks
+MAX_RUN_SHARE = 8
 
 
 def chain_merge(values, seq, seg_start=None):
@@ -30,22 +35,22 @@ def chain_merge(values, seq, seg_start=None):
     if seg_start is None:
         seg_start = np.zeros(1, dtype=np.int64)
     n = n_obj * n_cls
-    blk_id = np.empty((n_obj, n_cls), dtype=np.int64)
-    blk_off = np.empty((n_obj, n_cls), dtype=np.int64)
     b_mean = np.empty(n)
-    b_len = np.empty(n, dtype=np.int64)
-    nb = _kernels.prefix_blocks(
-        values, seq, np.asarray(seg_start, dtype=np.int64), blk_id, blk_off, b_mean, b_len
-    )
-    b_mean = b_mean[:nb]
-    b_len = b_len[:nb]
-    b_order = np.argsort(-b_mean, kind="stable")
-    b_rank = np.empty(nb, dtype=np.int64)
-    b_rank[b_order] = np.arange(nb)
-    start = np.zeros(nb, dtype=np.int64)
-    np.cumsum(b_len[b_order][:-1], out=start[1:])
+    b_first = np.empty(n + 1, dtype=np.int64)
+    count = np.empty(n_obj, dtype=np.int64)
+    _runmerge.object_blocks(values, seq, np.asarray(seg_start, dtype=np.int64), b_mean, b_first, count)
     order = np.empty(n, dtype=np.intp)
+    b_rank = np.empty(n, dtype=np.int64)
+    n_runs = _runmerge.count_runs(b_mean, count, n_cls)
+    if n_runs * MAX_RUN_SHARE <= count.sum():
+        _runmerge.merge_runs(b_mean, b_first, count, seq, n_runs, numba.get_num_threads(), b_rank, order)
+    else:  # many short runs (many small chains): sort the means, then write the events
+        b_live = np.flatnonzero((np.arange(n_cls) < count[:, None]).ravel())
+        keys = -b_mean[b_live]
+        by_key = np.argsort(keys)
+        _runmerge.sort_ties(keys[by_key], by_key)  # stable, as the merge
+        _runmerge.sorted_blocks(b_live[by_key], b_first, seq, b_rank, order)
     block = np.empty(n, dtype=np.intp)
     mean = np.empty(n)
-    _kernels.scatter_blocks(seq, blk_id, blk_off, b_rank, start, b_mean, order, block, mean)
+    _runmerge.label_events(seq, b_first, count, b_rank, b_mean, block, mean)
     return order, block.reshape(n_obj, n_cls), mean.reshape(n_obj, n_cls)
