@@ -24,6 +24,12 @@ consistent by construction (a merge never joins a group to a descendant, and a
 class only ever follows the classes it was appended after). Cost per object:
 O((K + E) log K) heap and union-find work for the merges, plus the ancestor
 searches of classes with several parent groups.
+
+The queue of groups has two levels: the classes whose group has not changed
+wait in one list sorted by value (sorted once per object; half of the Gene
+Ontology's classes are leaves, whose group never changes before it is taken),
+and only groups that grew go to the indexed heap. The next group is the larger
+of the two heads (ties to the list).
 """
 
 import numpy as np
@@ -126,6 +132,7 @@ def greedy_workspace(n_cls, n_edges):
         np.zeros(n_cls, i64), np.empty(n_cls, i64), np.empty(2 * n_cls, i64),  # mark, pars, stack
         np.empty(n_cls, i64), np.empty(n_cls), np.empty(n_cls, i64),  # prefix-block stack
         np.empty(n_cls), np.empty(n_cls, i64), np.zeros(1, i64),  # block keys, buffer, stamp
+        np.empty(n_cls, i64), np.zeros(n_cls, i64), np.empty(n_cls),  # pending, changed, sort keys
     )
 
 
@@ -138,11 +145,14 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
     parent-edge scans (a measure of the work done).
     """
     (uf, gsum, gcnt, first, last, nxt, ehead, etail, enext, hkey, hid, hpos,
-     mark, pars, stack, st_start, st_sum, st_cnt, bkey, buf, stamp_box) = work
+     mark, pars, stack, st_start, st_sum, st_cnt, bkey, buf, stamp_box, pend, changed, keys) = work
     n_cls = len(vals)
     stamp = stamp_box[0]
     scans = 0
     size = 0
+    n_pend = 0
+    stamp += 1
+    stamp0 = stamp  # changed[g] == stamp0: g's mean changed in this call
     for k in range(n_cls):
         uf[k] = k
         gsum[k] = vals[k]
@@ -159,18 +169,27 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
             for e in range(a, b - 1):
                 enext[e] = e + 1
             enext[b - 1] = -1
-            hkey[size] = vals[k]
-            hid[size] = k
-            hpos[k] = size
-            size += 1
+            pend[n_pend] = k
+            n_pend += 1
         else:
             ehead[k] = -1
             etail[k] = -1
-    for i in range(size // 2 - 1, -1, -1):
-        _sift_down(hkey, hid, hpos, size, i)
-    while size > 0:
-        g = hid[0]
-        size = _heap_pop(hkey, hid, hpos, size)
+    # groups whose mean never changed wait in a list sorted by value; changed ones in the heap
+    for i in range(n_pend):
+        keys[i] = -vals[pend[i]]
+    by_value = pend[:n_pend][np.argsort(keys[:n_pend], kind="mergesort")]  # ties by class
+    li = 0
+    while True:
+        while li < n_pend and changed[by_value[li]] == stamp0:
+            li += 1
+        if size > 0 and (li == n_pend or hkey[0] > vals[by_value[li]]):
+            g = hid[0]
+            size = _heap_pop(hkey, hid, hpos, size)
+        elif li < n_pend:
+            g = by_value[li]
+            li += 1
+        else:
+            break
         # the distinct parent groups of g; drop the edges that became internal or
         # lead to a parent group already seen (groups only ever merge, so such an
         # edge will never tell anything new)
@@ -247,6 +266,7 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
             else:
                 enext[etail[p]] = ehead[g]
             etail[p] = etail[g]
+        changed[p] = stamp0
         if ehead[p] >= 0:
             size = _heap_set(hkey, hid, hpos, size, p, gsum[p] / gcnt[p])
     stamp_box[0] = stamp
