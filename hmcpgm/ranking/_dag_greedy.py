@@ -133,6 +133,7 @@ def greedy_workspace(n_cls, n_edges):
         np.empty(n_cls, i64), np.empty(n_cls), np.empty(n_cls, i64),  # prefix-block stack
         np.empty(n_cls), np.empty(n_cls, i64), np.zeros(1, i64),  # block keys, buffer, stamp
         np.empty(n_cls, i64), np.zeros(n_cls, i64), np.empty(n_cls),  # pending, changed, sort keys
+        np.zeros(n_cls, i64),  # parent-group stamps of the ancestor search
     )
 
 
@@ -145,7 +146,7 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
     parent-edge scans (a measure of the work done).
     """
     (uf, gsum, gcnt, first, last, nxt, ehead, etail, enext, hkey, hid, hpos,
-     mark, pars, stack, st_start, st_sum, st_cnt, bkey, buf, stamp_box, pend, changed, keys) = work
+     mark, pars, stack, st_start, st_sum, st_cnt, bkey, buf, stamp_box, pend, changed, keys, ispar) = work
     n_cls = len(vals)
     stamp = stamp_box[0]
     scans = 0
@@ -217,13 +218,16 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
             continue  # closed under ancestors: a finished chain
         p = pars[0]
         if npar > 1:
-            # mark every proper ancestor group of the parent groups
+            # mark the proper ancestor groups of the parent groups; once all parent
+            # groups but one are marked, the last one is the answer: stop there
             stamp += 1
             sp = 0
             for i in range(npar):
                 stack[sp] = pars[i]
                 sp += 1
-            while sp > 0:
+                ispar[pars[i]] = stamp
+            n_hit = 0
+            while sp > 0 and n_hit < npar - 1:
                 sp -= 1
                 x = stack[sp]
                 prev = -1
@@ -242,9 +246,14 @@ def greedy_order(vals, par_ptr, par_idx, work, out):
                             mark[a] = stamp
                             stack[sp] = a
                             sp += 1
+                            if ispar[a] == stamp:
+                                n_hit += 1
+                                if n_hit == npar - 1:
+                                    break  # (x keeps its tail: the scan stopped before it)
                         prev = e
                     e = en
-                etail[x] = prev
+                if e < 0:
+                    etail[x] = prev
             # the parent group of smallest mean that is no other one's ancestor
             p = -1
             best = np.inf

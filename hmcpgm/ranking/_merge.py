@@ -23,6 +23,12 @@ def chain_merge(values, seq, seg_start=None):
     orders, this interleaving maximises CATCH (Sidney 1975; the paper's
     Chain-Merge).
 
+    The "sort" is a merge: each object's blocks (each segment's) already have
+    non-increasing means, so a tournament tree merges these runs, in parallel
+    slices (:mod:`._runmerge`). With more than 1 / ``MAX_RUN_SHARE`` as many runs
+    as blocks (many small chains, as in a forest of small trees) the block means
+    are sorted instead. Both give the order of a stable sort.
+
     Returns
     -------
     order : (M*K,) flat event indices, best first
