@@ -53,17 +53,17 @@ def assert_same(got, want):
         np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.parametrize("share", [1, 10**9], ids=["merge-of-runs", "stable-sort"])
+@pytest.mark.parametrize("max_runs", [10**9, 0], ids=["merge-of-runs", "sort"])
 @settings(max_examples=150, deadline=None)
 @given(problem=problems())
-def test_chain_merge_matches_the_reference(problem, share):
+def test_chain_merge_matches_the_reference(problem, max_runs):
     values, seq, seg_start = problem
-    saved = _merge.MAX_RUN_SHARE
-    _merge.MAX_RUN_SHARE = share  # 1: always merge the runs; 10**9: always sort
+    saved = _merge.MAX_RUNS, _merge.MAX_RUN_SHARE
+    _merge.MAX_RUNS, _merge.MAX_RUN_SHARE = max_runs, 1  # 10**9: always merge the runs; 0: always sort
     try:
         got = chain_merge(values, seq, seg_start)
     finally:
-        _merge.MAX_RUN_SHARE = saved
+        _merge.MAX_RUNS, _merge.MAX_RUN_SHARE = saved
     assert_same(got, reference(values, seq, seg_start))
 
 

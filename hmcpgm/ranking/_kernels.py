@@ -183,18 +183,26 @@ def repair_sequences(values, seq, par_ptr, par_idx, topo, depth, out):
                     out[m, j] = cand[j]
 
 
-@_jit
+@_jit_parallel
 def merge_within_objects(values, seq, seg_start, out):
     """Chain-Merge inside each object: ``seq[m]`` holds independent chains (the
     segments starting at ``seg_start``); ``out[m]`` interleaves them optimally by
-    sorting their maximum-mean prefix blocks by mean (stable)."""
-    n_obj, n_cls = seq.shape
+    ordering their maximum-mean prefix blocks by mean (stable). Objects run in
+    parallel, in blocks of ``ROWS``."""
+    n_obj = seq.shape[0]
+    for blk in prange((n_obj + ROWS - 1) // ROWS):
+        _merge_rows(values, seq, seg_start, out, blk * ROWS, min(n_obj, (blk + 1) * ROWS))
+
+
+@_jit
+def _merge_rows(values, seq, seg_start, out, lo_obj, hi_obj):
+    n_cls = seq.shape[1]
     st_start = np.empty(n_cls, np.int64)
     st_sum = np.empty(n_cls)
     st_cnt = np.empty(n_cls, np.int64)
     mean = np.empty(n_cls)
     n_seg = len(seg_start)
-    for m in range(n_obj):
+    for m in range(lo_obj, hi_obj):
         nb = 0
         for s in range(n_seg):
             lo = seg_start[s]

@@ -5,10 +5,13 @@ import numpy as np
 
 from . import _runmerge
 
-__all__ = ["MAX_RUN_SHARE", "chain_merge"]
+__all__ = ["MAX_RUNS", "MAX_RUN_SHARE", "chain_merge"]
 
 #: merge the blocks' runs (rather than sort the blocks) when there are at most
-#: 1 / MAX_RUN_SHARE as many runs as blocks
+#: MAX_RUNS runs and at most 1 / MAX_RUN_SHARE as many runs as blocks (past a
+#: few thousand leaves the tournament tree leaves the cache: 40,000 runs of 13
+#: blocks merged in 164 ms, sorted in 86 ms)
+MAX_RUNS = 8192
 MAX_RUN_SHARE = 8
 
 
@@ -25,9 +28,9 @@ def chain_merge(values, seq, seg_start=None):
 
     The "sort" is a merge: each object's blocks (each segment's) already have
     non-increasing means, so a tournament tree merges these runs, in parallel
-    slices (:mod:`._runmerge`). With more than 1 / ``MAX_RUN_SHARE`` as many runs
-    as blocks (many small chains, as in a forest of small trees) the block means
-    are sorted instead. Both give the order of a stable sort.
+    slices (:mod:`._runmerge`). With more than ``MAX_RUNS`` runs, or more than 1 /
+    ``MAX_RUN_SHARE`` as many runs as blocks, the block means are sorted instead.
+    Both give the order of a stable sort.
 
     Returns
     -------
@@ -48,9 +51,9 @@ def chain_merge(values, seq, seg_start=None):
     order = np.empty(n, dtype=np.intp)
     b_rank = np.empty(n, dtype=np.int64)
     n_runs = _runmerge.count_runs(b_mean, count, n_cls)
-    if n_runs * MAX_RUN_SHARE <= count.sum():
+    if n_runs <= MAX_RUNS and n_runs * MAX_RUN_SHARE <= count.sum():
         _runmerge.merge_runs(b_mean, b_first, count, seq, n_runs, numba.get_num_threads(), b_rank, order)
-    else:  # many short runs (many small chains): sort the means, then write the events
+    else:  # many runs: sort the means, then write the events
         b_live = np.flatnonzero((np.arange(n_cls) < count[:, None]).ravel())
         keys = -b_mean[b_live]
         by_key = np.argsort(keys)
