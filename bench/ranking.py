@@ -4,7 +4,7 @@ Run: python bench/ranking.py [--data DIR] [--objects M] [--dag-gap] [--frontier]
 
 DIR is the folder of the benchmark ARFF files (default: $HMCPGM_DATA, else
 ``shared/data/hmc`` beside the repository). Prints times measured in this run
-(best of several calls after a warm-up call that also compiles the numba
+(best of 3-5 calls after a warm-up call that also compiles the numba
 kernels; argsort and the method are timed alternately, so the ratio is
 within one run on a shared machine) and:
 
@@ -73,8 +73,9 @@ def best_of(func, repeat=3, clock=time.perf_counter):
     return min(times)
 
 
-def timed_against_argsort(func, v, repeat=3):
-    """Best times of func and of numpy.argsort on v.ravel(), measured alternately:
+def timed_against_argsort(func, v, repeat=5):
+    """Best times of func and of numpy.argsort on v.ravel(), measured alternately
+    ``repeat`` times each (argsort's own time varies by 2x on a shared machine):
     ``(wall func, wall argsort, cpu func, cpu argsort)``. Process CPU time is less
     disturbed by other programs on a shared machine than wall-clock time."""
     flat = v.ravel()
