@@ -18,8 +18,10 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
     whenever one needs it, since its map and prior are shared.
     """
     m, n_classes = s.shape
+    # per-class median and robust scale: the asinh grid's and the "logistic" fence's
+    robust = robust_scale(s) if opts["transform"] == "asinh" or "logistic" in kinds else None
     if opts["transform"] == "asinh":
-        center, scale = robust_scale(s)
+        center, scale = robust
         asinh = np.ones(n_classes)
     else:
         center, scale, asinh = np.zeros(n_classes), np.ones(n_classes), np.zeros(n_classes)
@@ -53,7 +55,7 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
             table = _platt_tables(t[:, cols], y[:, cols], grid[cols])
         elif kind == "logistic":  # Platt scaling on the scores as they are (logit-like first stages)
             grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
-            table = _logistic_tables(s[:, cols], y[:, cols], grid_s)
+            table = _logistic_tables(s[:, cols], y[:, cols], grid_s, robust[0][cols], robust[1][cols])
         elif kind == "pooled":
             grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
             table = _pooled_tables(s[:, cols], y[:, cols], grid_s)
@@ -96,14 +98,14 @@ def _platt_tables(t, y, grid):
 _FENCE = 20.0  # "logistic": scores beyond this many robust scales from the median are clipped there
 
 
-def _logistic_tables(s, y, grid_s):
+def _logistic_tables(s, y, grid_s, center, scale):
     """Platt scaling on the scores as they are, robust to a few extreme scores.
 
-    Scores are measured in robust scales from the class's median and clipped at
-    ``_FENCE`` of them: one score of 1e6 neither inflates the standard deviation
-    (which would squeeze every other score together) nor pulls the slope.
+    Scores are measured in robust scales (``scale``) from the class's median
+    (``center``) and clipped at ``_FENCE`` of them: one score of 1e6 neither
+    inflates the standard deviation (which would squeeze every other score
+    together) nor pulls the slope.
     """
-    center, scale = robust_scale(s)
     z = np.clip((s - center) / scale, -_FENCE, _FENCE)
     zg = np.clip((grid_s - center[:, None]) / scale[:, None], -_FENCE, _FENCE)
     return _platt_tables(z, y, zg)
