@@ -90,7 +90,11 @@ def count_runs(b_mean, count, n_cls):
 def _merge_slice(b_mean, b_first, seq, n_cls, lo, hi, rank, pos, b_rank, order):
     """Merge the runs' pieces ``[lo[r], hi[r])`` with a tournament tree: every
     block gets its rank (from ``rank`` on) and its events go to ``order`` (from
-    ``pos`` on)."""
+    ``pos`` on).
+
+    The step that advances the winning leaf is written out here and in
+    ``_compiled.emit_blocks`` on purpose: as a shared helper (even inlined by
+    numba) this merge took 1.4x as long on cellcycle_GO."""
     key, head, end = leaves(len(lo))
     left = 0
     for r in range(len(lo)):
