@@ -1,4 +1,4 @@
-"""Compiled (numba) kernels: Horn's rule per object and the Chain-Merge blocks.
+"""Compiled (numba) kernels: Horn's rule per object, the relaxed method's repairs, Chain-Merge inside objects.
 
 numba is imported here only, and this module only when a ranking is computed,
 so ``import hmcpgm`` stays quick. ``cache=True`` keeps the compiled code in a per-user
