@@ -7,6 +7,11 @@ installed sources: files left inside an installed package outlive ``pip
 uninstall`` and turn a later editable install into an empty namespace package.
 Set ``NUMBA_CACHE_DIR`` yourself to choose another folder; numba reads it when it
 is first imported, so this has no effect if numba was imported before hmcpgm.
+
+When developing: numba checks only the file of the function it loads, so after
+editing a compiled helper (say ``ranking/_compiled.py``) its callers in other
+files keep their old machine code until that folder is deleted. An installed
+release replaces every file, so users are not affected.
 """
 
 import os
