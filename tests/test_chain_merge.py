@@ -78,9 +78,9 @@ def test_merge_of_runs_gives_the_same_ranking_in_any_number_of_slices():
     n = n_obj * n_cls
     b_mean, b_first, count = np.empty(n), np.empty(n + 1, dtype=np.int64), np.empty(n_obj, dtype=np.int64)
     _runmerge.object_blocks(values, seq, np.zeros(1, dtype=np.int64), b_mean, b_first, count)
-    n_runs = _runmerge.count_runs(b_mean, count, n_cls)
+    run_lo, run_hi = _runmerge.object_runs(b_mean, count, n_cls)
     assert count.sum() >= 4 * _runmerge.SAMPLE  # so that up to 4 slices are used
     for n_parts in (1, 2, 3, 4):
         b_rank, order = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-        _runmerge.merge_runs(b_mean, b_first, count, seq, n_runs, n_parts, b_rank, order)
+        _runmerge.merge_runs(b_mean, b_first, seq, run_lo, run_hi, n_parts, b_rank, order)
         np.testing.assert_array_equal(order, want[0])

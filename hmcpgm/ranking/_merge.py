@@ -50,9 +50,9 @@ def chain_merge(values, seq, seg_start=None):
     _runmerge.object_blocks(values, seq, np.asarray(seg_start, dtype=np.int64), b_mean, b_first, count)
     order = np.empty(n, dtype=np.intp)
     b_rank = np.empty(n, dtype=np.int64)
-    n_runs = _runmerge.count_runs(b_mean, count, n_cls)
-    if n_runs <= MAX_RUNS and n_runs * MAX_RUN_SHARE <= count.sum():
-        _runmerge.merge_runs(b_mean, b_first, count, seq, n_runs, numba.get_num_threads(), b_rank, order)
+    run_lo, run_hi = _runmerge.object_runs(b_mean, count, n_cls)
+    if len(run_lo) <= MAX_RUNS and len(run_lo) * MAX_RUN_SHARE <= count.sum():
+        _runmerge.merge_runs(b_mean, b_first, seq, run_lo, run_hi, numba.get_num_threads(), b_rank, order)
     else:  # many runs: sort the means, then write the events
         b_live = np.flatnonzero((np.arange(n_cls) < count[:, None]).ravel())
         keys = -b_mean[b_live]

@@ -22,7 +22,7 @@ from numba import prange
 from .._numba import jit, jit_parallel
 from ._compiled import NEVER, leaves, replay, tournament
 
-__all__ = ["count_runs", "label_events", "merge_runs", "object_blocks", "sort_ties", "sorted_blocks"]
+__all__ = ["label_events", "merge_runs", "object_blocks", "object_runs", "sort_ties", "sorted_blocks"]
 
 ROWS = 64  # objects per block of the parallel loop of object_blocks (they share a stack)
 SAMPLE = 1024  # blocks sampled per slice to place the cuts
@@ -75,15 +75,22 @@ def object_blocks(values, seq, seg_start, b_mean, b_first, count):
 
 
 @jit
-def count_runs(b_mean, count, n_cls):
-    """The number of maximal non-increasing runs of the objects' blocks."""
-    n_runs = 0
+def object_runs(b_mean, count, n_cls):
+    """``(run_lo, run_hi)``: the maximal non-increasing runs of the objects' blocks."""
+    n_blocks = 0
+    for m in range(len(count)):
+        n_blocks += count[m]
+    run_lo = np.empty(n_blocks, np.int64)
+    run_hi = np.empty(n_blocks, np.int64)
+    r = 0
     for m in range(len(count)):
         base = m * n_cls
         for b in range(base, base + count[m]):
             if b == base or b_mean[b] > b_mean[b - 1]:
-                n_runs += 1
-    return n_runs
+                run_lo[r] = b
+                r += 1
+            run_hi[r - 1] = b + 1
+    return run_lo[:r], run_hi[:r]
 
 
 @jit
@@ -136,28 +143,20 @@ def _n_before(b_mean, lo, hi, t, b0):
 
 
 @jit_parallel
-def merge_runs(b_mean, b_first, count, seq, n_runs, n_parts, b_rank, order):
+def merge_runs(b_mean, b_first, seq, run_lo, run_hi, n_parts, b_rank, order):
     """Rank all blocks by mean (descending, stable) and write their events in that order.
 
-    ``n_runs``: :func:`count_runs`; ``n_parts``: slices of the merge order merged
-    in parallel (the result does not depend on it). Fills ``b_rank`` (the rank
-    of every block) and ``order`` (flat event indices ``m * K + class``, best
-    first).
+    ``run_lo``/``run_hi``: :func:`object_runs`; ``n_parts``: slices of the merge
+    order merged in parallel (the result does not depend on it). Fills
+    ``b_rank`` (the rank of every block) and ``order`` (flat event indices
+    ``m * K + class``, best first).
     """
-    n_obj, n_cls = seq.shape
+    n_cls = seq.shape[1]
     flat = seq.ravel()
-    run_lo = np.empty(n_runs, np.int64)
-    run_hi = np.empty(n_runs, np.int64)
-    r = 0
+    n_runs = len(run_lo)
     nb = 0
-    for m in range(n_obj):
-        base = m * n_cls
-        nb += count[m]
-        for b in range(base, base + count[m]):
-            if b == base or b_mean[b] > b_mean[b - 1]:
-                run_lo[r] = b
-                r += 1
-            run_hi[r - 1] = b + 1
+    for r in range(n_runs):
+        nb += run_hi[r] - run_lo[r]
     # slices of the merge order: cut at quantiles of every step-th block (by
     # (mean, block), so that ties do not unbalance the slices)
     n_parts = max(1, min(n_parts, nb // SAMPLE))
