@@ -1,4 +1,7 @@
-"""House rules that keep the package readable: small modules, no private names shared."""
+"""House rules that guard the architecture: no private names shared, no import back up the pipeline.
+
+There is no line cap: a module is as long as its one concept needs (STYLE.md).
+"""
 
 import ast
 from pathlib import Path
@@ -7,17 +10,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hmcpgm"
 MODULES = sorted(PACKAGE.rglob("*.py"))
-MAX_LINES = 500
 
 
 def _is_module(package_dir, name):
     return (package_dir / f"{name}.py").is_file() or (package_dir / name / "__init__.py").is_file()
-
-
-@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PACKAGE)) for p in MODULES])
-def test_module_is_small(path):
-    n = len(path.read_text().splitlines())
-    assert n <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {n} lines (at most {MAX_LINES}): split it by concept"
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PACKAGE)) for p in MODULES])
