@@ -24,10 +24,10 @@ Conventions used throughout (they matter for small samples):
 
 import numpy as np
 
-from ._arrays import binary_matrix, finite_array
-from ._validation import aligned_matrices, check_hierarchy
-from .exceptions import InputError, LabelError
-from .ranking._ranking import matrix_for
+from .._arrays import binary_matrix, finite_array
+from .._validation import aligned_matrices, check_hierarchy
+from ..exceptions import InputError, LabelError
+from ..ranking._ranking import matrix_for
 
 __all__ = [
     "area_under_hit_curve",

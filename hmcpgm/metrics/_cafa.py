@@ -1,0 +1,336 @@
+"""Protein-centric metrics of the CAFA challenges: Fmax, weighted Fmax, Smin, information accretion.
+
+They follow the CAFA evaluator (``cafaeval`` 1.3, the tool of the protein-function
+community) exactly, on an ``(M, K)`` matrix of values (scores, probabilities) and a
+0/1 label matrix whose rows are the targets (proteins) and whose columns are the
+classes (terms) of one namespace:
+
+- the labels are closed upward along the hierarchy (cafaeval propagates the ground
+  truth), and the targets are the rows with at least one positive label (the ground
+  truth file lists only annotated proteins); other rows are left out;
+- the values are propagated to the ancestors by max (``propagate=True``, cafaeval's
+  default ``-prop max``): a term scores at least as high as any of its descendants;
+- thresholds ``tau = numpy.arange(step, 1, step)``, by default 0.01, 0.02, ..., 0.99;
+  a term is predicted for a target when its value is ``>= tau``;
+- at each tau, per target: precision ``|P & T| / |P|`` (0 when nothing is predicted)
+  and recall ``|P & T| / |T|``; with ``normalization="cafa"`` precision is averaged
+  over the targets with at least one prediction and recall over all targets
+  (``"pred"``: both over the targets with a prediction, ``"gt"``: both over all
+  targets); the coverage is the share of targets with a prediction; taus of zero
+  coverage are dropped; F is the harmonic mean of the averages (0 when both are 0);
+- Fmax is the largest F, Smin the smallest ``sqrt(ru^2 + mi^2)``, where the remaining
+  uncertainty ``ru`` and the misinformation ``mi`` are the information-accretion (IA)
+  weighted sums of the false negatives and false positives, averaged over all
+  targets; ties go to the smallest tau;
+- the unweighted metrics evaluate every term (cafaeval's default; ``exclude_roots=True``
+  is its ``-no_orphans``: the terms without parents are left out); the IA-weighted
+  ones evaluate the terms of positive IA, whatever ``exclude_roots`` says (as cafaeval
+  does), and weight each term by its IA.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._arrays import binary_matrix
+from .._validation import aligned_matrices, check_hierarchy
+from ..exceptions import InputError, LabelError
+from ._common import class_series, propagate_max, scored_labels
+
+__all__ = ["ThresholdScore", "cafa_curve", "fmax", "information_accretion", "smin", "weighted_fmax"]
+
+_NORMALIZATIONS = ("cafa", "pred", "gt")
+
+
+class ThresholdScore(NamedTuple):
+    """A metric optimised over thresholds, as CAFA reports it.
+
+    Attributes
+    ----------
+    value : float
+        The metric (Fmax, Smin, ...); ``nan`` when no threshold has coverage.
+    threshold : float
+        The tau that reaches it (the smallest such tau).
+    coverage : float
+        The share of targets with at least one prediction at that tau.
+    """
+
+    value: float
+    threshold: float
+    coverage: float
+
+
+def information_accretion(labels, hierarchy):
+    """Information accretion of each class, ``-log2 P(class | all its parents)``, from labels.
+
+    Estimated as in the CAFA organisers' script (``ia.py`` of the InformationAccretion
+    repository, used for CAFA 5) with its one pseudo-object annotated with every class:
+    ``IA(k) = -log2((n(k) + 1) / (n(parents of k) + 1))``, where ``n(k)`` counts the
+    objects labelled ``k`` and ``n(parents of k)`` those labelled with all the parents of
+    ``k`` (all objects for a root). The labels are closed upward first, and objects
+    without any positive label are left out (annotation files list annotated objects).
+
+    Parameters
+    ----------
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The reference annotations (a DataFrame is aligned by class name).
+    hierarchy : Hierarchy
+        The classes.
+
+    Returns
+    -------
+    ndarray of float, shape (K,), or Series
+        Nonnegative; a Series indexed by class name when ``labels`` is a DataFrame.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    >>> information_accretion([[1, 1, 0], [1, 1, 1], [1, 0, 0]], h)   # a: 2 of 3, b: 1 of 3
+    array([0.       , 0.4150375, 1.       ])
+    """
+    check_hierarchy(hierarchy)
+    (y,) = aligned_matrices([(labels, "labels")], hierarchy)
+    y = hierarchy.close_labels(binary_matrix(y, "labels")).astype(bool)
+    y = y[y.any(axis=1)]
+    n_term = y.sum(axis=0) + 1.0
+    ia = np.zeros(hierarchy.n_classes)
+    for k, parents in enumerate(hierarchy.parent_indices):
+        n_parents = (y[:, parents].all(axis=1).sum() if len(parents) else len(y)) + 1.0
+        ia[k] = 0.0 if n_term[k] == n_parents else -np.log2(n_term[k] / n_parents)
+    return class_series(ia, hierarchy, labels, "information_accretion")
+
+
+def _ia_vector(ia, hierarchy):
+    """IA as a (K,) array: from an array in class order, or a Series/dict by class name (missing: 0)."""
+    if ia is None:
+        return None
+    if isinstance(ia, dict) or hasattr(ia, "items"):  # a dict or a Series: by class name
+        items = dict(ia.items())
+        unknown = [c for c in items if c not in hierarchy]
+        if len(unknown) == len(items) and items:
+            raise InputError(f"ia names no class of the hierarchy (e.g. {unknown[0]!r}); give IA by class name")
+        out = np.array([float(items.get(c, 0.0)) for c in hierarchy.classes])
+    else:
+        out = np.asarray(ia, dtype=float)
+        if out.shape != (hierarchy.n_classes,):
+            raise InputError(f"ia must have one value per class, shape ({hierarchy.n_classes},), got {out.shape}")
+    out = np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)  # cafaeval: NaN and infinite IA count as 0
+    if np.any(out < 0):
+        raise InputError(f"ia must be nonnegative, got {out.min()}")
+    return out
+
+
+def _thresholds(step):
+    step = float(step)
+    if not 0 < step < 1:
+        raise InputError(f"threshold_step must lie in (0, 1), got {step}")
+    return np.arange(step, 1, step)
+
+
+def _sums(taus, g, pred, w):
+    """Per tau: targets with a prediction, TP, FP, FN, summed precision and recall (cafaeval's matrix)."""
+    out = np.zeros((len(taus), 6))
+    n_gt = g.sum(axis=1) if w is None else (g * w).sum(axis=1)
+    for i, tau in enumerate(taus):
+        p = pred >= tau
+        inter = p & g
+        mis = p & ~g
+        rem = ~p & g
+        if w is not None:
+            p, inter, mis, rem = p * w, inter * w, mis * w, rem * w
+        n_pred = p.sum(axis=1)
+        n_inter = inter.sum(axis=1)
+        out[i, 0] = (n_pred > 0).sum()
+        out[i, 1] = n_inter.sum()
+        out[i, 2] = mis.sum(axis=1).sum()
+        out[i, 3] = rem.sum(axis=1).sum()
+        out[i, 4] = np.divide(n_inter, n_pred, out=np.zeros(len(p)), where=n_pred > 0).sum()
+        out[i, 5] = np.divide(n_inter, n_gt, out=np.zeros(len(p)), where=n_gt > 0).sum()
+    return out
+
+
+def _normalised(sums, n_targets, normalization):
+    n = sums[:, 0]
+    ne = np.full(len(n), float(n_targets))
+
+    def norm(col, by_pred):
+        den = n if by_pred else ne
+        return np.divide(sums[:, col], den, out=np.zeros(len(n)), where=den > 0)
+
+    by_pred = normalization == "pred"
+    pr = norm(4, normalization in ("pred", "cafa"))
+    rc = norm(5, by_pred)
+    mi = norm(2, by_pred)
+    ru = norm(3, by_pred)
+    num, den = 2 * pr * rc, pr + rc
+    f = np.divide(num, den, out=np.zeros(len(n)), where=den != 0)
+    return {"n": n, "coverage": n / ne, "precision": pr, "recall": rc, "f": f,
+            "misinformation": mi, "remaining_uncertainty": ru, "s": np.sqrt(ru ** 2 + mi ** 2)}
+
+
+def cafa_curve(values, labels, hierarchy, *, ia=None, weighted=False, exclude_roots=False, normalization="cafa",
+               propagate=True, threshold_step=0.01):
+    """CAFA's protein-centric precision, recall, F, misinformation and remaining uncertainty per threshold.
+
+    The rows of cafaeval's ``evaluation_all.tsv`` for one namespace (see the module
+    docstring for the conventions).
+
+    Parameters
+    ----------
+    values : array or DataFrame of float, shape (M, K)
+        Predicted scores, higher = more likely; rows are targets.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The annotations (closed upward here). DataFrames are aligned by class name.
+    hierarchy : Hierarchy
+        The classes (one namespace of the ontology).
+    ia : array (K,), Series or dict, optional
+        Information accretion per class; default: :func:`information_accretion` of
+        ``labels``. Used only when ``weighted``.
+    weighted : bool, default False
+        Weight terms by IA (the ``_w`` columns of cafaeval).
+    exclude_roots : bool, default False
+        Leave out the classes without parents (cafaeval's ``-no_orphans``); unweighted only.
+    normalization : {"cafa", "pred", "gt"}, default "cafa"
+        cafaeval's ``-norm``.
+    propagate : bool, default True
+        Propagate the values to the ancestors by max first.
+    threshold_step : float, default 0.01
+        The threshold grid ``numpy.arange(step, 1, step)`` (cafaeval's ``-th_step``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per threshold of positive coverage (unweighted, as cafaeval keeps them):
+        ``tau, n, coverage, precision, recall, f, misinformation, remaining_uncertainty, s``.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    >>> curve = cafa_curve([[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]], h, threshold_step=0.25)
+    >>> curve[["tau", "precision", "recall"]].values.tolist()   # r takes the max of its children
+    [[0.25, 0.8333333333333333, 1.0], [0.5, 1.0, 1.0], [0.75, 1.0, 0.5]]
+    """
+    import pandas as pd
+
+    if normalization not in _NORMALIZATIONS:
+        raise InputError(f"normalization must be one of {', '.join(map(repr, _NORMALIZATIONS))}, got {normalization!r}")
+    taus = _thresholds(threshold_step)
+    s, y = scored_labels(values, labels, hierarchy)
+    targets = y.any(axis=1)
+    if not targets.any():
+        raise LabelError("labels have no positive: CAFA metrics need at least one annotated target")
+    if propagate:
+        s = propagate_max(s, hierarchy)
+    s, g = s[targets], y[targets].astype(bool)
+    cols = np.arange(hierarchy.n_classes)
+    if exclude_roots:
+        cols = cols[~np.isin(cols, hierarchy.root_indices)]
+    plain = _normalised(_sums(taus, g[:, cols], s[:, cols], None), len(g), normalization)
+    result = plain
+    if weighted:
+        w = _ia_vector(ia, hierarchy) if ia is not None else np.asarray(information_accretion(y, hierarchy))
+        cols = np.flatnonzero(w > 0)
+        result = _normalised(_sums(taus, g[:, cols], s[:, cols], w[cols]), len(g), normalization)
+    keep = plain["coverage"] > 0
+    frame = pd.DataFrame({"tau": taus, **result})
+    return frame[keep].reset_index(drop=True)
+
+
+def _best(curve, column, smallest=False):
+    if len(curve) == 0:
+        return ThresholdScore(float("nan"), float("nan"), 0.0)
+    i = int(np.argmin(curve[column].to_numpy()) if smallest else np.argmax(curve[column].to_numpy()))
+    row = curve.iloc[i]
+    return ThresholdScore(float(row[column]), float(row["tau"]), float(row["coverage"]))
+
+
+def fmax(values, labels, hierarchy, *, exclude_roots=False, normalization="cafa", propagate=True,
+         threshold_step=0.01):
+    """CAFA's protein-centric Fmax: the best F over the thresholds (cafaeval's ``f``).
+
+    Parameters
+    ----------
+    values, labels, hierarchy
+        As in :func:`cafa_curve`.
+    exclude_roots, normalization, propagate, threshold_step
+        As in :func:`cafa_curve`.
+
+    Returns
+    -------
+    ThresholdScore
+        ``(value, threshold, coverage)``.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    >>> fmax([[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]], h)
+    ThresholdScore(value=1.0, threshold=0.31, coverage=1.0)
+    """
+    curve = cafa_curve(values, labels, hierarchy, exclude_roots=exclude_roots, normalization=normalization,
+                       propagate=propagate, threshold_step=threshold_step)
+    return _best(curve, "f")
+
+
+def weighted_fmax(values, labels, hierarchy, *, ia=None, exclude_roots=False, normalization="cafa",
+                  propagate=True, threshold_step=0.01):
+    """CAFA's weighted Fmax: precision and recall weighted by information accretion (cafaeval's ``f_w``).
+
+    Parameters
+    ----------
+    values, labels, hierarchy
+        As in :func:`cafa_curve`.
+    ia : array (K,), Series or dict, optional
+        Information accretion per class; default: :func:`information_accretion` of ``labels``.
+    exclude_roots, normalization, propagate, threshold_step
+        As in :func:`cafa_curve` (``exclude_roots`` only drops thresholds without coverage).
+
+    Returns
+    -------
+    ThresholdScore
+        ``(value, threshold, coverage)``, the coverage counting targets with a
+        predicted term of positive IA.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    >>> weighted_fmax([[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]], h, ia=[0, 1, 2])
+    ThresholdScore(value=1.0, threshold=0.31, coverage=1.0)
+    """
+    curve = cafa_curve(values, labels, hierarchy, ia=ia, weighted=True, exclude_roots=exclude_roots,
+                       normalization=normalization, propagate=propagate, threshold_step=threshold_step)
+    return _best(curve, "f")
+
+
+def smin(values, labels, hierarchy, *, ia=None, exclude_roots=False, normalization="cafa", propagate=True,
+         threshold_step=0.01):
+    """CAFA's Smin: the smallest ``sqrt(ru^2 + mi^2)`` over the thresholds, IA weighted (cafaeval's ``s_w``).
+
+    Parameters
+    ----------
+    values, labels, hierarchy
+        As in :func:`cafa_curve`.
+    ia : array (K,), Series or dict, optional
+        Information accretion per class; default: :func:`information_accretion` of ``labels``.
+        ``numpy.ones(K)`` gives cafaeval's unweighted ``s`` (every term weighs 1).
+    exclude_roots, normalization, propagate, threshold_step
+        As in :func:`cafa_curve` (``exclude_roots`` only drops thresholds without coverage).
+
+    Returns
+    -------
+    ThresholdScore
+        ``(value, threshold, coverage)``; lower is better.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    >>> smin([[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]], h, ia=[0, 1, 2])
+    ThresholdScore(value=0.0, threshold=0.31, coverage=1.0)
+    """
+    curve = cafa_curve(values, labels, hierarchy, ia=ia, weighted=True, exclude_roots=exclude_roots,
+                       normalization=normalization, propagate=propagate, threshold_step=threshold_step)
+    return _best(curve, "s", smallest=True)

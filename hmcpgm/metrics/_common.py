@@ -1,0 +1,74 @@
+"""What the hierarchy-aware metrics share: aligned (values, labels) matrices, propagation by max."""
+
+import numpy as np
+
+from .._arrays import binary_matrix, finite_array
+from .._validation import aligned_matrices, check_hierarchy, is_frame
+from ..exceptions import InputError
+
+__all__ = ["propagate_max", "scored_labels", "ratio", "class_series"]
+
+
+def ratio(num, den, empty=np.nan):
+    """``num / den`` elementwise, ``empty`` where ``den == 0``, without warnings."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    out = np.full(np.broadcast(num, den).shape, empty, dtype=float)
+    np.divide(num, den, out=out, where=den != 0)
+    return out if out.ndim else float(out)
+
+
+def propagate_max(values, hierarchy):
+    """Each class's value raised to the largest value of its descendants (CAFA's propagation by max).
+
+    Parameters
+    ----------
+    values : ndarray, shape (M, K)
+        Columns in the hierarchy's class order (not changed).
+    hierarchy : Hierarchy
+        The classes.
+
+    Returns
+    -------
+    ndarray of float, shape (M, K)
+        ``out[:, k] = max(values[:, d] for d in {k} | descendants(k))``.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("r", "a"), ("a", "b")])
+    >>> propagate_max(np.array([[0.1, 0.2, 0.7]]), h)
+    array([[0.7, 0.7, 0.7]])
+    """
+    out = np.array(values, dtype=float, copy=True)
+    parents = hierarchy.parent_indices
+    for k in hierarchy.topological_order[::-1]:  # children before their parents
+        for p in parents[k]:
+            np.maximum(out[:, p], out[:, k], out=out[:, p])
+    return out
+
+
+def scored_labels(values, labels, hierarchy, *, close=True):
+    """``(values, labels)`` as float and int8 arrays in the hierarchy's column order.
+
+    DataFrames are aligned by class name; the labels are closed upward when
+    ``close`` (a positive class makes its ancestors positive).
+    """
+    check_hierarchy(hierarchy)
+    s, y = aligned_matrices([(values, "values"), (labels, "labels")], hierarchy)
+    s = finite_array(s, "values")
+    y = binary_matrix(y, "labels")
+    if s.shape != y.shape:
+        raise InputError(f"values has shape {s.shape} but labels has shape {y.shape}; they must match")
+    if close:
+        y = hierarchy.close_labels(y)
+    return s, y
+
+
+def class_series(per_class, hierarchy, like, name):
+    """``per_class`` (one number a class) as a Series indexed by class name when ``like`` is a DataFrame."""
+    if not is_frame(like):
+        return per_class
+    import pandas as pd
+
+    return pd.Series(per_class, index=list(hierarchy.classes), name=name)

@@ -1,0 +1,163 @@
+"""CAFA metrics against the CAFA evaluator itself (cafaeval 1.3) on generated ontologies and files."""
+
+import numpy as np
+import pytest
+from go_fixtures import (
+    NAMESPACES,
+    live_terms,
+    obo_text,
+    parents_within,
+    random_annotations,
+    random_ontology,
+    random_predictions,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import dags
+
+from hmcpgm import Hierarchy
+from hmcpgm.exceptions import InputError, LabelError
+from hmcpgm.metrics import cafa_curve, fmax, information_accretion, smin, weighted_fmax
+
+
+def _matrices(rng, terms, annotations, predictions, namespace):
+    """(hierarchy with shuffled columns, values, labels, targets) built straight from the generated data."""
+    live = live_terms(terms, namespace)
+    canonical = {t: t for t in live} | {a: t for t in live for a in terms[t]["alt_id"]}
+    edges = [(p, t) for t in live for p in parents_within(terms, t)]
+    order = [live[j] for j in rng.permutation(len(live))]
+    h = Hierarchy.from_edges(edges, classes=order)
+    targets = sorted({g for g, t in annotations if t in canonical})
+    row = {g: i for i, g in enumerate(targets)}
+    y = np.zeros((len(targets), len(live)), dtype=int)
+    for g, t in annotations:
+        if t in canonical:
+            y[row[g], h.index(canonical[t])] = 1
+    s = np.zeros(y.shape)
+    for g, t, v in predictions:
+        if g in row and t in canonical:
+            s[row[g], h.index(canonical[t])] = max(s[row[g], h.index(canonical[t])], v)
+    return h, s, y
+
+
+def _write(folder, terms, annotations, predictions):
+    (folder / "go.obo").write_text(obo_text(terms))
+    (folder / "gt.tsv").write_text("".join(f"{g}\t{t}\n" for g, t in annotations))
+    (folder / "pred").mkdir()
+    (folder / "pred" / "method.tsv").write_text("".join(f"{g}\t{t}\t{v}\n" for g, t, v in predictions))
+
+
+def _cafaeval(folder, **options):
+    cafaeval = pytest.importorskip("cafaeval.evaluation")
+    df, best = cafaeval.cafa_eval(str(folder / "go.obo"), str(folder / "pred"), str(folder / "gt.tsv"),
+                                  n_cpu=1, **options)
+    return df.reset_index(), best
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), norm=st.sampled_from(["cafa", "pred", "gt"]), no_orphans=st.booleans())
+def test_fmax_smin_weighted_fmax_equal_cafaeval(seed, norm, no_orphans, tmp_path_factory):
+    pytest.importorskip("cafaeval")
+    rng = np.random.default_rng(seed)
+    terms = random_ontology(rng, (int(rng.integers(3, 9)), int(rng.integers(2, 7))))
+    annotations = random_annotations(rng, terms)
+    predictions = random_predictions(rng, terms)
+    folder = tmp_path_factory.mktemp("cafa")
+    _write(folder, terms, annotations, predictions)
+    per_ns = {ns: _matrices(rng, terms, annotations, predictions, ns) for ns in NAMESPACES}
+    ia = {}
+    for h, _, y in per_ns.values():
+        if y.any():
+            ia.update(zip(h.classes, information_accretion(y, h).tolist()))
+    (folder / "ia.tsv").write_text("".join(f"{t}\t{v!r}\n" for t, v in ia.items()))
+    df, best = _cafaeval(folder, ia=str(folder / "ia.tsv"), norm=norm, no_orphans=no_orphans)
+    compared = 0
+    for ns, (h, s, y) in per_ns.items():
+        theirs = df[df["ns"] == ns].reset_index(drop=True)
+        if not y.any() or not s.any() or len(theirs) == 0:
+            continue
+        options = dict(exclude_roots=no_orphans, normalization=norm)
+        curve = cafa_curve(s, y, h, **options)
+        np.testing.assert_allclose(curve["tau"], theirs["tau"], atol=1e-12)
+        for mine, col in [("precision", "pr"), ("recall", "rc"), ("f", "f"), ("coverage", "cov"),
+                          ("misinformation", "mi"), ("remaining_uncertainty", "ru"), ("s", "s")]:
+            np.testing.assert_allclose(curve[mine], theirs[col], atol=1e-9, rtol=0, err_msg=f"{ns} {mine}")
+        weighted = cafa_curve(s, y, h, ia=ia, weighted=True, **options)
+        for mine, col in [("precision", "pr_w"), ("recall", "rc_w"), ("f", "f_w"), ("coverage", "cov_w"),
+                          ("misinformation", "mi_w"), ("remaining_uncertainty", "ru_w"), ("s", "s_w")]:
+            np.testing.assert_allclose(weighted[mine], theirs[col], atol=1e-9, rtol=0, err_msg=f"{ns} {mine}")
+        f = fmax(s, y, h, **options)
+        row = best["f"].reset_index().set_index("ns").loc[ns]
+        assert f.value == pytest.approx(row["f"], abs=1e-9)
+        assert f.threshold == pytest.approx(row["tau"], abs=1e-12)
+        assert f.coverage == pytest.approx(row["cov"], abs=1e-12)
+        fw = weighted_fmax(s, y, h, ia=ia, **options)
+        row = best["f_w"].reset_index().set_index("ns").loc[ns]
+        assert fw.value == pytest.approx(row["f_w"], abs=1e-9)
+        assert fw.threshold == pytest.approx(row["tau"], abs=1e-12)
+        sm = smin(s, y, h, ia=ia, **options)
+        i = int(np.argmin(theirs["s_w"].to_numpy()))
+        assert sm.value == pytest.approx(theirs["s_w"][i], abs=1e-9)
+        assert sm.threshold == pytest.approx(theirs["tau"][i], abs=1e-12)
+        # with every term weighing 1, smin is cafaeval's unweighted s (its evaluation_best_s)
+        if not no_orphans:
+            row = best["s"].reset_index().set_index("ns").loc[ns]
+            assert smin(s, y, h, ia=np.ones(h.n_classes), **options).value == pytest.approx(row["s"], abs=1e-9)
+        compared += 1
+    assert compared >= 1  # the generated files always give cafaeval something to evaluate
+
+
+def _ia_brute_force(y, h):
+    """The CAFA organisers' ia.py, object by object: counts with one extra object annotated with everything."""
+    closed = [set(h.classes[k] for k in np.flatnonzero(r)) | {a for k in np.flatnonzero(r) for a in
+                                                              h.ancestors(h.classes[k])} for r in y]
+    closed = [c for c in closed if c] + [set(h.classes)]
+    out = []
+    for c in h.classes:
+        with_term = sum(c in row for row in closed)
+        with_parents = sum(set(h.parents(c)) <= row for row in closed)
+        out.append(0.0 if with_term == with_parents else -np.log2(with_term / with_parents))
+    return np.array(out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=dags(max_classes=8), data=st.data())
+def test_information_accretion_is_the_organisers_definition(h, data):
+    m = data.draw(st.integers(1, 12))
+    y = np.array(data.draw(st.lists(st.lists(st.integers(0, 1), min_size=h.n_classes, max_size=h.n_classes),
+                                    min_size=m, max_size=m)))
+    np.testing.assert_allclose(information_accretion(y, h), _ia_brute_force(y, h), atol=1e-12)
+
+
+def test_dataframes_are_aligned_by_class_name():
+    import pandas as pd
+
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "c")])
+    rng = np.random.default_rng(3)
+    s = pd.DataFrame(np.round(rng.random((9, 4)), 2), columns=list(h.classes))
+    y = pd.DataFrame(rng.integers(0, 2, (9, 4)), columns=list(h.classes))
+    shuffled = ["c", "a", "r", "b"]
+    assert fmax(s[shuffled], y, h) == fmax(s, y, h)
+    assert smin(s, y[shuffled], h) == smin(s, y, h)
+    ia = information_accretion(y[shuffled], h)
+    assert list(ia.index) == list(h.classes)
+    assert weighted_fmax(s, y, h, ia=ia) == weighted_fmax(s, y, h, ia=ia.to_numpy())
+
+
+def test_errors_name_the_argument():
+    h = Hierarchy.from_edges([("r", "a")])
+    with pytest.raises(LabelError, match="no positive"):
+        fmax([[0.5, 0.5]], [[0, 0]], h)
+    with pytest.raises(InputError, match="normalization"):
+        fmax([[0.5, 0.5]], [[1, 0]], h, normalization="protein")
+    with pytest.raises(InputError, match="threshold_step"):
+        fmax([[0.5, 0.5]], [[1, 0]], h, threshold_step=1.5)
+    with pytest.raises(InputError, match="ia must have one value per class"):
+        smin([[0.5, 0.5]], [[1, 0]], h, ia=[1.0])
+    with pytest.raises(InputError, match="values has 3 columns"):
+        fmax([[0.5, 0.5, 0.1]], [[1, 0]], h)
+
+
+def test_no_prediction_above_any_threshold_gives_nan():
+    h = Hierarchy.from_edges([("r", "a")])
+    assert np.isnan(fmax([[0.0, 0.0]], [[1, 1]], h).value)
