@@ -85,14 +85,19 @@ def command_fit(args):
     import numpy as np
 
     from ..estimator import MLPR
-    from ..io import align_by_id, check_output, read_hierarchy, read_matrix
+    from ..io import align_by_id, check_output, read_matrix
+    from ..ontology import is_annotation_file
     from ..persist import save_model
+    from ._go import annotation_labels, hierarchy_argument
 
     check_output(args.output, "-o")
     steps = _Steps(args, 4, "fit")
-    hierarchy = read_hierarchy(args.hierarchy)
+    hierarchy, ontology = hierarchy_argument(args.hierarchy, args, args.scores)
     ids, scores = read_matrix(args.scores, hierarchy, "scores", id_column=args.id_column)
-    label_ids, labels = read_matrix(args.labels, hierarchy, "labels", id_column=args.id_column, binary=True)
+    if is_annotation_file(args.labels):  # gene-term pairs, closed upward, matched to the scores by id
+        label_ids, labels = annotation_labels(args.labels, hierarchy, ontology, ids, args)
+    else:
+        label_ids, labels = read_matrix(args.labels, hierarchy, "labels", id_column=args.id_column, binary=True)
     steps.step("read")
     if ids is not None:
         labels = labels[align_by_id(label_ids, ids, "labels file", "scores file")]
@@ -150,6 +155,9 @@ def command_predict(args):
     if at_scale:
         from ..scale import predict_files
 
+        if args.format == "cafa":
+            raise UserError("--format cafa is not available with --chunk-size, --scheduler or Parquet files yet")
+
         if args.calibrated:
             raise UserError("--calibrated is not available with --chunk-size or --scheduler yet; "
                              "run predict without them")
@@ -171,7 +179,12 @@ def command_predict(args):
     k = model.hierarchy_.n_classes
     mlpr = np.concatenate(parts) if parts else np.zeros((0, k))
     id_column = args.id_column or "id"
-    write_matrix(args.output, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
+    if args.format == "cafa":
+        from ..ontology import write_cafa_predictions
+
+        write_cafa_predictions(args.output, mlpr, model.hierarchy_, ids)
+    else:
+        write_matrix(args.output, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
     if args.decisions:
         d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
         write_matrix(args.decisions, d, model.hierarchy_, ids=ids, id_column=id_column)
@@ -189,13 +202,13 @@ def _predicted(model, args, n, positives):
         print(f"wrote {positives} positive decisions (block mean >= {model.threshold}) to {args.decisions}")
 
 
-def _load_hierarchy_or_model(path):
-    from ..io import read_hierarchy
+def _load_hierarchy_or_model(path, args, matrix_path):
     from ..persist import is_model_file, load_model
+    from ._go import hierarchy_argument
 
     if is_model_file(path):
-        return load_model(path).hierarchy_
-    return read_hierarchy(path)
+        return load_model(path).hierarchy_, None
+    return hierarchy_argument(path, args, matrix_path)
 
 
 def command_rank(args):
@@ -204,10 +217,11 @@ def command_rank(args):
     from ..decision import bayes_cutoff
     from ..io import check_output, read_matrix
     from ..ranking import Ranking, hier_rank, naive_sort
+    from ._go import with_term_names
 
     check_output(args.output, "-o")
     at_scale = _scale_requested(args, args.values, args.output)
-    hierarchy = _load_hierarchy_or_model(args.hierarchy)
+    hierarchy, ontology = _load_hierarchy_or_model(args.hierarchy, args, args.values)
     if at_scale:
         from ..scale import rank_files
 
@@ -230,6 +244,7 @@ def command_rank(args):
                      method=ranked.method, index=index)
     steps.step("ranked")
     table = ranked.to_frame(values).rename(columns={"object": args.id_column or "object"})
+    table = with_term_names(table, ontology)
     if args.fdr is not None:
         cut = bayes_cutoff(ranked, values, rule="fdr", alpha=args.fdr)
         table["positive"] = (table["rank"] <= cut.rank).astype(int)

@@ -12,6 +12,8 @@ from ._commands import (
     command_predict,
     command_rank,
 )
+from ._evaluate import add_evaluate_parser
+from ._go import add_ontology_options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -140,8 +142,9 @@ def build_parser():
                                    "CSV files whose header names the classes; HIERARCHY is a 'parent,child' edge "
                                    "list. Files are UTF-8; rows are numbered from 1 under the header.")
     p.add_argument("scores", help="training scores CSV (header = class names)")
-    p.add_argument("labels", help="training labels CSV (0/1, header = class names)")
-    p.add_argument("hierarchy", help="hierarchy edge list: one 'parent,child' line per edge")
+    p.add_argument("labels", help="training labels CSV (0/1, header = class names), or gene-term annotations "
+                                  "(two columns or GAF; closed upward; needs --id-column)")
+    p.add_argument("hierarchy", help="hierarchy edge list: one 'parent,child' line per edge, or an OBO file")
     p.add_argument("-o", "--output", required=True, help="where to save the model (.npz)")
     p.add_argument("--score-model", default="auto", choices=SCORE_MODELS,
                    help="how scores become evidence (default auto: per class, the best of kernel LPR, "
@@ -156,6 +159,7 @@ def build_parser():
                    help="accept classes without positive (or negative) training labels; their scores carry no evidence")
     p.add_argument("--pseudo-count", type=_number_in(0.0, float("inf")), default=0.5, metavar="C",
                    help="pseudo-count of the CPD estimates (default 0.5; 0 = plain fractions)")
+    add_ontology_options(p)
     p.set_defaults(run=command_fit)
 
     p = sub.add_parser("predict", parents=[ids, quiet, inference, scale],
@@ -170,6 +174,9 @@ def build_parser():
                    help="write the recalibrated mLPRs (the model's shared increasing map), whose mean of "
                         "1 - value over the top of a ranking estimates its FDR (for 'hmcpgm rank --fdr')")
     p.add_argument("--threshold", type=_fraction, help="decision threshold on block means (default: the model's, 0.5)")
+    p.add_argument("--format", default="csv", choices=("csv", "cafa"),
+                   help="csv: the (objects x classes) matrix; cafa: 'target term score' lines (tab-separated, "
+                        "for 'hmcpgm evaluate' and the CAFA evaluator)")
     p.set_defaults(run=command_predict)
 
     p = sub.add_parser("rank", parents=[ids, quiet, scale],
@@ -178,13 +185,14 @@ def build_parser():
                                    "NaiveSort and write one row per event: rank, object (its id, or its row number "
                                    "from 1), class, value, block mean, and the decision when --fdr is given.")
     p.add_argument("values", help="values CSV (header = class names), higher = more likely")
-    p.add_argument("hierarchy", help="hierarchy edge list, or a model saved by 'hmcpgm fit'")
+    p.add_argument("hierarchy", help="hierarchy edge list, an OBO file, or a model saved by 'hmcpgm fit'")
     p.add_argument("-o", "--output", required=True, help="ranking CSV to write")
     p.add_argument("--method", default="hierrank", choices=("hierrank", "naive"))
     p.add_argument("--fdr", type=_fraction, metavar="ALPHA",
                    help="label the top events positive so that the estimated FDR (mean of 1 - value, values "
                         "being probabilities such as 'hmcpgm predict --calibrated' writes) is at most ALPHA, "
                         "in (0, 1)")
+    add_ontology_options(p)
     p.set_defaults(run=command_rank)
 
     p = sub.add_parser("benchmark", parents=[quiet],
@@ -202,4 +210,6 @@ def build_parser():
                    help="without VALID: the fraction of TRAIN rows held out for validation (default 0.3)")
     p.add_argument("--seed", type=_int_at_least(0), default=0)
     p.set_defaults(run=command_benchmark)
+
+    add_evaluate_parser(sub, _number_in)
     return parser

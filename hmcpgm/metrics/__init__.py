@@ -4,13 +4,14 @@
   precision and recall at kappa, F1, FDP;
 - the CAFA evaluator's protein-centric metrics, on (values, labels, hierarchy):
   :func:`fmax`, :func:`weighted_fmax`, :func:`smin`, :func:`information_accretion`,
-  :func:`cafa_curve`;
+  :func:`cafa_curve`, and CAFA's propagation by max, :func:`propagate_max`;
 - term-centric metrics with HEMDAG's conventions: :func:`auprc_per_class`,
   :func:`auroc_per_class`, :func:`precision_at_recall`;
 - HiClass's hierarchical precision, recall and F: :func:`hierarchical_f1`.
 """
 
 from ._cafa import ThresholdScore, cafa_curve, fmax, information_accretion, smin, weighted_fmax
+from ._common import propagate_max
 from ._hierarchical import hierarchical_f1
 from ._ranked import (
     area_under_hit_curve,
@@ -41,6 +42,7 @@ __all__ = [
     "pr_curve",
     "precision_at_recall",
     "precision_recall_at",
+    "propagate_max",
     "smin",
     "weighted_fmax",
 ]

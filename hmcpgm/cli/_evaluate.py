@@ -1,0 +1,156 @@
+"""The ``hmcpgm evaluate`` command: CAFA's protein-centric evaluation of prediction files, per namespace.
+
+It reads the files the CAFA evaluator (``cafaeval``) reads, an ontology, predictions
+(``target term score`` lines, one file or a folder of files) and a ground truth
+(``target term`` lines or GAF), and prints what cafaeval computes: Fmax, Smin and
+weighted Fmax with their thresholds and coverage, plus the micro AU(PRC) of the
+propagated predictions over the same terms.
+"""
+
+import json
+from pathlib import Path
+
+__all__ = ["add_evaluate_parser", "command_evaluate", "evaluate_files", "format_evaluation", "read_ia"]
+
+
+def read_ia(path):
+    """Information accretion from a ``term ia`` file (cafaeval's ``-ia`` format): a dict term -> float."""
+    from ..exceptions import InputError
+
+    ia = {}
+    with Path(path).open(encoding="utf-8-sig") as fh:
+        for number, line in enumerate(fh, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != 2:
+                raise InputError(f"IA file {path}, line {number}: expected 'term ia', got {line.strip()!r}")
+            try:
+                ia[fields[0]] = float(fields[1])
+            except ValueError:
+                raise InputError(f"IA file {path}, line {number}: {fields[1]!r} is not a number") from None
+    return ia
+
+
+def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_roots=False, normalization="cafa",
+                   threshold_step=0.01, relations=("is_a", "part_of")):
+    """CAFA metrics of one predictions file against a ground truth, per namespace.
+
+    Parameters
+    ----------
+    ontology : str or Path
+        An OBO file (one evaluation per namespace) or an edge list.
+    predictions : str or Path
+        ``target term score`` lines.
+    ground_truth : str or Path
+        ``target term`` lines or a GAF file; closed upward along the ontology.
+    ia : str, Path or dict, optional
+        Information accretion (a ``term ia`` file or a dict); default: estimated from
+        the ground truth (:func:`hmcpgm.metrics.information_accretion`).
+    exclude_roots, normalization, threshold_step
+        As in :func:`hmcpgm.metrics.cafa_curve`.
+    relations : collection of str
+        The OBO relations that make a term a child of another.
+
+    Returns
+    -------
+    dict
+        ``{namespace: {"n_targets", "fmax", "fmax_threshold", "fmax_coverage", "smin",
+        "smin_threshold", "weighted_fmax", "weighted_fmax_threshold", "auprc"}}`` for
+        each namespace with ground truth and predictions.
+    """
+    from ..metrics import average_precision, fmax, information_accretion, propagate_max, smin, weighted_fmax
+    from ..ontology import read_annotations, read_cafa_predictions, read_ontology
+
+    onto = read_ontology(ontology, relations)
+    if ia is not None and not isinstance(ia, dict):
+        ia = read_ia(ia)
+    results = {}
+    for ns, h in onto.hierarchies.items():
+        targets, y = read_annotations(ground_truth, h, onto, namespace=ns)
+        if len(targets) == 0:
+            continue
+        s = read_cafa_predictions(predictions, h, targets, onto)
+        if not s.any():
+            continue
+        options = dict(exclude_roots=exclude_roots, normalization=normalization, threshold_step=threshold_step)
+        weights = ia if ia is not None else information_accretion(y, h)
+        f, fw, sm = fmax(s, y, h, **options), weighted_fmax(s, y, h, ia=weights, **options), smin(s, y, h, ia=weights,
+                                                                                                 **options)
+        results[ns] = {
+            "n_targets": len(targets),
+            "fmax": f.value, "fmax_threshold": f.threshold, "fmax_coverage": f.coverage,
+            "smin": sm.value, "smin_threshold": sm.threshold,
+            "weighted_fmax": fw.value, "weighted_fmax_threshold": fw.threshold,
+            "auprc": average_precision(propagate_max(s, h), y, h, exclude_roots=exclude_roots),
+        }
+    return results
+
+
+def format_evaluation(results):
+    """The table ``hmcpgm evaluate`` prints: one line per namespace."""
+    head = f"{'namespace':<22} {'targets':>7} {'Fmax':>6} {'tau':>5} {'cov':>5} {'Smin':>7} {'tau':>5} " \
+           f"{'wFmax':>6} {'tau':>5} {'AU(PRC)':>7}"
+    lines = [head]
+    for ns, r in results.items():
+        lines.append(f"{ns:<22} {r['n_targets']:>7} {r['fmax']:>6.3f} {r['fmax_threshold']:>5.2f} "
+                     f"{r['fmax_coverage']:>5.2f} {r['smin']:>7.3f} {r['smin_threshold']:>5.2f} "
+                     f"{r['weighted_fmax']:>6.3f} {r['weighted_fmax_threshold']:>5.2f} {r['auprc']:>7.3f}")
+    return "\n".join(lines)
+
+
+def command_evaluate(args):
+    """Run ``hmcpgm evaluate`` (see :func:`add_evaluate_parser`)."""
+    from ..io import check_output
+    from ._commands import UserError
+
+    if args.json:
+        check_output(args.json, "--json")
+    folder = Path(args.predictions)
+    files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else [folder]
+    if not files:
+        raise UserError(f"PREDICTIONS {args.predictions!r} is a folder without files")
+    ia = read_ia(args.ia) if args.ia else None
+    relations = tuple(r.strip() for r in args.relations.split(",") if r.strip())
+    out = {}
+    for path in files:
+        results = evaluate_files(args.ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
+                                 normalization=args.normalization, threshold_step=args.threshold_step,
+                                 relations=relations)
+        if len(files) > 1:
+            print(f"{path.relative_to(folder)}:")
+        print(format_evaluation(results) if results else "no namespace has both ground truth and predictions")
+        out[str(path.relative_to(folder)) if len(files) > 1 else None] = results
+    if not args.ia:
+        print("(Smin and weighted Fmax weigh terms by information accretion estimated from GROUND_TRUTH; "
+              "pass --ia FILE to use given values)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out[None] if len(files) == 1 else out, indent=2))
+        print(f"wrote {args.json}")
+
+
+def add_evaluate_parser(sub, number_in, **parser_options):
+    """Add the ``evaluate`` subcommand to the subparsers ``sub``."""
+    p = sub.add_parser(
+        "evaluate", help="CAFA evaluation of predictions against a ground truth (Fmax, Smin, weighted Fmax)",
+        description="Evaluate CAFA-format predictions (target term score lines; a folder evaluates each file) "
+                    "against a ground truth (target term lines, or GAF) along an ontology (OBO, one evaluation "
+                    "per namespace, or a parent,child edge list), as the CAFA evaluator (cafaeval) does: "
+                    "predictions propagated to ancestors by max, thresholds 0.01 to 0.99, precision averaged "
+                    "over the targets with a prediction and recall over all targets.", **parser_options)
+    p.add_argument("ontology", metavar="ONTOLOGY", help="ontology: an OBO file or a 'parent,child' edge list")
+    p.add_argument("predictions", metavar="PREDICTIONS", help="predictions: 'target term score' lines (a file, or a folder of files)")
+    p.add_argument("ground_truth", metavar="GROUND_TRUTH", help="ground truth: 'target term' lines or a GAF file (closed upward)")
+    p.add_argument("--ia", metavar="FILE",
+                   help="information accretion, 'term ia' lines (default: estimated from GROUND_TRUTH)")
+    p.add_argument("--json", metavar="OUT", help="also write the numbers as JSON")
+    p.add_argument("--exclude-roots", action="store_true",
+                   help="leave out the terms without parents (cafaeval's -no_orphans)")
+    p.add_argument("--normalization", default="cafa", choices=("cafa", "pred", "gt"),
+                   help="how precision and recall are averaged over targets (cafaeval's -norm; default cafa)")
+    p.add_argument("--threshold-step", type=number_in(0.0, 1.0), default=0.01, metavar="STEP",
+                   help="step of the threshold grid (default 0.01)")
+    p.add_argument("--relations", default="is_a,part_of", metavar="LIST",
+                   help="OBO relations that make a term a child of another (default is_a,part_of)")
+    p.set_defaults(run=command_evaluate)
+    return p

@@ -1,0 +1,93 @@
+"""Gene Ontology inputs of ``fit``, ``predict`` and ``rank``: an OBO file as the hierarchy, annotations as labels.
+
+- HIERARCHY may be an OBO file: the terms of one namespace (``--namespace``, needed
+  when the file has several), joined by the ``--relations`` (default ``is_a,part_of``),
+  restricted to the classes the matrix file's header names (each term keeps its
+  nearest ancestors among them as parents, see :func:`hmcpgm.ontology.restrict_hierarchy`);
+- LABELS may be gene-term annotations (two columns, or GAF 2.x) instead of a 0/1
+  matrix: closed upward along the ontology (or the hierarchy), and matched to the
+  scores by the ``--id-column`` ids; a gene without annotation is negative everywhere.
+"""
+
+__all__ = ["add_ontology_options", "annotation_labels", "hierarchy_argument", "with_term_names"]
+
+
+def add_ontology_options(parser):
+    """Add ``--namespace`` and ``--relations`` (used when the hierarchy is an OBO file)."""
+    group = parser.add_argument_group("when HIERARCHY is an OBO file (pip install \"hmcpgm[obo]\")")
+    group.add_argument("--namespace", metavar="NAME",
+                       help="the ontology's namespace, e.g. biological_process (needed when it has several)")
+    group.add_argument("--relations", default="is_a,part_of", metavar="LIST",
+                       help="relations that make a term a child of another (default is_a,part_of)")
+
+
+def _header_classes(path, id_column):
+    """The class names a matrix file's header holds (CSV or Parquet)."""
+    from pathlib import Path
+
+    from ..io import PARQUET
+
+    if Path(path).suffix.lower() in PARQUET:
+        import pyarrow.parquet as pq
+
+        names = list(pq.read_schema(path).names)
+    else:
+        import pandas as pd
+
+        names = [str(c).strip() for c in pd.read_csv(path, nrows=0, sep=None, engine="python",
+                                                      encoding="utf-8-sig").columns]
+    return [c for c in names if c != id_column]
+
+
+def hierarchy_argument(path, args, matrix_path):
+    """``(hierarchy, ontology)`` from a HIERARCHY argument: an OBO file or an edge list (ontology None)."""
+    from ..io import read_hierarchy
+    from ..ontology import is_obo_file, read_ontology, restrict_hierarchy
+    from ._commands import UserError
+
+    if not is_obo_file(path):
+        return read_hierarchy(path), None
+    relations = tuple(r.strip() for r in (args.relations or "").split(",") if r.strip())
+    ontology = read_ontology(path, relations)
+    if args.namespace is None and len(ontology.namespaces) > 1:
+        raise UserError(f"{path} has {len(ontology.namespaces)} namespaces ({', '.join(ontology.namespaces)}); "
+                        "choose one with --namespace")
+    full = ontology.hierarchy(args.namespace)
+    classes = _header_classes(matrix_path, getattr(args, "id_column", None))
+    outside = [c for c in classes if c not in full]
+    if outside:
+        where = f"namespace {args.namespace!r}" if args.namespace else "the ontology"
+        raise UserError(f"{matrix_path}: {len(outside)} columns are not terms of {where} in {path} "
+                        f"(first: {outside[0]!r})")
+    return restrict_hierarchy(full, classes), ontology
+
+
+def annotation_labels(path, hierarchy, ontology, ids, args):
+    """The (M, K) labels of the scores' objects ``ids`` from gene-term annotations, closed upward."""
+    import numpy as np
+
+    from ..ontology import read_annotations
+    from ._commands import UserError
+
+    if ids is None:
+        raise UserError(f"{path} holds gene-term annotations: pass --id-column naming the scores' column of gene "
+                        "ids, so that rows can be matched to genes")
+    genes, labels = read_annotations(path, hierarchy, ontology, namespace=args.namespace)
+    row = {g: i for i, g in enumerate(genes)}
+    out = np.zeros((len(ids), hierarchy.n_classes), dtype=np.int8)
+    found = [(i, row[g]) for i, g in enumerate(ids) if g in row]
+    if not found:
+        raise UserError(f"no gene of {path} is an id of the scores file (first scores id: {ids[0]!r}, "
+                        f"first annotated gene: {genes[0] if len(genes) else None!r})")
+    mine, theirs = (np.array(x) for x in zip(*found))
+    out[mine] = labels[theirs]
+    return ids, out
+
+
+def with_term_names(table, ontology, column="class"):
+    """Add a ``name`` column after ``column`` when the ontology names the terms."""
+    if ontology is None or not ontology.names:
+        return table
+    position = list(table.columns).index(column) + 1
+    table.insert(position, "name", table[column].map(lambda t: ontology.names.get(t, "")))
+    return table

@@ -1,0 +1,470 @@
+"""Gene Ontology files: OBO ontologies, gene-term annotations (two columns or GAF), CAFA prediction files.
+
+The files the protein-function community exchanges, read the way the CAFA evaluator
+(``cafaeval`` 1.3) reads them, so that a file means the same to hmcpgm and to it:
+
+- an **ontology**: an OBO file (read with obonet, the ``[obo]`` extra) gives one
+  :class:`~hmcpgm.Hierarchy` per namespace, with the ``is_a`` and ``part_of`` relations
+  (edges to another namespace and obsolete terms are left out), the term names and
+  the alternative ids; an edge-list file (``parent,child`` lines, :func:`hmcpgm.io.read_hierarchy`)
+  gives a single namespace, ``"all"``;
+- **annotations**: ``target term`` lines (whitespace, tab or comma separated; the CAFA
+  ground-truth format) or a GAF 2.x file (column 2 the object id, column 5 the GO id,
+  lines whose qualifier holds ``NOT`` left out); alternative ids are replaced by their
+  term; the label matrix is closed upward along the ontology;
+- **predictions**: ``target term score`` lines (the CAFA format); a pair given twice
+  keeps its largest score.
+"""
+
+import csv
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import InputError
+from .hierarchy import Hierarchy
+
+__all__ = [
+    "Ontology",
+    "is_annotation_file",
+    "is_obo_file",
+    "read_annotations",
+    "read_cafa_predictions",
+    "read_ontology",
+    "restrict_hierarchy",
+    "write_cafa_predictions",
+]
+
+#: The namespace of an ontology read from an edge list.
+EDGE_LIST_NAMESPACE = "all"
+
+
+@dataclass(frozen=True)
+class Ontology:
+    """An ontology split by namespace.
+
+    Attributes
+    ----------
+    hierarchies : dict of str to Hierarchy
+        One hierarchy per namespace, in file order.
+    names : dict of str to str
+        Term id -> term name (empty for an edge list).
+    alt_ids : dict of str to tuple of str
+        Alternative id -> the terms that list it.
+    """
+
+    hierarchies: dict
+    names: dict = field(default_factory=dict)
+    alt_ids: dict = field(default_factory=dict)
+
+    @property
+    def namespaces(self):
+        """tuple of str: the namespaces, in file order."""
+        return tuple(self.hierarchies)
+
+    def hierarchy(self, namespace=None):
+        """The hierarchy of one namespace (the only one when ``namespace`` is None).
+
+        Parameters
+        ----------
+        namespace : str, optional
+            Needed when the ontology has several namespaces.
+
+        Returns
+        -------
+        Hierarchy
+            The terms of that namespace.
+        """
+        if namespace is None:
+            if len(self.hierarchies) == 1:
+                return next(iter(self.hierarchies.values()))
+            raise InputError(f"the ontology has {len(self.hierarchies)} namespaces; choose one with namespace= "
+                             f"(one of {', '.join(self.namespaces)})")
+        if namespace not in self.hierarchies:
+            raise InputError(f"namespace {namespace!r} is not in the ontology; it has {', '.join(self.namespaces)}")
+        return self.hierarchies[namespace]
+
+    def canonical(self, term):
+        """The terms an id stands for: itself, or the terms of an alternative id (empty when unknown).
+
+        Parameters
+        ----------
+        term : str
+            A term id or an alternative id.
+
+        Returns
+        -------
+        tuple of str
+            Canonical term ids.
+        """
+        if any(term in h for h in self.hierarchies.values()):
+            return (term,)
+        return self.alt_ids.get(term, ())
+
+
+def is_obo_file(path):
+    """Whether ``path`` is an OBO file: an ``.obo`` suffix, or a first line ``format-version:`` or ``[Term]``.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file.
+
+    Returns
+    -------
+    bool
+        True for an OBO file.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".obo":
+        return True
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as fh:
+            for line in fh:
+                if line.strip():
+                    return line.startswith(("format-version:", "[Term]"))
+    except OSError:
+        return False
+    return False
+
+
+def read_ontology(path, relations=("is_a", "part_of")):
+    """Read an ontology: an OBO file (one hierarchy per namespace) or an edge list.
+
+    Parameters
+    ----------
+    path : str or Path
+        An OBO file, or a ``parent,child`` edge list (see :func:`hmcpgm.io.read_hierarchy`).
+    relations : collection of str, default ("is_a", "part_of")
+        The OBO relations that make a term a child of another (CAFA's choice by default).
+
+    Returns
+    -------
+    Ontology
+        Obsolete terms and terms without a namespace (or of namespace ``external``)
+        are left out, as are edges between namespaces.
+
+    Raises
+    ------
+    ImportError
+        For an OBO file when obonet is missing (``pip install 'hmcpgm[obo]'``).
+    """
+    if not is_obo_file(path):
+        from .io import read_hierarchy
+
+        return Ontology({EDGE_LIST_NAMESPACE: read_hierarchy(path)})
+    try:
+        import obonet
+    except ImportError:
+        raise ImportError("reading an OBO file needs obonet: pip install 'hmcpgm[obo]'") from None
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"ontology file {str(path)!r} does not exist")
+    try:
+        graph = obonet.read_obo(str(path))
+    except Exception as exc:  # obonet raises plain exceptions on malformed files
+        raise InputError(f"ontology file {path}: cannot read it as OBO ({exc})") from None
+    relations = set(relations)
+    by_namespace, names, alt_ids = {}, {}, {}
+    for term, data in graph.nodes(data=True):
+        ns = data.get("namespace")
+        if not ns or ns == "external":
+            continue
+        by_namespace.setdefault(ns, []).append(term)
+        if "name" in data:
+            names[term] = data["name"]
+        for alt in data.get("alt_id", ()):
+            alt_ids.setdefault(alt, []).append(term)
+    namespace_of = {t: ns for ns, terms in by_namespace.items() for t in terms}
+    edges = {ns: {} for ns in by_namespace}  # dicts as ordered sets: is_a and part_of may join the same pair
+    for child, parent, relation in graph.edges(keys=True):
+        if relation in relations and child in namespace_of and namespace_of.get(parent) == namespace_of[child]:
+            edges[namespace_of[child]][(parent, child)] = None
+    if not by_namespace:
+        raise InputError(f"ontology file {path} has no term with a namespace")
+    hierarchies = {ns: Hierarchy.from_edges(list(edges[ns]), classes=terms) for ns, terms in by_namespace.items()}
+    return Ontology(hierarchies, names, {a: tuple(t) for a, t in alt_ids.items()})
+
+
+def restrict_hierarchy(hierarchy, classes):
+    """The hierarchy among ``classes`` only: each keeps its nearest ancestors among them as parents.
+
+    A class's parents are the kept ancestors that are not an ancestor of another kept
+    ancestor (the transitive reduction of the ancestor order restricted to ``classes``),
+    so a scores file over a few GO terms gets the hierarchy the full ontology implies
+    among those terms.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        The full hierarchy (e.g. one namespace of the Gene Ontology).
+    classes : sequence
+        Classes of ``hierarchy``; their order is the column order of the result.
+
+    Returns
+    -------
+    Hierarchy
+        Over exactly ``classes``.
+
+    Examples
+    --------
+    >>> h = Hierarchy.from_edges([("r", "a"), ("a", "b"), ("b", "c"), ("r", "d")])
+    >>> restrict_hierarchy(h, ["c", "r", "d"]).edges
+    (('r', 'c'), ('r', 'd'))
+    """
+    classes = list(classes)
+    unknown = [c for c in classes if c not in hierarchy]
+    if unknown:
+        raise InputError(f"{len(unknown)} classes are not in the ontology (first: {unknown[0]!r})")
+    kept = set(classes)
+    ancestors = {c: set(hierarchy.ancestors(c)) & kept for c in classes}
+    edges = []
+    for c in classes:
+        above = ancestors[c]
+        for a in above:
+            if not any(a in ancestors[b] for b in above if b != a):
+                edges.append((a, c))
+    position = {c: k for k, c in enumerate(classes)}
+    return Hierarchy.from_edges(sorted(edges, key=lambda e: (position[e[1]], position[e[0]])), classes=classes)
+
+
+def _fields(line):
+    """The fields of a text line: tab, comma or whitespace separated."""
+    for sep in ("\t", ","):
+        if sep in line:
+            return [f.strip() for f in line.split(sep)]
+    return line.split()
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def is_annotation_file(path):
+    """Whether ``path`` holds gene-term annotations (GAF, or two columns of names) rather than a label matrix.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file.
+
+    Returns
+    -------
+    bool
+        True for a GAF file (``!gaf-version`` header) or a file whose first lines
+        have two fields, the second not a number (a label matrix has 0/1 cells).
+    """
+    try:
+        with Path(path).open(encoding="utf-8-sig", errors="replace") as fh:
+            lines = []
+            for line in fh:
+                if line.startswith("!gaf-version"):
+                    return True
+                if line.strip() and not line.startswith(("!", "#")):
+                    lines.append(line.rstrip("\r\n"))
+                if len(lines) == 2:
+                    break
+    except OSError:
+        return False
+    rows = [_fields(line) for line in lines]
+    return bool(rows) and all(len(r) == 2 and not _is_number(r[1]) for r in rows)
+
+
+def _annotation_pairs(path):
+    """``(target, term)`` pairs of a two-column file or a GAF file, in file order."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"annotation file {str(path)!r} does not exist")
+    pairs, gaf = [], False
+    with path.open(encoding="utf-8-sig") as fh:
+        for number, line in enumerate(fh, 1):
+            if line.startswith("!gaf-version"):
+                gaf = True
+            if not line.strip() or line.startswith(("!", "#")):
+                continue
+            if gaf:
+                row = line.rstrip("\r\n").split("\t")
+                if len(row) < 15:
+                    raise InputError(f"annotation file {path}, line {number}: a GAF line has at least 15 tab-separated "
+                                     f"columns, this one has {len(row)}")
+                if "NOT" in row[3].split("|"):
+                    continue
+                pairs.append((row[1], row[4]))
+            else:
+                row = _fields(line)
+                if len(row) < 2:
+                    raise InputError(
+                        f"annotation file {path}, line {number}: expected 'target term', got {line.strip()!r}"
+                    )
+                pairs.append((row[0], row[1]))
+    return pairs
+
+
+def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
+    """Read gene-term annotations as a 0/1 label matrix closed upward.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``target term`` lines (tab, comma or whitespace separated) or a GAF 2.x file.
+    hierarchy : Hierarchy
+        The classes of the matrix (a namespace of ``ontology``, or some of its terms).
+    ontology : Ontology, optional
+        Closes the annotations upward along the full ontology before keeping the
+        classes of ``hierarchy`` (a term outside ``hierarchy`` still makes its kept
+        ancestors positive) and maps alternative ids. Without it, the terms must be
+        classes of ``hierarchy``, and they are closed along it.
+    namespace : str, optional
+        The namespace of ``ontology`` that ``hierarchy`` is drawn from (default: the
+        one holding its first class).
+
+    Returns
+    -------
+    ids : ndarray of str
+        The targets with at least one annotation among the classes, in file order.
+    labels : ndarray of int8, shape (len(ids), K)
+        Closed upward; columns in ``hierarchy.classes`` order.
+
+    Warns
+    -----
+    UserWarning
+        When lines name terms that no namespace of the ontology knows (they are left out).
+    """
+    pairs = _annotation_pairs(path)
+    column = {c: k for k, c in enumerate(hierarchy.classes)}
+    if ontology is None:
+        full, canonical = hierarchy, (lambda t: (t,) if t in column else ())
+    else:
+        if namespace is None:
+            namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
+        full, canonical = ontology.hierarchy(namespace), ontology.canonical
+    closure = {}
+
+    def columns_of(term):
+        if term not in closure:
+            reach = {term, *full.ancestors(term)} if term in full else set()
+            closure[term] = [column[t] for t in reach if t in column]
+        return closure[term]
+
+    rows, unknown = {}, []
+    for target, term in pairs:
+        terms = canonical(term)
+        if not terms:
+            unknown.append(term)
+            continue
+        cols = [k for t in terms for k in columns_of(t)]
+        if cols:
+            rows.setdefault(target, set()).update(cols)
+    if unknown:
+        where = "ontology" if ontology is not None else "hierarchy"
+        warnings.warn(f"{len(unknown)} annotation lines of {path} name terms that are not in the {where} "
+                      f"(first: {unknown[0]!r}); they are left out", stacklevel=2)
+    ids = np.array(list(rows), dtype=object)
+    labels = np.zeros((len(ids), hierarchy.n_classes), dtype=np.int8)
+    for i, cols in enumerate(rows.values()):
+        labels[i, list(cols)] = 1
+    return ids, labels
+
+
+def read_cafa_predictions(path, hierarchy, targets, ontology=None):
+    """Read ``target term score`` lines into an (M, K) value matrix for the given targets.
+
+    Parameters
+    ----------
+    path : str or Path
+        CAFA-format predictions (whitespace or tab separated, extra columns ignored).
+    hierarchy : Hierarchy
+        The classes (columns).
+    targets : sequence of str
+        The rows: lines about other targets are ignored, targets without a line score 0.
+    ontology : Ontology, optional
+        Maps alternative ids to their terms.
+
+    Returns
+    -------
+    ndarray of float, shape (len(targets), K)
+        The largest score given to each (target, term) pair, 0 when none is.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"predictions file {str(path)!r} does not exist")
+    column = {c: k for k, c in enumerate(hierarchy.classes)}
+    row = {t: i for i, t in enumerate(targets)}
+    values = np.zeros((len(row), hierarchy.n_classes))
+    with path.open(encoding="utf-8-sig") as fh:
+        for number, line in enumerate(fh, 1):
+            fields = line.split()
+            if len(fields) < 3 or fields[0] not in row:
+                continue
+            terms = ontology.canonical(fields[1]) if ontology is not None else (fields[1],)
+            try:
+                score = float(fields[2])
+            except ValueError:
+                if number == 1:
+                    continue  # a header line
+                raise InputError(f"predictions file {path}, line {number}: the score {fields[2]!r} is not a number") \
+                    from None
+            for term in terms:
+                k = column.get(term)
+                if k is not None:
+                    values[row[fields[0]], k] = max(values[row[fields[0]], k], score)
+    return values
+
+
+_SAFE_ID = re.compile(r"\S+")
+
+
+def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%.6g"):
+    """Write an (M, K) value matrix as CAFA predictions: one ``target<TAB>term<TAB>score`` line per pair.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file written (replaced if it exists).
+    values : array-like of shape (M, K)
+        Scores in [0, 1] (e.g. mLPRs), columns in ``hierarchy.classes`` order.
+    hierarchy : Hierarchy
+        Names the terms.
+    ids : sequence of str, optional
+        The targets (default: the row numbers from 1). Without whitespace.
+    float_format : str, default "%.6g"
+        Format of the scores.
+
+    Returns
+    -------
+    int
+        The number of lines written.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> h = Hierarchy.from_edges([("GO:1", "GO:2")])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "pred.tsv")
+    ...     _ = write_cafa_predictions(p, [[0.9, 0.25]], h, ["P1"])
+    ...     print(open(p).read().replace(chr(9), " | "), end="")   # tab-separated
+    P1 | GO:1 | 0.9
+    P1 | GO:2 | 0.25
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2 or values.shape[1] != hierarchy.n_classes:
+        raise InputError(f"values must have shape (n_objects, {hierarchy.n_classes}), got {values.shape}")
+    ids = [str(i) for i in (range(1, len(values) + 1) if ids is None else ids)]
+    if len(ids) != len(values):
+        raise InputError(f"ids has {len(ids)} entries but values has {len(values)} rows")
+    bad = next((i for i in ids + [str(c) for c in hierarchy.classes] if not _SAFE_ID.fullmatch(i)), None)
+    if bad is not None:
+        raise InputError(f"CAFA predictions are whitespace separated, so ids and terms cannot hold spaces: {bad!r}")
+    terms = [str(c) for c in hierarchy.classes]
+    with Path(path).open("w", newline="") as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        for target, row in zip(ids, values):
+            writer.writerows((target, term, float_format % v) for term, v in zip(terms, row))
+    return values.size
