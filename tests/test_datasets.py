@@ -479,3 +479,16 @@ def test_make_paper_synthetic_bad_input():
         make_paper_synthetic(100, 10, eta=[0.0] * 25)
     with pytest.raises(InputError, match="n_valid must be at most the 10 test rows"):
         make_paper_synthetic(100, 10, seed=0, min_positives=0).split_test(11)
+
+
+def test_a_class_attribute_listing_a_path_twice_is_read_once_with_a_warning(tmp_path):
+    from hmcpgm.datasets import load_hmc_arff
+
+    path = tmp_path / "image.arff"
+    path.write_text("@RELATION r\n@ATTRIBUTE x numeric\n"
+                    "@ATTRIBUTE class hierarchical 1,1/2,3,1/2,3/4,1\n"
+                    "@DATA\n0.5,1/2\n0.1,3/4@1\n")
+    with pytest.warns(UserWarning, match=r"image.arff, line 3: the class attribute lists 2 paths twice.*read once"):
+        data = load_hmc_arff(path)
+    assert data.hierarchy.classes == ("1", "1/2", "3", "3/4")
+    np.testing.assert_array_equal(data.labels, [[1, 1, 0, 0], [1, 0, 1, 1]])

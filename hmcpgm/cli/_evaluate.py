@@ -75,8 +75,9 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
             continue
         options = dict(exclude_roots=exclude_roots, normalization=normalization, threshold_step=threshold_step)
         weights = ia if ia is not None else information_accretion(y, h)
-        f, fw, sm = fmax(s, y, h, **options), weighted_fmax(s, y, h, ia=weights, **options), smin(s, y, h, ia=weights,
-                                                                                                 **options)
+        f = fmax(s, y, h, **options)
+        fw = weighted_fmax(s, y, h, ia=weights, **options)
+        sm = smin(s, y, h, ia=weights, **options)
         results[ns] = {
             "n_targets": len(targets),
             "fmax": f.value, "fmax_threshold": f.threshold, "fmax_coverage": f.coverage,
@@ -106,6 +107,13 @@ def command_evaluate(args):
 
     if args.json:
         check_output(args.json, "--json")
+    try:
+        import obonet  # noqa: F401  (an OBO ontology needs it)
+    except ImportError:
+        from ..ontology import is_obo_file
+
+        if is_obo_file(args.ontology):
+            raise UserError("reading an OBO file needs obonet: pip install \"hmcpgm[obo]\"") from None
     folder = Path(args.predictions)
     files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else [folder]
     if not files:
@@ -139,8 +147,10 @@ def add_evaluate_parser(sub, number_in, **parser_options):
                     "predictions propagated to ancestors by max, thresholds 0.01 to 0.99, precision averaged "
                     "over the targets with a prediction and recall over all targets.", **parser_options)
     p.add_argument("ontology", metavar="ONTOLOGY", help="ontology: an OBO file or a 'parent,child' edge list")
-    p.add_argument("predictions", metavar="PREDICTIONS", help="predictions: 'target term score' lines (a file, or a folder of files)")
-    p.add_argument("ground_truth", metavar="GROUND_TRUTH", help="ground truth: 'target term' lines or a GAF file (closed upward)")
+    p.add_argument("predictions", metavar="PREDICTIONS",
+                   help="predictions: 'target term score' lines (a file, or a folder of files)")
+    p.add_argument("ground_truth", metavar="GROUND_TRUTH",
+                   help="ground truth: 'target term' lines or a GAF file (closed upward)")
     p.add_argument("--ia", metavar="FILE",
                    help="information accretion, 'term ia' lines (default: estimated from GROUND_TRUTH)")
     p.add_argument("--json", metavar="OUT", help="also write the numbers as JSON")

@@ -48,7 +48,10 @@ def hierarchy_argument(path, args, matrix_path):
     if not is_obo_file(path):
         return read_hierarchy(path), None
     relations = tuple(r.strip() for r in (args.relations or "").split(",") if r.strip())
-    ontology = read_ontology(path, relations)
+    try:
+        ontology = read_ontology(path, relations)
+    except ImportError:
+        raise UserError(f"{path} is an OBO file, and reading it needs obonet: pip install \"hmcpgm[obo]\"") from None
     if args.namespace is None and len(ontology.namespaces) > 1:
         raise UserError(f"{path} has {len(ontology.namespaces)} namespaces ({', '.join(ontology.namespaces)}); "
                         "choose one with --namespace")

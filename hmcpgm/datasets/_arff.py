@@ -25,6 +25,7 @@ becomes positive).
 
 import dataclasses
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -372,8 +373,10 @@ def _hierarchy_from_spec(spec, super_root, source, lineno):
 
 def _from_paths(items, where):
     listed = set(items)
-    if len(listed) != len(items):
-        raise HierarchyError(f"the class attribute lists paths twice: {preview(repeated(items))}")
+    if len(listed) != len(items):  # harmless in a declaration (one Clus-HMC image data set has them): read once
+        warnings.warn(f"{where}: the class attribute lists {len(items) - len(listed)} paths twice "
+                      f"({preview(repeated(items))}); each is read once", stacklevel=5)
+        items = list(dict.fromkeys(items))
     edges = []
     for item in items:
         if "/" in item:
