@@ -88,3 +88,29 @@ def random_predictions(rng, terms, n_targets=12):
     if rows:
         rows.append((rows[0][0], rows[0][1], 0.5))  # the same pair twice: the max counts
     return rows
+
+
+def scores_and_annotations(folder, rng, terms, namespace, n_train=300, n_test=80):
+    """Scores CSVs (column ``gene``, one column per non-root term) and two-column annotation files.
+
+    Each gene is annotated with one random term; its scores are noisy indicators of the
+    term and its ancestors. Writes train_scores.csv, train_annotations.tsv,
+    test_scores.csv and test_annotations.tsv into ``folder``.
+    """
+    from hmcpgm.ontology import read_ontology
+
+    h = read_ontology(folder / "go.obo").hierarchy(namespace)
+    columns = [c for c in h.classes if c not in h.roots]
+    for name, n in (("train", n_train), ("test", n_test)):
+        lines, rows = [], []
+        for i in range(n):
+            gene = f"{name}{i}"
+            term = columns[rng.integers(len(columns))]
+            lines.append(f"{gene}\t{term}\n")
+            closed = {term, *h.ancestors(term)}
+            noise = rng.normal(0.25, 0.2, len(columns))
+            rows.append(f"{gene}," + ",".join(f"{min(max(0.5 * (c in closed) + e, 0), 1):.4f}"
+                                             for c, e in zip(columns, noise)) + "\n")
+        (folder / f"{name}_annotations.tsv").write_text("".join(lines))
+        (folder / f"{name}_scores.csv").write_text("gene," + ",".join(columns) + "\n" + "".join(rows))
+    return columns

@@ -1,4 +1,4 @@
-"""Gene Ontology on the command line: ``hmcpgm evaluate`` against cafaeval, OBO hierarchies, annotations, CAFA output."""
+"""Gene Ontology on the command line: ``evaluate`` against cafaeval, OBO hierarchies, annotations, CAFA output."""
 
 import json
 
@@ -61,3 +61,74 @@ def test_evaluate_a_folder_and_without_ia(tmp_path, capsys):
     both = json.loads(out.read_text())
     assert set(both) == {"m.tsv", "copy.tsv"} and both["m.tsv"] == both["copy.tsv"]
     assert "estimated from GROUND_TRUTH" in capsys.readouterr().out
+
+
+@pytest.fixture
+def go_files(tmp_path):
+    from go_fixtures import scores_and_annotations
+
+    rng = np.random.default_rng(11)
+    terms = random_ontology(rng, (8, 5))
+    (tmp_path / "go.obo").write_text(obo_text(terms))
+    columns = scores_and_annotations(tmp_path, rng, terms, NAMESPACES[0])
+    return tmp_path, columns
+
+
+def test_fit_predict_cafa_evaluate_from_obo_and_annotations(go_files, capsys):
+    d, columns = go_files
+    obo = str(d / "go.obo")
+    assert main(["fit", str(d / "train_scores.csv"), str(d / "train_annotations.tsv"), obo, "--namespace",
+                 NAMESPACES[0], "--id-column", "gene", "-o", str(d / "m.npz"), "--quiet"]) == 0
+    assert main(["predict", str(d / "m.npz"), str(d / "test_scores.csv"), "--id-column", "gene", "--format", "cafa",
+                 "-o", str(d / "pred.tsv"), "--quiet"]) == 0
+    lines = [line.split("\t") for line in (d / "pred.tsv").read_text().splitlines()]
+    assert len(lines) == 80 * len(columns) and {t for _, t, _ in lines} == set(columns)
+    assert lines[0][0] == "test0" and all(0 <= float(v) <= 1 for _, _, v in lines)
+    capsys.readouterr()
+    assert main(["evaluate", obo, str(d / "pred.tsv"), str(d / "test_annotations.tsv"),
+                 "--json", str(d / "r.json")]) == 0
+    result = json.loads((d / "r.json").read_text())
+    assert list(result) == [NAMESPACES[0]] and result[NAMESPACES[0]]["n_targets"] == 80
+    assert main(["rank", str(d / "test_scores.csv"), obo, "--namespace", NAMESPACES[0], "--id-column", "gene",
+                 "-o", str(d / "rank.csv"), "--quiet"]) == 0
+    import pandas as pd
+
+    table = pd.read_csv(d / "rank.csv")
+    assert list(table.columns[:4]) == ["rank", "gene", "class", "name"]
+    assert table["name"].str.startswith("biological term").all()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--id-column", "gene"], "has 2 namespaces (biological_process, molecular_function); choose one with --namespace"),
+    (["--namespace", "biological_process"], "(first: 'gene'); if it holds the objects' ids, pass --id-column gene"),
+    (["--namespace", "molecular_function", "--id-column", "gene"], "columns are not terms of namespace"),
+])
+def test_obo_errors_are_one_line(go_files, argv, message, capsys):
+    d, _ = go_files
+    status = main(["fit", str(d / "train_scores.csv"), str(d / "train_annotations.tsv"), str(d / "go.obo"),
+                   "-o", str(d / "m.npz"), *argv])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert "cannot tell the delimiter" not in err
+
+
+def test_annotations_need_ids(go_files, capsys):
+    import pandas as pd
+
+    d, _ = go_files
+    pd.read_csv(d / "train_scores.csv").drop(columns="gene").to_csv(d / "no_ids.csv", index=False)
+    assert main(["fit", str(d / "no_ids.csv"), str(d / "train_annotations.tsv"), str(d / "go.obo"), "--namespace",
+                 NAMESPACES[0], "-o", str(d / "m.npz")]) == 2
+    assert "holds gene-term annotations: pass --id-column" in capsys.readouterr().err
+
+
+def test_missing_obonet_names_the_extra(go_files, monkeypatch, capsys):
+    import sys
+
+    d, _ = go_files
+    monkeypatch.setitem(sys.modules, "obonet", None)  # import obonet raises ImportError
+    assert main(["rank", str(d / "test_scores.csv"), str(d / "go.obo"), "--namespace", NAMESPACES[0],
+                 "-o", str(d / "r.csv")]) == 2
+    assert 'pip install "hmcpgm[obo]"' in capsys.readouterr().err
+    assert main(["evaluate", str(d / "go.obo"), str(d / "test_annotations.tsv"), str(d / "test_annotations.tsv")]) == 2
+    assert 'pip install "hmcpgm[obo]"' in capsys.readouterr().err

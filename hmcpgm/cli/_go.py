@@ -60,8 +60,11 @@ def hierarchy_argument(path, args, matrix_path):
     outside = [c for c in classes if c not in full]
     if outside:
         where = f"namespace {args.namespace!r}" if args.namespace else "the ontology"
+        hint = ""
+        if outside == classes[:1] and getattr(args, "id_column", None) is None:
+            hint = f"; if it holds the objects' ids, pass --id-column {outside[0]}"
         raise UserError(f"{matrix_path}: {len(outside)} columns are not terms of {where} in {path} "
-                        f"(first: {outside[0]!r})")
+                        f"(first: {outside[0]!r}){hint}")
     return restrict_hierarchy(full, classes), ontology
 
 
