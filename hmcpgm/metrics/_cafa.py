@@ -252,10 +252,20 @@ def fmax(values, labels, hierarchy, *, exclude_roots=False, normalization="cafa"
 
     Parameters
     ----------
-    values, labels, hierarchy
-        As in :func:`cafa_curve`.
-    exclude_roots, normalization, propagate, threshold_step
-        As in :func:`cafa_curve`.
+    values : array or DataFrame of float, shape (M, K)
+        Predicted scores, higher = more likely; rows are targets.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The annotations (closed upward here). DataFrames are aligned by class name.
+    hierarchy : Hierarchy
+        The classes (one namespace of the ontology).
+    exclude_roots : bool, default False
+        Leave out the classes without parents (cafaeval's ``-no_orphans``).
+    normalization : {"cafa", "pred", "gt"}, default "cafa"
+        cafaeval's ``-norm``.
+    propagate : bool, default True
+        Propagate the values to the ancestors by max first.
+    threshold_step : float, default 0.01
+        The threshold grid ``numpy.arange(step, 1, step)``.
 
     Returns
     -------
@@ -280,12 +290,23 @@ def weighted_fmax(values, labels, hierarchy, *, ia=None, exclude_roots=False, no
 
     Parameters
     ----------
-    values, labels, hierarchy
-        As in :func:`cafa_curve`.
+    values : array or DataFrame of float, shape (M, K)
+        Predicted scores, higher = more likely; rows are targets.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The annotations (closed upward here). DataFrames are aligned by class name.
+    hierarchy : Hierarchy
+        The classes (one namespace of the ontology).
     ia : array (K,), Series or dict, optional
         Information accretion per class; default: :func:`information_accretion` of ``labels``.
-    exclude_roots, normalization, propagate, threshold_step
-        As in :func:`cafa_curve` (``exclude_roots`` only drops thresholds without coverage).
+    exclude_roots : bool, default False
+        Leave out the classes without parents (cafaeval's ``-no_orphans``); for IA-weighted
+        metrics it only drops the thresholds without coverage.
+    normalization : {"cafa", "pred", "gt"}, default "cafa"
+        cafaeval's ``-norm``.
+    propagate : bool, default True
+        Propagate the values to the ancestors by max first.
+    threshold_step : float, default 0.01
+        The threshold grid ``numpy.arange(step, 1, step)``.
 
     Returns
     -------
@@ -311,13 +332,24 @@ def smin(values, labels, hierarchy, *, ia=None, exclude_roots=False, normalizati
 
     Parameters
     ----------
-    values, labels, hierarchy
-        As in :func:`cafa_curve`.
+    values : array or DataFrame of float, shape (M, K)
+        Predicted scores, higher = more likely; rows are targets.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The annotations (closed upward here). DataFrames are aligned by class name.
+    hierarchy : Hierarchy
+        The classes (one namespace of the ontology).
     ia : array (K,), Series or dict, optional
         Information accretion per class; default: :func:`information_accretion` of ``labels``.
         ``numpy.ones(K)`` gives cafaeval's unweighted ``s`` (every term weighs 1).
-    exclude_roots, normalization, propagate, threshold_step
-        As in :func:`cafa_curve` (``exclude_roots`` only drops thresholds without coverage).
+    exclude_roots : bool, default False
+        Leave out the classes without parents (cafaeval's ``-no_orphans``); for IA-weighted
+        metrics it only drops the thresholds without coverage.
+    normalization : {"cafa", "pred", "gt"}, default "cafa"
+        cafaeval's ``-norm``.
+    propagate : bool, default True
+        Propagate the values to the ancestors by max first.
+    threshold_step : float, default 0.01
+        The threshold grid ``numpy.arange(step, 1, step)``.
 
     Returns
     -------
