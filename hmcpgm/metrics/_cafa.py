@@ -129,24 +129,34 @@ def _thresholds(step):
 
 
 def _sums(taus, g, pred, w):
-    """Per tau: targets with a prediction, TP, FP, FN, summed precision and recall (cafaeval's matrix)."""
-    out = np.zeros((len(taus), 6))
-    n_gt = g.sum(axis=1) if w is None else (g * w).sum(axis=1)
-    for i, tau in enumerate(taus):
-        p = pred >= tau
-        inter = p & g
-        mis = p & ~g
-        rem = ~p & g
-        if w is not None:
-            p, inter, mis, rem = p * w, inter * w, mis * w, rem * w
-        n_pred = p.sum(axis=1)
-        n_inter = inter.sum(axis=1)
-        out[i, 0] = (n_pred > 0).sum()
-        out[i, 1] = n_inter.sum()
-        out[i, 2] = mis.sum(axis=1).sum()
-        out[i, 3] = rem.sum(axis=1).sum()
-        out[i, 4] = np.divide(n_inter, n_pred, out=np.zeros(len(p)), where=n_pred > 0).sum()
-        out[i, 5] = np.divide(n_inter, n_gt, out=np.zeros(len(p)), where=n_gt > 0).sum()
+    """Per tau: targets with a prediction, TP, FP, FN, summed precision and recall (cafaeval's matrix).
+
+    cafaeval thresholds the (targets x terms) matrix once per tau; here each value's
+    bin among the taus is found once (``tau_t <= value`` exactly when ``t < bin``), the
+    (weighted) counts are histogrammed by bin per target, and reverse cumulative sums
+    give every tau's counts: the same comparisons in O(M K + M T).
+    """
+    m, n_taus = pred.shape[0], len(taus)
+    weights = np.ones(pred.shape[1]) if w is None else np.asarray(w, dtype=float)
+    bins = np.searchsorted(taus, pred, side="right")  # number of taus <= value
+    flat = (np.arange(m)[:, None] * (n_taus + 1) + bins).ravel()
+    size = m * (n_taus + 1)
+
+    def above(mask_weights):
+        hist = np.bincount(flat, weights=mask_weights.ravel(), minlength=size).reshape(m, n_taus + 1)
+        return np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]  # [i, t]: sum over values >= taus[t]
+
+    full = np.broadcast_to(weights, pred.shape)
+    n_pred = above(full)
+    n_inter = above(np.where(g, full, 0.0))
+    n_gt = np.where(g, full, 0.0).sum(axis=1)[:, None]
+    out = np.zeros((n_taus, 6))
+    out[:, 0] = (n_pred > 0).sum(axis=0)
+    out[:, 1] = n_inter.sum(axis=0)
+    out[:, 2] = (n_pred - n_inter).sum(axis=0)
+    out[:, 3] = (n_gt - n_inter).sum(axis=0)
+    out[:, 4] = np.divide(n_inter, n_pred, out=np.zeros_like(n_pred), where=n_pred > 0).sum(axis=0)
+    out[:, 5] = np.divide(n_inter, n_gt, out=np.zeros_like(n_inter), where=n_gt > 0).sum(axis=0)
     return out
 
 
