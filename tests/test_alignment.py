@@ -122,6 +122,18 @@ def test_shuffled_dataframes_give_the_same_numbers(problem):
     D = frame(d, h, cols)
     for metric in (hmcpgm.f1_score, hmcpgm.fdp, hmcpgm.discovery_proportion):
         assert metric(D, frame(y, h, other)) == metric(d, y)
+    # CAFA, term-centric and hierarchical metrics (hmcpgm.metrics)
+    from hmcpgm import metrics
+
+    for metric in (metrics.fmax, metrics.smin, metrics.weighted_fmax):
+        assert metric(V, frame(y, h, other), h) == metric(v, y, h)
+    same(metrics.information_accretion(frame(y, h, other), h).to_numpy(), metrics.information_accretion(y, h))
+    for metric in (metrics.auprc_per_class, metrics.auroc_per_class):
+        got, ref = metric(V, frame(y, h, other), h), metric(v, y, h)
+        assert got.average == ref.average
+        same(got.per_class.to_numpy(), ref.per_class)
+    same(metrics.precision_at_recall(V, Y, h).per_class.to_numpy(), metrics.precision_at_recall(v, y, h).per_class)
+    assert metrics.hierarchical_f1(D, frame(y, h, other), h) == metrics.hierarchical_f1(d, y, h)
     # the bins sum the same events in another order: equal up to rounding
     for got, ref in zip(reliability_table(V, frame(y, h, other), 5), reliability_table(v, y, 5)):
         np.testing.assert_allclose(got, ref, rtol=1e-12)
