@@ -221,7 +221,8 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------- help
-@pytest.mark.parametrize("command", [[], ["demo"], ["example"], ["fit"], ["predict"], ["rank"], ["benchmark"]])
+@pytest.mark.parametrize("command", [[], ["demo"], ["example"], ["fit"], ["predict"], ["rank"], ["benchmark"],
+                                     ["evaluate"]])
 def test_help_exits_zero(command, capsys):
     with pytest.raises(SystemExit) as exc:
         main([*command, "--help"])
@@ -231,7 +232,7 @@ def test_help_exits_zero(command, capsys):
 
 def test_every_command_is_tested_for_help():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
-    assert set(sub.choices) == {"demo", "example", "fit", "predict", "rank", "benchmark"}
+    assert set(sub.choices) == {"demo", "example", "fit", "predict", "rank", "benchmark", "evaluate"}
 
 
 def test_python_dash_m(files, tmp_path):
