@@ -132,3 +132,29 @@ def test_missing_obonet_names_the_extra(go_files, monkeypatch, capsys):
     assert 'pip install "hmcpgm[obo]"' in capsys.readouterr().err
     assert main(["evaluate", str(d / "go.obo"), str(d / "test_annotations.tsv"), str(d / "test_annotations.tsv")]) == 2
     assert 'pip install "hmcpgm[obo]"' in capsys.readouterr().err
+
+
+def test_evaluate_with_an_edge_list_and_a_gaf_ground_truth(tmp_path, capsys):
+    (tmp_path / "h.csv").write_text("parent,child\nr,a\nr,b\na,c\n")
+    row = "DB\t{}\tsym\t{}\t{}\tREF\tIEA\t\tP\tname\t\tprotein\ttaxon:1\t20200101\tDB\n"
+    (tmp_path / "gt.gaf").write_text("!gaf-version: 2.2\n" + row.format("g1", "", "c") + row.format("g2", "", "b")
+                                     + row.format("g2", "NOT", "c"))
+    (tmp_path / "p.tsv").write_text("g1\tc\t0.8\ng1\tb\t0.3\ng2\tb\t0.6\ng2\ta\t0.2\n")
+    assert main(["evaluate", str(tmp_path / "h.csv"), str(tmp_path / "p.tsv"), str(tmp_path / "gt.gaf"),
+                 "--json", str(tmp_path / "r.json")]) == 0
+    r = json.loads((tmp_path / "r.json").read_text())["all"]
+    # by hand: g1 true {r, a, c}, g2 true {r, b}; at tau in (0.3, 0.6] g1 predicts {r, a, c} (c's 0.8 propagated),
+    # g2 predicts {r, b}: precision = recall = 1
+    assert r["n_targets"] == 2 and r["fmax"] == 1.0 and 0.3 < r["fmax_threshold"] <= 0.6
+
+
+def test_fit_with_an_edge_list_and_annotations(go_files, capsys):
+    from hmcpgm.ontology import read_ontology
+
+    d, columns = go_files
+    h = read_ontology(d / "go.obo").hierarchy(NAMESPACES[0])
+    edges = "".join(f"{p},{c}\n" for p, c in h.edges if p in columns)
+    (d / "h.csv").write_text("parent,child\n" + "".join(f"{c}\n" for c in columns) + edges)
+    assert main(["fit", str(d / "train_scores.csv"), str(d / "train_annotations.tsv"), str(d / "h.csv"),
+                 "--id-column", "gene", "-o", str(d / "m.npz"), "--quiet"]) == 0
+    assert f"fitted on 300 objects x {len(columns)} classes" in capsys.readouterr().out

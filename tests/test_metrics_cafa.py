@@ -161,3 +161,15 @@ def test_errors_name_the_argument():
 def test_no_prediction_above_any_threshold_gives_nan():
     h = Hierarchy.from_edges([("r", "a")])
     assert np.isnan(fmax([[0.0, 0.0]], [[1, 1]], h).value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=dags(max_classes=8), data=st.data())
+def test_propagate_max_is_the_max_over_descendants(h, data):
+    from hmcpgm.metrics import propagate_max
+
+    m = data.draw(st.integers(1, 4))
+    s = np.array(data.draw(st.lists(st.lists(st.floats(0, 1), min_size=h.n_classes, max_size=h.n_classes),
+                                    min_size=m, max_size=m)))
+    expected = np.column_stack([s[:, [h.index(c), *h.indices(h.descendants(c))]].max(axis=1) for c in h.classes])
+    np.testing.assert_array_equal(propagate_max(s, h), expected)
