@@ -157,7 +157,6 @@ def command_predict(args):
 
         if args.format == "cafa":
             raise UserError("--format cafa is not available with --chunk-size, --scheduler or Parquet files yet")
-
         if args.calibrated:
             raise UserError("--calibrated is not available with --chunk-size or --scheduler yet; "
                              "run predict without them")

@@ -48,18 +48,19 @@ def propagate_max(values, hierarchy):
     return out
 
 
-def scored_labels(values, labels, hierarchy, *, close=True):
+def scored_labels(values, labels, hierarchy, *, close=True, name="values"):
     """``(values, labels)`` as float and int8 arrays in the hierarchy's column order.
 
     DataFrames are aligned by class name; the labels are closed upward when
-    ``close`` (a positive class makes its ancestors positive).
+    ``close`` (a positive class makes its ancestors positive). ``name`` is what
+    messages call ``values``.
     """
     check_hierarchy(hierarchy)
-    s, y = aligned_matrices([(values, "values"), (labels, "labels")], hierarchy)
-    s = finite_array(s, "values")
+    s, y = aligned_matrices([(values, name), (labels, "labels")], hierarchy)
+    s = finite_array(s, name)
     y = binary_matrix(y, "labels")
     if s.shape != y.shape:
-        raise InputError(f"values has shape {s.shape} but labels has shape {y.shape}; they must match")
+        raise InputError(f"{name} has shape {s.shape} but labels has shape {y.shape}; they must match")
     if close:
         y = hierarchy.close_labels(y)
     return s, y

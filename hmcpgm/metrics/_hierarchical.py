@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._arrays import binary_matrix
 from ..exceptions import InputError
 from ._common import ratio, scored_labels
 
@@ -68,9 +69,7 @@ def hierarchical_f1(decisions, labels, hierarchy, *, average="micro", exclude_ro
     """
     if average not in ("micro", "macro"):
         raise InputError(f"average must be 'micro' or 'macro', got {average!r}")
-    d, y = scored_labels(decisions, labels, hierarchy)
-    from .._arrays import binary_matrix
-
+    d, y = scored_labels(decisions, labels, hierarchy, name="decisions")
     d = hierarchy.close_labels(binary_matrix(d, "decisions")).astype(bool)
     y = y.astype(bool)
     if exclude_roots:
