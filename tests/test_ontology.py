@@ -115,3 +115,19 @@ def test_cafa_predictions_round_trip_and_keep_the_largest_score(tmp_path):
     np.testing.assert_array_equal(got, [[0.25, 0.0, 1.0], [0.9, 0.75, 0.5], [0, 0, 0]])
     with pytest.raises(InputError, match="cannot hold spaces"):
         write_cafa_predictions(tmp_path / "q.tsv", values, h, ["A 1", "B"])
+
+
+def test_plot_hierarchy_writes_term_names(go):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from hmcpgm.plot import plot_hierarchy
+
+    _, path = go
+    onto = read_ontology(path)
+    h = onto.hierarchy(NAMESPACES[1])
+    ax = plot_hierarchy(h, labels={**onto.names, h.classes[0]: "the root"})
+    texts = {t.get_text() for t in ax.texts}
+    assert "the root" in texts and {onto.names[c] for c in h.classes[1:]} <= texts
+    plt.close("all")

@@ -119,8 +119,10 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
         None draws every node in one colour.
     ax : matplotlib Axes, optional
         Draw into these axes; default a new figure.
-    labels : "auto", bool
-        Write class names beside the nodes; ``"auto"``: when at most 60 classes.
+    labels : "auto", bool or dict
+        Write class names beside the nodes; ``"auto"``: when at most 60 classes. A
+        dict writes its text for the classes it names (e.g. GO term names,
+        ``hmcpgm.ontology.read_ontology(path).names``) and the class name for the others.
     cmap : str or Colormap
         The colour map of ``values``.
     vmin, vmax : float
@@ -202,12 +204,16 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
                 segs = np.stack([pos[edges[mask, 0]], pos[edges[mask, 1]]], axis=1)
                 ax.add_collection(LineCollection(segs, zorder=1, **style))
 
-    if labels == "auto":
+    text = {c: str(c) for c in h.classes}
+    if isinstance(labels, dict):
+        text.update({c: str(labels[c]) for c in h.classes if c in labels})
+        labels = True
+    if isinstance(labels, str) and labels == "auto":
         labels = k_cls <= 60
     if labels:
-        long_names = max((len(str(c)) for c in h.classes), default=0) > 4 or width > 25
+        long_names = max((len(s) for s in text.values()), default=0) > 4 or width > 25
         for k, c in enumerate(h.classes):
-            ax.annotate(str(c), pos[k], xytext=(0, -(np.sqrt(node_size) / 2 + 5.5)), textcoords="offset points",
+            ax.annotate(text[c], pos[k], xytext=(0, -(np.sqrt(node_size) / 2 + 5.5)), textcoords="offset points",
                         ha="center", va="top", fontsize=8 if k_cls <= 30 else 6, rotation=40 if long_names else 0,
                         rotation_mode="anchor" if long_names else "default", zorder=3,
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.75))
