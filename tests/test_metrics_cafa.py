@@ -17,7 +17,7 @@ from strategies import dags
 
 from hmcpgm import Hierarchy
 from hmcpgm.exceptions import InputError, LabelError
-from hmcpgm.metrics import cafa_curve, fmax, information_accretion, smin, weighted_fmax
+from hmcpgm.metrics import cafa_curve, cafa_metrics, fmax, information_accretion, smin, weighted_fmax
 
 
 def _matrices(rng, terms, annotations, predictions, namespace):
@@ -96,6 +96,10 @@ def test_fmax_smin_weighted_fmax_equal_cafaeval(seed, norm, no_orphans, tmp_path
         assert fw.value == pytest.approx(row["f_w"], abs=1e-9)
         assert fw.threshold == pytest.approx(row["tau"], abs=1e-12)
         sm = smin(s, y, h, ia=ia, **options)
+        together = cafa_metrics(s, y, h, ia=ia, **options)
+        assert (together["fmax"], together["fmax_threshold"], together["fmax_coverage"]) == f
+        assert (together["weighted_fmax"], together["weighted_fmax_threshold"]) == fw[:2]
+        assert (together["smin"], together["smin_threshold"]) == sm[:2]
         i = int(np.argmin(theirs["s_w"].to_numpy()))
         assert sm.value == pytest.approx(theirs["s_w"][i], abs=1e-9)
         assert sm.threshold == pytest.approx(theirs["tau"][i], abs=1e-12)
@@ -173,3 +177,11 @@ def test_propagate_max_is_the_max_over_descendants(h, data):
                                     min_size=m, max_size=m)))
     expected = np.column_stack([s[:, [h.index(c), *h.indices(h.descendants(c))]].max(axis=1) for c in h.classes])
     np.testing.assert_array_equal(propagate_max(s, h), expected)
+
+
+def test_no_term_of_positive_ia_gives_zero_weighted_metrics():
+    # cafaeval evaluates no term then: every weighted count is 0, so f_w = s_w = 0 at every threshold
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    s, y = [[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]]
+    assert weighted_fmax(s, y, h, ia=[0, 0, 0]).value == 0.0
+    assert smin(s, y, h, ia=[0, 0, 0]).value == 0.0

@@ -59,7 +59,7 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         "smin_threshold", "weighted_fmax", "weighted_fmax_threshold", "auprc"}}`` for
         each namespace with ground truth and predictions.
     """
-    from ..metrics import average_precision, fmax, information_accretion, propagate_max, smin, weighted_fmax
+    from ..metrics import average_precision, cafa_metrics, propagate_max
     from ..ontology import read_annotations, read_cafa_predictions, read_ontology
 
     onto = read_ontology(ontology, relations)
@@ -73,18 +73,10 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         s = read_cafa_predictions(predictions, h, targets, onto)
         if not s.any():
             continue
-        options = dict(exclude_roots=exclude_roots, normalization=normalization, threshold_step=threshold_step)
-        weights = ia if ia is not None else information_accretion(y, h)
-        f = fmax(s, y, h, **options)
-        fw = weighted_fmax(s, y, h, ia=weights, **options)
-        sm = smin(s, y, h, ia=weights, **options)
-        results[ns] = {
-            "n_targets": len(targets),
-            "fmax": f.value, "fmax_threshold": f.threshold, "fmax_coverage": f.coverage,
-            "smin": sm.value, "smin_threshold": sm.threshold,
-            "weighted_fmax": fw.value, "weighted_fmax_threshold": fw.threshold,
-            "auprc": average_precision(propagate_max(s, h), y, h, exclude_roots=exclude_roots),
-        }
+        metrics = cafa_metrics(s, y, h, ia=ia, exclude_roots=exclude_roots, normalization=normalization,
+                               threshold_step=threshold_step)  # without ia: estimated from the ground truth
+        auprc = average_precision(propagate_max(s, h), h.close_labels(y), h, exclude_roots=exclude_roots)
+        results[ns] = {"n_targets": len(targets), **metrics, "auprc": auprc}
     return results
 
 

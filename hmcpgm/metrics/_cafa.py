@@ -37,7 +37,7 @@ from .._validation import aligned_matrices, check_hierarchy
 from ..exceptions import InputError, LabelError
 from ._common import class_series, propagate_max, scored_labels
 
-__all__ = ["ThresholdScore", "cafa_curve", "fmax", "information_accretion", "smin", "weighted_fmax"]
+__all__ = ["ThresholdScore", "cafa_curve", "cafa_metrics", "fmax", "information_accretion", "smin", "weighted_fmax"]
 
 _NORMALIZATIONS = ("cafa", "pred", "gt")
 
@@ -143,7 +143,7 @@ def _sums(taus, g, pred, w):
     size = m * (n_taus + 1)
 
     def above(mask_weights):
-        hist = np.bincount(flat, weights=mask_weights.ravel(), minlength=size).reshape(m, n_taus + 1)
+        hist = np.bincount(flat, weights=mask_weights.ravel(), minlength=size).astype(float).reshape(m, n_taus + 1)
         return np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]  # [i, t]: sum over values >= taus[t]
 
     full = np.broadcast_to(weights, pred.shape)
@@ -222,6 +222,12 @@ def cafa_curve(values, labels, hierarchy, *, ia=None, weighted=False, exclude_ro
     >>> curve[["tau", "precision", "recall"]].values.tolist()   # r takes the max of its children
     [[0.25, 0.8333333333333333, 1.0], [0.5, 1.0, 1.0], [0.75, 1.0, 0.5]]
     """
+    return _curves(values, labels, hierarchy, ia=ia, weighted=weighted, exclude_roots=exclude_roots,
+                   normalization=normalization, propagate=propagate, threshold_step=threshold_step)[int(weighted)]
+
+
+def _curves(values, labels, hierarchy, *, ia, weighted, exclude_roots, normalization, propagate, threshold_step):
+    """``(unweighted curve, IA-weighted curve or None)``: the inputs checked and propagated once."""
     import pandas as pd
 
     if normalization not in _NORMALIZATIONS:
@@ -238,14 +244,14 @@ def cafa_curve(values, labels, hierarchy, *, ia=None, weighted=False, exclude_ro
     if exclude_roots:
         cols = cols[~np.isin(cols, hierarchy.root_indices)]
     plain = _normalised(_sums(taus, g[:, cols], s[:, cols], None), len(g), normalization)
-    result = plain
+    keep = plain["coverage"] > 0  # cafaeval drops the thresholds without (unweighted) coverage
+    curves = [pd.DataFrame({"tau": taus, **plain})[keep].reset_index(drop=True), None]
     if weighted:
         w = _ia_vector(ia, hierarchy) if ia is not None else np.asarray(information_accretion(y, hierarchy))
         cols = np.flatnonzero(w > 0)
         result = _normalised(_sums(taus, g[:, cols], s[:, cols], w[cols]), len(g), normalization)
-    keep = plain["coverage"] > 0
-    frame = pd.DataFrame({"tau": taus, **result})
-    return frame[keep].reset_index(drop=True)
+        curves[1] = pd.DataFrame({"tau": taus, **result})[keep].reset_index(drop=True)
+    return curves
 
 
 def _best(curve, column, smallest=False):
@@ -289,8 +295,8 @@ def fmax(values, labels, hierarchy, *, exclude_roots=False, normalization="cafa"
     >>> fmax([[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]], h)
     ThresholdScore(value=1.0, threshold=0.31, coverage=1.0)
     """
-    curve = cafa_curve(values, labels, hierarchy, exclude_roots=exclude_roots, normalization=normalization,
-                       propagate=propagate, threshold_step=threshold_step)
+    curve, _ = _curves(values, labels, hierarchy, ia=None, weighted=False, exclude_roots=exclude_roots,
+                       normalization=normalization, propagate=propagate, threshold_step=threshold_step)
     return _best(curve, "f")
 
 
@@ -331,7 +337,7 @@ def weighted_fmax(values, labels, hierarchy, *, ia=None, exclude_roots=False, no
     >>> weighted_fmax([[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]], h, ia=[0, 1, 2])
     ThresholdScore(value=1.0, threshold=0.31, coverage=1.0)
     """
-    curve = cafa_curve(values, labels, hierarchy, ia=ia, weighted=True, exclude_roots=exclude_roots,
+    _, curve = _curves(values, labels, hierarchy, ia=ia, weighted=True, exclude_roots=exclude_roots,
                        normalization=normalization, propagate=propagate, threshold_step=threshold_step)
     return _best(curve, "f")
 
@@ -373,6 +379,54 @@ def smin(values, labels, hierarchy, *, ia=None, exclude_roots=False, normalizati
     >>> smin([[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]], h, ia=[0, 1, 2])
     ThresholdScore(value=0.0, threshold=0.31, coverage=1.0)
     """
-    curve = cafa_curve(values, labels, hierarchy, ia=ia, weighted=True, exclude_roots=exclude_roots,
+    _, curve = _curves(values, labels, hierarchy, ia=ia, weighted=True, exclude_roots=exclude_roots,
                        normalization=normalization, propagate=propagate, threshold_step=threshold_step)
     return _best(curve, "s", smallest=True)
+
+
+def cafa_metrics(values, labels, hierarchy, *, ia=None, exclude_roots=False, normalization="cafa", propagate=True,
+                 threshold_step=0.01):
+    """Fmax, Smin and weighted Fmax in one pass (the inputs checked and propagated once).
+
+    Parameters
+    ----------
+    values : array or DataFrame of float, shape (M, K)
+        Predicted scores, higher = more likely; rows are targets.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The annotations (closed upward here). DataFrames are aligned by class name.
+    hierarchy : Hierarchy
+        The classes (one namespace of the ontology).
+    ia : array (K,), Series or dict, optional
+        Information accretion per class; default: :func:`information_accretion` of ``labels``
+        (CAFA estimates it from a large annotation set: pass one, e.g. of the training labels).
+    exclude_roots : bool, default False
+        Leave out the classes without parents (cafaeval's ``-no_orphans``); for IA-weighted
+        metrics it only drops the thresholds without coverage.
+    normalization : {"cafa", "pred", "gt"}, default "cafa"
+        cafaeval's ``-norm``.
+    propagate : bool, default True
+        Propagate the values to the ancestors by max first.
+    threshold_step : float, default 0.01
+        The threshold grid ``numpy.arange(step, 1, step)``.
+
+    Returns
+    -------
+    dict
+        ``fmax``, ``fmax_threshold``, ``fmax_coverage``, ``smin``, ``smin_threshold``,
+        ``weighted_fmax``, ``weighted_fmax_threshold``: the values of :func:`fmax`,
+        :func:`smin` and :func:`weighted_fmax` (floats).
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    >>> m = cafa_metrics([[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]], h, ia=[0, 1, 2])
+    >>> m["fmax"], m["smin"], m["weighted_fmax"]
+    (1.0, 0.0, 1.0)
+    """
+    plain, weighted = _curves(values, labels, hierarchy, ia=ia, weighted=True, exclude_roots=exclude_roots,
+                              normalization=normalization, propagate=propagate, threshold_step=threshold_step)
+    f, fw, s = _best(plain, "f"), _best(weighted, "f"), _best(weighted, "s", smallest=True)
+    return {"fmax": f.value, "fmax_threshold": f.threshold, "fmax_coverage": f.coverage,
+            "smin": s.value, "smin_threshold": s.threshold,
+            "weighted_fmax": fw.value, "weighted_fmax_threshold": fw.threshold}
