@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from hmcpgm.datasets import load_hmc_arff
-from hmcpgm.metrics import fmax, information_accretion, smin, weighted_fmax
+from hmcpgm.metrics import cafa_metrics, fmax, information_accretion, smin, weighted_fmax
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc" / "eisen_GO.test.arff"
 
@@ -34,6 +34,9 @@ def main():
         start = time.perf_counter()
         result = call()
         print(f"{name:>14}: {result.value:.6f} at tau {result.threshold:.2f}  {time.perf_counter() - start:.2f} s")
+    start = time.perf_counter()
+    cafa_metrics(s, y, h, ia=ia)
+    print(f"{'cafa_metrics':>14}: all three  {time.perf_counter() - start:.2f} s")
     if "--cafaeval" in sys.argv:
         from cafaeval.evaluation import cafa_eval
 
