@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from strategies import dags, hierarchies, value_matrices
 
 from hmcpgm import Hierarchy
@@ -367,3 +368,124 @@ def test_calibration_dataframes_align_by_name():
     assert list(out.columns) == ["y", "x"] and list(out.index) == ["n"]
     # x: blocks {0.1: 0}, {0.35, 0.4: 0.5}, {0.8: 1}; y: {1: 0}, {2, 3: 0.5}, {4: 1}
     assert out.loc["n", "x"] == 0.5 and out.loc["n", "y"] == 0.5
+
+
+# --------------------------------------------------------------------------- registry and estimator
+def test_registry_entries_apply_their_preset():
+    from hmcpgm.corrections import CORRECTIONS
+
+    y = np.array([[0.3, 0.4, 0.7, 0.9, 0.2]])  # DAG's classes order: d, b, e, a, c
+    np.testing.assert_allclose(CORRECTIONS["iso_tpr"](y, DAG), tpr_dag(y, DAG, topdown="gpav"))
+    np.testing.assert_allclose(CORRECTIONS["descens"](y, DAG, t=0.2, bottomup="threshold"),
+                               tpr_dag(y, DAG, positive="descendants", bottomup="threshold", t=0.2))
+    np.testing.assert_allclose(CORRECTIONS["obozinski"](y, DAG, method="or"), obozinski(y, DAG, "or"))
+    with pytest.raises(InputError, match="correction 'iso_tpr' takes the options"):
+        CORRECTIONS["iso_tpr"](y, DAG, topdown="htd")
+    with pytest.raises(InputError, match="option 't' of correction 'tpr_dag' must be a number in"):
+        CORRECTIONS["tpr_dag"](y, DAG, t="high")
+    for name, entry in CORRECTIONS.items():
+        out = entry(y, DAG)
+        assert out.shape == y.shape and (consistent(out, DAG) or not entry.consistent), name
+
+
+@pytest.fixture(scope="module")
+def small_problem():
+    rng = np.random.default_rng(0)
+    y = (rng.random((400, 5)) < 0.5).astype(int)
+    for k in DAG.topological_order:  # children only under positive parents
+        for p in DAG.parent_indices[k]:
+            y[:, k] *= y[:, p]
+    x = rng.normal(loc=1.5 * y)
+    return x, y
+
+
+def test_estimator_is_calibration_then_correction(small_problem):
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    x, y = small_problem
+    for correction in ("htd", "gpav", "iso_tpr", "mcm"):
+        model = HierarchicalCorrection(DAG, correction=correction).fit(x, y)
+        from hmcpgm.corrections import CORRECTIONS
+
+        want = CORRECTIONS[correction](fit_calibration(x, y).transform(x[:50]), DAG)
+        np.testing.assert_allclose(model.predict_proba(x[:50]), want)
+        pred = model.predict(x[:50])
+        assert DAG.violations(pred) == 0
+        np.testing.assert_array_equal(pred, want >= 0.5)
+
+
+def test_estimator_dataframes_and_errors(small_problem):
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    x, y = small_problem
+    cols = list(DAG.classes)
+    frame = pd.DataFrame(x, columns=cols)[cols[::-1]]
+    labels = pd.DataFrame(y, columns=cols)
+    model = HierarchicalCorrection(DAG, calibration="platt", correction="obozinski", options={"method": "and"})
+    p = model.fit(frame, labels).predict_proba(frame.iloc[:7])
+    assert isinstance(p, pd.DataFrame) and list(p.columns) == cols
+    np.testing.assert_allclose(p.to_numpy(), model.fit(x, y).predict_proba(x[:7]))
+    with pytest.raises(InputError, match="correction must be one of"):
+        HierarchicalCorrection(DAG, correction="tpr").fit(x, y)
+    with pytest.raises(InputError, match="calibration must be one of"):
+        HierarchicalCorrection(DAG, calibration="sigmoid").fit(x, y)
+    with pytest.raises(InputError, match="takes the options"):
+        HierarchicalCorrection(DAG, correction="htd", options={"t": 0.5}).fit(x, y)
+
+
+def test_estimator_in_pipeline_and_grid_search(small_problem):
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, KFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    x, y = small_problem
+    est = HierarchicalCorrection(DAG, correction="tpr_dag", options={"bottomup": "threshold"})
+    assert clone(est).get_params() == est.get_params()
+    pipe = make_pipeline(StandardScaler(), est).fit(x, y)
+    assert DAG.violations(pipe.predict(x)) == 0
+    grid = GridSearchCV(HierarchicalCorrection(DAG), {"correction": ["htd", "gpav", "mcm"],
+                                                      "calibration": ["isotonic", "platt"]},
+                        cv=KFold(3, shuffle=True, random_state=0), scoring="f1_micro").fit(x, y)
+    assert grid.best_params_["correction"] in ("htd", "gpav", "mcm")
+
+
+# HierarchicalCorrection's X holds one first-stage score per class, so X and y have the same
+# columns; scikit-learn's generic checks draw X with other column counts beside a 1-column or
+# 1-D y, which the estimator refuses with an error naming the mismatch.
+_XY = "X has one score column per label column of y; the check passes X with other column counts"
+_ONE_D = "multilabel only: y must be an (M, K) 0/1 matrix; the check passes a 1-D target"
+_NOT_BINARY = "y must hold only 0 and 1; the check passes labels 0, 1, 2 (a multiclass target)"
+SKLEARN_EXPECTED_FAILURES = {
+    **{name: _XY for name in (
+        "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit", "check_dtype_object", "check_pipeline_consistency",
+        "check_estimators_nan_inf", "check_estimators_pickle", "check_f_contiguous_array_estimator",
+        "check_classifier_multioutput", "check_classifiers_train",
+        "check_classifiers_multilabel_representation_invariance",
+        "check_classifiers_multilabel_output_format_predict",
+        "check_classifiers_multilabel_output_format_predict_proba",
+        "check_classifiers_multilabel_output_format_decision_function", "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance", "check_fit2d_1sample", "check_dict_unchanged", "check_fit_idempotent",
+        "check_fit_check_is_fitted", "check_n_features_in", "check_fit2d_predict1d")},
+    "check_estimators_dtypes": _NOT_BINARY,
+    "check_fit2d_1feature": _NOT_BINARY,
+    "check_classifier_data_not_an_array": _NOT_BINARY,
+    "check_classifiers_classes": _ONE_D,
+    "check_classifier_not_supporting_multiclass": _ONE_D,
+}
+
+
+def _estimators():
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    return [HierarchicalCorrection()]
+
+
+@pytest.mark.slow
+@parametrize_with_checks(_estimators(), expected_failed_checks=lambda est: SKLEARN_EXPECTED_FAILURES)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)

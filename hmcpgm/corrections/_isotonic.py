@@ -49,7 +49,9 @@ def isotonic_rows_report(x, w, hierarchy):
     pooled = gpav_rows(x, w, p.down, p.child_ptr, p.child_idx)
     if hierarchy.is_forest:
         return pooled, np.zeros(len(x), dtype=bool)
-    out, repaired = exact_rows(x, w, pooled, p.parent_ptr, p.parent_idx, EPS)
+    rank = np.empty(len(p.down), dtype=np.int64)
+    rank[p.down] = np.arange(len(p.down))
+    out, repaired = exact_rows(x, w, pooled, p.parent_ptr, p.parent_idx, p.child_ptr, p.child_idx, rank, EPS)
     return out, repaired.astype(bool)
 
 

@@ -14,14 +14,18 @@ Rosset & Shahar 2012): the maximum-weight closure ``U`` of the whole set at its
 weighted mean splits the problem into ``U`` and the rest, whose separate
 isotonic regressions together are the optimum (every value in ``U`` stays at or
 above the mean, every other at or below). Recursion ends on sets whose best
-closure is empty: each becomes one block at its mean. The result is the exact
-optimum up to floating-point rounding (capacities below ``eps`` count as zero).
+closure is empty: each becomes one block at its mean. Before each cut a part is
+split into the connected components of its constraints (independent problems),
+and a component whose constraints form a forest is solved by pooling, exact on
+forests, instead of further cuts. The result is the exact optimum up to
+floating-point rounding (capacities and gains below ``eps`` count as zero).
 """
 
 import numpy as np
 from numba import prange
 
 from .._numba import jit, jit_parallel
+from ._pooling import pool_members
 
 __all__ = ["exact_rows"]
 
@@ -141,10 +145,83 @@ def _closure_of(sub, n, y, w, v, r, parent_ptr, parent_idx, loc, work_i, work_f,
 
 
 @jit
-def _partition(y, w, out, members, n0, parent_ptr, parent_idx, loc, r, seg, work_i, work_f, eps_rel):
-    """Recursive partitioning of ``members[:n0]`` (exact isotonic regression); writes ``out``."""
+def _root(comp, i):
+    root = i
+    while comp[root] != root:
+        root = comp[root]
+    while comp[i] != root:
+        nxt = comp[i]
+        comp[i] = root
+        i = nxt
+    return root
+
+
+@jit
+def _components(sub, n, parent_ptr, parent_idx, inside, comp, cid, start, forest, side):
+    """Regroup ``sub[:n]`` (marked ``inside``) by connected component of the constraints among them.
+
+    Component ``c`` ends up at ``sub[start[c]:start[c + 1]]``; ``forest[c]`` says whether each of its
+    members has at most one parent inside. Returns the number of components."""
+    for a in range(n):
+        comp[sub[a]] = sub[a]
+    for a in range(n):
+        i = sub[a]
+        for j in range(parent_ptr[i], parent_ptr[i + 1]):
+            p = parent_idx[j]
+            if inside[p]:
+                ri = _root(comp, i)
+                rp = _root(comp, p)
+                if ri != rp:
+                    comp[max(ri, rp)] = min(ri, rp)
+    n_comp = 0
+    for a in range(n):
+        i = sub[a]
+        root = _root(comp, i)
+        if cid[root] < 0:
+            cid[root] = n_comp
+            start[n_comp] = 0
+            forest[n_comp] = True
+            n_comp += 1
+        c = cid[root]
+        start[c] += 1
+        count = 0
+        for j in range(parent_ptr[i], parent_ptr[i + 1]):
+            if inside[parent_idx[j]]:
+                count += 1
+        if count > 1:
+            forest[c] = False
+    total = 0
+    for c in range(n_comp):
+        size = start[c]
+        start[c] = total
+        total += size
+    start[n_comp] = total
+    for a in range(n):
+        c = cid[_root(comp, sub[a])]
+        side[start[c]] = sub[a]
+        start[c] += 1
+    for c in range(n_comp, 0, -1):
+        start[c] = start[c - 1]
+    start[0] = 0
+    for a in range(n):
+        sub[a] = side[a]
+    for a in range(n):
+        cid[_root(comp, sub[a])] = -1
+    return n_comp
+
+
+@jit
+def _partition(y, w, out, members, n0, parent_ptr, parent_idx, child_ptr, child_idx, rank, loc, r, seg, work_i,
+               work_f, pool_i, pool_f, comp_i, forest, inside, eps_rel):
+    """Recursive partitioning of ``members[:n0]`` (exact isotonic regression); writes ``out``.
+
+    Each part is first split into the connected components of its constraints; a component that is
+    a forest (each member has at most one parent inside) is solved by pooling (exact on forests)."""
     level = work_i[3]
     side = work_i[7]
+    uf, head, tail, nxt = pool_i
+    pool_sw, pool_ww = pool_f
+    comp, cid, start = comp_i
     seg[0] = 0
     seg[1] = n0
     top = 1
@@ -154,15 +231,42 @@ def _partition(y, w, out, members, n0, parent_ptr, parent_idx, loc, r, seg, work
         a1 = seg[2 * top + 1]
         n = a1 - a0
         sub = members[a0:a1]
+        if n == 1:
+            out[sub[0]] = y[sub[0]]
+            continue
+        for a in range(n):
+            inside[sub[a]] = True
+        n_comp = _components(sub, n, parent_ptr, parent_idx, inside, comp, cid, start, forest, side)
+        if n_comp > 1 or forest[0]:
+            for c in range(n_comp):
+                s0 = start[c]
+                size = start[c + 1] - s0
+                if size == 1:
+                    out[sub[s0]] = y[sub[s0]]
+                elif forest[c]:
+                    keys = np.empty(size, dtype=np.int64)
+                    for a in range(size):
+                        keys[a] = rank[sub[s0 + a]]
+                    by_rank = np.argsort(keys)
+                    for a in range(size):
+                        side[a] = sub[s0 + by_rank[a]]
+                    pool_members(side, size, y, w, child_ptr, child_idx, inside, out, uf, pool_sw, pool_ww, head,
+                                 tail, nxt)
+                else:
+                    seg[2 * top] = a0 + s0
+                    seg[2 * top + 1] = a0 + s0 + size
+                    top += 1
+            for a in range(n):
+                inside[sub[a]] = False
+            continue
+        for a in range(n):
+            inside[sub[a]] = False
         sw = 0.0
         ww = 0.0
         for a in range(n):
             sw += w[sub[a]] * y[sub[a]]
             ww += w[sub[a]]
         v = sw / ww
-        if n == 1:
-            out[sub[0]] = v
-            continue
         n_up = _closure_of(sub, n, y, w, v, r, parent_ptr, parent_idx, loc, work_i, work_f, eps_rel)[1]
         if n_up == 0 or n_up == n:  # no closure gains more than rounding: one block
             for a in range(n):
@@ -247,9 +351,10 @@ def _is_optimal(y, w, x, members, parent_ptr, parent_idx, loc, r, comp, work_i, 
 
 
 @jit_parallel
-def exact_rows(y, w, x, parent_ptr, parent_idx, eps_rel):
+def exact_rows(y, w, x, parent_ptr, parent_idx, child_ptr, child_idx, rank, eps_rel):
     """Check each row's pooled solution ``x`` (feasible, blocks at their means) and replace it by the exact
-    optimum where it is not optimal. Returns the solutions and a flag per row (1: repaired)."""
+    optimum where it is not optimal. ``rank[k]`` is class ``k``'s position in a children-first order.
+    Returns the solutions and a flag per row (1: repaired)."""
     m, k = y.shape
     out = x.copy()
     repaired = np.zeros(m, dtype=np.int8)
@@ -267,12 +372,18 @@ def exact_rows(y, w, x, parent_ptr, parent_idx, eps_rel):
                   np.empty(k + 2, dtype=np.int64), np.empty(k + 2, dtype=np.int64),
                   np.empty(k + 2, dtype=np.int64), np.empty(k, dtype=np.int64))
         work_f = np.empty(n_edges)
+        pool_i = (np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64),
+                  np.empty(max(n_par, 1), dtype=np.int64))
+        pool_f = (np.empty(k), np.empty(k))
+        inside = np.zeros(k, dtype=np.bool_)
+        comp_i = (np.empty(k, dtype=np.int64), np.full(k, -1, dtype=np.int64), np.empty(k + 1, dtype=np.int64))
+        forest = np.empty(k, dtype=np.bool_)
         for i in range(c * chunk, min(m, (c + 1) * chunk)):
             if not _is_optimal(y[i], w[i], x[i], members, parent_ptr, parent_idx, loc, r, comp, work_i, work_f,
                                eps_rel):
                 for j in range(k):
                     members[j] = j
-                _partition(y[i], w[i], out[i], members, k, parent_ptr, parent_idx, loc, r, seg, work_i, work_f,
-                           eps_rel)
+                _partition(y[i], w[i], out[i], members, k, parent_ptr, parent_idx, child_ptr, child_idx, rank, loc,
+                           r, seg, work_i, work_f, pool_i, pool_f, comp_i, forest, inside, eps_rel)
                 repaired[i] = 1
     return out, repaired

@@ -16,7 +16,7 @@ from numba import prange
 
 from .._numba import jit, jit_parallel
 
-__all__ = ["gpav_rows"]
+__all__ = ["gpav_rows", "pool_members"]
 
 
 @jit
@@ -32,21 +32,24 @@ def _find(uf, i):
 
 
 @jit
-def _gpav_object(y, w, down, child_ptr, child_idx, out, uf, sw, ww, head, tail, nxt):
-    for j in down:
+def pool_members(order, n, y, w, child_ptr, child_idx, inside, out, uf, sw, ww, head, tail, nxt):
+    """GPAV over the classes ``order[:n]`` (children before parents) with the constraints among them
+    (a child ``c`` counts when ``inside[c]``); writes each member's block mean to ``out``."""
+    for a in range(n):
+        j = order[a]
         uf[j] = j
         sw[j] = w[j] * y[j]
         ww[j] = w[j]
-        start, stop = child_ptr[j], child_ptr[j + 1]
-        if start == stop:
-            head[j] = -1
-            tail[j] = -1
-        else:
-            head[j] = start
-            for q in range(start, stop - 1):
-                nxt[q] = q + 1
-            nxt[stop - 1] = -1
-            tail[j] = stop - 1
+        head[j] = -1
+        tail[j] = -1
+        for q in range(child_ptr[j], child_ptr[j + 1]):  # the list of child edges leaving the block
+            if inside[child_idx[q]]:
+                if head[j] == -1:
+                    head[j] = q
+                else:
+                    nxt[tail[j]] = q
+                tail[j] = q
+                nxt[q] = -1
         while True:
             value = sw[j] / ww[j]
             best = -1
@@ -81,9 +84,9 @@ def _gpav_object(y, w, down, child_ptr, child_idx, out, uf, sw, ww, head, tail, 
                 else:
                     nxt[tail[j]] = head[best]
                 tail[j] = tail[best]
-    for i in range(len(y)):
-        r = _find(uf, i)
-        out[i] = sw[r] / ww[r]
+    for a in range(n):
+        r = _find(uf, order[a])
+        out[order[a]] = sw[r] / ww[r]
 
 
 @jit_parallel
@@ -100,6 +103,7 @@ def gpav_rows(y, w, down, child_ptr, child_idx):
         head = np.empty(k, dtype=np.int64)
         tail = np.empty(k, dtype=np.int64)
         nxt = np.empty(max(n_edges, 1), dtype=np.int64)
+        inside = np.ones(k, dtype=np.bool_)
         for i in range(c * chunk, min(m, (c + 1) * chunk)):
-            _gpav_object(y[i], w[i], down, child_ptr, child_idx, out[i], uf, sw, ww, head, tail, nxt)
+            pool_members(down, k, y[i], w[i], child_ptr, child_idx, inside, out[i], uf, sw, ww, head, tail, nxt)
     return out
