@@ -1,0 +1,250 @@
+"""A scikit-learn estimator: per-class calibration, then a correction (:class:`HierarchicalCorrection`)."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._arrays import binary_matrix
+from .._validation import check_hierarchy, class_matrix, is_frame
+from ..exceptions import InputError, LabelError
+from ..hierarchy import Hierarchy
+from ._calibration import CALIBRATIONS, fit_calibration
+from ._registry import CORRECTIONS, resolve_options
+from ._rules import maxnorm, qnorm
+
+__all__ = ["HierarchicalCorrection"]
+
+NORMALISATIONS = {"maxnorm": maxnorm, "qnorm": qnorm}
+
+
+def _label_array(y):
+    """A 2-D 0/1 label array, or an error naming the kind of target given (scikit-learn's words)."""
+    from sklearn.utils.multiclass import type_of_target
+
+    arr = np.asarray(y)
+    kind = type_of_target(arr, input_name="y") if arr.size else "empty"
+    if arr.ndim != 2 or kind not in ("multilabel-indicator", "multiclass-multioutput", "binary"):
+        raise LabelError(
+            "y must be a 0/1 label matrix of shape (n_objects, n_classes) (one column per class), "
+            f"got a {kind!r} target of shape {arr.shape}"
+        )
+    return arr
+
+
+class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
+    """Calibrate each class's scores, then apply a classic hierarchical correction.
+
+    A second stage in the place of :class:`hmcpgm.MLPR`: ``fit(X, y)`` learns
+    one increasing map per class from first-stage scores ``X`` and 0/1 labels
+    ``y``; ``predict_proba`` calibrates new scores and applies the correction.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy, optional
+        The class hierarchy; its ``classes`` fix the column order of arrays.
+        None means flat classes named by the columns of a DataFrame ``X`` (or
+        ``y``), else ``0 .. K-1``.
+    calibration : {"isotonic", "platt", "none", "maxnorm", "qnorm"}, default "isotonic"
+        ``"isotonic"`` and ``"platt"`` are fitted per class on ``(X, y)`` (see
+        :func:`hmcpgm.corrections.fit_calibration`); ``"none"`` takes the scores
+        as they are; ``"maxnorm"`` and ``"qnorm"`` are HEMDAG's normalisations,
+        computed on the matrix being predicted (nothing is fitted).
+    correction : str, default "tpr_dag"
+        A key of :data:`hmcpgm.corrections.CORRECTIONS` (``"flat"``, ``"htd"``,
+        ``"gpav"``, ``"tpr_dag"``, ``"iso_tpr"``, ``"descens"``,
+        ``"obozinski"``, ``"mcm"``).
+    options : dict, optional
+        Options of the correction (e.g. ``{"bottomup": "threshold", "t": 0.6}``).
+    threshold : float in (0, 1), default 0.5
+        :meth:`predict` labels a class positive when its corrected value is at
+        least ``threshold``; with a hierarchy-consistent correction a class is
+        then never positive without its parents.
+
+    Attributes
+    ----------
+    calibration_ : Calibration or None
+        The fitted per-class maps (None for ``"none"``, ``"maxnorm"``, ``"qnorm"``).
+    correction_ : Correction
+        The registry entry applied.
+    options_ : dict
+        Every option the correction is called with.
+    hierarchy_ : Hierarchy
+        The hierarchy of the fitted model (the flat one when ``hierarchy=None``).
+    classes_ : ndarray of shape (K,)
+        The class names, in column order.
+    n_features_in_ : int
+        ``K``: one score column per class.
+    feature_names_in_ : ndarray of str
+        The class names as strings, when ``X`` was a DataFrame.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_parents([None, 0, 0])
+    >>> rng = np.random.default_rng(0)
+    >>> y = (rng.random((500, 3)) < [0.5, 0.5, 0.5]).astype(int)
+    >>> y[:, 1:] *= y[:, [0]]
+    >>> X = rng.normal(loc=1.5 * y)
+    >>> model = HierarchicalCorrection(h, correction="iso_tpr").fit(X, y)
+    >>> p = model.predict_proba(X[:4])
+    >>> bool((p[:, 1:] <= p[:, [0]]).all()), model.predict(X[:4]).shape
+    (True, (4, 3))
+    """
+
+    def __init__(self, hierarchy=None, *, calibration="isotonic", correction="tpr_dag", options=None, threshold=0.5):
+        self.hierarchy = hierarchy
+        self.calibration = calibration
+        self.correction = correction
+        self.options = options
+        self.threshold = threshold
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        tags.classifier_tags.multi_class = False
+        tags.target_tags.required = True
+        tags.target_tags.two_d_labels = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _check_params(self):
+        if self.calibration not in (*CALIBRATIONS, *NORMALISATIONS):
+            allowed = ", ".join(map(repr, (*CALIBRATIONS, *NORMALISATIONS)))
+            raise InputError(f"calibration must be one of {allowed}; got {self.calibration!r}")
+        options = resolve_options(self.correction, self.options)
+        if self.hierarchy is not None:
+            check_hierarchy(self.hierarchy)
+        t = self.threshold
+        if isinstance(t, bool) or not isinstance(t, (int, float, np.number)) or not 0 < t < 1:
+            raise InputError(f"threshold must be a number in (0, 1), got {t!r}")
+        return options
+
+    def _fit_hierarchy(self, X, y):
+        if self.hierarchy is not None:
+            return self.hierarchy
+        for data in (X, y):
+            if is_frame(data):
+                return Hierarchy.from_edges([], classes=list(data.columns))
+        return Hierarchy.from_edges([], classes=list(range(X.shape[1])))
+
+    def _scores(self, X, hierarchy, *, reset):
+        if is_frame(X):
+            s = class_matrix(X, hierarchy, "X")
+            if reset:
+                self.n_features_in_ = s.shape[1]
+                self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
+            return np.ascontiguousarray(s, dtype=np.float64)
+        s = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
+        if s.shape[1] != hierarchy.n_classes:
+            raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
+        if reset and hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return np.ascontiguousarray(s)
+
+    def fit(self, X, y):
+        """Fit the per-class calibration on training scores and labels.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+            Training first-stage scores, one column per class (an array in
+            ``hierarchy.classes`` order, or a DataFrame with columns named by class).
+        y : array-like or DataFrame of shape (M, K)
+            0/1 training labels.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
+        options = self._check_params()
+        if y is None:
+            raise InputError(
+                "HierarchicalCorrection requires y to be passed, but the target y is None: it learns the "
+                "calibration from 0/1 labels, one column per class"
+            )
+        if not is_frame(X):
+            X = validate_data(self, X, reset=True, dtype=np.float64)
+        hierarchy = self._fit_hierarchy(X, y)
+        s = self._scores(X, hierarchy, reset=True)
+        labels = class_matrix(y, hierarchy, "y") if is_frame(y) else _label_array(y)
+        if labels.shape[1] != s.shape[1]:
+            raise InputError(f"y has {labels.shape[1]} columns but X has {s.shape[1]}: one label column per class")
+        labels = binary_matrix(labels, "y")
+        if labels.shape[0] != s.shape[0]:
+            raise InputError(
+                f"X has {s.shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects"
+            )
+        fitted = self.calibration in ("isotonic", "platt")
+        self.calibration_ = fit_calibration(s, labels, method=self.calibration) if fitted else None
+        self.correction_ = CORRECTIONS[self.correction]
+        self.options_ = options
+        self.hierarchy_ = hierarchy
+        self.classes_ = np.asarray(hierarchy.classes, dtype=object)
+        return self
+
+    def calibrated(self, X):
+        """The per-class calibrated scores (before the correction).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+
+        Returns
+        -------
+        ndarray or DataFrame of shape (M, K)
+            A DataFrame (columns in ``classes_`` order, ``X``'s index) when ``X`` is one.
+        """
+        return self._wrap(self._calibrated(X), X)
+
+    def _calibrated(self, X):
+        check_is_fitted(self, ["correction_", "hierarchy_"])
+        s = self._scores(X, self.hierarchy_, reset=False)
+        if self.calibration_ is not None:
+            return self.calibration_.transform(s)
+        if self.calibration in NORMALISATIONS:
+            return NORMALISATIONS[self.calibration](s)
+        return s
+
+    def predict_proba(self, X):
+        """Calibrated, then corrected values.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+            First-stage scores (columns as in ``fit``).
+
+        Returns
+        -------
+        ndarray or DataFrame of shape (M, K)
+            Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
+            ``X`` is one.
+        """
+        p = self._calibrated(X)
+        return self._wrap(np.asarray(self.correction_.function(p, self.hierarchy_, **self.options_)), X)
+
+    def predict(self, X):
+        """0/1 decisions: corrected value >= ``threshold``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+
+        Returns
+        -------
+        ndarray or DataFrame of int8, shape (M, K)
+            Hierarchy-consistent when the correction is (every registry entry but ``"flat"``).
+        """
+        p = self.predict_proba(X)
+        out = (np.asarray(p) >= self.threshold).astype(np.int8)
+        return self._wrap(out, X)
+
+    def _wrap(self, values, X):
+        if not is_frame(X):
+            return values
+        import pandas as pd
+
+        return pd.DataFrame(values, index=X.index, columns=list(self.hierarchy_.classes))

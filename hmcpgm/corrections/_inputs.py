@@ -1,0 +1,40 @@
+"""Value matrices in and out of the corrections: arrays in class order, DataFrames by column name."""
+
+import numpy as np
+
+from .._validation import check_hierarchy, class_matrix, column_positions, is_frame
+from ..exceptions import InputError
+
+__all__ = ["class_major", "matrix_in", "matrix_out", "unit_interval"]
+
+
+def matrix_in(values, hierarchy, name="values"):
+    """(M, K) finite float64 copy of ``values`` in ``hierarchy.classes`` order (DataFrames aligned by name)."""
+    check_hierarchy(hierarchy)
+    return np.array(class_matrix(values, hierarchy, name), dtype=np.float64, order="C")
+
+
+def matrix_out(result, values, hierarchy, name="values"):
+    """``result`` (M, K, class order) shaped like ``values``: a DataFrame with its index and column order
+    when ``values`` is one, else the array."""
+    if not is_frame(values):
+        return result
+    import pandas as pd
+
+    out = np.empty_like(result)
+    out[:, column_positions(values.columns, hierarchy, name)] = result
+    return pd.DataFrame(out, index=values.index, columns=values.columns)
+
+
+def class_major(x):
+    """The (K, M) C-contiguous transpose the kernels work on."""
+    return np.ascontiguousarray(x.T)
+
+
+def unit_interval(x, name="values", why=""):
+    """Refuse values outside [0, 1] (one line, naming the first offender)."""
+    bad = np.argwhere((x < 0) | (x > 1))
+    if len(bad):
+        i, k = bad[0]
+        raise InputError(f"{name} must lie in [0, 1]{why}; row {i}, column {k} holds {x[i, k]!r}")
+    return x
