@@ -95,7 +95,153 @@ ALPHAS = ("0.05", "0.1", "0.2")
 
 def _called(m, alpha):
     n, f = m.get(f"bayes_rank@{alpha}"), m.get(f"bayes_fdp@{alpha}")
-    return "-" if n is None else (f"{n} / -" if f is None else f"{n} / {f:.3f}")
+    oracle = m.get(f"oracle_rank@{alpha}")
+    tail = "" if oracle is None else f" / {oracle}"
+    if n is None:
+        return "-"
+    if f is None:
+        low = m.get(f"bayes_min_fdr@{alpha}")
+        return f"0 / - ({'-' if low is None else f'min {low:.2f}'}){tail}"
+    return f"{n} / {f:.3f}{tail}"
+
+
+def _weak(results, min_oracle=20):
+    """(data set, first stage, alpha) where mLPR-auto calls fewer than half the oracle's events."""
+    out = []
+    for r in results:
+        m = r["methods"]["mLPR-auto-HierRank"]
+        for alpha in ALPHAS:
+            o, n = m.get(f"oracle_rank@{alpha}"), m.get(f"bayes_rank@{alpha}")
+            if o is not None and o >= min_oracle and n < o / 2:
+                out.append(f"{r['dataset']} ({r['first_stage']}) at {alpha}: {n} of the oracle's {o}")
+    return out
+
+
+def _corrections(result):
+    """Names of the classic-correction families in a result (``iso-tpr``, ``platt-mcm``, ...)."""
+    return sorted({k.rsplit("-", 1)[0] for k in result["methods"]
+                   if k.startswith(("iso-", "platt-")) and k.endswith("-NaiveSort")})
+
+
+def _best_correction(result):
+    fams = _corrections(result)
+    if not fams:
+        return None, None
+    best = max(fams, key=lambda f: result["methods"][f"{f}-NaiveSort"]["auprc"])
+    return best, result["methods"][f"{best}-NaiveSort"]
+
+
+def leaderboard_lines(results, stages):
+    """The leaderboard: mLPR-auto against the best classic correction per run (markdown lines)."""
+    lines = []
+    for stage in stages:
+        rows = [r for r in results if r["first_stage"] == stage and _corrections(r)]
+        if not rows:
+            continue
+        head = ["data set", "Raw", "best correction", "its AU(PRC)", "mLPR-auto", "auto - best",
+                "P@R0.1 auto / best", "P@R0.2 auto / best", "max-F1 auto / best", "fit s auto / best"]
+        lines += [f"### {stage} first stage", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        gaps = []
+        for r in rows:
+            m = r["methods"]
+            auto = m["mLPR-auto-HierRank"]
+            name, best = _best_correction(r)
+            gap = 100 * (auto["auprc"] - best["auprc"])
+            gaps.append(gap)
+            fit = r.get("fit_seconds", {})
+            cells = [r["dataset"], _pct(m["Raw-HierRank"]["auprc"]), name, _pct(best["auprc"]),
+                     _pct(auto["auprc"]), f"{gap:+.2f}"]
+            for key in ("precision@recall0.1", "precision@recall0.2", "f1_max_f1_cutoff"):
+                cells.append(f"{_pct(auto.get(key))} / {_pct(best.get(key))}")
+            cells.append(f"{fit.get('mLPR-auto', float('nan')):.1f} / {fit.get(name, float('nan')):.1f}")
+            lines.append("| " + " | ".join(cells) + " |")
+        lines += ["", f"mLPR-auto - best correction over {len(gaps)} data sets: mean {sum(gaps) / len(gaps):+.2f} "
+                      f"points, worst {min(gaps):+.2f}, best {max(gaps):+.2f}.", ""]
+    return lines
+
+
+def leaderboard_figure(results, path):
+    """AU(PRC) of each second stage minus the best classic correction's, per run (docs/img/leaderboard.png)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = [r for r in results if _corrections(r)]
+    if not runs:
+        return
+    fig, ax = plt.subplots(figsize=(10, 4.8))
+    labels = [f"{r['dataset']}\n{r['first_stage']}" for r in runs]
+    x = range(len(runs))
+    styles = {"mLPR-auto": ("o", "C3"), "mLPR-indpt": ("s", "C0"), "Raw": ("x", "0.4")}
+    for fam, (marker, color) in styles.items():
+        ys = [100 * (r["methods"][f"{fam}-HierRank"]["auprc"] - _best_correction(r)[1]["auprc"]) for r in runs]
+        ax.scatter(x, ys, marker=marker, color=color, label=f"{fam} + HierRank", zorder=3)
+    for prefix, marker in (("iso-", "_"), ("platt-", "|")):
+        ys = [[100 * (r["methods"][f"{f}-NaiveSort"]["auprc"] - _best_correction(r)[1]["auprc"])
+               for f in _corrections(r) if f.startswith(prefix)] for r in runs]
+        for i, col in enumerate(ys):
+            ax.scatter([i] * len(col), col, marker=marker, color="0.6", s=60,
+                       label=f"{prefix[:-1]}-calibrated corrections" if i == 0 else None)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.axhline(-0.1, color="black", lw=0.5, ls=":")
+    ax.set_xticks(list(x), labels, fontsize=7)
+    ax.set_ylim(bottom=max(ax.get_ylim()[0], -3))
+    ax.set_ylabel("AU(PRC) minus the best correction's (points)")
+    ax.set_title("Second stages on the test rows: each run's best classic correction at 0 (dotted: -0.1)",
+                 fontsize=9)
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def second_stage_page(results, command, stages):
+    """docs/second_stage.md: "Which second stage?", the leaderboard with every method of every run."""
+    lines = [
+        "# Which second stage?",
+        "",
+        "<!-- GENERATED by bench/benchmarks_table.py: do not edit by hand. -->",
+        "",
+        "The same first-stage scores (out of fold on the training rows) go through every second stage: "
+        "the default `MLPR()` ranked by HierRank (*mLPR-auto*), the paper's fixed model per version, and "
+        "the classic corrections of `hmcpgm.corrections` after per-class calibration fitted on the "
+        "training rows (`iso-` isotonic, `platt-` Platt scaling): `flat` (no correction), `htd` "
+        "(HTD-DAG), `gpav` (the exact isotonic regression on the DAG), `tpr` (TPR-DAG threshold-free, "
+        "HTD top-down), `iso_tpr` (the same with GPAV top-down: ISO-TPR), `descens` (TPR-DAG over "
+        "descendants), `and` / `or` (Obozinski), `mcm` (C-HMCNN's max constraint, = Obozinski max); "
+        "corrections are ranked by their values (NaiveSort, ancestors first on ties). Every number is on "
+        "the test rows over the evaluated classes: micro AU(PRC), precision at recall 0.1 and 0.2 (the "
+        "high-precision start of the PR curve), F1 at the max-F1 cutoff chosen on the validation rows, "
+        "and the seconds to fit the second stage (calibration included).",
+        "",
+        "Regenerate with (from the repository root):",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        "![AU(PRC) minus the best correction, per run](img/leaderboard.png)",
+        "",
+    ]
+    lines += leaderboard_lines(results, stages)
+    for r in results:
+        if not _corrections(r):
+            continue
+        fit = r.get("fit_seconds", {})
+        lines += [f"## {r['dataset']}, {r['first_stage']} first stage", "",
+                  "| second stage | AU(PRC) | P@R0.1 | P@R0.2 | max-F1 | fit s |", "|---|---|---|---|---|---|"]
+        rows = []
+        for method, m in r["methods"].items():
+            fam, ranker = method.rsplit("-", 1)
+            if fam.startswith("mLPR") and ranker != "HierRank" or fam == "Raw" and ranker != "HierRank":
+                continue
+            rows.append((m["auprc"], f"| {fam if fam != 'Raw' else 'Raw (HierRank)'} | {_pct(m['auprc'])} | "
+                                     f"{_pct(m.get('precision@recall0.1'))} | {_pct(m.get('precision@recall0.2'))} | "
+                                     f"{_pct(m['f1_max_f1_cutoff'])} | "
+                                     f"{fit.get(fam, float('nan')):.1f} |"))
+        lines += [row for _, row in sorted(rows, key=lambda t: -t[0])] + [""]
+    return "\n".join(lines)
 
 
 def _fdr_breaches(results, min_called=50, slack=0.05):
@@ -110,29 +256,46 @@ def _fdr_breaches(results, min_called=50, slack=0.05):
 
 
 def fdr_figure(results, path):
-    """Estimated against realised FDP along mLPR-auto-HierRank, both first stages (docs/img/fdr_real.png)."""
+    """Estimated against realised FDR over the first 1,000 ranks of mLPR-auto-HierRank, one panel per data set."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6), sharey=True)
-    for ax, stage in zip(axes, FIRST_STAGES):
-        for r in (r for r in results if r["first_stage"] == stage and "fdr_curve" in r):
+    runs = [r for r in results if "fdr_curve" in r]
+    names = [n for n in ORDER if any(r["dataset"] == n for r in runs)]
+    if not names:
+        return
+    cols = 4
+    nrows = -(-len(names) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(12, 3.1 * nrows), squeeze=False, sharex=True, sharey=True)
+    colors = {"joint": "C0", "classwise": "C3"}
+    for ax, name in zip(axes.ravel(), names):
+        for r in (r for r in runs if r["dataset"] == name):
             c = r["fdr_curve"]
-            keep = [i for i, n in enumerate(c["rank"]) if n >= 50]
-            line, = ax.plot([c["calibrated"][i] for i in keep], [c["realised"][i] for i in keep], label=r["dataset"])
-            ax.plot([c["mlpr"][i] for i in keep], [c["realised"][i] for i in keep], ls=":", color=line.get_color())
-        ax.plot([0, 0.6], [0, 0.6], color="black", lw=0.8)
-        ax.fill_between([0, 0.6], [0, 0.6], [0.05, 0.65], color="0.9", zorder=0)
-        ax.set(xlim=(0, 0.6), ylim=(0, 0.9), title=f"{stage} first stage",
-               xlabel="estimated FDR: mean(1 - p) of the top r")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="upper left")
-    axes[0].set_ylabel("realised FDP of the top r (test rows)")
-    fig.suptitle("mLPR-auto-HierRank, prefixes of >= 50 events: recalibrated (solid) and raw mLPRs (dotted); "
-                 "grey: within 0.05 above the diagonal", fontsize=8)
-    fig.tight_layout()
+            keep = [i for i, n in enumerate(c["rank"]) if 20 <= n <= 1000]
+            col = colors.get(r["first_stage"], "0.3")
+            ax.plot([c["calibrated"][i] for i in keep], [c["realised"][i] for i in keep], color=col)
+            ax.plot([c["mlpr"][i] for i in keep], [c["realised"][i] for i in keep], color=col, ls=":")
+        ax.plot([0, 0.3], [0, 0.3], color="black", lw=0.8)
+        ax.fill_between([0, 0.3], [0, 0.3], [0.05, 0.35], color="0.9", zorder=0)
+        ax.set(xlim=(0, 0.3), ylim=(0, 0.6), title=name)
+        ax.title.set_fontsize(9)
+    for ax in axes.ravel()[len(names):]:
+        ax.axis("off")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("realised FDP (test rows)", fontsize=8)
+    for ax in axes[-1, :]:
+        ax.set_xlabel("estimated FDR: mean(1 - p)", fontsize=8)
+    handles = [Line2D([], [], color=colors["joint"], label="joint first stage"),
+               Line2D([], [], color=colors["classwise"], label="class-wise first stage"),
+               Line2D([], [], color="0.3", label="recalibrated mLPRs (what the cutoff uses)"),
+               Line2D([], [], color="0.3", ls=":", label="mLPRs before recalibration"),
+               Line2D([], [], color="black", lw=0.8, label="estimated = realised (grey: up to 0.05 above)")]
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8)
+    fig.suptitle("mLPR-auto-HierRank: estimated against realised FDR over the first 20 to 1,000 ranks", fontsize=10)
+    fig.tight_layout(rect=(0, 0.07, 1, 0.97))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -219,6 +382,13 @@ def render(results, command, missing, versions):
             lines.append(f"* **{name}**: not on this page: {reason}")
     lines += [
         "",
+        "## The leaderboard: the default against the classic corrections",
+        "",
+        "Micro AU(PRC) (%) on the test rows: mLPR-auto (HierRank) against the best of the classic "
+        "corrections after per-class isotonic or Platt calibration (the best one per run, chosen on the "
+        "test rows: the strongest baseline). Every method of every run: [Which second stage?](second_stage.md).",
+        "",
+        *leaderboard_lines(results, stages),
         "## The default second stage against the raw scores",
         "",
         "Micro AU(PRC) (%) of HierRank rankings on the test rows. *chosen*: the version mLPR-auto "
@@ -259,9 +429,12 @@ def render(results, command, missing, versions):
         "## The Bayesian FDR cutoff",
         "",
         "Events called positive on the test rows (evaluated classes) by the Bayesian cutoff "
-        "(the longest prefix of the HierRank ranking whose mean of 1 - p is at most alpha) and their "
-        "realised false discovery proportion, as *called / FDP*. mLPR-auto averages its recalibrated "
-        "mLPRs; the paper's versions average their mLPRs as they are.",
+        "(the longest prefix of the HierRank ranking whose mean of 1 - p is at most alpha), their "
+        "realised false discovery proportion and the *oracle*'s count, as *called / FDP / oracle*: the "
+        "oracle is the longest prefix of the same ranking whose realised FDP on the test labels is at "
+        "most alpha (power: a good cutoff calls a large share of it). When nothing is called, *min* is "
+        "the smallest estimated FDR of any prefix (what the cutoff says it can promise). mLPR-auto "
+        "averages its recalibrated mLPRs; the paper's versions average their mLPRs as they are.",
         "",
     ]
     for stage in stages:
@@ -274,16 +447,20 @@ def render(results, command, missing, versions):
                 lines.append("| " + " | ".join([r["dataset"], fam] + [_called(m, a) for a in ALPHAS]) + " |")
         lines.append("")
     breaches = _fdr_breaches(results)
+    weak = _weak(results)
     lines += [
         "mLPR-auto, wherever its cutoff calls at least 50 events, realises an FDP above alpha + 0.05 in: "
         + ("; ".join(breaches) if breaches else "none of the runs above") + ".",
         "",
+        "Wherever the oracle calls at least 20 events, mLPR-auto calls fewer than half as many in: "
+        + ("; ".join(weak) if weak else "none of the runs above") + ".",
+        "",
         "![Estimated against realised FDR on the test rows](img/fdr_real.png)",
         "",
-        "*Estimated FDR (mean of 1 - p over the top r events of mLPR-auto-HierRank) against the realised "
-        "proportion of negatives among them, on the test rows of every data set; solid: the recalibrated "
-        "mLPRs that the cutoff uses, dotted: the mLPRs before recalibration. Made by this script from "
-        "`benchmarks.json`.*",
+        "*Estimated FDR (mean of 1 - p over the top r events of mLPR-auto-HierRank, r from 20 to 1,000) "
+        "against the realised proportion of negatives among them, on the test rows, one panel per data "
+        "set; solid: the recalibrated mLPRs that the cutoff uses, dotted: the mLPRs before recalibration. "
+        "Made by this script from `benchmarks.json`.*",
         "",
         "Reliability of mLPR-auto on the test rows: over the ten equal-width bins holding at least 100 "
         "events, the largest gap between the observed rate of positives and the mean probability "
@@ -390,6 +567,10 @@ def main(argv=None):
         out_md.write_text(render(results, "\n".join(commands), merged_missing, versions))
         fdr_figure(results, out_png)
         reliability_figure(results, out_png.parent / "reliability_real.png")
+        leaderboard_figure(results, out_png.parent / "leaderboard.png")
+        (args.out_dir / "second_stage.md").write_text(
+            second_stage_page(results, "\n".join(commands), [s for s in FIRST_STAGES if s in {
+                r["first_stage"] for r in results}]))
 
     if args.render_only:
         stored = json.loads(out_json.read_text())

@@ -287,13 +287,19 @@ class RecalibrationMap:
         return {"knots_x": self.knots_x.tolist(), "knots_y": self.knots_y.tolist()}
 
 
-def fit_recalibration(p, y, *, prior_count=1.0):
+def fit_recalibration(p, y, *, prior_count=0.0):
     """Fit one increasing map ``g`` with ``E[Y | p] ~= g(p)`` by isotonic regression.
 
     Fit it on predictions the second stage made for rows it was not fitted on
-    (cross-fitting), pooled over classes. Each isotonic block's rate is shrunk
-    toward the overall rate by ``prior_count`` pseudo-observations, so a block of
-    a few events at the top is not mapped to exactly 1.
+    (cross-fitting), pooled over classes. With ``prior_count=0`` (the default)
+    the mean of ``1 - g`` over the cross-fitted events above any block boundary
+    is exactly their realised false discovery proportion, so the Bayesian FDR
+    estimate along a ranking reproduces the cross-fitted FDP curve, resolved at
+    the top down to single isotonic blocks. A positive ``prior_count`` shrinks
+    each block's rate toward the overall rate: it flattens the top of the map
+    (a block of three positives becomes ``(3 + r) / 4``) and, measured on the
+    FunCat benchmark sets, made the FDR cutoff call nothing at alpha 0.05 and
+    0.1 where a hundred correct calls were available.
 
     Parameters
     ----------
@@ -301,7 +307,7 @@ def fit_recalibration(p, y, *, prior_count=1.0):
         Predicted probabilities (any shape).
     y : array of 0/1, same shape
         Their labels.
-    prior_count : float, default 1.0
+    prior_count : float, default 0.0
         Pseudo-observations at the overall rate added to each isotonic block.
 
     Returns

@@ -31,6 +31,7 @@ __all__ = [
     "choose_cutoff",
     "estimated_fdr",
     "expected_f1",
+    "smallest_fdr",
 ]
 
 _RULES = ("max_f1", "fdr")
@@ -61,6 +62,13 @@ class Cutoff:
         The value of the event at rank ``r``: of the ``values`` given to the
         chooser, else of the ranking's block means; ``inf`` when ``rank == 0``,
         ``nan`` when there were neither.
+    min_fdr : float
+        Rule ``"fdr"``: the smallest (realised or estimated) false discovery
+        proportion of any prefix of the ranking, and ``min_fdr_rank`` the
+        longest prefix that has it: what the data can promise when no prefix
+        meets ``alpha`` (``nan`` and 0 for ``"max_f1"`` or an empty ranking).
+    min_fdr_rank : int
+        See ``min_fdr``.
     """
 
     rule: str
@@ -72,6 +80,25 @@ class Cutoff:
     recall: float
     f1: float
     threshold: float
+    min_fdr: float = float("nan")
+    min_fdr_rank: int = 0
+
+    @property
+    def message(self):
+        """str or None: for an FDR cutoff that calls nothing, what the ranking can promise instead.
+
+        Examples
+        --------
+        >>> Cutoff("fdr", "posterior", 0.1, 0, 2, float("nan"), 0.0, 0.0, float("inf"), 0.31, 12).message
+        'no prefix is estimated below alpha=0.1; the smallest estimated FDR is 0.31 at 12 events'
+        """
+        if self.rule != "fdr" or self.rank > 0:
+            return None
+        what = "realised" if self.source == "labels" else "estimated"
+        if not self.min_fdr_rank:
+            return f"no prefix is {what} below alpha={self.alpha}: there are no events"
+        return (f"no prefix is {what} below alpha={self.alpha}; the smallest {what} FDR is "
+                f"{self.min_fdr:.2g} at {self.min_fdr_rank} events")
 
     @property
     def kappa(self):
@@ -181,12 +208,38 @@ def _threshold(ranking, values, r):
     return float(finite_array(ranking.ranked(source, "values"), "values")[r - 1])
 
 
-def _none_meet(alpha, what):
+def _none_meet(alpha, what, min_fdr=float("nan"), min_rank=0):
+    best = f"; the smallest {what.split()[-1]} FDR is {min_fdr:.2g} at {min_rank} events" if min_rank else ""
     warn(
-        f"no prefix of the ranking has {what} false discovery rate <= alpha={alpha}; "
+        f"no prefix of the ranking has {what} false discovery rate <= alpha={alpha}{best}; "
         "the cutoff labels no event positive",
         CutoffWarning,
     )
+
+
+def smallest_fdr(fdr):
+    """The smallest value of a prefix FDR curve and the longest prefix that has it.
+
+    Parameters
+    ----------
+    fdr : array of float, shape (n,)
+        Entry ``r - 1``: the (realised or estimated) FDR of the top ``r`` events.
+
+    Returns
+    -------
+    (float, int)
+        The smallest FDR and the largest ``r`` (1-based) where it is reached;
+        ``(nan, 0)`` for an empty curve.
+
+    Examples
+    --------
+    >>> smallest_fdr(np.array([0.5, 0.25, 0.25, 0.4]))
+    (0.25, 3)
+    """
+    if not len(fdr):
+        return float("nan"), 0
+    low = float(np.min(fdr))
+    return low, int(np.flatnonzero(fdr <= low + 1e-12)[-1]) + 1
 
 
 # ---------------------------------------------------------------------- validation route
@@ -206,7 +259,7 @@ def _pick_rank(tp, n_pos, rule, alpha, what):
     ok = np.flatnonzero((r_all - tp) / r_all <= alpha + 1e-12)
     r = int(ok[-1]) + 1 if ok.size else 0
     if r == 0:
-        _none_meet(alpha, what)
+        _none_meet(alpha, what, *smallest_fdr((r_all - tp) / r_all))
     return r
 
 
@@ -216,6 +269,8 @@ def _cutoff(tp, total, rule, alpha, source, ranking, values):
     what = "a realised" if source == "labels" else "an estimated"
     r = _pick_rank(tp, total, rule, alpha, what)
     hits = float(tp[r - 1]) if r else 0.0
+    low, low_rank = smallest_fdr((np.arange(1, tp.size + 1) - tp) / np.arange(1, tp.size + 1)) \
+        if rule == "fdr" else (float("nan"), 0)
     return Cutoff(
         rule=rule,
         source=source,
@@ -226,6 +281,8 @@ def _cutoff(tp, total, rule, alpha, source, ranking, values):
         recall=hits / total if total > 0 else float("nan"),
         f1=2 * hits / (r + total) if r + total > 0 else float("nan"),
         threshold=_threshold(ranking, values, r),
+        min_fdr=low,
+        min_fdr_rank=low_rank,
     )
 
 

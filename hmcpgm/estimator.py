@@ -106,6 +106,15 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         version until it is fitted again.
     tempering_ : ndarray of shape (K,)
         The evidence exponent ``a`` of each class (ones when ``tempering=None``).
+    own_tempering_ : ndarray of shape (K,) or None
+        nbh and full fitted with a tempering: the exponent of each class's *own*
+        evidence (indpt's fitted exponent), while the other classes' evidence
+        has ``tempering_`` (:func:`hmcpgm.tempering.own_evidence`: exact for
+        every class at once). None: ``tempering_`` for all evidence.
+    consistency_ : {"hierrank", "max"}
+        ``"max"``: :meth:`predict_proba` lifts each class to the largest mLPR
+        among its descendants (a lower bound of its posterior under the
+        hierarchy), chosen by cross-fitting (``cv_results_.attrs["consistency"]``).
     recalibration_ : RecalibrationMap or None
         The shared increasing map of :meth:`calibrated_proba`.
     cv_results_ : pandas.DataFrame or None
@@ -260,14 +269,18 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             network = LabelNetwork(hierarchy, stage.theta)
             model, version, a = stage.score_model, stage.version, stage.a
             self.recalibration_, self.cv_results_ = stage.recalibration, stage.cv_table
+            own, consistency = stage.own, stage.consistency
         else:
             network = LabelNetwork.from_labels(labels, hierarchy, pseudo_count=self.pseudo_count)
             model = fit_score_model(s, labels, hierarchy, kind=self.score_model, allow_empty=self.allow_empty,
                                     cv=self.cv, seed=self.random_state, **score_options)
             version, a = self.version, np.ones(hierarchy.n_classes)
             self.recalibration_, self.cv_results_ = None, None
+            own, consistency = None, "hierrank"
         self.version_ = version
         self.tempering_ = np.asarray(a, dtype=float)
+        self.own_tempering_ = None if own is None else np.asarray(own, dtype=float)
+        self.consistency_ = consistency
         self.hierarchy_ = hierarchy
         self.network_ = network
         self.classes_ = np.asarray(hierarchy.classes, dtype=object)
@@ -408,21 +421,27 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         )
 
     def _mlpr(self, s):
-        from .tempering import temper, tempered_lpr
+        from .selection import consistent_values
+        from .tempering import own_evidence, temper, tempered_lpr
 
         version = self._version_in_use()
         L = self.score_model_.likelihoods(s)
         if version == "indpt":
-            return tempered_lpr(L, self.score_model_.prevalence, self.tempering_)
-        from .inference import mlpr_from_likelihoods
+            p = tempered_lpr(L, self.score_model_.prevalence, self.tempering_)
+        else:
+            from .inference import mlpr_from_likelihoods
 
-        return mlpr_from_likelihoods(
-            self.network_,
-            temper(L, self.tempering_),
-            version=version,
-            engine=self.engine,
-            **(self.inference_options or {}),
-        )
+            p = mlpr_from_likelihoods(
+                self.network_,
+                temper(L, self.tempering_),
+                version=version,
+                engine=self.engine,
+                **(self.inference_options or {}),
+            )
+            own = getattr(self, "own_tempering_", None)
+            if own is not None:
+                p = own_evidence(p, L, self.tempering_, own)
+        return consistent_values(p, self.hierarchy_, getattr(self, "consistency_", "hierrank"))
 
     def engine_in_use(self):
         """The inference engine :meth:`predict_proba` runs, and whether its answer is exact.

@@ -95,6 +95,8 @@ def save_model(model, path):
     arrays["theta"] = np.asarray(model.theta_, dtype=float)
     arrays["prevalence"] = np.asarray(model.prevalence_, dtype=float)
     arrays["tempering"] = np.asarray(model.tempering_, dtype=float)
+    if getattr(model, "own_tempering_", None) is not None:
+        arrays["own_tempering"] = np.asarray(model.own_tempering_, dtype=float)
     if model.recalibration_ is not None:
         arrays["recalibration/knots_x"] = np.asarray(model.recalibration_.knots_x, dtype=float)
         arrays["recalibration/knots_y"] = np.asarray(model.recalibration_.knots_y, dtype=float)
@@ -109,6 +111,7 @@ def save_model(model, path):
         "edges": [[_plain(p), _plain(c)] for p, c in hierarchy.edges],
         "score_model_kind": state["kind"],
         "version": model.version_,
+        "consistency": getattr(model, "consistency_", "hierrank"),
         "cv_results": cv_results,
     }
     meta["digest"] = _digest(meta, arrays)
@@ -227,6 +230,9 @@ def load_model(path):
         model.version_ = meta.get("version", params.get("version"))
         check_choice(model.version_, "the fitted version", VERSIONS)
         model.tempering_ = arrays.get("tempering", np.ones(hierarchy.n_classes))
+        model.own_tempering_ = arrays.get("own_tempering")  # absent in files of 0.2: all evidence at tempering_
+        model.consistency_ = meta.get("consistency", "hierrank")
+        check_choice(model.consistency_, "the fitted consistency", ("hierrank", "max"))
         model.recalibration_ = _recalibration(arrays)
         model.cv_results_ = None if meta.get("cv_results") is None else pd.DataFrame(meta["cv_results"])
     except (HmcpgmError, KeyError, TypeError, ValueError) as exc:
@@ -257,6 +263,7 @@ _ARRAY_RULES = {
     "theta": ((), 0.0, 1.0),
     "prevalence": ((), 0.0, 1.0),
     "tempering": ((), 0.0, None),
+    "own_tempering": ((), 0.0, None),
     "score_model/prevalence": ((), 0.0, 1.0),
     "score_model/lpr": (None, 0.0, 1.0),
     "score_model/density0": (None, 0.0, None),

@@ -16,7 +16,7 @@ import numpy as np
 from ._validation import check_hierarchy
 from .exceptions import InputError
 
-__all__ = ["GROUPINGS", "temper", "tempered_lpr", "tempering_groups"]
+__all__ = ["GROUPINGS", "own_evidence", "temper", "tempered_lpr", "tempering_groups"]
 
 GROUPINGS = ("one", "depth", "frequency")
 
@@ -93,6 +93,57 @@ def tempered_lpr(likelihoods, prevalence, a=1.0):
     with np.errstate(divide="ignore"):
         logit = np.log(p) - np.log1p(-p) + np.log(L[..., 1]) - np.log(L[..., 0])
     return 0.5 * (1.0 + np.tanh(0.5 * logit))
+
+
+def own_evidence(mlpr, likelihoods, a, own):
+    """Posteriors with each class's own evidence at strength ``own`` and every other class's at ``a``.
+
+    ``mlpr`` are the posteriors of a network query in which every class's
+    likelihood ratio was raised to ``a`` (:func:`temper`). A class's score enters
+    the network only through its own likelihood factor on ``Y_k``, so raising
+    that one factor from ``a_k`` to ``own_k`` multiplies the posterior odds of
+    ``Y_k = 1`` by ``(L_k(1) / L_k(0)) ** (own_k - a_k)``, and nothing else about
+    ``Y_k``'s posterior changes: the result is exactly the posterior of the
+    query with class ``k``'s evidence at ``own_k`` and the others' at ``a``, for
+    every class at once and for any exact engine (an approximate engine's error
+    carries over). With ``a = 0`` it is the class's own tempered LPR under the
+    network's prior marginal; with ``own = a`` it returns ``mlpr``.
+
+    The scores of different classes share their errors (one first stage scores
+    every class), so the evidence of *other* classes needs a smaller strength
+    than a class's own, which the per-class score models calibrate.
+
+    Parameters
+    ----------
+    mlpr : array of shape (M, K)
+        Posteriors from evidence tempered by ``a``.
+    likelihoods : array of shape (M, K, 2)
+        The untempered evidence pairs ``[L_k(0), L_k(1)]``.
+    a, own : float or array of shape (K,)
+        The exponents of the query and of each class's own evidence.
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+
+    Examples
+    --------
+    >>> L = np.array([[[1.0, 4.0]]])            # likelihood ratio 4
+    >>> own_evidence(np.array([[0.5]]), L, 0.5, 1.0).round(6)    # odds 1 * 4 ** 0.5
+    array([[0.666667]])
+    """
+    p = np.clip(np.asarray(mlpr, dtype=float), 1e-300, 1.0)
+    L = np.asarray(likelihoods, dtype=float)
+    shift = np.broadcast_to(np.asarray(own, dtype=float) - np.asarray(a, dtype=float), (L.shape[1],))
+    if not np.any(shift):
+        return np.asarray(mlpr, dtype=float).copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.log(L[..., 1]) - np.log(L[..., 0])
+        log_ratio = np.where(np.isfinite(log_ratio), log_ratio, np.where(L[..., 1] > L[..., 0], 745.0, -745.0))
+        logit = np.log(p) - np.log1p(-np.minimum(p, 1 - 1e-16)) + shift * log_ratio
+    q = 0.5 * (1.0 + np.tanh(0.5 * logit))
+    hard = (p >= 1.0) | (p <= 1e-300)
+    return np.where(hard, np.asarray(mlpr, dtype=float), q)
 
 
 def tempering_groups(hierarchy, grouping="one", labels=None, *, n_groups=4):

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..options import check_choice
 from .evaluation import evaluate_methods, fdr_curve, paper_mlprs
+from .leaderboard import correction_values
 
 __all__ = ["PUBLISHED_AUPRC", "FIRST_STAGES", "run_benchmark", "format_benchmark", "split_validation"]
 
@@ -52,6 +53,7 @@ PUBLISHED_AUPRC = {
 }
 
 KAPPAS = (0.01, 0.05, 0.1, 0.2)
+RECALLS = (0.1, 0.2)
 BAYES_ALPHAS = (0.05, 0.1, 0.2)
 FIRST_STAGES = ("joint", "classwise")
 
@@ -108,7 +110,7 @@ def _first_stage(kind, classifier):
 
 def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fraction=0.3, seed=0,
                   versions=("indpt", "nbh", "full"), classifier=None, engine="auto", kappas=KAPPAS,
-                  alphas=BAYES_ALPHAS, progress=True):
+                  alphas=BAYES_ALPHAS, recalls=RECALLS, corrections=True, progress=True):
     """Run the benchmark on one Clus-HMC data set and return every number as a dict.
 
     Parameters
@@ -134,6 +136,12 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         the memory budget, loopy BP with a warning otherwise).
     kappas, alphas : tuples of float
         Precision/recall at kappa; Bayesian FDR targets.
+    recalls : tuple of float
+        Precision at these recall levels (the start of the PR curve).
+    corrections : bool
+        Also run the classic corrections of
+        :data:`hmcpgm.applications.leaderboard.LEADERBOARD` after per-class
+        isotonic and Platt calibration (the leaderboard).
     progress : bool
         Show progress bars.
 
@@ -142,7 +150,8 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     dict
         ``dataset``, ``hierarchy`` (kind and counts), ``rows`` (train/valid/test),
         ``first_stage``, ``engine`` (per version: which engine ran and whether it is
-        exact), ``methods``
+        exact), ``fit_seconds`` (seconds to fit each second stage: the family's
+        name -> seconds), ``methods``
         ({method: {metric: value}}), ``published`` (AU(PRC) of other systems),
         ``seconds`` (time per step).
     """
@@ -184,9 +193,10 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     seconds["first_stage"] = time.perf_counter() - t0
 
     values = {"Raw": (s_valid, s_test)}
+    fit_seconds = {}
     t0 = time.perf_counter()
     auto = MLPR(hierarchy=hierarchy, allow_empty=True, engine=engine, random_state=seed).fit(s_train, y_train)
-    seconds["auto_fit"] = time.perf_counter() - t0
+    seconds["auto_fit"] = fit_seconds["mLPR-auto"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     values["mLPR-auto"] = (auto.predict_proba(s_valid), auto.predict_proba(s_test))
     bayes_values = {"mLPR-auto": auto.calibrated_proba(s_test)}
@@ -203,6 +213,8 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     model = MLPR(hierarchy=hierarchy, version="full", score_model="lpr", tempering=None, recalibrate=False,
                  allow_empty=True).fit(s_train, y_train)
     seconds["paper_fit"] = time.perf_counter() - t0
+    for version in versions:
+        fit_seconds[f"mLPR-{version}"] = seconds["paper_fit"]
     for version in tqdm(versions, desc="mLPR versions", disable=not progress, leave=False):
         t0 = time.perf_counter()
         run = resolve_engine(hierarchy, version, engine)
@@ -210,10 +222,19 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         values[f"mLPR-{version}"] = paper_mlprs(model, version, (s_valid, s_test), run)
         seconds[f"mlpr_{version}"] = time.perf_counter() - t0
 
+    rankers = {}
+    if corrections:
+        t0 = time.perf_counter()
+        fixed, corr_seconds = correction_values(s_train, y_train, (s_valid, s_test), hierarchy)
+        values.update(fixed)
+        fit_seconds.update(corr_seconds)
+        rankers = {family: ("NaiveSort",) for family in fixed}
+        seconds["corrections"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     methods = evaluate_methods(
         values, hierarchy, data["valid"].labels, data["test"].labels, classes=evaluated,
-        kappas=kappas, bayes_alphas=alphas, auprc=True, bayes_values=bayes_values,
+        kappas=kappas, bayes_alphas=alphas, auprc=True, bayes_values=bayes_values, recalls=recalls,
+        rankers=rankers, bayes_families=[f for f in values if f.startswith("mLPR")],
     )
     curve = fdr_curve(values["mLPR-auto"][1], {"calibrated": bayes_values["mLPR-auto"], "mlpr": values["mLPR-auto"][1]},
                       data["test"].labels, hierarchy, classes=evaluated)
@@ -239,6 +260,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         "second_stage": second_stage,
         "fdr_curve": curve,
         "reliability": reliability,
+        "fit_seconds": {k: round(v, 3) for k, v in fit_seconds.items()},
         "methods": methods,
         "published": PUBLISHED_AUPRC.get(name, {}),
         "seconds": {k: round(v, 2) for k, v in seconds.items()},

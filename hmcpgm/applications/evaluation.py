@@ -12,17 +12,27 @@ import numpy as np
 
 from ..decision import bayes_cutoff, choose_cutoff
 from ..exceptions import CutoffWarning
-from ..metrics import area_under_hit_curve, average_precision, discovery_proportion, f1_score, fdp, precision_recall_at
+from ..metrics import (
+    area_under_hit_curve,
+    average_precision,
+    discovery_proportion,
+    f1_score,
+    fdp,
+    pr_curve,
+    precision_recall_at,
+)
 from ..ranking import count_violations, hier_rank, naive_sort
+from .leaderboard import precision_at_recall_levels
 
-__all__ = ["RANKERS", "evaluate_methods", "fdr_curve", "paper_mlprs"]
+__all__ = ["RANKERS", "evaluate_methods", "fdr_curve", "oracle_rank", "paper_mlprs"]
 
 #: The two ways every family of values is ranked.
 RANKERS = {"NaiveSort": naive_sort, "HierRank": hier_rank}
 
 
 def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=None, kappas=(),
-                     fdr_alphas=(), bayes_alphas=(), auprc=False, bayes_values=None):
+                     fdr_alphas=(), bayes_alphas=(), auprc=False, bayes_values=None, recalls=(), rankers=None,
+                     bayes_families=None):
     """Every metric of every method, on test rows, with cutoffs chosen on validation rows.
 
     Parameters
@@ -46,15 +56,27 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
         when no validation prefix meets alpha).
     bayes_alphas : tuple of float
         For families whose values are probabilities: ``bayes_rank@alpha`` (test events
-        called positive by the Bayesian FDR cutoff on the test mLPRs) and
+        called positive by the Bayesian FDR cutoff on the test mLPRs),
         ``bayes_fdp@alpha`` (their realised false discovery proportion; None when no
-        event is called).
+        event is called), ``bayes_min_fdr@alpha`` (when nothing is called: the
+        smallest estimated FDR of any prefix) and ``oracle_rank@alpha`` (the
+        longest prefix of the same ranking whose realised FDP is at most alpha:
+        what a cutoff that knew the test labels would call).
     auprc : bool
         ``auprc``: micro-averaged area under the PR curve of the test ranking.
     bayes_values : dict, optional
         Family name -> (M, K) test probabilities that the Bayesian FDR cutoff averages
         instead of the family's test values (e.g. recalibrated mLPRs), on the
         family's own ranking.
+    recalls : tuple of float
+        ``precision@recall{r}``: precision of the shortest prefix of the test
+        ranking whose recall reaches ``r`` (the high-precision start of the PR curve).
+    rankers : dict, optional
+        Family name -> tuple of ranker names of :data:`RANKERS` (default both for
+        every family); e.g. hierarchy-consistent corrections ranked by NaiveSort only.
+    bayes_families : collection of str, optional
+        The families that get the Bayesian FDR cutoff (default every family but
+        ``Raw`` whose values are probabilities).
 
     Returns
     -------
@@ -69,12 +91,13 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
     y_test = np.asarray(labels_test)[:, cols]
     out = {}
     # the rankings are the heavy part; their compiled kernels and sorts release the GIL
-    jobs = [(family, rank_name, part) for family in values for rank_name in RANKERS for part in (0, 1)]
+    use = {family: tuple((rankers or {}).get(family, tuple(RANKERS))) for family in values}
+    jobs = [(family, rank_name, part) for family in values for rank_name in use[family] for part in (0, 1)]
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
         done = dict(zip(jobs, pool.map(lambda job: RANKERS[job[1]](values[job[0]][job[2]], hierarchy), jobs)))
     for family, (_, v_test) in values.items():
         probabilities = bool(np.min(v_test, initial=0.0) >= 0 and np.max(v_test, initial=0.0) <= 1)
-        for rank_name in RANKERS:
+        for rank_name in use[family]:
             full_test = done[family, rank_name, 1]
             r_valid = done[family, rank_name, 0].restrict(keep)
             r_test = full_test.restrict(keep)
@@ -84,6 +107,10 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
             precision, recall = precision_recall_at(r_test, y_test, kappas)
             row.update({f"precision@{k}": float(p) for k, p in zip(kappas, np.atleast_1d(precision))})
             row.update({f"recall@{k}": float(r) for k, r in zip(kappas, np.atleast_1d(recall))})
+            if recalls:
+                curve_p, curve_r = pr_curve(r_test, y_test)
+                row.update({f"precision@recall{lv}": p for lv, p in
+                            zip(recalls, precision_at_recall_levels(curve_p, curve_r, recalls))})
             for alpha in fdr_alphas:
                 with warnings.catch_warnings():  # no validation prefix meets alpha: 0 events, reported as such
                     warnings.simplefilter("ignore", CutoffWarning)
@@ -95,7 +122,8 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
             row["f1_max_f1_cutoff"] = float(f1_score(best.apply(r_test), y_test))
             row["kappa_max_f1"] = float(best.kappa)
             row["hit_curve_area"] = float(area_under_hit_curve(r_test, y_test))
-            if probabilities and family != "Raw":
+            bayes = family != "Raw" if bayes_families is None else family in bayes_families
+            if probabilities and bayes:
                 for alpha in bayes_alphas:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", CutoffWarning)
@@ -103,9 +131,47 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
                         cut = bayes_cutoff(r_test, np.asarray(p_test)[:, cols], rule="fdr", alpha=alpha)
                     row[f"bayes_rank@{alpha}"] = int(cut.rank)
                     row[f"bayes_fdp@{alpha}"] = fdp(cut.apply(r_test), y_test) if cut.rank else None
+                    row[f"bayes_min_fdr@{alpha}"] = None if cut.rank else float(cut.min_fdr)
+                    row[f"oracle_rank@{alpha}"] = oracle_rank(r_test, y_test, alpha)
             row["violations"] = int(count_violations(full_test, hierarchy))
             out[f"{family}-{rank_name}"] = row
     return out
+
+
+def oracle_rank(ranking, labels, alpha):
+    """The longest prefix of a ranking whose realised false discovery proportion is at most ``alpha``.
+
+    The oracle cutoff (SPEC section 19): what a cutoff that knew the labels would
+    call; a cutoff chosen without them is powerful when it calls a large share of it.
+
+    Parameters
+    ----------
+    ranking : Ranking
+        A ranking of the labelled events.
+    labels : (M, K) 0/1 array
+        Their labels (columns as the ranking's classes).
+    alpha : float
+        The target false discovery rate.
+
+    Returns
+    -------
+    int
+        The number of events of that prefix (0 when none qualifies).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hmcpgm import Hierarchy, hier_rank
+    >>> r = hier_rank(np.array([[0.9, 0.8, 0.7, 0.6]]), Hierarchy.from_edges([], classes=[0, 1, 2, 3]))
+    >>> oracle_rank(r, np.array([[1, 1, 0, 1]]), 0.25)   # FDP 0, 0, 1/3, 1/4
+    4
+    """
+    y = ranking.ranked(np.asarray(labels))
+    if not y.size:
+        return 0
+    r = np.arange(1, y.size + 1)
+    ok = np.flatnonzero(np.cumsum(1 - y) <= alpha * r + 1e-12)
+    return int(ok[-1]) + 1 if ok.size else 0
 
 
 def fdr_curve(values, probabilities, labels, hierarchy, *, classes=None, n_points=40):

@@ -16,11 +16,13 @@ the same events, to the last float (the estimated FDR is accumulated over the
 same events in the same order).
 """
 
+import warnings
+
 import numpy as np
 
 from .._arrays import count
 from ..decision import Cutoff, bayes_cutoff
-from ..exceptions import InputError
+from ..exceptions import CutoffWarning, InputError
 from ..ranking import Ranking
 from ._runs import N_BINS
 
@@ -196,8 +198,21 @@ class ChunkedRanking:
             more = self._gather(hi + 1, nxt + 1)
             sel = {key: np.concatenate([sel[key], more[key]]) for key in sel}
             hi = nxt
-        cut = bayes_cutoff(np.arange(sel["value"].size), sel["value"], rule="fdr", alpha=a)
+        with warnings.catch_warnings():  # warned below, with the smallest FDR of the whole ranking
+            warnings.simplefilter("ignore", CutoffWarning)
+            cut = bayes_cutoff(np.arange(sel["value"].size), sel["value"], rule="fdr", alpha=a)
         r = cut.rank
+        # the smallest estimated FDR: exact over the gathered events, at the bin ends beyond them
+        low, low_rank = cut.min_fdr, cut.min_fdr_rank
+        ends = np.flatnonzero(self.counts > 0)
+        ends = ends[cum_n[ends] > sel["value"].size]
+        if ends.size and np.nanmin(fdr[ends]) < low - 1e-12:
+            j = ends[np.nanargmin(fdr[ends])]
+            low, low_rank = float(fdr[j]), int(cum_n[j])
+        if r == 0:
+            warnings.warn(f"no prefix of the ranking has an estimated false discovery rate <= alpha={a}; the "
+                          f"smallest estimated FDR is {low:.2g} at {low_rank} events; the cutoff labels no event "
+                          "positive", CutoffWarning, stacklevel=2)
         total = float(self.sums.sum())
         hits = float(np.cumsum(sel["value"][:r])[-1]) if r else 0.0
         return Cutoff(
@@ -205,6 +220,7 @@ class ChunkedRanking:
             recall=hits / total if total > 0 else float("nan"),
             f1=2 * hits / (r + total) if r + total > 0 else float("nan"),
             threshold=float(sel["mean"][r - 1]) if r else float("inf"),
+            min_fdr=low, min_fdr_rank=low_rank,
         )
 
     def _top_bin(self, r):

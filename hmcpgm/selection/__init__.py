@@ -28,17 +28,19 @@ Bayesian FDR (:meth:`SecondStage.predict_calibrated`).
 """
 
 from ._auto import fit_second_stage_auto
-from ._choice import CRITERIA, VERSIONS
+from ._choice import CONSISTENCY, CRITERIA, VERSIONS, consistent_values
 from ._crossfit import CrossFit, cross_fit, cross_fitted_mlpr, resolve_engine
 from ._stage import SecondStage
 
 __all__ = [
+    "CONSISTENCY",
     "CRITERIA",
     "CrossFit",
     "SecondStage",
     "VERSIONS",
     "cross_fit",
     "cross_fitted_mlpr",
+    "consistent_values",
     "fit_second_stage_auto",
     "resolve_engine",
 ]

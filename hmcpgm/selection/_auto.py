@@ -10,14 +10,17 @@ from ..calibration import fit_recalibration
 from ..exceptions import InputError
 from ..likelihood import fit_score_model
 from ..network import LabelNetwork
-from ..tempering import GROUPINGS, tempering_groups
+from ..tempering import GROUPINGS, own_evidence, tempering_groups
 from ._choice import (
+    CONSISTENCY,
     CRITERIA,
     SCREEN_GRID,
     VERSIONS,
     choose_version,
+    consistent_values,
     criterion_value,
     indpt_logit_parts,
+    paired_auprc_z,
     screen_version,
 )
 from ._crossfit import cross_fit, cross_fitted_mlpr, resolve_engine
@@ -25,10 +28,11 @@ from ._exponents import fit_exponents
 from ._stage import SecondStage
 
 
-def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="log_loss",
+def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="auprc",
                           score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
-                          screen_margin=3.0, engine="auto", a_min=0.02, n_iter=6, margin=2.0, recalibrate=True,
-                          pseudo_count=0.5, allow_empty=True, return_predictions=False, **score_options):
+                          screen_margin=3.0, engine="auto", a_min=0.02, n_iter=6, margin=1.0, recalibrate=True,
+                          pseudo_count=0.5, allow_empty=True, consistency="auto", return_predictions=False,
+                          **score_options):
     """Choose version, tempering and score models by cross-fitting on the training rows.
 
     Parameters
@@ -44,11 +48,12 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     tempering : {"one", "depth", "frequency"} or None
         Grouping of the tempering exponents (:func:`hmcpgm.tempering.tempering_groups`);
         None fixes ``a = 1`` (the paper's model).
-    criterion : {"log_loss", "auprc"}
-        What the exponents and the version minimise: the mean cross-fitted
-        log loss of the labels (a proper scoring rule: it rewards calibrated
-        posteriors, which the Bayesian FDR needs) or minus the micro AU(PRC) of
-        the cross-fitted mLPRs (ranking only).
+    criterion : {"auprc", "log_loss"}
+        What the exponents and the version optimise: the micro AU(PRC) of the
+        HierRank ranking of the cross-fitted mLPRs (default: the ranking is what
+        HierRank and every cutoff use; the probabilities the Bayesian FDR averages
+        come from the separate recalibration map), or the mean cross-fitted log
+        loss of the labels (a proper scoring rule).
     score_model : str, default "auto"
         Per-class choice among :data:`hmcpgm.likelihood.AUTO_CANDIDATES`, or one model.
     cv, seed : int
@@ -73,10 +78,18 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     n_iter : int
         Golden-section steps per search (after a grid over 0.03, 0.1, 0.3, 1).
     margin : float or None
-        Version choice with the log loss: the simplest version (indpt, then nbh,
-        then full) whose cross-fitted loss exceeds the best version's by at most
-        ``margin`` paired standard errors (per-row differences); None takes the
-        best.
+        Version choice: the simplest version (indpt, then nbh, then full) unless
+        a more complex one is better by more than ``margin`` paired standard
+        errors (AU(PRC): bootstrap over rows; log loss: per-row differences);
+        None takes the best.
+    consistency : {"auto", "hierrank", "max"}
+        What makes the chosen version's values consistent with the hierarchy
+        before HierRank: nothing more (``"hierrank"``: HierRank pools a child
+        that beats its parent into one block) or the max constraint (``"max"``:
+        each class lifted to the largest posterior among its descendants, a
+        lower bound of its own posterior under the hierarchy). ``"auto"`` takes
+        ``"max"`` when its cross-fitted AU(PRC) is better by more than
+        ``margin`` paired bootstrap standard errors.
     recalibrate : bool
         Fit the shared recalibration map on the cross-fitted mLPRs of the choice.
     pseudo_count : float
@@ -116,6 +129,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         raise InputError(f"versions must be a non-empty tuple of {VERSIONS}, got {versions!r}")
     if tempering is not None and tempering not in GROUPINGS:
         raise InputError(f"tempering must be one of {GROUPINGS} or None, got {tempering!r}")
+    if consistency != "auto" and consistency not in CONSISTENCY:
+        raise InputError(f"consistency must be 'auto' or one of {CONSISTENCY}, got {consistency!r}")
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy)
     cols = np.flatnonzero(np.ones(hierarchy.n_classes, bool) if evaluated is None else np.asarray(evaluated, bool))
@@ -138,7 +153,11 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     screen = None
     if screen_rows is not None and screen_rows < len(s):
         screen = np.sort(np.random.default_rng(seed + 1).choice(len(s), size=int(screen_rows), replace=False))
-    for version in [v for v in VERSIONS if v in versions]:
+    # every version keeps a class's own evidence at indpt's exponent (fitted first, even when
+    # indpt is not a candidate); nbh and full fit the strength of the other classes' evidence
+    candidates = [v for v in VERSIONS if v in versions]
+    own = np.ones(hierarchy.n_classes)
+    for version in (["indpt"] if "indpt" not in candidates and tempering is not None else []) + candidates:
         t0 = time.perf_counter()
         eng = resolve_engine(hierarchy, version, engine)
         rows = all_rows if version == "indpt" else sub
@@ -153,7 +172,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # loopy non-convergence on a few objects: judged by the loss
                     p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng)
-            value = criterion_value(p, y[rows], cols, criterion)
+                p = own_evidence(p, crossfit.likelihoods[rows], a, own)
+            value = criterion_value(p, y[rows], cols, criterion, hierarchy)
             if not kept or value < kept["value"]:
                 kept.update(value=value, a=np.asarray(a, float), mlpr=p)
             return value
@@ -172,11 +192,15 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             else:
                 _, _, n_eval = fit_exponents(evaluate, groups, a_min, n_iter)
             a, value, p = kept["a"], kept["value"], kept["mlpr"]
+            if version == "indpt":
+                own = a.copy()
+                if version not in candidates:
+                    continue
             predictions[version] = {"rows": rows, "mlpr": p, "a": a, "engine": eng}
             fitted[version] = (a, eng, value)
             rows_used, note = len(rows), ""
             other = "auprc" if criterion == "log_loss" else "log_loss"
-            other_value = criterion_value(p, y[rows], cols, other) * (-1 if other == "auprc" else 1)
+            other_value = criterion_value(p, y[rows], cols, other, hierarchy) * (-1 if other == "auprc" else 1)
         other = "auprc" if criterion == "log_loss" else "log_loss"
         rows_table.append({
             "version": version, "grouping": tempering or "fixed",
@@ -187,15 +211,22 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             "seconds": round(time.perf_counter() - t0, 2),
         })
         seconds[f"cv_{version}"] = time.perf_counter() - t0
-    best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin)
+    best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin, hierarchy)
     a, eng, _ = fitted[best]
     table = pd.DataFrame(rows_table)
-    table["z_vs_best"] = [z.get(v, np.nan) for v in table["version"]]
+    table["z"] = [z.get(v, np.nan) for v in table["version"]]
     table["chosen"] = table["version"] == best
+    rows, p = predictions[best]["rows"], predictions[best]["mlpr"]
+    chosen_consistency, consistency_z = consistency, np.nan
+    if consistency == "auto":
+        lifted = consistent_values(p, hierarchy, "max")
+        consistency_z, _ = paired_auprc_z(p, lifted, y[rows], hierarchy, cols)
+        chosen_consistency = "max" if consistency_z > (0.0 if margin is None else margin) else "hierrank"
+    p = consistent_values(p, hierarchy, chosen_consistency)
+    table.attrs["consistency"] = {"chosen": chosen_consistency, "z": consistency_z}
     t0 = time.perf_counter()
     recal = None
     if recalibrate:
-        rows, p = predictions[best]["rows"], predictions[best]["mlpr"]
         recal = fit_recalibration(p[:, cols], y[rows][:, cols])
     seconds["recalibration"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -206,7 +237,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     theta = LabelNetwork.from_labels(y, hierarchy, pseudo_count=pseudo_count).theta
     seconds["final_fit"] = time.perf_counter() - t0
     stage = SecondStage(hierarchy, best, np.asarray(a, float), final, theta, recal, eng, table,
-                        {k: round(v, 2) for k, v in seconds.items()})
+                        {k: round(v, 2) for k, v in seconds.items()},
+                        own=None if best == "indpt" else np.asarray(own, float), consistency=chosen_consistency)
     if return_predictions:
         return stage, {"versions": predictions, "crossfit": crossfit, "rows": sub}
     return stage

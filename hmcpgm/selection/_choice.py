@@ -12,14 +12,76 @@ CRITERIA = ("log_loss", "auprc")
 SCREEN_GRID = (0.1, 0.3, 1.0)
 
 
-def criterion_value(p, y, cols, criterion):
+CONSISTENCY = ("hierrank", "max")
+
+
+def consistent_values(p, hierarchy, consistency):
+    """The values HierRank ranks: ``p`` itself, or the max constraint ``p_k <- max over k and its descendants``.
+
+    Under the hierarchy a class is positive whenever a descendant is, so its
+    posterior is at least each descendant's: the max constraint lifts every class
+    to that bound (a no-op on exact full mLPRs, which satisfy it already).
+    """
+    if consistency == "hierrank":
+        return p
+    from ..corrections import mcm
+
+    return mcm(p, hierarchy)
+
+
+def ranking_positions(p, hierarchy, cols):
+    """Rank (0 = first) of every event of the evaluated columns in the HierRank ranking of ``p``."""
+    from ..ranking import hier_rank
+
+    keep = [hierarchy.classes[c] for c in cols]
+    return hier_rank(p, hierarchy).restrict(keep).ranks
+
+
+def ranked_ap(ranks, y, weights=None):
+    """Micro AU(PRC) of a ranking given as ranks (unique), optionally with row weights (bootstrap)."""
+    order = np.argsort(ranks, axis=None, kind="stable")
+    t = y.ravel()[order].astype(float)
+    w = np.ones_like(t) if weights is None else np.broadcast_to(weights[:, None], y.shape).ravel()[order]
+    hits = np.cumsum(w * t)
+    total = hits[-1] if hits.size else 0.0
+    if total <= 0:
+        return np.nan
+    precision = hits / np.cumsum(w)
+    return float(np.sum(w * t * precision) / total)
+
+
+def criterion_value(p, y, cols, criterion, hierarchy=None):
+    """The criterion to minimise: mean log loss, or minus the AU(PRC) of the HierRank ranking of ``p``."""
     if criterion == "log_loss":
         return float(log_loss_by_class(p[:, cols], y[:, cols]).mean())
-    from ..metrics import average_precision
-
     if not y[:, cols].any():
         return np.nan
-    return -average_precision(p[:, cols], y[:, cols], exclude_roots=False)
+    if hierarchy is None:
+        from ..metrics import average_precision
+
+        return -average_precision(p[:, cols], y[:, cols], exclude_roots=False)
+    return -ranked_ap(ranking_positions(p, hierarchy, cols), y[:, cols])
+
+
+def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0):
+    """How much better ``p_other``'s ranking is than ``p_simple``'s, in bootstrap standard errors.
+
+    Both rankings are HierRank rankings of the same rows; rows are resampled
+    (the same resample for both, so the difference is paired) and the AU(PRC)
+    difference ``other - simple`` divided by its bootstrap standard deviation.
+    """
+    yy = y[:, cols]
+    r1 = ranking_positions(p_simple, hierarchy, cols)
+    r2 = ranking_positions(p_other, hierarchy, cols)
+    diff = ranked_ap(r2, yy) - ranked_ap(r1, yy)
+    rng = np.random.default_rng(seed)
+    m = len(yy)
+    boots = []
+    for _ in range(n_boot):
+        w = np.bincount(rng.integers(0, m, m), minlength=m).astype(float)
+        boots.append(ranked_ap(r2, yy, w) - ranked_ap(r1, yy, w))
+    se = float(np.nanstd(boots, ddof=1))
+    return float(diff / se) if se > 0 else (np.inf if diff > 0 else 0.0), float(diff)
 
 
 def indpt_logit_parts(crossfit):
@@ -54,22 +116,35 @@ def _row_losses(p, y, cols):
     return -(t * np.log(q) + (1 - t) * np.log1p(-q)).mean(axis=1)
 
 
-def choose_version(predictions, y, cols, criterion, versions, margin):
+def choose_version(predictions, y, cols, criterion, versions, margin, hierarchy=None):
     """The simplest version whose criterion is not clearly worse than the best one's.
 
     With the log loss, "clearly worse" means a paired z statistic (per-row loss
     differences on the rows both versions predicted, mean over standard error)
     above ``margin``; versions are ordered by complexity indpt < nbh < full.
-    With AU(PRC) the best value wins.
+    With AU(PRC) (of the HierRank rankings), a more complex version replaces a
+    simpler one only when its AU(PRC) on the rows both predicted is higher by
+    more than ``margin`` paired bootstrap standard errors.
     """
     order = [v for v in VERSIONS if v in versions]
     values = {}
     for v in order:
         rows, p = predictions[v]["rows"], predictions[v]["mlpr"]
-        values[v] = criterion_value(p, y[rows], cols, criterion)
+        values[v] = criterion_value(p, y[rows], cols, criterion, hierarchy)
     best = min(order, key=lambda v: values[v])
-    if criterion != "log_loss" or margin is None:
+    if margin is None:
         return best, {}
+    if criterion == "auprc":
+        z, chosen = {order[0]: 0.0}, order[0]
+        for v in order[1:]:
+            rows_c, rows_v = predictions[chosen]["rows"], predictions[v]["rows"]
+            common = np.intersect1d(rows_c, rows_v)
+            pc = predictions[chosen]["mlpr"][np.searchsorted(rows_c, common)]
+            pv = predictions[v]["mlpr"][np.searchsorted(rows_v, common)]
+            z[v], _ = paired_auprc_z(pc, pv, y[common], hierarchy, cols)
+            if z[v] > margin:
+                chosen = v
+        return chosen, z
     z = {}
     best_rows = predictions[best]["rows"]
     best_loss = dict(zip(best_rows.tolist(), _row_losses(predictions[best]["mlpr"], y[best_rows], cols)))

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..calibration import RecalibrationMap
 from ..network import LabelNetwork
-from ..tempering import temper, tempered_lpr
+from ..tempering import own_evidence, temper, tempered_lpr
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +32,12 @@ class SecondStage:
         and AU(PRC), rows used, seconds.
     seconds : dict
         Time per step.
+    own : ndarray of shape (K,) or None
+        nbh and full: the exponent of each class's own evidence (the other
+        classes' evidence has ``a``; :func:`hmcpgm.tempering.own_evidence`);
+        None: ``a`` for all evidence.
+    consistency : {"hierrank", "max"}
+        ``"max"``: the mLPRs are lifted by the max constraint before ranking.
     """
 
     hierarchy: object
@@ -43,6 +49,8 @@ class SecondStage:
     engine: str
     cv_table: object
     seconds: dict
+    own: np.ndarray | None = None
+    consistency: str = "hierrank"
 
     def predict_proba(self, scores, **options):
         """mLPRs of new rows under the chosen version and tempering, shape (M, K).
@@ -60,13 +68,17 @@ class SecondStage:
             The mLPRs.
         """
         from ..inference import mlpr_from_likelihoods
+        from ._choice import consistent_values
 
+        raw = self.score_model.likelihoods(scores)
         if self.version == "indpt":
-            return tempered_lpr(self.score_model.likelihoods(scores), self.score_model.prevalence, self.a)
-        L = temper(self.score_model.likelihoods(scores), self.a)
-        return mlpr_from_likelihoods(
-            LabelNetwork(self.hierarchy, self.theta), L, version=self.version, engine=self.engine, **options
-        )
+            p = tempered_lpr(raw, self.score_model.prevalence, self.a)
+        else:
+            p = mlpr_from_likelihoods(LabelNetwork(self.hierarchy, self.theta), temper(raw, self.a),
+                                      version=self.version, engine=self.engine, **options)
+            if self.own is not None:
+                p = own_evidence(p, raw, self.a, self.own)
+        return consistent_values(p, self.hierarchy, self.consistency)
 
     def predict_calibrated(self, scores=None, *, mlpr=None):
         """Recalibrated mLPRs ``g(mLPR)`` (for the Bayesian FDR); pass ``mlpr`` to skip inference.
