@@ -98,7 +98,7 @@ def test_forest_without_edges_chooses_the_simplest_version():
     assert stage.version == "indpt"
     table = stage.cv_table.set_index("version")
     np.testing.assert_allclose(table["cv_log_loss"], table.loc["indpt", "cv_log_loss"], rtol=1e-3)
-    assert table["z_vs_best"].abs().max() < 2
+    assert table["z"].abs().max() < 2
 
 
 def test_shared_noise_is_tempered():

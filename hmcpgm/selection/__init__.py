@@ -28,7 +28,7 @@ Bayesian FDR (:meth:`SecondStage.predict_calibrated`).
 """
 
 from ._auto import fit_second_stage_auto
-from ._choice import CONSISTENCY, CRITERIA, VERSIONS, consistent_values
+from ._choice import CONSISTENCY, CRITERIA, VERSIONS, consistent_values, ranked_ap
 from ._crossfit import CrossFit, cross_fit, cross_fitted_mlpr, resolve_engine
 from ._stage import SecondStage
 
@@ -42,5 +42,6 @@ __all__ = [
     "cross_fitted_mlpr",
     "consistent_values",
     "fit_second_stage_auto",
+    "ranked_ap",
     "resolve_engine",
 ]

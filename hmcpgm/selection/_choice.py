@@ -16,11 +16,32 @@ CONSISTENCY = ("hierrank", "max")
 
 
 def consistent_values(p, hierarchy, consistency):
-    """The values HierRank ranks: ``p`` itself, or the max constraint ``p_k <- max over k and its descendants``.
+    """The values HierRank ranks: ``p`` itself, or the max constraint.
 
     Under the hierarchy a class is positive whenever a descendant is, so its
     posterior is at least each descendant's: the max constraint lifts every class
-    to that bound (a no-op on exact full mLPRs, which satisfy it already).
+    to the largest value among itself and its descendants (a no-op on exact full
+    mLPRs, which satisfy it already; C-HMCNN's MCM).
+
+    Parameters
+    ----------
+    p : ndarray of shape (M, K)
+        Posteriors (mLPRs), columns in ``hierarchy.classes`` order.
+    hierarchy : Hierarchy
+        The class hierarchy.
+    consistency : {"hierrank", "max"}
+        ``"hierrank"`` returns ``p`` itself (HierRank then pools violations).
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_parents([None, 0])
+    >>> consistent_values(np.array([[0.3, 0.6]]), h, "max")
+    array([[0.6, 0.6]])
     """
     if consistency == "hierrank":
         return p
@@ -38,7 +59,31 @@ def ranking_positions(p, hierarchy, cols):
 
 
 def ranked_ap(ranks, y, weights=None):
-    """Micro AU(PRC) of a ranking given as ranks (unique), optionally with row weights (bootstrap)."""
+    """Micro AU(PRC) of a ranking given by the events' ranks, optionally with row weights.
+
+    With distinct ranks this is scikit-learn's average precision of the values
+    ``-ranks``; integer row weights count a row that many times (a bootstrap
+    resample), without re-ranking.
+
+    Parameters
+    ----------
+    ranks : ndarray of int, shape (M, K)
+        Rank of each event (0 first), all distinct.
+    y : ndarray of 0/1, shape (M, K)
+        Labels.
+    weights : ndarray of float, shape (M,), optional
+        Row weights (default 1).
+
+    Returns
+    -------
+    float
+        The AU(PRC); nan without a positive of positive weight.
+
+    Examples
+    --------
+    >>> ranked_ap(np.array([[0, 2], [1, 3]]), np.array([[1, 0], [0, 1]]))   # hits at ranks 1 and 4
+    0.75
+    """
     order = np.argsort(ranks, axis=None, kind="stable")
     t = y.ravel()[order].astype(float)
     w = np.ones_like(t) if weights is None else np.broadcast_to(weights[:, None], y.shape).ravel()[order]
@@ -46,7 +91,8 @@ def ranked_ap(ranks, y, weights=None):
     total = hits[-1] if hits.size else 0.0
     if total <= 0:
         return np.nan
-    precision = hits / np.cumsum(w)
+    count = np.cumsum(w)
+    precision = np.divide(hits, count, out=np.zeros_like(hits), where=count > 0)
     return float(np.sum(w * t * precision) / total)
 
 

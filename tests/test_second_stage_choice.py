@@ -1,0 +1,145 @@
+"""The default second stage's new pieces: own evidence, the ranking criterion, the max constraint,
+what an FDR cutoff can promise, and the leaderboard's helpers, each against an independent reference."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hmcpgm import Hierarchy, LabelNetwork, MLPR, hier_rank
+from hmcpgm.applications.evaluation import oracle_rank
+from hmcpgm.applications.leaderboard import correction_values, precision_at_recall_levels
+from hmcpgm.decision import bayes_cutoff, choose_cutoff, smallest_fdr
+from hmcpgm.exceptions import CutoffWarning
+from hmcpgm.inference import mlpr_from_likelihoods
+from hmcpgm.metrics import average_precision
+from hmcpgm.ranking import count_violations
+from hmcpgm.selection import consistent_values
+from hmcpgm.selection import ranked_ap
+from hmcpgm.tempering import own_evidence, temper
+
+from strategies import dags
+
+
+@settings(max_examples=30, deadline=None)
+@given(h=dags(max_classes=6), seed=st.integers(0, 10_000), a=st.floats(0.0, 1.0), own=st.floats(0.0, 1.5))
+def test_own_evidence_is_the_posterior_with_the_own_factor_at_its_own_strength(h, seed, a, own):
+    # reference: for each class k, enumerate the network with k's evidence at `own`, the others' at `a`
+    rng = np.random.default_rng(seed)
+    net = LabelNetwork(h, rng.uniform(0.1, 0.9, h.n_classes))
+    L = rng.uniform(0.05, 4.0, (5, h.n_classes, 2))
+    got = own_evidence(mlpr_from_likelihoods(net, temper(L, a), version="full", engine="enumerate"), L, a, own)
+    ref = np.empty_like(got)
+    for k in range(h.n_classes):
+        e = np.full(h.n_classes, a)
+        e[k] = own
+        ref[:, k] = mlpr_from_likelihoods(net, temper(L, e), version="full", engine="enumerate")[:, k]
+    np.testing.assert_allclose(got, ref, atol=1e-12)
+
+
+def test_own_evidence_keeps_hard_zeros_and_ones():
+    L = np.array([[[1.0, 4.0], [1.0, 0.5]]])
+    p = np.array([[1.0, 0.0]])
+    np.testing.assert_array_equal(own_evidence(p, L, 0.2, 1.0), p)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), m=st.integers(1, 6), k=st.integers(1, 5))
+def test_ranked_ap_is_the_micro_average_precision_of_the_ranking(seed, m, k):
+    rng = np.random.default_rng(seed)
+    y = (rng.random((m, k)) < 0.4).astype(int)
+    y[0, 0] = 1
+    ranks = rng.permutation(m * k).reshape(m, k)
+    # distinct values in rank order: scikit-learn's convention, as average_precision computes it
+    assert ranked_ap(ranks, y) == pytest.approx(average_precision(-ranks.astype(float), y, exclude_roots=False))
+    # integer row weights are the same as repeating rows (the bootstrap's resamples): a repeated
+    # event ties with its copy, and tied events enter the PR curve together
+    w = rng.integers(0, 3, m).astype(float)
+    w[0] = max(w[0], 1)
+    rows = np.repeat(np.arange(m), w.astype(int))
+    expected = average_precision(-ranks[rows].astype(float), y[rows], exclude_roots=False)
+    assert ranked_ap(ranks, y, w) == pytest.approx(expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(h=dags(max_classes=7), seed=st.integers(0, 10_000))
+def test_the_max_constraint_is_consistent_and_lifts_only(h, seed):
+    p = np.random.default_rng(seed).random((4, h.n_classes))
+    q = consistent_values(p, h, "max")
+    assert np.all(q >= p)
+    for k in range(h.n_classes):
+        for d in h.descendants(h.classes[k]):
+            assert np.all(q[:, k] >= p[:, h.index(d)])  # at least every descendant's posterior
+    assert count_violations(hier_rank(q, h), h) == 0
+    assert consistent_values(p, h, "hierrank") is p
+
+
+def test_smallest_fdr_and_the_cutoff_message_match_a_brute_force_scan():
+    p = np.array([0.6, 0.8, 0.7, 0.1, 0.5])
+    fdr = np.cumsum(1 - p) / np.arange(1, 6)  # 0.4, 0.3, 0.3, 0.475, 0.48
+    assert smallest_fdr(fdr) == (pytest.approx(0.3), 3)
+    with pytest.warns(CutoffWarning, match="smallest estimated FDR is 0.3 at 3 events"):
+        cut = bayes_cutoff(np.arange(5), p, alpha=0.1)
+    assert (cut.rank, cut.min_fdr_rank) == (0, 3) and cut.min_fdr == pytest.approx(0.3)
+    assert cut.message == "no prefix is estimated below alpha=0.1; the smallest estimated FDR is 0.3 at 3 events"
+    ok = bayes_cutoff(np.arange(5), p, alpha=0.35)
+    assert ok.rank == 3 and ok.message is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CutoffWarning)
+        lab = choose_cutoff(np.arange(4), np.array([[0, 1, 0, 0]]), rule="fdr", alpha=0.2)
+    assert (lab.rank, lab.min_fdr, lab.min_fdr_rank) == (0, 0.5, 2)
+    assert "realised" in lab.message
+
+
+def test_oracle_rank_and_precision_at_recall_match_a_scan():
+    rng = np.random.default_rng(0)
+    h = Hierarchy.from_edges([], classes=list(range(6)))
+    v = rng.random((20, 6))
+    y = (rng.random((20, 6)) < v).astype(int)
+    r = hier_rank(v, h)
+    ranked = r.ranked(y)
+    for alpha in (0.05, 0.2, 0.5):
+        best = max([n for n in range(1, ranked.size + 1) if (1 - ranked[:n]).mean() <= alpha] or [0])
+        assert oracle_rank(r, y, alpha) == best
+    hits = np.cumsum(ranked)
+    precision, recall = hits / np.arange(1, ranked.size + 1), hits / hits[-1]
+    for level in (0.1, 0.5, 1.0):
+        n = next(i for i in range(ranked.size) if recall[i] >= level)
+        assert precision_at_recall_levels(precision, recall, [level]) == [precision[n]]
+
+
+def test_correction_values_are_consistent_families():
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "c"), ("b", "c")], classes=["c", "a", "r", "b"])
+    rng = np.random.default_rng(1)
+    y = (rng.random((300, 4)) < 0.5).astype(int)
+    y = h.close_labels(y)
+    s = rng.normal(loc=y)
+    values, seconds = correction_values(s, y, (s[:50], s[50:80]), h)
+    assert set(values) == set(seconds) and "iso-tpr" in values and "platt-mcm" in values
+    for name, (v1, v2) in values.items():
+        assert v1.shape == (50, 4) and v2.shape == (30, 4)
+        if not name.endswith("-flat"):
+            for v in (v1, v2):
+                for child, parents in zip(range(4), h.parent_indices):
+                    for p in parents:
+                        assert np.all(v[:, child] <= v[:, p] + 1e-12), name
+
+
+def test_fitted_choice_is_visible_and_saved(tmp_path):
+    from hmcpgm.datasets import make_paper_synthetic
+    from hmcpgm.persist import load_model, save_model
+
+    data = make_paper_synthetic(2000, 200, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = MLPR(hierarchy=data.hierarchy, score_model="platt", cv=3).fit(data.train_scores, data.train_labels)
+    assert model.consistency_ in ("hierrank", "max")
+    assert model.cv_results_.attrs["consistency"]["chosen"] == model.consistency_
+    if model.version_ != "indpt":
+        assert model.own_tempering_.shape == (25,)
+    path = save_model(model, tmp_path / "m.npz")
+    again = load_model(path)
+    assert again.consistency_ == model.consistency_
+    np.testing.assert_array_equal(again.predict_proba(data.test_scores), model.predict_proba(data.test_scores))
