@@ -1,6 +1,7 @@
 """The classic corrections (hmcpgm.corrections) against brute force, hand-worked definitions and properties."""
 
 import itertools
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -489,3 +490,36 @@ def _estimators():
 @parametrize_with_checks(_estimators(), expected_failed_checks=lambda est: SKLEARN_EXPECTED_FAILURES)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, rows", [("cellcycle_FUN", None), ("cellcycle_GO", 150)])
+def test_every_correction_on_real_data(name, rows):
+    from hmcpgm.corrections import CORRECTIONS
+    from hmcpgm.datasets import load_hmc_arff
+
+    path = DATA / f"{name}.test.arff"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    data = load_hmc_arff(path)
+    h = data.hierarchy
+    y = np.asarray(data.labels[:rows], dtype=float)
+    rng = np.random.default_rng(0)
+    values = np.clip(0.6 * y + 0.4 * rng.random(y.shape) ** 2, 0, 1)  # positives score higher, many violations
+    assert not consistent(values, h)
+    for key, entry in CORRECTIONS.items():
+        for options in ([{}] if key != "obozinski" else [{"method": m} for m in ("max", "and", "or")]):
+            out = entry(values, h, **options)
+            assert out.shape == values.shape and np.all(np.isfinite(out)), key
+            assert consistent(out, h) or not entry.consistent, (key, options)
+    for extra in ({"bottomup": "tau", "t": 0.5},):
+        assert consistent(CORRECTIONS["descens"](values, h, **extra), h)
+    # the isotonic regression: feasible, idempotent, and no worse than HTD or MCM in squared error
+    x = gpav(values, h)
+    np.testing.assert_allclose(gpav(x, h), x, atol=1e-10)
+    loss = ((x - values) ** 2).sum(axis=1)
+    for other in (htd(values, h), mcm(values, h)):
+        assert np.all(loss <= ((other - values) ** 2).sum(axis=1) + 1e-9)
