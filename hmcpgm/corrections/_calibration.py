@@ -222,10 +222,12 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     labels : array-like or DataFrame of shape (M, K)
         0/1 labels; a DataFrame is aligned to a DataFrame ``scores`` by column name.
     method : {"isotonic", "platt", "none"}
+        The family of the maps.
 
     Returns
     -------
     Calibration
+        The fitted maps; apply them with :meth:`Calibration.transform`.
 
     Examples
     --------
@@ -279,10 +281,13 @@ def calibrate(scores, labels, new_scores=None, *, method="isotonic"):
     new_scores : array-like or DataFrame of shape (N, K), optional
         Scores to calibrate; default the training scores.
     method : {"isotonic", "platt", "none"}
+        The family of the maps.
 
     Returns
     -------
     ndarray or DataFrame of shape (N, K)
+        Calibrated probabilities (a DataFrame with ``new_scores``' index and columns
+        when it is one).
 
     Examples
     --------

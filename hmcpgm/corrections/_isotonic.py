@@ -94,6 +94,7 @@ def gpav(values, hierarchy, weights=None):
         One column per class (an array in ``hierarchy.classes`` order, or a
         DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
     weights : array-like of shape (K,) or (M, K), optional
         Positive weights ``w`` per class (HEMDAG's ``W``) or per entry; default 1.
 

@@ -148,6 +148,7 @@ def tpr_dag(values, hierarchy, *, positive="children", bottomup="threshold_free"
         Flat scores, one column per class (an array in ``hierarchy.classes``
         order or a DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
     positive : {"children", "descendants"}
         Whose values pool into a class.
     bottomup : {"threshold_free", "threshold", "weighted_threshold_free", "weighted_threshold", "tau"}
@@ -215,11 +216,15 @@ def obozinski(values, hierarchy, method="max"):
         One column per class (array in ``hierarchy.classes`` order, or a
         DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
     method : {"max", "and", "or"}
+        The rule.
 
     Returns
     -------
     ndarray or DataFrame of shape (M, K)
+        The corrected values (a DataFrame with the index and columns of ``values``
+        when ``values`` is one).
 
     Examples
     --------
@@ -249,11 +254,16 @@ def mcm(values, hierarchy):
     Parameters
     ----------
     values : array-like or DataFrame of shape (M, K)
+        One column per class (an array in ``hierarchy.classes`` order, or a
+        DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
 
     Returns
     -------
     ndarray or DataFrame of shape (M, K)
+        The corrected values (a DataFrame with the index and columns of ``values``
+        when ``values`` is one).
 
     Examples
     --------
@@ -301,6 +311,7 @@ def maxnorm(values):
     Returns
     -------
     ndarray or DataFrame of shape (M, K)
+        The normalised scores (a DataFrame with the index and columns of ``values``).
 
     Examples
     --------
@@ -333,6 +344,7 @@ def qnorm(values):
     Returns
     -------
     ndarray or DataFrame of shape (M, K)
+        The normalised values (a DataFrame with the index and columns of ``values``).
 
     Examples
     --------

@@ -65,10 +65,12 @@ def dag_passes(hierarchy):
     Parameters
     ----------
     hierarchy : Hierarchy
+        Any tree, forest or DAG.
 
     Returns
     -------
     DagPasses
+        Its index arrays (read-only).
 
     Examples
     --------
