@@ -169,6 +169,28 @@ def test_obozinski_by_hand():
     check(run(obozinski, method="or"), {"a": 0.98992, "b": 0.952, "c": 0.97, "d": 0.9, "e": 0.2})
 
 
+def test_add_root_reproduces_hemdags_artificial_root_by_hand():
+    from hmcpgm.corrections import add_root
+
+    forest = Hierarchy.from_edges([("a", "c")], classes=["c", "b", "a"])  # roots a and b
+    values = pd.DataFrame({"a": [0.85], "b": [0.55], "c": [0.95]})
+    rooted_values, rooted = add_root(values, forest)
+    assert rooted.roots == ("00",) and set(rooted.children("00")) == {"a", "b"}
+    assert list(rooted_values.columns) == ["00", "a", "b", "c"] and rooted_values["00"].iloc[0] == 0.95
+    # threshold t = .5 on the rooted DAG: a = (.85 + .95) / 2 = .9; root = (.95 + .9 + .55) / 3 = .8,
+    # lowered below a; HTD caps a at .8 and c at min(.95, .8)
+    out = tpr_dag(rooted_values, rooted, bottomup="threshold", t=0.5)
+    check({c: out[c].iloc[0] for c in "abc"}, {"a": 0.8, "b": 0.55, "c": 0.8})
+    # without the artificial root the forest's roots keep their bottom-up values
+    out = tpr_dag(values, forest, bottomup="threshold", t=0.5)
+    check({c: out[c].iloc[0] for c in "abc"}, {"a": 0.9, "b": 0.55, "c": 0.9})
+    # Obozinski's and multiplies every class by the root's value (the matrix maximum, .95)
+    out = obozinski(rooted_values, rooted, "and")
+    check({c: out[c].iloc[0] for c in "abc"}, {"a": 0.85 * 0.95, "b": 0.55 * 0.95, "c": 0.95 * 0.85 * 0.95})
+    with pytest.raises(InputError, match="already a class"):
+        add_root(values, forest, root="a")
+
+
 def test_obozinski_and_or_need_probabilities():
     with pytest.raises(InputError, match=r"values must lie in \[0, 1\]"):
         obozinski(np.full((1, 5), 1.5), DAG, "and")
@@ -178,8 +200,8 @@ def test_obozinski_and_or_need_probabilities():
 def test_maxnorm_by_hand():
     x = np.array([[1.0, 0.0, 2.0], [4.0, 0.0, 1.0]])
     np.testing.assert_allclose(maxnorm(x), [[0.25, 0.0, 1.0], [1.0, 0.0, 0.5]])
-    with pytest.raises(InputError, match="non-negative"):
-        maxnorm(-x)
+    # HEMDAG divides by any non-zero maximum, a negative one too: column maxima -1, 0, -1
+    np.testing.assert_allclose(maxnorm(-x), [[1.0, 0.0, 2.0], [4.0, 0.0, 1.0]])
 
 
 def test_qnorm_by_hand():

@@ -27,7 +27,7 @@ from ._kernels import (
 )
 from ._structure import dag_passes
 
-__all__ = ["htd", "tpr_dag", "obozinski", "mcm", "maxnorm", "qnorm", "BOTTOM_UP", "POSITIVE", "TOP_DOWN"]
+__all__ = ["add_root", "htd", "tpr_dag", "obozinski", "mcm", "maxnorm", "qnorm", "BOTTOM_UP", "POSITIVE", "TOP_DOWN"]
 
 BOTTOM_UP = {
     "threshold_free": THRESHOLD_FREE,
@@ -140,7 +140,8 @@ def tpr_dag(values, hierarchy, *, positive="children", bottomup="threshold_free"
 
     HEMDAG needs a single root and adds one (holding the largest score of the
     matrix) when the graph has several; here a forest's roots are treated
-    separately, which gives HEMDAG's numbers whenever the hierarchy has one root.
+    separately, which gives HEMDAG's numbers whenever the hierarchy has one root;
+    :func:`add_root` reproduces HEMDAG's artificial root on the others.
 
     Parameters
     ----------
@@ -298,15 +299,16 @@ def _like(result, values):
 
 
 def maxnorm(values):
-    """HEMDAG's ``maxnorm``: each column divided by its maximum.
+    """HEMDAG's ``maxnorm`` (``normalize.max``): each column divided by its maximum.
 
-    A column whose maximum is 0 is left as it is. Scores must be non-negative
-    (HEMDAG's setting; dividing by a negative maximum would reverse the order).
+    A column whose maximum is 0 is left as it is. Meant for non-negative scores;
+    as in HEMDAG, a column whose maximum is negative is divided by it too, which
+    reverses its order.
 
     Parameters
     ----------
     values : array-like or DataFrame of shape (M, K)
-        Non-negative scores, one column per class.
+        Scores, one column per class (non-negative in HEMDAG's use).
 
     Returns
     -------
@@ -319,11 +321,8 @@ def maxnorm(values):
     [[0.25, 0.0], [1.0, 0.0]]
     """
     x = _flat(values)
-    if (x < 0).any():
-        i, k = np.argwhere(x < 0)[0]
-        raise InputError(f"maxnorm needs non-negative values; row {i}, column {k} holds {x[i, k]!r}")
     top = x.max(axis=0) if len(x) else np.zeros(x.shape[1])
-    out = x / np.where(top > 0, top, 1.0)
+    out = x / np.where(top != 0, top, 1.0)
     return _like(out, values)
 
 
@@ -365,3 +364,58 @@ def qnorm(values):
     upper = np.minimum(low, len(means) - 1)  # only read where half is True (then low < M)
     out = np.where(half, 0.5 * (means[low - 1] + means[upper]), means[low - 1])
     return _like(out, values)
+
+
+def add_root(values, hierarchy, root="00", value=None):
+    """HEMDAG's artificial root: a new class above every root, holding the largest value of the matrix.
+
+    HEMDAG's functions need a hierarchy with a single root; when the score matrix
+    has no column for it they add one filled with ``max(S)``. Here every function
+    works on forests and DAGs with several roots as they are; apply them to
+    ``add_root(values, hierarchy)`` to get HEMDAG's numbers on such hierarchies
+    (the root's value matters to ``tpr_dag``'s threshold rules, which can lower
+    it and so cap the top classes, to ``gpav``, and scales ``obozinski``'s "and").
+
+    Parameters
+    ----------
+    values : array-like or DataFrame of shape (M, K)
+        One column per class (an array in ``hierarchy.classes`` order, or a
+        DataFrame with columns named by class).
+    hierarchy : Hierarchy
+        The hierarchy to root; ``root`` must not be one of its classes.
+    root : hashable, default "00"
+        The new class's name (HEMDAG's default).
+    value : float, optional
+        The root's value in every row; default the largest value of ``values``.
+
+    Returns
+    -------
+    values : ndarray or DataFrame of shape (M, K + 1)
+        ``values`` with the root's column first.
+    hierarchy : Hierarchy
+        ``hierarchy`` with ``root`` as the parent of its roots, first in column order.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> v, h = add_root([[0.2, 0.7], [0.4, 0.1]], Hierarchy.from_edges([], classes=["a", "b"]))
+    >>> v.tolist(), h.classes, h.parents("a")
+    ([[0.7, 0.2, 0.7], [0.7, 0.4, 0.1]], ('00', 'a', 'b'), ('00',))
+    """
+    from ..hierarchy import Hierarchy
+
+    x = matrix_in(values, hierarchy)
+    if root in hierarchy:
+        raise InputError(f"root {root!r} is already a class of the hierarchy; choose another name")
+    top = (float(x.max()) if x.size else 0.0) if value is None else float(value)
+    edges = [(root, c) for c in hierarchy.roots] + list(hierarchy.edges)
+    rooted = Hierarchy.from_edges(edges, classes=[root, *hierarchy.classes])
+    out = np.column_stack([np.full(len(x), top), x])
+    from .._validation import is_frame
+
+    if is_frame(values):
+        import pandas as pd
+
+        frame = pd.DataFrame(out, index=values.index, columns=[root, *hierarchy.classes])
+        return frame[[root, *values.columns]], rooted
+    return out, rooted
