@@ -545,3 +545,16 @@ def test_every_correction_on_real_data(name, rows):
     loss = ((x - values) ** 2).sum(axis=1)
     for other in (htd(values, h), mcm(values, h)):
         assert np.all(loss <= ((other - values) ** 2).sum(axis=1) + 1e-9)
+
+
+def test_estimator_normalisations_are_computed_on_the_predicted_matrix(small_problem):
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    x, y = small_problem
+    x = np.abs(x)
+    for calibration, norm in (("maxnorm", maxnorm), ("qnorm", qnorm)):
+        model = HierarchicalCorrection(DAG, calibration=calibration, correction="htd").fit(x, y)
+        assert model.calibration_ is None
+        np.testing.assert_allclose(model.predict_proba(x[:30]), htd(norm(x[:30]), DAG))
+    model = HierarchicalCorrection(DAG, calibration="none", correction="gpav").fit(x, y)
+    np.testing.assert_allclose(model.predict_proba(x[:30]), gpav(x[:30], DAG))
