@@ -10,6 +10,7 @@ import numpy as np
 from .._validation import class_matrix, is_frame
 from ..exceptions import InputError
 from ._inputs import matrix_in, matrix_out
+from ._kernels import cap_rows
 from ._partition import partition_rows
 from ._pooling import gpav_rows
 from ._structure import dag_passes
@@ -46,10 +47,14 @@ def isotonic_rows_report(x, w, hierarchy):
     p = dag_passes(hierarchy)
     w = np.ones_like(x) if w is None else w
     if hierarchy.is_forest:
-        return gpav_rows(x, w, p.down, p.child_ptr, p.child_idx), np.zeros(len(x), dtype=np.int64)
-    rank = np.empty(len(p.down), dtype=np.int64)
-    rank[p.down] = np.arange(len(p.down))
-    return partition_rows(x, w, p.up, p.down, p.parent_ptr, p.parent_idx, p.child_ptr, p.child_idx, rank, EPS)
+        out, n_left = gpav_rows(x, w, p.down, p.child_ptr, p.child_idx), np.zeros(len(x), dtype=np.int64)
+    else:
+        rank = np.empty(len(p.down), dtype=np.int64)
+        rank[p.down] = np.arange(len(p.down))
+        out, n_left = partition_rows(x, w, p.up, p.down, p.parent_ptr, p.parent_idx, p.child_ptr, p.child_idx,
+                                     rank, EPS)
+    cap_rows(out, p.up, p.parent_ptr, p.parent_idx)  # blocks with equal means may differ in the last bit
+    return out, n_left
 
 
 def isotonic_rows(x, w, hierarchy):
@@ -83,7 +88,9 @@ def gpav(values, hierarchy, weights=None):
     objective here).
 
     Agreement with the optimum is to floating-point rounding: gains and flow
-    capacities below ``1e-12`` times the size of the values count as zero.
+    capacities below ``1e-12`` times the size of the values count as zero, and
+    a last top-down pass (:func:`htd`) removes last-bit differences between
+    blocks whose means are equal, so that child <= parent holds exactly.
 
     Parameters
     ----------

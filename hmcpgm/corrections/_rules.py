@@ -10,7 +10,10 @@ on a lower level than each of its children.
 
 import numpy as np
 
+from .._arrays import finite_array
+from .._validation import is_frame
 from ..exceptions import InputError
+from ..hierarchy import Hierarchy
 from ._inputs import class_major, matrix_in, matrix_out, unit_interval
 from ._isotonic import isotonic_rows
 from ._kernels import (
@@ -155,7 +158,8 @@ def tpr_dag(values, hierarchy, *, positive="children", bottomup="threshold_free"
     bottomup : {"threshold_free", "threshold", "weighted_threshold_free", "weighted_threshold", "tau"}
         The selection and update rule above; ``"tau"`` needs ``positive="descendants"``.
     topdown : {"htd", "gpav"}
-        The consistency step.
+        The consistency step: HTD-DAG (TPR-DAG, the default here) or the exact
+        isotonic regression (ISO-TPR, the default of HEMDAG's ``tpr.dag``).
     t : float in [0, 1], default 0.5
         The threshold of the threshold rules; the balance between children and
         further descendants of ``"tau"``. Unused by the threshold-free rules.
@@ -198,6 +202,7 @@ def obozinski_rows(x, hierarchy, method):
         closure_and(xt, out, p.anc_ptr, p.anc_idx)
     else:
         closure_or(xt, out, p.desc_ptr, p.desc_idx)
+    htd_pass(out, p.up, p.parent_ptr, p.parent_idx)  # products in different orders may differ in the last bit
     return np.ascontiguousarray(out.T)
 
 
@@ -209,7 +214,11 @@ def obozinski(values, hierarchy, method="max"):
     its ancestors (each ancestor counted once, also on DAGs). ``"or"``: one
     minus the product of ``1 - value`` over the class and all its descendants.
     All three are hierarchy-consistent on probabilities; ``"and"`` and ``"or"``
-    need values in [0, 1].
+    need values in [0, 1]. Each class's product is computed on its own, so on
+    a DAG a child's and its parent's may differ in the last bit where they are
+    equal in exact arithmetic; a last top-down pass (:func:`htd`) removes such
+    differences, so that child <= parent holds exactly (HEMDAG's numbers agree
+    to about 1e-12).
 
     Parameters
     ----------
@@ -279,9 +288,6 @@ def mcm(values, hierarchy):
 
 def _flat(values, name="values"):
     """A finite float (M, K) array from an array or any DataFrame (no hierarchy needed)."""
-    from .._arrays import finite_array
-    from .._validation import is_frame
-
     arr = finite_array(values.to_numpy() if is_frame(values) else values, name)
     if arr.ndim != 2:
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {arr.shape}")
@@ -289,8 +295,6 @@ def _flat(values, name="values"):
 
 
 def _like(result, values):
-    from .._validation import is_frame
-
     if not is_frame(values):
         return result
     import pandas as pd
@@ -402,8 +406,6 @@ def add_root(values, hierarchy, root="00", value=None):
     >>> v.tolist(), h.classes, h.parents("a")
     ([[0.7, 0.2, 0.7], [0.7, 0.4, 0.1]], ('00', 'a', 'b'), ('00',))
     """
-    from ..hierarchy import Hierarchy
-
     x = matrix_in(values, hierarchy)
     if root in hierarchy:
         raise InputError(f"root {root!r} is already a class of the hierarchy; choose another name")
@@ -411,8 +413,6 @@ def add_root(values, hierarchy, root="00", value=None):
     edges = [(root, c) for c in hierarchy.roots] + list(hierarchy.edges)
     rooted = Hierarchy.from_edges(edges, classes=[root, *hierarchy.classes])
     out = np.column_stack([np.full(len(x), top), x])
-    from .._validation import is_frame
-
     if is_frame(values):
         import pandas as pd
 
