@@ -558,3 +558,20 @@ def test_estimator_normalisations_are_computed_on_the_predicted_matrix(small_pro
         np.testing.assert_allclose(model.predict_proba(x[:30]), htd(norm(x[:30]), DAG))
     model = HierarchicalCorrection(DAG, calibration="none", correction="gpav").fit(x, y)
     np.testing.assert_allclose(model.predict_proba(x[:30]), gpav(x[:30], DAG))
+
+
+@settings(max_examples=30, deadline=None)
+@given(h=hierarchies(max_classes=12))
+def test_dag_passes_match_the_hierarchy(h):
+    from hmcpgm.corrections import dag_passes
+
+    p = dag_passes(h)
+    a = h.ancestor_matrix
+    level = np.asarray(h.depth)
+    assert np.all(np.diff(level[p.up]) >= 0) and np.all(np.diff(level[p.down]) <= 0)
+    for j in range(h.n_classes):
+        np.testing.assert_array_equal(p.anc_idx[p.anc_ptr[j]:p.anc_ptr[j + 1]], np.flatnonzero(a[j]))
+        np.testing.assert_array_equal(p.desc_idx[p.desc_ptr[j]:p.desc_ptr[j + 1]], np.flatnonzero(a[:, j]))
+        far = np.setdiff1d(np.flatnonzero(a[:, j]), h.child_indices[j])
+        np.testing.assert_array_equal(p.far_idx[p.far_ptr[j]:p.far_ptr[j + 1]], far)
+        np.testing.assert_array_equal(p.parent_idx[p.parent_ptr[j]:p.parent_ptr[j + 1]], h.parent_indices[j])
