@@ -575,3 +575,14 @@ def test_dag_passes_match_the_hierarchy(h):
         far = np.setdiff1d(np.flatnonzero(a[:, j]), h.child_indices[j])
         np.testing.assert_array_equal(p.far_idx[p.far_ptr[j]:p.far_ptr[j + 1]], far)
         np.testing.assert_array_equal(p.parent_idx[p.parent_ptr[j]:p.parent_ptr[j + 1]], h.parent_indices[j])
+
+
+def test_bad_values_are_refused_in_one_line_and_empty_matrices_pass():
+    with pytest.raises(InputError, match="values must be finite"):
+        htd(np.array([[np.nan, 0, 0, 0, 0]]), DAG)
+    with pytest.raises(InputError, match="values has 2 columns but the hierarchy has 5 classes"):
+        gpav(np.zeros((1, 2)), DAG)
+    with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
+        mcm(np.zeros((1, 5)), "DAG")
+    for name, func in CONSISTENT.items():
+        assert np.asarray(func(np.zeros((0, 5)), DAG)).shape == (0, 5), name
