@@ -586,3 +586,16 @@ def test_bad_values_are_refused_in_one_line_and_empty_matrices_pass():
         mcm(np.zeros((1, 5)), "DAG")
     for name, func in CONSISTENT.items():
         assert np.asarray(func(np.zeros((0, 5)), DAG)).shape == (0, 5), name
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_gpav_lies_between_htd_and_mcm_and_is_monotone(data):
+    # the isotonic regression is monotone in y, and HTD(y) <= y <= MCM(y) are isotonic, so
+    # HTD(y) <= gpav(y) <= MCM(y); raising y never lowers the solution
+    h = data.draw(dags(max_classes=12))
+    y = data.draw(value_matrices(h.n_classes, low=0.0, high=1.0))
+    bump = np.asarray(data.draw(st.lists(st.floats(0.0, 0.5), min_size=y.size, max_size=y.size))).reshape(y.shape)
+    x = gpav(y, h)
+    assert np.all(htd(y, h) <= x + 1e-12) and np.all(x <= mcm(y, h) + 1e-12)
+    assert np.all(gpav(y + bump, h) >= x - 1e-12)
