@@ -24,6 +24,7 @@ _LAZY = {
     "loopy_belief_propagation": "inference",
     "inference_plan": "inference",
     "MLPR": "estimator",
+    "HierarchicalCorrection": "corrections",
     "save_model": "persist",
     "load_model": "persist",
     "fit_score_model": "likelihood",

@@ -1,6 +1,7 @@
 """The classic corrections (hmcpgm.corrections) against brute force, hand-worked definitions and properties."""
 
 import itertools
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -168,6 +169,28 @@ def test_obozinski_by_hand():
     check(run(obozinski, method="or"), {"a": 0.98992, "b": 0.952, "c": 0.97, "d": 0.9, "e": 0.2})
 
 
+def test_add_root_reproduces_hemdags_artificial_root_by_hand():
+    from hmcpgm.corrections import add_root
+
+    forest = Hierarchy.from_edges([("a", "c")], classes=["c", "b", "a"])  # roots a and b
+    values = pd.DataFrame({"a": [0.85], "b": [0.55], "c": [0.95]})
+    rooted_values, rooted = add_root(values, forest)
+    assert rooted.roots == ("00",) and set(rooted.children("00")) == {"a", "b"}
+    assert list(rooted_values.columns) == ["00", "a", "b", "c"] and rooted_values["00"].iloc[0] == 0.95
+    # threshold t = .5 on the rooted DAG: a = (.85 + .95) / 2 = .9; root = (.95 + .9 + .55) / 3 = .8,
+    # lowered below a; HTD caps a at .8 and c at min(.95, .8)
+    out = tpr_dag(rooted_values, rooted, bottomup="threshold", t=0.5)
+    check({c: out[c].iloc[0] for c in "abc"}, {"a": 0.8, "b": 0.55, "c": 0.8})
+    # without the artificial root the forest's roots keep their bottom-up values
+    out = tpr_dag(values, forest, bottomup="threshold", t=0.5)
+    check({c: out[c].iloc[0] for c in "abc"}, {"a": 0.9, "b": 0.55, "c": 0.9})
+    # Obozinski's and multiplies every class by the root's value (the matrix maximum, .95)
+    out = obozinski(rooted_values, rooted, "and")
+    check({c: out[c].iloc[0] for c in "abc"}, {"a": 0.85 * 0.95, "b": 0.55 * 0.95, "c": 0.95 * 0.85 * 0.95})
+    with pytest.raises(InputError, match="already a class"):
+        add_root(values, forest, root="a")
+
+
 def test_obozinski_and_or_need_probabilities():
     with pytest.raises(InputError, match=r"values must lie in \[0, 1\]"):
         obozinski(np.full((1, 5), 1.5), DAG, "and")
@@ -177,8 +200,8 @@ def test_obozinski_and_or_need_probabilities():
 def test_maxnorm_by_hand():
     x = np.array([[1.0, 0.0, 2.0], [4.0, 0.0, 1.0]])
     np.testing.assert_allclose(maxnorm(x), [[0.25, 0.0, 1.0], [1.0, 0.0, 0.5]])
-    with pytest.raises(InputError, match="non-negative"):
-        maxnorm(-x)
+    # HEMDAG divides by any non-zero maximum, a negative one too: column maxima -1, 0, -1
+    np.testing.assert_allclose(maxnorm(-x), [[1.0, 0.0, 2.0], [4.0, 0.0, 1.0]])
 
 
 def test_qnorm_by_hand():
@@ -274,7 +297,7 @@ CONSISTENT = {
 def test_true_path_rule_holds(name, data):
     h = data.draw(hierarchies(max_classes=9))
     y = data.draw(value_matrices(h.n_classes, low=0.0, high=1.0))
-    assert consistent(np.asarray(CONSISTENT[name](y, h)), h)
+    assert consistent(np.asarray(CONSISTENT[name](y, h)), h, tol=0.0)  # exactly, in floating point
 
 
 @pytest.mark.parametrize("name", ["htd", "gpav", "mcm"])
@@ -489,3 +512,90 @@ def _estimators():
 @parametrize_with_checks(_estimators(), expected_failed_checks=lambda est: SKLEARN_EXPECTED_FAILURES)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, rows", [("cellcycle_FUN", None), ("cellcycle_GO", 150)])
+def test_every_correction_on_real_data(name, rows):
+    from hmcpgm.corrections import CORRECTIONS
+    from hmcpgm.datasets import load_hmc_arff
+
+    path = DATA / f"{name}.test.arff"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    data = load_hmc_arff(path)
+    h = data.hierarchy
+    y = np.asarray(data.labels[:rows], dtype=float)
+    rng = np.random.default_rng(0)
+    values = np.clip(0.6 * y + 0.4 * rng.random(y.shape) ** 2, 0, 1)  # positives score higher, many violations
+    assert not consistent(values, h)
+    for key, entry in CORRECTIONS.items():
+        for options in ([{}] if key != "obozinski" else [{"method": m} for m in ("max", "and", "or")]):
+            out = entry(values, h, **options)
+            assert out.shape == values.shape and np.all(np.isfinite(out)), key
+            assert consistent(out, h, tol=0.0) or not entry.consistent, (key, options)
+    for extra in ({"bottomup": "tau", "t": 0.5},):
+        assert consistent(CORRECTIONS["descens"](values, h, **extra), h)
+    # the isotonic regression: feasible, idempotent, and no worse than HTD or MCM in squared error
+    x = gpav(values, h)
+    np.testing.assert_allclose(gpav(x, h), x, atol=1e-10)
+    loss = ((x - values) ** 2).sum(axis=1)
+    for other in (htd(values, h), mcm(values, h)):
+        assert np.all(loss <= ((other - values) ** 2).sum(axis=1) + 1e-9)
+
+
+def test_estimator_normalisations_are_computed_on_the_predicted_matrix(small_problem):
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    x, y = small_problem
+    x = np.abs(x)
+    for calibration, norm in (("maxnorm", maxnorm), ("qnorm", qnorm)):
+        model = HierarchicalCorrection(DAG, calibration=calibration, correction="htd").fit(x, y)
+        assert model.calibration_ is None
+        np.testing.assert_allclose(model.predict_proba(x[:30]), htd(norm(x[:30]), DAG))
+    model = HierarchicalCorrection(DAG, calibration="none", correction="gpav").fit(x, y)
+    np.testing.assert_allclose(model.predict_proba(x[:30]), gpav(x[:30], DAG))
+
+
+@settings(max_examples=30, deadline=None)
+@given(h=hierarchies(max_classes=12))
+def test_dag_passes_match_the_hierarchy(h):
+    from hmcpgm.corrections import dag_passes
+
+    p = dag_passes(h)
+    a = h.ancestor_matrix
+    level = np.asarray(h.depth)
+    assert np.all(np.diff(level[p.up]) >= 0) and np.all(np.diff(level[p.down]) <= 0)
+    for j in range(h.n_classes):
+        np.testing.assert_array_equal(p.anc_idx[p.anc_ptr[j]:p.anc_ptr[j + 1]], np.flatnonzero(a[j]))
+        np.testing.assert_array_equal(p.desc_idx[p.desc_ptr[j]:p.desc_ptr[j + 1]], np.flatnonzero(a[:, j]))
+        far = np.setdiff1d(np.flatnonzero(a[:, j]), h.child_indices[j])
+        np.testing.assert_array_equal(p.far_idx[p.far_ptr[j]:p.far_ptr[j + 1]], far)
+        np.testing.assert_array_equal(p.parent_idx[p.parent_ptr[j]:p.parent_ptr[j + 1]], h.parent_indices[j])
+
+
+def test_bad_values_are_refused_in_one_line_and_empty_matrices_pass():
+    with pytest.raises(InputError, match="values must be finite"):
+        htd(np.array([[np.nan, 0, 0, 0, 0]]), DAG)
+    with pytest.raises(InputError, match="values has 2 columns but the hierarchy has 5 classes"):
+        gpav(np.zeros((1, 2)), DAG)
+    with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
+        mcm(np.zeros((1, 5)), "DAG")
+    for name, func in CONSISTENT.items():
+        assert np.asarray(func(np.zeros((0, 5)), DAG)).shape == (0, 5), name
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_gpav_lies_between_htd_and_mcm_and_is_monotone(data):
+    # the isotonic regression is monotone in y, and HTD(y) <= y <= MCM(y) are isotonic, so
+    # HTD(y) <= gpav(y) <= MCM(y); raising y never lowers the solution
+    h = data.draw(dags(max_classes=12))
+    y = data.draw(value_matrices(h.n_classes, low=0.0, high=1.0))
+    bump = np.asarray(data.draw(st.lists(st.floats(0.0, 0.5), min_size=y.size, max_size=y.size))).reshape(y.shape)
+    x = gpav(y, h)
+    assert np.all(htd(y, h) <= x + 1e-12) and np.all(x <= mcm(y, h) + 1e-12)
+    assert np.all(gpav(y + bump, h) >= x - 1e-12)

@@ -41,6 +41,7 @@ PUBLIC_MODULES = [
     "hmcpgm.datasets",
     "hmcpgm.estimator",
     "hmcpgm.hierarchy",
+    "hmcpgm.corrections",
 ]
 
 # The enforced numpydoc error codes, each with why it matters.

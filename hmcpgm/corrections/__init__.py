@@ -18,11 +18,11 @@ from ._calibration import CALIBRATIONS, Calibration, calibrate, fit_calibration
 from ._estimator import HierarchicalCorrection
 from ._isotonic import gpav
 from ._registry import CORRECTIONS, Correction, flat, resolve_options
-from ._rules import htd, maxnorm, mcm, obozinski, qnorm, tpr_dag
+from ._rules import add_root, htd, maxnorm, mcm, obozinski, qnorm, tpr_dag
 from ._structure import DagPasses, dag_passes
 
 __all__ = [
-    "CALIBRATIONS", "CORRECTIONS", "Calibration", "Correction", "DagPasses", "HierarchicalCorrection", "calibrate",
-    "dag_passes", "fit_calibration", "flat", "gpav", "htd", "maxnorm", "mcm", "obozinski", "qnorm",
+    "CALIBRATIONS", "CORRECTIONS", "Calibration", "Correction", "DagPasses", "HierarchicalCorrection", "add_root",
+    "calibrate", "dag_passes", "fit_calibration", "flat", "gpav", "htd", "maxnorm", "mcm", "obozinski", "qnorm",
     "resolve_options", "tpr_dag",
 ]

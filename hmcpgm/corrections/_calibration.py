@@ -8,9 +8,10 @@ increasing map per class from training scores and 0/1 labels and
 from dataclasses import dataclass
 
 import numpy as np
+from numba import prange
 
 from .._arrays import binary_matrix, finite_array
-from .._numba import jit
+from .._numba import jit, jit_parallel
 from .._validation import column_positions, is_frame
 from ..exceptions import InputError
 
@@ -70,9 +71,65 @@ def _interpolate(s, ptr, kx, ky):
     m, k = s.shape
     out = np.empty((m, k))
     for c in range(k):
-        a, b = ptr[c], ptr[c + 1]
+        out[:, c] = np.interp(s[:, c], kx[ptr[c]:ptr[c + 1]], ky[ptr[c]:ptr[c + 1]])
+    return out
+
+
+@jit_parallel
+def _platt_newton(z, y, pos, neg, max_iter, tol):
+    """Per column, ``(a, b)`` maximising the likelihood of Platt's targets under
+    ``P(y = 1) = 1 / (1 + exp(-(a + b z)))``: Newton steps with backtracking (Lin, Lin & Weng 2007)."""
+    m, k = z.shape
+    out = np.zeros((k, 2))
+    for c in prange(k):
+        t = np.empty(m)
+        hi = (pos[c] + 1.0) / (pos[c] + 2.0)
+        lo = 1.0 / (neg[c] + 2.0)
         for i in range(m):
-            out[i, c] = np.interp(s[i, c], kx[a:b], ky[a:b])
+            t[i] = hi if y[i, c] > 0 else lo
+        a = np.log((pos[c] + 1.0) / (neg[c] + 1.0))
+        b = 0.0
+        fval = 0.0
+        for i in range(m):
+            f = a + b * z[i, c]
+            fval += np.log1p(np.exp(-abs(f))) + max(f, 0.0) - t[i] * f
+        for _ in range(max_iter):
+            g1 = 0.0
+            g2 = 0.0
+            h11 = 1e-12
+            h22 = 1e-12
+            h21 = 0.0
+            for i in range(m):
+                f = a + b * z[i, c]
+                p = 1.0 / (1.0 + np.exp(-f)) if f >= 0 else np.exp(f) / (1.0 + np.exp(f))
+                d = p * (1.0 - p)
+                g1 += p - t[i]
+                g2 += (p - t[i]) * z[i, c]
+                h11 += d
+                h22 += d * z[i, c] * z[i, c]
+                h21 += d * z[i, c]
+            if abs(g1) < tol * m and abs(g2) < tol * m:
+                break
+            det = h11 * h22 - h21 * h21
+            da = -(h22 * g1 - h21 * g2) / det
+            db = -(-h21 * g1 + h11 * g2) / det
+            gd = g1 * da + g2 * db
+            step = 1.0
+            while step >= 1e-10:
+                na = a + step * da
+                nb = b + step * db
+                nf = 0.0
+                for i in range(m):
+                    f = na + nb * z[i, c]
+                    nf += np.log1p(np.exp(-abs(f))) + max(f, 0.0) - t[i] * f
+                if nf < fval + 1e-4 * step * gd:
+                    a, b, fval = na, nb, nf
+                    break
+                step /= 2.0
+            if step < 1e-10:
+                break
+        out[c, 0] = a
+        out[c, 1] = b
     return out
 
 
@@ -165,10 +222,12 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     labels : array-like or DataFrame of shape (M, K)
         0/1 labels; a DataFrame is aligned to a DataFrame ``scores`` by column name.
     method : {"isotonic", "platt", "none"}
+        The family of the maps.
 
     Returns
     -------
     Calibration
+        The fitted maps; apply them with :meth:`Calibration.transform`.
 
     Examples
     --------
@@ -203,13 +262,11 @@ def fit_calibration(scores, labels, *, method="isotonic"):
 
 def _platt(s, y, pos, neg):
     """Platt's (a_k, b_k) on the raw scores, fitted on standardised scores for stable Newton steps."""
-    from ..calibration import fit_logistic_pairs
-
-    target = np.where(y > 0, (pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0))
     centre = s.mean(axis=0)
     scale = s.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
-    theta, _ = fit_logistic_pairs((s - centre) / scale, target, max_iter=100)
+    theta = _platt_newton(np.ascontiguousarray((s - centre) / scale), y, pos.astype(np.float64),
+                          neg.astype(np.float64), 100, 1e-12)
     b = theta[:, 1] / scale
     return np.column_stack([theta[:, 0] - b * centre, b])
 
@@ -224,10 +281,13 @@ def calibrate(scores, labels, new_scores=None, *, method="isotonic"):
     new_scores : array-like or DataFrame of shape (N, K), optional
         Scores to calibrate; default the training scores.
     method : {"isotonic", "platt", "none"}
+        The family of the maps.
 
     Returns
     -------
     ndarray or DataFrame of shape (N, K)
+        Calibrated probabilities (a DataFrame with ``new_scores``' index and columns
+        when it is one).
 
     Examples
     --------

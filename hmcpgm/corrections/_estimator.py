@@ -192,6 +192,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (M, K)
+            First-stage scores (columns as in ``fit``).
 
         Returns
         -------
@@ -232,6 +233,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (M, K)
+            First-stage scores (columns as in ``fit``).
 
         Returns
         -------

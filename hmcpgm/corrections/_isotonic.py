@@ -1,9 +1,8 @@
 """The least-squares isotonic regression on a class hierarchy (``gpav``), exact on every DAG.
 
-Two compiled stages, all objects at once: the pooling of adjacent violators
-(Burdakov et al.'s GPAV, :mod:`._pooling`), exact on forests; then, on DAGs, an
-exactness check of each pooled solution by minimum cuts and, where it fails,
-the exact solution by recursive partitioning (:mod:`._partition`).
+Compiled, all objects at once: on forests the pooling of adjacent violators
+(Burdakov et al.'s GPAV, :mod:`._pooling`), exact there; on DAGs recursive
+partitioning by minimum cuts (:mod:`._partition`), exact everywhere.
 """
 
 import numpy as np
@@ -11,7 +10,8 @@ import numpy as np
 from .._validation import class_matrix, is_frame
 from ..exceptions import InputError
 from ._inputs import matrix_in, matrix_out
-from ._partition import exact_rows
+from ._kernels import cap_rows
+from ._partition import partition_rows
 from ._pooling import gpav_rows
 from ._structure import dag_passes
 
@@ -42,17 +42,19 @@ EPS = 1e-12  # relative tolerance of the exactness check (capacities and gains b
 
 
 def isotonic_rows_report(x, w, hierarchy):
-    """The isotonic regression of every row of a checked (M, K) array, and per row whether GPAV's pooling
-    had to be replaced by recursive partitioning (always False on forests)."""
+    """The isotonic regression of every row of a checked (M, K) array, and per row the number of classes
+    that went to recursive partitioning (0 on forests, solved by pooling alone)."""
     p = dag_passes(hierarchy)
     w = np.ones_like(x) if w is None else w
-    pooled = gpav_rows(x, w, p.down, p.child_ptr, p.child_idx)
     if hierarchy.is_forest:
-        return pooled, np.zeros(len(x), dtype=bool)
-    rank = np.empty(len(p.down), dtype=np.int64)
-    rank[p.down] = np.arange(len(p.down))
-    out, repaired = exact_rows(x, w, pooled, p.parent_ptr, p.parent_idx, p.child_ptr, p.child_idx, rank, EPS)
-    return out, repaired.astype(bool)
+        out, n_left = gpav_rows(x, w, p.down, p.child_ptr, p.child_idx), np.zeros(len(x), dtype=np.int64)
+    else:
+        rank = np.empty(len(p.down), dtype=np.int64)
+        rank[p.down] = np.arange(len(p.down))
+        out, n_left = partition_rows(x, w, p.up, p.down, p.parent_ptr, p.parent_idx, p.child_ptr, p.child_idx,
+                                     rank, EPS)
+    cap_rows(out, p.up, p.parent_ptr, p.parent_idx)  # blocks with equal means may differ in the last bit
+    return out, n_left
 
 
 def isotonic_rows(x, w, hierarchy):
@@ -67,26 +69,28 @@ def gpav(values, hierarchy, weights=None):
     subject to ``x_child <= x_parent`` for every edge. Every block of classes
     sharing a value holds the weighted mean of their values.
 
-    The result is the exact optimum on every hierarchy, not a heuristic. Each
-    object is first pooled by GPAV (Burdakov, Grimvall & Hussian), classes
-    visited children first, each block absorbing its largest violating lower
-    neighbour; on forests this is the exact isotonic regression, and HEMDAG's
+    The result is the exact optimum on every hierarchy, not a heuristic. On
+    forests each object is pooled by GPAV (Burdakov, Grimvall & Hussian):
+    classes visited children first, each block absorbing its largest violating
+    lower neighbour; there this is the exact isotonic regression, and HEMDAG's
     ``gpav`` gives the same numbers. On a DAG GPAV's result depends on the
-    visiting order and may not be optimal, so each pooled object is checked:
-    for every set of classes tied by a tight edge, a minimum cut finds the
-    parent-closed subset that would gain most by being raised (Picard's
-    maximum-weight closure); if none gains, the Karush-Kuhn-Tucker conditions
-    hold and the solution is optimal. Objects that fail the check are solved
-    again by recursive partitioning (Spouge, Wan & Wilbur; Hochbaum &
-    Queyranne): split the classes by the maximum-weight closure at their mean
-    and solve both parts the same way; this terminates at the exact optimum.
-    Exact rather than a certified gap, because the check needs the same minimum
-    cuts as the exact method and costs little more on real hierarchies (see
-    ``bench/corrections.py``). Where HEMDAG's GPAV is not optimal its numbers
-    differ from these (a lower objective here).
+    visiting order and may not be optimal (the diamond below), so DAGs are
+    solved exactly: classes in no violation (at or below all their ancestors, at
+    or above all their descendants) keep their values, and the others are
+    solved by recursive partitioning (Spouge, Wan & Wilbur; Hochbaum &
+    Queyranne): a minimum cut finds the subset closed under parents that gains
+    most by lying above the mean (Picard's maximum-weight closure), the two sides
+    are solved separately the same way, and a set whose best closure gains
+    nothing is one block at its mean; connected parts that are forests are
+    pooled. This terminates at the exact optimum, so no gap needs certifying,
+    at a cost of seconds for the Gene Ontology (``bench/corrections.py``).
+    Where HEMDAG's GPAV is not optimal its numbers differ from these (a lower
+    objective here).
 
     Agreement with the optimum is to floating-point rounding: gains and flow
-    capacities below ``1e-12`` times the size of the values count as zero.
+    capacities below ``1e-12`` times the size of the values count as zero, and
+    a last top-down pass (:func:`htd`) removes last-bit differences between
+    blocks whose means are equal, so that child <= parent holds exactly.
 
     Parameters
     ----------
@@ -94,6 +98,7 @@ def gpav(values, hierarchy, weights=None):
         One column per class (an array in ``hierarchy.classes`` order, or a
         DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
     weights : array-like of shape (K,) or (M, K), optional
         Positive weights ``w`` per class (HEMDAG's ``W``) or per entry; default 1.
 

@@ -10,6 +10,7 @@ import numpy as np
 from .._numba import jit
 
 __all__ = [
+    "cap_rows",
     "bottom_up_max",
     "closure_and",
     "closure_or",
@@ -31,6 +32,17 @@ def htd_pass(x, up, parent_ptr, parent_idx):
             for i in range(m):
                 if x[p, i] < x[k, i]:
                     x[k, i] = x[p, i]
+
+
+@jit
+def cap_rows(x, up, parent_ptr, parent_idx):
+    """HTD-DAG on an object-major (M, K) matrix, in place: removes rounding-level violations of a solution
+    that respects the hierarchy in exact arithmetic (so that child <= parent holds in floating point)."""
+    for i in range(x.shape[0]):
+        for k in up:
+            for j in range(parent_ptr[k], parent_ptr[k + 1]):
+                if x[i, parent_idx[j]] < x[i, k]:
+                    x[i, k] = x[i, parent_idx[j]]
 
 
 @jit

@@ -1,24 +1,27 @@
-"""Compiled exactness check and exact solution of the isotonic regression on a DAG, one object at a time.
+"""Compiled exact isotonic regression on a DAG, one object at a time: bounds, then recursive partitioning.
 
-Optimality of a pooled solution (each block at its weighted mean, constraints
-``x_child <= x_parent`` met): a set ``C`` of classes joined by tight edges at a
-common value ``v`` cannot be improved exactly when no subset ``U`` of ``C`` that is
-closed under parents inside ``C`` has ``sum_U w (y - v) > 0`` (raising such a set
-and lowering the rest of ``C`` would lower the objective; when none exists, the
-Karush-Kuhn-Tucker multipliers exist by the max-flow min-cut theorem). The best
-``U`` is a maximum-weight closure, found by a minimum cut (Picard 1976).
+Minimise ``sum_k w_k (x_k - y_k)^2`` subject to ``x_child <= x_parent``. The
+solution is monotone in ``y``, so it lies between the solutions for the
+isotonic vectors ``low`` (the minimum of ``y`` over a class and its ancestors:
+HTD-DAG) and ``high`` (the maximum over the class and its descendants: MCM),
+which are their own solutions. A class with ``low == high`` (in no violation:
+at or below all its ancestors, at or above all its descendants) keeps its
+value, and leaving it out of the problem loses no constraint (every remaining
+ancestor's solution is at or above it, every descendant's at or below).
 
-Where the check fails, the object is solved from scratch by recursive
-partitioning (Spouge, Wan & Wilbur 2003; Hochbaum & Queyranne 2003; Luss,
-Rosset & Shahar 2012): the maximum-weight closure ``U`` of the whole set at its
-weighted mean splits the problem into ``U`` and the rest, whose separate
-isotonic regressions together are the optimum (every value in ``U`` stays at or
-above the mean, every other at or below). Recursion ends on sets whose best
-closure is empty: each becomes one block at its mean. Before each cut a part is
-split into the connected components of its constraints (independent problems),
-and a component whose constraints form a forest is solved by pooling, exact on
-forests, instead of further cuts. The result is the exact optimum up to
-floating-point rounding (capacities and gains below ``eps`` count as zero).
+The other classes are solved by recursive partitioning (Spouge, Wan & Wilbur
+2003; Hochbaum & Queyranne 2003; Luss, Rosset & Shahar 2012): the
+maximum-weight subset ``U`` closed under parents for the weights
+``w (y - mean)`` (Picard's maximum-weight closure, a minimum cut found by
+Dinic's algorithm) splits a set into ``U`` and the rest, whose separate
+isotonic regressions together are the optimum (every value in ``U`` stays at
+or above the mean, every other at or below); a set whose best closure gains
+nothing is one block at its weighted mean. Before each cut a set is split into
+the connected components of its constraints (independent problems), and a
+component whose constraints form a forest is solved by pooling adjacent
+violators, exact on forests, instead of further cuts. The result is the exact
+optimum up to floating-point rounding: capacities and gains below ``eps_rel``
+times the size of the values count as zero.
 """
 
 import numpy as np
@@ -27,7 +30,7 @@ from numba import prange
 from .._numba import jit, jit_parallel
 from ._pooling import pool_members
 
-__all__ = ["exact_rows"]
+__all__ = ["partition_rows"]
 
 
 @jit
@@ -291,73 +294,13 @@ def _partition(y, w, out, members, n0, parent_ptr, parent_idx, child_ptr, child_
         top += 2
 
 
-@jit
-def _is_optimal(y, w, x, members, parent_ptr, parent_idx, loc, r, comp, work_i, work_f, eps_rel):
-    """Whether the feasible pooled ``x`` is optimal: the maximum-weight closure of every tight set is empty."""
-    side = work_i[7]
-    k = len(y)
-    for i in range(k):  # tight sets: union-find over edges whose ends hold (almost) the same value
-        comp[i] = i
-    for c in range(k):
-        for j in range(parent_ptr[c], parent_ptr[c + 1]):
-            p = parent_idx[j]
-            if x[p] - x[c] <= eps_rel * (1.0 + abs(x[p])):
-                a = c
-                while comp[a] != a:
-                    a = comp[a]
-                b = p
-                while comp[b] != b:
-                    b = comp[b]
-                if a != b:
-                    comp[max(a, b)] = min(a, b)
-    for i in range(k):  # flatten: comp[i] is the smallest class of i's set
-        a = i
-        while comp[a] != a:
-            a = comp[a]
-        comp[i] = a
-    # members grouped by set: counting sort on comp
-    count = side  # reuse as counters (k + 1 entries are enough: side has k)
-    for i in range(k):
-        count[i] = 0
-    for i in range(k):
-        count[comp[i]] += 1
-    start = 0
-    for i in range(k):
-        c = count[i]
-        count[i] = start
-        start += c
-    for i in range(k):
-        members[count[comp[i]]] = i
-        count[comp[i]] += 1
-    a0 = 0
-    while a0 < k:
-        a1 = a0 + 1
-        while a1 < k and comp[members[a1]] == comp[members[a0]]:
-            a1 += 1
-        n = a1 - a0
-        if n > 1:
-            sub = members[a0:a1]
-            sw = 0.0
-            ww = 0.0
-            for a in range(n):
-                sw += w[sub[a]] * y[sub[a]]
-                ww += w[sub[a]]
-            v = sw / ww
-            n_up = _closure_of(sub, n, y, w, v, r, parent_ptr, parent_idx, loc, work_i, work_f, eps_rel)[1]
-            if 0 < n_up < n:
-                return False
-        a0 = a1
-    return True
-
-
 @jit_parallel
-def exact_rows(y, w, x, parent_ptr, parent_idx, child_ptr, child_idx, rank, eps_rel):
-    """Check each row's pooled solution ``x`` (feasible, blocks at their means) and replace it by the exact
-    optimum where it is not optimal. ``rank[k]`` is class ``k``'s position in a children-first order.
-    Returns the solutions and a flag per row (1: repaired)."""
+def partition_rows(y, w, up, down, parent_ptr, parent_idx, child_ptr, child_idx, rank, eps_rel):
+    """The exact isotonic regression of every row: classes outside every violation fixed, the rest
+    partitioned. Returns the solutions and, per row, the number of classes left to partition."""
     m, k = y.shape
-    out = x.copy()
-    repaired = np.zeros(m, dtype=np.int8)
+    out = y.copy()
+    n_left = np.zeros(m, dtype=np.int64)
     n_par = len(parent_idx)
     n_edges = 2 * (k + n_par) + 2
     chunk = 16
@@ -365,7 +308,6 @@ def exact_rows(y, w, x, parent_ptr, parent_idx, child_ptr, child_idx, rank, eps_
         members = np.empty(k, dtype=np.int64)
         loc = np.full(k, -1, dtype=np.int64)
         r = np.zeros(k)
-        comp = np.empty(k, dtype=np.int64)
         seg = np.empty(4 * k + 4, dtype=np.int64)
         work_i = (np.empty(k + 2, dtype=np.int64), np.empty(n_edges, dtype=np.int64),
                   np.empty(n_edges, dtype=np.int64), np.empty(k + 2, dtype=np.int64),
@@ -378,12 +320,27 @@ def exact_rows(y, w, x, parent_ptr, parent_idx, child_ptr, child_idx, rank, eps_
         inside = np.zeros(k, dtype=np.bool_)
         comp_i = (np.empty(k, dtype=np.int64), np.full(k, -1, dtype=np.int64), np.empty(k + 1, dtype=np.int64))
         forest = np.empty(k, dtype=np.bool_)
+        low = np.empty(k)
+        high = np.empty(k)
         for i in range(c * chunk, min(m, (c + 1) * chunk)):
-            if not _is_optimal(y[i], w[i], x[i], members, parent_ptr, parent_idx, loc, r, comp, work_i, work_f,
-                               eps_rel):
-                for j in range(k):
-                    members[j] = j
-                _partition(y[i], w[i], out[i], members, k, parent_ptr, parent_idx, child_ptr, child_idx, rank, loc,
+            yi = y[i]
+            for v in up:  # low: HTD, the minimum over the class and its ancestors
+                low[v] = yi[v]
+                for j in range(parent_ptr[v], parent_ptr[v + 1]):
+                    if low[parent_idx[j]] < low[v]:
+                        low[v] = low[parent_idx[j]]
+            for v in down:  # high: MCM, the maximum over the class and its descendants
+                high[v] = yi[v]
+                for j in range(child_ptr[v], child_ptr[v + 1]):
+                    if high[child_idx[j]] > high[v]:
+                        high[v] = high[child_idx[j]]
+            n0 = 0
+            for v in range(k):
+                if low[v] != high[v]:
+                    members[n0] = v
+                    n0 += 1
+            n_left[i] = n0
+            if n0 > 0:
+                _partition(yi, w[i], out[i], members, n0, parent_ptr, parent_idx, child_ptr, child_idx, rank, loc,
                            r, seg, work_i, work_f, pool_i, pool_f, comp_i, forest, inside, eps_rel)
-                repaired[i] = 1
-    return out, repaired
+    return out, n_left

@@ -25,7 +25,10 @@ def flat(values, hierarchy):
     Parameters
     ----------
     values : array-like or DataFrame of shape (M, K)
+        One column per class (an array in ``hierarchy.classes`` order, or a
+        DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
 
     Returns
     -------
@@ -121,6 +124,7 @@ def resolve_options(name, options=None):
     Returns
     -------
     dict
+        The keyword arguments of the entry's function.
 
     Examples
     --------

@@ -10,7 +10,10 @@ on a lower level than each of its children.
 
 import numpy as np
 
+from .._arrays import finite_array
+from .._validation import is_frame
 from ..exceptions import InputError
+from ..hierarchy import Hierarchy
 from ._inputs import class_major, matrix_in, matrix_out, unit_interval
 from ._isotonic import isotonic_rows
 from ._kernels import (
@@ -27,7 +30,7 @@ from ._kernels import (
 )
 from ._structure import dag_passes
 
-__all__ = ["htd", "tpr_dag", "obozinski", "mcm", "maxnorm", "qnorm", "BOTTOM_UP", "POSITIVE", "TOP_DOWN"]
+__all__ = ["add_root", "htd", "tpr_dag", "obozinski", "mcm", "maxnorm", "qnorm", "BOTTOM_UP", "POSITIVE", "TOP_DOWN"]
 
 BOTTOM_UP = {
     "threshold_free": THRESHOLD_FREE,
@@ -140,7 +143,8 @@ def tpr_dag(values, hierarchy, *, positive="children", bottomup="threshold_free"
 
     HEMDAG needs a single root and adds one (holding the largest score of the
     matrix) when the graph has several; here a forest's roots are treated
-    separately, which gives HEMDAG's numbers whenever the hierarchy has one root.
+    separately, which gives HEMDAG's numbers whenever the hierarchy has one root;
+    :func:`add_root` reproduces HEMDAG's artificial root on the others.
 
     Parameters
     ----------
@@ -148,12 +152,14 @@ def tpr_dag(values, hierarchy, *, positive="children", bottomup="threshold_free"
         Flat scores, one column per class (an array in ``hierarchy.classes``
         order or a DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
     positive : {"children", "descendants"}
         Whose values pool into a class.
     bottomup : {"threshold_free", "threshold", "weighted_threshold_free", "weighted_threshold", "tau"}
         The selection and update rule above; ``"tau"`` needs ``positive="descendants"``.
     topdown : {"htd", "gpav"}
-        The consistency step.
+        The consistency step: HTD-DAG (TPR-DAG, the default here) or the exact
+        isotonic regression (ISO-TPR, the default of HEMDAG's ``tpr.dag``).
     t : float in [0, 1], default 0.5
         The threshold of the threshold rules; the balance between children and
         further descendants of ``"tau"``. Unused by the threshold-free rules.
@@ -196,6 +202,7 @@ def obozinski_rows(x, hierarchy, method):
         closure_and(xt, out, p.anc_ptr, p.anc_idx)
     else:
         closure_or(xt, out, p.desc_ptr, p.desc_idx)
+    htd_pass(out, p.up, p.parent_ptr, p.parent_idx)  # products in different orders may differ in the last bit
     return np.ascontiguousarray(out.T)
 
 
@@ -207,7 +214,11 @@ def obozinski(values, hierarchy, method="max"):
     its ancestors (each ancestor counted once, also on DAGs). ``"or"``: one
     minus the product of ``1 - value`` over the class and all its descendants.
     All three are hierarchy-consistent on probabilities; ``"and"`` and ``"or"``
-    need values in [0, 1].
+    need values in [0, 1]. Each class's product is computed on its own, so on
+    a DAG a child's and its parent's may differ in the last bit where they are
+    equal in exact arithmetic; a last top-down pass (:func:`htd`) removes such
+    differences, so that child <= parent holds exactly (HEMDAG's numbers agree
+    to about 1e-12).
 
     Parameters
     ----------
@@ -215,11 +226,15 @@ def obozinski(values, hierarchy, method="max"):
         One column per class (array in ``hierarchy.classes`` order, or a
         DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
     method : {"max", "and", "or"}
+        The rule.
 
     Returns
     -------
     ndarray or DataFrame of shape (M, K)
+        The corrected values (a DataFrame with the index and columns of ``values``
+        when ``values`` is one).
 
     Examples
     --------
@@ -249,11 +264,16 @@ def mcm(values, hierarchy):
     Parameters
     ----------
     values : array-like or DataFrame of shape (M, K)
+        One column per class (an array in ``hierarchy.classes`` order, or a
+        DataFrame with columns named by class).
     hierarchy : Hierarchy
+        Any tree, forest or DAG; its ``classes`` name the columns.
 
     Returns
     -------
     ndarray or DataFrame of shape (M, K)
+        The corrected values (a DataFrame with the index and columns of ``values``
+        when ``values`` is one).
 
     Examples
     --------
@@ -268,9 +288,6 @@ def mcm(values, hierarchy):
 
 def _flat(values, name="values"):
     """A finite float (M, K) array from an array or any DataFrame (no hierarchy needed)."""
-    from .._arrays import finite_array
-    from .._validation import is_frame
-
     arr = finite_array(values.to_numpy() if is_frame(values) else values, name)
     if arr.ndim != 2:
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {arr.shape}")
@@ -278,8 +295,6 @@ def _flat(values, name="values"):
 
 
 def _like(result, values):
-    from .._validation import is_frame
-
     if not is_frame(values):
         return result
     import pandas as pd
@@ -288,19 +303,21 @@ def _like(result, values):
 
 
 def maxnorm(values):
-    """HEMDAG's ``maxnorm``: each column divided by its maximum.
+    """HEMDAG's ``maxnorm`` (``normalize.max``): each column divided by its maximum.
 
-    A column whose maximum is 0 is left as it is. Scores must be non-negative
-    (HEMDAG's setting; dividing by a negative maximum would reverse the order).
+    A column whose maximum is 0 is left as it is. Meant for non-negative scores;
+    as in HEMDAG, a column whose maximum is negative is divided by it too, which
+    reverses its order.
 
     Parameters
     ----------
     values : array-like or DataFrame of shape (M, K)
-        Non-negative scores, one column per class.
+        Scores, one column per class (non-negative in HEMDAG's use).
 
     Returns
     -------
     ndarray or DataFrame of shape (M, K)
+        The normalised scores (a DataFrame with the index and columns of ``values``).
 
     Examples
     --------
@@ -308,11 +325,8 @@ def maxnorm(values):
     [[0.25, 0.0], [1.0, 0.0]]
     """
     x = _flat(values)
-    if (x < 0).any():
-        i, k = np.argwhere(x < 0)[0]
-        raise InputError(f"maxnorm needs non-negative values; row {i}, column {k} holds {x[i, k]!r}")
     top = x.max(axis=0) if len(x) else np.zeros(x.shape[1])
-    out = x / np.where(top > 0, top, 1.0)
+    out = x / np.where(top != 0, top, 1.0)
     return _like(out, values)
 
 
@@ -333,6 +347,7 @@ def qnorm(values):
     Returns
     -------
     ndarray or DataFrame of shape (M, K)
+        The normalised values (a DataFrame with the index and columns of ``values``).
 
     Examples
     --------
@@ -353,3 +368,54 @@ def qnorm(values):
     upper = np.minimum(low, len(means) - 1)  # only read where half is True (then low < M)
     out = np.where(half, 0.5 * (means[low - 1] + means[upper]), means[low - 1])
     return _like(out, values)
+
+
+def add_root(values, hierarchy, root="00", value=None):
+    """HEMDAG's artificial root: a new class above every root, holding the largest value of the matrix.
+
+    HEMDAG's functions need a hierarchy with a single root; when the score matrix
+    has no column for it they add one filled with ``max(S)``. Here every function
+    works on forests and DAGs with several roots as they are; apply them to
+    ``add_root(values, hierarchy)`` to get HEMDAG's numbers on such hierarchies
+    (the root's value matters to ``tpr_dag``'s threshold rules, which can lower
+    it and so cap the top classes, to ``gpav``, and scales ``obozinski``'s "and").
+
+    Parameters
+    ----------
+    values : array-like or DataFrame of shape (M, K)
+        One column per class (an array in ``hierarchy.classes`` order, or a
+        DataFrame with columns named by class).
+    hierarchy : Hierarchy
+        The hierarchy to root; ``root`` must not be one of its classes.
+    root : hashable, default "00"
+        The new class's name (HEMDAG's default).
+    value : float, optional
+        The root's value in every row; default the largest value of ``values``.
+
+    Returns
+    -------
+    values : ndarray or DataFrame of shape (M, K + 1)
+        ``values`` with the root's column first.
+    hierarchy : Hierarchy
+        ``hierarchy`` with ``root`` as the parent of its roots, first in column order.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> v, h = add_root([[0.2, 0.7], [0.4, 0.1]], Hierarchy.from_edges([], classes=["a", "b"]))
+    >>> v.tolist(), h.classes, h.parents("a")
+    ([[0.7, 0.2, 0.7], [0.7, 0.4, 0.1]], ('00', 'a', 'b'), ('00',))
+    """
+    x = matrix_in(values, hierarchy)
+    if root in hierarchy:
+        raise InputError(f"root {root!r} is already a class of the hierarchy; choose another name")
+    top = (float(x.max()) if x.size else 0.0) if value is None else float(value)
+    edges = [(root, c) for c in hierarchy.roots] + list(hierarchy.edges)
+    rooted = Hierarchy.from_edges(edges, classes=[root, *hierarchy.classes])
+    out = np.column_stack([np.full(len(x), top), x])
+    if is_frame(values):
+        import pandas as pd
+
+        frame = pd.DataFrame(out, index=values.index, columns=[root, *hierarchy.classes])
+        return frame[[root, *values.columns]], rooted
+    return out, rooted

@@ -65,10 +65,12 @@ def dag_passes(hierarchy):
     Parameters
     ----------
     hierarchy : Hierarchy
+        Any tree, forest or DAG.
 
     Returns
     -------
     DagPasses
+        Its index arrays (read-only).
 
     Examples
     --------
@@ -84,9 +86,16 @@ def dag_passes(hierarchy):
     down = np.lexsort((cols, -level)).astype(np.int64)
     parents = [np.asarray(p, dtype=np.int64) for p in hierarchy.parent_indices]
     children = [np.asarray(c, dtype=np.int64) for c in hierarchy.child_indices]
-    anc = hierarchy.ancestor_matrix  # anc[k, a]: a is a proper ancestor of k
-    ancestors = [np.flatnonzero(anc[j]) for j in range(k)]
-    descendants = [np.flatnonzero(anc[:, j]) for j in range(k)]
+    ancestors = [np.zeros(0, dtype=np.int64)] * k  # sparse closure: no dense (K, K) matrix
+    for j in hierarchy.topological_order:
+        if len(parents[j]):
+            ancestors[j] = np.unique(np.concatenate([parents[j], *(ancestors[q] for q in parents[j])]))
+    pairs_desc = np.concatenate([np.full(len(a), j, dtype=np.int64) for j, a in enumerate(ancestors)] or [[]])
+    pairs_anc = np.concatenate(ancestors or [[]]).astype(np.int64)
+    order = np.lexsort((pairs_desc, pairs_anc))  # by ancestor, then descendant
+    by_anc, desc_sorted = pairs_anc[order], pairs_desc[order]
+    split = np.searchsorted(by_anc, np.arange(k + 1))
+    descendants = [desc_sorted[split[j]:split[j + 1]] for j in range(k)]
     far = [np.setdiff1d(descendants[j], children[j]) for j in range(k)]
     arrays = {}
     for name, lists in (("parent", parents), ("child", children), ("anc", ancestors), ("desc", descendants),
