@@ -85,8 +85,12 @@ def ranked_ap(ranks, y, weights=None):
     0.75
     """
     order = np.argsort(ranks, axis=None, kind="stable")
-    t = y.ravel()[order].astype(float)
-    w = np.ones_like(t) if weights is None else np.broadcast_to(weights[:, None], y.shape).ravel()[order]
+    return _sorted_ap(y.ravel()[order].astype(float), order // y.shape[1], weights)
+
+
+def _sorted_ap(t, row, weights=None):
+    """AU(PRC) of labels ``t`` already in rank order (``row``: each event's row, for the weights)."""
+    w = np.ones_like(t) if weights is None else weights[row]
     hits = np.cumsum(w * t)
     total = hits[-1] if hits.size else 0.0
     if total <= 0:
@@ -117,15 +121,19 @@ def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0):
     difference ``other - simple`` divided by its bootstrap standard deviation.
     """
     yy = y[:, cols]
-    r1 = ranking_positions(p_simple, hierarchy, cols)
-    r2 = ranking_positions(p_other, hierarchy, cols)
-    diff = ranked_ap(r2, yy) - ranked_ap(r1, yy)
+    k = yy.shape[1]
+    sorted_pairs = []
+    for p in (p_simple, p_other):
+        order = np.argsort(ranking_positions(p, hierarchy, cols), axis=None, kind="stable")
+        sorted_pairs.append((yy.ravel()[order].astype(float), order // k))
+    (t1, row1), (t2, row2) = sorted_pairs
+    diff = _sorted_ap(t2, row2) - _sorted_ap(t1, row1)
     rng = np.random.default_rng(seed)
     m = len(yy)
     boots = []
     for _ in range(n_boot):
         w = np.bincount(rng.integers(0, m, m), minlength=m).astype(float)
-        boots.append(ranked_ap(r2, yy, w) - ranked_ap(r1, yy, w))
+        boots.append(_sorted_ap(t2, row2, w) - _sorted_ap(t1, row1, w))
     se = float(np.nanstd(boots, ddof=1))
     return float(diff / se) if se > 0 else (np.inf if diff > 0 else 0.0), float(diff)
 
