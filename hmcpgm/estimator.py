@@ -41,12 +41,14 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ``"full"``: each mLPR uses the scores of every class of the object.
         ``"nbh"``: only the scores of the class, its parents and its children.
         ``"indpt"``: the class's own local precision rate with its prior.
-        ``"auto"``: the one of the three (each with its fitted ``tempering``) with
-        the smallest cross-fitted log loss on the training rows, preferring the
-        simpler version (indpt, then nbh, then full) unless a more complex one is
-        better by more than two paired standard errors
-        (:func:`hmcpgm.selection.fit_second_stage_auto`). ``version_`` and
-        ``cv_results_`` report the choice.
+        ``"auto"``: the one of the three (each with its fitted ``tempering``) whose
+        HierRank ranking of cross-fitted mLPRs has the best AU(PRC) on the
+        training rows, preferring the simpler version (indpt, then nbh, then full)
+        unless a more complex one is better by more than one paired bootstrap
+        standard error (:func:`hmcpgm.selection.fit_second_stage_auto`); nbh and
+        full keep each class's own evidence at indpt's exponent and temper the
+        other classes' evidence (``own_tempering_``). ``version_``,
+        ``consistency_`` and ``cv_results_`` report the choices.
     score_model : {"auto", "lpr", "isotonic", "platt", "logistic", "pooled", "precision", "gaussian", "kde"}
         How scores become evidence (default ``"auto"``); see :mod:`hmcpgm.likelihood`.
         ``"auto"`` chooses per class among lpr, isotonic, platt, pooled and logistic
@@ -118,9 +120,11 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     recalibration_ : RecalibrationMap or None
         The shared increasing map of :meth:`calibrated_proba`.
     cv_results_ : pandas.DataFrame or None
-        One row per version tried: exponents, cross-fitted log loss and AU(PRC),
-        rows and engine used, seconds, whether it was chosen (None when nothing
-        was cross-fitted).
+        One row per version tried: exponents, cross-fitted AU(PRC) and log loss,
+        rows and engine used, seconds, ``z`` (paired bootstrap standard errors by
+        which it beat the simpler version kept before it), whether it was chosen;
+        ``attrs["consistency"]`` holds the max-constraint choice (None when
+        nothing was cross-fitted).
     hierarchy_ : Hierarchy
         The hierarchy of the fitted model (the flat one when ``hierarchy=None``).
     network_ : LabelNetwork
