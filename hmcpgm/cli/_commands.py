@@ -124,6 +124,8 @@ def command_fit(args):
     chosen = f"version {model.version_}"
     if model.cv_results_ is not None:
         chosen += f" (evidence exponent {'/'.join(f'{a:.2f}' for a in np.unique(model.tempering_))})"
+    if getattr(model, "consistency_", "hierrank") == "max":
+        chosen += " with the max constraint"
     print(f"fitted on {len(scores)} objects x {hierarchy.n_classes} classes, {chosen}; saved {args.output}")
 
 

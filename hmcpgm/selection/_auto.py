@@ -30,7 +30,7 @@ from ._stage import SecondStage
 
 def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="auprc",
                           score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
-                          screen_margin=3.0, engine="auto", a_min=0.02, n_iter=6, margin=1.0, recalibrate=True,
+                          screen_margin=3.0, engine="auto", a_min=0.02, n_iter=4, margin=1.0, recalibrate=True,
                           pseudo_count=0.5, allow_empty=True, consistency="auto", return_predictions=False,
                           **score_options):
     """Choose version, tempering and score models by cross-fitting on the training rows.
@@ -50,10 +50,11 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         None fixes ``a = 1`` (the paper's model).
     criterion : {"auprc", "log_loss"}
         What the exponents and the version optimise: the micro AU(PRC) of the
-        HierRank ranking of the cross-fitted mLPRs (default: the ranking is what
-        HierRank and every cutoff use; the probabilities the Bayesian FDR averages
-        come from the separate recalibration map), or the mean cross-fitted log
-        loss of the labels (a proper scoring rule).
+        cross-fitted mLPRs (default: the ranking is what HierRank and every cutoff
+        use; the probabilities the Bayesian FDR averages come from the separate
+        recalibration map; exponents are searched on the events sorted by value,
+        versions compared on their HierRank rankings), or the mean cross-fitted
+        log loss of the labels (a proper scoring rule).
     score_model : str, default "auto"
         Per-class choice among :data:`hmcpgm.likelihood.AUTO_CANDIDATES`, or one model.
     cv, seed : int
@@ -173,7 +174,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
                     warnings.simplefilter("ignore")  # loopy non-convergence on a few objects: judged by the loss
                     p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng)
                 p = own_evidence(p, crossfit.likelihoods[rows], a, own)
-            value = criterion_value(p, y[rows], cols, criterion, hierarchy)
+            value = criterion_value(p, y[rows], cols, criterion)  # flat AU(PRC): cheap, fine for one exponent
             if not kept or value < kept["value"]:
                 kept.update(value=value, a=np.asarray(a, float), mlpr=p)
             return value
