@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._atomic import atomic_write
 from .exceptions import HmcpgmError, InputError
 
 __all__ = ["save_model", "load_model", "is_model_file"]
@@ -113,7 +114,7 @@ def save_model(model, path):
     }
     meta["digest"] = _digest(meta, arrays)
     path = Path(path)
-    with path.open("wb") as fh:
+    with atomic_write(path, binary=True) as fh:
         np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
     return path
 

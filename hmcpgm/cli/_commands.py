@@ -8,6 +8,17 @@ class UserError(Exception):
     pass
 
 
+#: Per command: its input files and its output files (argument name -> what messages call it). The command line
+#: refuses an output that is an input or another output, and reads an input ``-`` (or a pipe) from a copy.
+FILES = {
+    "fit": ({"scores": "the scores file", "labels": "the labels file", "hierarchy": "the hierarchy file"},
+            {"output": "-o"}),
+    "predict": ({"model": "the model file", "scores": "the scores file"}, {"output": "-o", "decisions": "--decisions"}),
+    "rank": ({"values": "the values file", "hierarchy": "the hierarchy or model file"}, {"output": "-o"}),
+    "benchmark": ({"files": "an ARFF file"}, {"json": "--json"}),
+}
+
+
 class _Steps:
     """A progress bar over named steps (tqdm on stderr; off with --quiet or when not a terminal)."""
 
@@ -125,6 +136,7 @@ def command_fit(args):
 def command_predict(args):
     import numpy as np
 
+    from .._atomic import AtomicFile
     from ..io import check_output, read_matrix, write_matrix
     from ..persist import load_model
 
@@ -171,10 +183,19 @@ def command_predict(args):
     k = model.hierarchy_.n_classes
     mlpr = np.concatenate(parts) if parts else np.zeros((0, k))
     id_column = args.id_column or "id"
-    write_matrix(args.output, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
-    if args.decisions:
-        d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
-        write_matrix(args.decisions, d, model.hierarchy_, ids=ids, id_column=id_column)
+    outputs = [AtomicFile(args.output)]
+    try:  # both outputs in place, or neither
+        write_matrix(outputs[0].file, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
+        if args.decisions:
+            outputs.append(AtomicFile(args.decisions))
+            d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
+            write_matrix(outputs[1].file, d, model.hierarchy_, ids=ids, id_column=id_column)
+    except BaseException:
+        for out in outputs:
+            out.abort()
+        raise
+    for out in outputs:
+        out.commit()
     _predicted(model, args, len(mlpr), int(d.sum()) if args.decisions else None)
 
 
@@ -201,6 +222,7 @@ def _load_hierarchy_or_model(path):
 def command_rank(args):
     import numpy as np
 
+    from .._atomic import atomic_write
     from ..decision import bayes_cutoff
     from ..io import check_output, read_matrix
     from ..ranking import Ranking, hier_rank, naive_sort
@@ -234,7 +256,8 @@ def command_rank(args):
         cut = bayes_cutoff(ranked, values, rule="fdr", alpha=args.fdr)
         table["positive"] = (table["rank"] <= cut.rank).astype(int)
         print(f"{cut.rank} of {len(table)} events called positive at estimated FDR <= {args.fdr}")
-    table.to_csv(args.output, index=False)
+    with atomic_write(args.output) as fh:
+        table.to_csv(fh, index=False)
     steps.step("written")
     steps.close()
     print(f"wrote the ranking of {len(table)} events to {args.output}")
@@ -243,6 +266,7 @@ def command_rank(args):
 def command_benchmark(args):
     import json
 
+    from .._atomic import atomic_write
     from ..applications.clus import format_benchmark, run_benchmark
     from ..io import check_output
 
@@ -257,5 +281,6 @@ def command_benchmark(args):
     )
     print(format_benchmark(result))
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
+        with atomic_write(args.json) as fh:
+            fh.write(json.dumps(result, indent=2))
         print(f"wrote {args.json}")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .._arrays import count
+from .._atomic import AtomicFile
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
@@ -166,9 +167,11 @@ class TableWriter:
     CSV pieces are appended under one header, as ``DataFrame.to_csv`` writes them
     (so a file written in pieces is the file written at once). Parquet pieces
     become row groups of one file; text columns are stored as strings, object
-    columns of integers as int64. The pieces go to a hidden file beside ``path``,
-    renamed to ``path`` by :meth:`close`; :meth:`abort` (or leaving a ``with``
-    block by an exception) removes it, so a failed run leaves no partial output.
+    columns of integers as int64. The pieces go to a hidden file of a name unique
+    to the run beside ``path``, renamed to ``path`` by :meth:`close`; :meth:`abort`
+    (or leaving a ``with`` block by an exception) removes it, so a failed run
+    leaves no partial output (see :class:`hmcpgm._atomic.AtomicFile`; ``-``, a pipe
+    or a device is written through).
 
     Parameters
     ----------
@@ -193,7 +196,7 @@ class TableWriter:
         self.parquet = is_parquet(path)
         if self.parquet:
             _parquet(path)
-        self._part = self.path.with_name(f".{self.path.name}.hmcpgm-part")
+        self._file = None
         self._out = None
         self._header = True
         self.rows = 0
@@ -213,11 +216,13 @@ class TableWriter:
             if self._out is None:
                 pq = _parquet(self.path)
                 self._schema = pa.Schema.from_pandas(frame, preserve_index=False)
-                self._out = pq.ParquetWriter(self._part, self._schema)
+                self._file = AtomicFile(self.path, binary=True)
+                self._out = pq.ParquetWriter(self._file.file, self._schema)
             self._out.write_table(pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False))
         else:
             if self._out is None:
-                self._out = open(self._part, "w", newline="", encoding="utf-8")
+                self._file = AtomicFile(self.path)
+                self._out = self._file.file
             frame.to_csv(self._out, index=False, header=self._header)
             self._header = False
         self.rows += len(frame)
@@ -225,16 +230,17 @@ class TableWriter:
     def close(self):
         """Finish the file and put it in place."""
         if self._out is not None:
-            self._out.close()
+            if self.parquet:
+                self._out.close()  # writes the footer into the file object, which stays open
             self._out = None
-            self._part.replace(self.path)
+            self._file.commit()
 
     def abort(self):
         """Drop what was written; ``path`` is left as it was."""
-        if self._out is not None:
-            self._out.close()
-            self._out = None
-        self._part.unlink(missing_ok=True)
+        self._out = None
+        if self._file is not None:
+            self._file.abort()
+            self._file = None
 
     def __enter__(self):
         return self
