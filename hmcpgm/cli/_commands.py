@@ -244,7 +244,7 @@ def command_rank(args):
     ids, values = read_matrix(args.values, hierarchy, "values", id_column=args.id_column)
     if args.fdr is not None and values.size and (values.min() < 0 or values.max() > 1):
         raise UserError(f"--fdr needs values that are probabilities (mLPRs in [0, 1]); {args.values} holds values "
-                         f"from {values.min():.3g} to {values.max():.3g}")
+                         f"from {float(values.min())!r} to {float(values.max())!r}")
     steps.step("read")
     ranked = (hier_rank if args.method == "hierrank" else naive_sort)(values, hierarchy)
     index = ids if ids is not None else np.arange(1, len(values) + 1)

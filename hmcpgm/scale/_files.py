@@ -373,7 +373,7 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
         low, high = ranked.value_range
         if fdr is not None and ranked.n_events and (low < 0 or high > 1):
             raise InputError(f"fdr needs values that are probabilities (mLPRs in [0, 1]); {values} holds values "
-                             f"from {low:.3g} to {high:.3g}")
+                             f"from {float(low)!r} to {float(high)!r}")
         ranked.index = np.concatenate(ids) if ids and ids[0] is not None else np.arange(1, ranked.n_objects + 1)
         cut = None if fdr is None else ranked.bayes_cutoff(fdr)
         with writer, progress_bar(progress, ranked.n_events, "write", "events") as bar:
