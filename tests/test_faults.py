@@ -418,3 +418,34 @@ def test_fdr_message_shows_the_value_past_1(files, tmp_path, capsys):
         assert main(["rank", str(path), str(files["model"]), "-o", str(tmp_path / "r.csv"), "--fdr", "0.1",
                      "--id-column", "gene", "--quiet", *extra]) == 2
         assert "to 1.0000000000000009" in _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["predict", "rank"])
+def test_ctrl_c_on_a_dask_run_is_one_line(files, tmp_path, command):
+    """Ctrl-C at a terminal reaches the whole process group: the workers must stay quiet too."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "out.csv"
+    out.write_text("the old output\n")
+    args = (["predict", files["model"], files["new"]] if command == "predict"
+            else ["rank", files["new"], files["model"], "--fdr", "0.1"])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "hmcpgm", *map(str, args), "-o", str(out), "--id-column", "gene",
+                             "--chunk-size", "200", "--scheduler", "local", "--quiet"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    psutil = pytest.importorskip("psutil")
+    end = time.monotonic() + 120
+    while time.monotonic() < end and proc.poll() is None and len(psutil.Process(proc.pid).children()) < 2:
+        time.sleep(0.05)  # Ctrl-C while the cluster starts is ignored: wait for its workers
+    time.sleep(3)  # chunks are running
+    finished = proc.poll() is not None
+    if not finished:
+        os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if finished:
+        pytest.skip("the run ended before it could be interrupted")
+    assert proc.returncode == 130, err
+    assert err.strip() == "hmcpgm: interrupted"
+    assert out.read_text() == "the old output\n"
+    assert not _leftovers(tmp_path)
