@@ -25,6 +25,10 @@ from .hierarchy import Hierarchy
 from .likelihood import fit_score_model
 from .network import LabelNetwork
 
+#: Scores beyond +-SCORE_LIMIT are taken as +-SCORE_LIMIT (in fit and predict alike): no score model tells
+#: 1e100 from 1e308 apart, and squares and grid spans of finite numbers near 1e308 overflow.
+SCORE_LIMIT = 1e100
+
 __all__ = ["MLPR", "check_params"]
 
 
@@ -285,9 +289,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """y as it is when a DataFrame (aligned later by name), else a checked 2-D 0/1 array."""
         if is_frame(y):
             return y
+        from scipy import sparse
         from sklearn.utils.multiclass import type_of_target
 
-        y_arr = np.asarray(y)
+        y_arr = y.toarray() if sparse.issparse(y) else np.asarray(y)  # a sparse 0/1 matrix is read densely
         kind = type_of_target(y_arr, input_name="y") if y_arr.size else "empty"
         if y_arr.ndim != 2 or kind not in ("multilabel-indicator", "multiclass-multioutput", "binary"):
             raise LabelError(
@@ -297,19 +302,19 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return binary_matrix(y_arr, "y")
 
     def _scores(self, X, hierarchy, *, reset):
-        """(M, K) float scores in class order; DataFrames aligned by class name."""
+        """(M, K) float scores in class order (DataFrames aligned by class name), clipped to +-SCORE_LIMIT."""
         if is_frame(X):
             s = class_matrix(X, hierarchy, "X")
             if reset:
                 self.n_features_in_ = s.shape[1]
                 self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
-            return s
+            return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
         s = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
         if s.shape[1] != hierarchy.n_classes:
             raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
         if reset and hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        return s
+        return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
 
     # ------------------------------------------------------------------ prediction
     def _check_X(self, X):
