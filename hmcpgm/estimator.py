@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._arrays import binary_matrix
 from ._estimator_params import check_params
-from ._validation import class_matrix, is_frame, label_matrix
+from ._validation import class_matrix, is_frame, label_matrix, rows_aligned
 from .exceptions import InputError, LabelError
 from .hierarchy import Hierarchy
 from .likelihood import fit_score_model
@@ -220,8 +220,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Training first-stage scores, one column per class: an array in
             ``hierarchy.classes`` order, a DataFrame with columns named by class
             (any order).
-        y : array-like or DataFrame of shape (M, K)
-            0/1 training labels that respect the hierarchy.
+        y : array-like, sparse matrix or DataFrame of shape (M, K)
+            0/1 training labels that respect the hierarchy. When ``X`` and ``y``
+            are both DataFrames, their rows are paired by index (refused when the
+            two indexes do not hold the same labels).
 
         Returns
         -------
@@ -238,6 +240,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             X = validate_data(self, X, reset=True, dtype=np.float64)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True)
+        if is_frame(X) and is_frame(y):
+            y = rows_aligned(y, X.index, "y", "X")  # by the row index, as the command line pairs rows by id
         y = self._label_array(y)
         if self.hierarchy is None and not is_frame(y) and y.shape[1] != s.shape[1]:
             raise InputError(

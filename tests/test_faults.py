@@ -449,3 +449,63 @@ def test_ctrl_c_on_a_dask_run_is_one_line(files, tmp_path, command):
     assert err.strip() == "hmcpgm: interrupted"
     assert out.read_text() == "the old output\n"
     assert not _leftovers(tmp_path)
+
+
+# ---------------------------------------------------------------------- the estimator's inputs
+@pytest.fixture(scope="module")
+def small_data():
+    return make_paper_synthetic(n_train=1500, n_test=200, seed=6)
+
+
+def _frames(data, n=None):
+    names = [str(c) for c in data.hierarchy.classes]
+    index = [f"g{i}" for i in range(len(data.train_scores))]
+    return (pd.DataFrame(data.train_scores, columns=names, index=index),
+            pd.DataFrame(data.train_labels, columns=names, index=index))
+
+
+def test_fit_pairs_dataframe_rows_by_index(small_data):
+    from hmcpgm import MLPR
+
+    X, Y = _frames(small_data)
+    shuffled = Y.sample(frac=1.0, random_state=0)
+    params = dict(hierarchy=small_data.hierarchy, score_model="lpr", tempering=None, recalibrate=False)
+    new = pd.DataFrame(small_data.test_scores, columns=X.columns)
+    a = MLPR(**params).fit(X, Y).predict_proba(new)
+    b = MLPR(**params).fit(X, shuffled).predict_proba(new)
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(InputError, match="row indexes hold different labels") as exc:
+        MLPR(**params).fit(X, Y.rename(index={"g5": "other"}))
+    assert len(str(exc.value).splitlines()) == 1
+    with pytest.raises(InputError, match="repeats a label"):
+        MLPR(**params).fit(X, Y.set_axis(["g0"] * len(Y)))
+
+
+def test_fit_takes_a_sparse_y(small_data):
+    from scipy import sparse
+
+    from hmcpgm import MLPR
+
+    params = dict(hierarchy=small_data.hierarchy, score_model="lpr", tempering=None, recalibrate=False)
+    dense = MLPR(**params).fit(small_data.train_scores, small_data.train_labels)
+    for kind in (sparse.csr_matrix, sparse.csc_array):
+        model = MLPR(**params).fit(small_data.train_scores, kind(small_data.train_labels))
+        np.testing.assert_array_equal(model.predict_proba(small_data.test_scores),
+                                      dense.predict_proba(small_data.test_scores))
+
+
+@pytest.mark.parametrize("score_model", ["lpr", "auto"])
+def test_huge_training_scores_fit_the_clipped_model_without_warnings(small_data, score_model):
+    import warnings
+
+    from hmcpgm import MLPR
+
+    s = small_data.train_scores.copy()
+    s[0, 3], s[1, 3], s[5, 7] = 1e308, -1e308, np.finfo(float).max
+    params = dict(hierarchy=small_data.hierarchy, score_model=score_model, tempering=None, recalibrate=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow warning fails the test
+        model = MLPR(**params).fit(s, small_data.train_labels)
+        got = model.predict_proba(small_data.test_scores)
+    clipped = MLPR(**params).fit(np.clip(s, -1e100, 1e100), small_data.train_labels)
+    np.testing.assert_array_equal(got, clipped.predict_proba(small_data.test_scores))
