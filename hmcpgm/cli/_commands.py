@@ -159,22 +159,20 @@ def command_predict(args):
         model.set_params(inference_options={**(model.inference_options or {}), **_inference_options(args)})
     if args.threshold is not None:
         model.set_params(threshold=args.threshold)
+    calibrated = not args.uncalibrated  # what 'rank --fdr' needs, unless asked otherwise
     if at_scale:
         from ..scale import predict_files
 
-        if args.calibrated:
-            raise UserError("--calibrated is not available with --chunk-size or --scheduler yet; "
-                             "run predict without them")
         n, positives = predict_files(model, args.scores, args.output, decisions=args.decisions,
                                      id_column=args.id_column, chunk_size=args.chunk_size,
-                                     scheduler=args.scheduler, progress=not args.quiet)
+                                     scheduler=args.scheduler, progress=not args.quiet, calibrated=calibrated)
         return _predicted(model, args, n, positives)
     ids, scores = read_matrix(args.scores, model.hierarchy_, "scores", id_column=args.id_column)
     chunk = 2000
     steps = _Steps(args, len(scores), "predict")
     parts, decisions = [], []
     for start in range(0, len(scores), chunk):
-        part = (model.calibrated_proba if args.calibrated else model.predict_proba)(scores[start:start + chunk])
+        part = (model.calibrated_proba if calibrated else model.predict_proba)(scores[start:start + chunk])
         parts.append(part)
         if args.decisions:
             decisions.append(model.predict(scores[start:start + chunk]))
@@ -204,7 +202,8 @@ def _predicted(model, args, n, positives):
     version = model.version_ if model.version == "auto" else model.version
     how = f"{version} version" if engine == "indpt" else \
         f"{version} version, {engine} engine, {'exact' if exact else 'approximate'}"
-    what = "recalibrated mLPRs" if getattr(args, "calibrated", False) else "mLPRs"
+    recalibrated = not args.uncalibrated and model.recalibration_ is not None
+    what = "recalibrated mLPRs" if recalibrated else "mLPRs"
     print(f"wrote {what} of {n} objects ({how}) to {args.output}")
     if args.decisions:
         print(f"wrote {positives} positive decisions (block mean >= {model.threshold}) to {args.decisions}")

@@ -266,7 +266,7 @@ def _arrow_ready(frame):
 
 # ---------------------------------------------------------------------- the two commands
 def predict_files(model, scores, output, *, decisions=None, id_column=None, chunk_size=None,
-                  scheduler=None, progress=False):
+                  scheduler=None, progress=False, calibrated=False):
     """``hmcpgm predict`` on files, chunk by chunk: mLPRs (and decisions) of a scores file.
 
     Parameters
@@ -285,6 +285,8 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
         Where the chunks run (see :func:`hmcpgm.scale.rank_stream`).
     progress : bool
         Show a progress bar.
+    calibrated : bool
+        Write the recalibrated mLPRs (``model.calibrated_proba``) instead of the mLPRs.
 
     Returns
     -------
@@ -304,7 +306,7 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
     n, positives = 0, 0
     try:
         for p, d in predict_stream(model, blocks(), scheduler=scheduler, decisions=bool(decisions),
-                                   progress=progress):
+                                   progress=progress, calibrated=calibrated):
             block_ids = ids.popleft()
             writers[0].write(matrix_frame(p, h, ids=block_ids, id_column=id_column or "id"))
             if decisions:

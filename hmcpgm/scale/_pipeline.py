@@ -250,13 +250,16 @@ def rank_model(model, X, *, chunk_size=None, **options):
 
 
 # ---------------------------------------------------------------------- prediction
-def _predict_task(key, scores, model, decisions):
+def _predict_task(key, scores, model, decisions, calibrated=False):
     p = np.asarray(model.predict_proba(scores), dtype=np.float64)
-    return p, (model.decide(p) if decisions else None)
+    d = model.decide(p) if decisions else None  # decisions come from the mLPRs themselves
+    if calibrated and model.recalibration_ is not None:
+        p = model.recalibration_(p)  # what model.calibrated_proba gives
+    return p, d
 
 
 def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False, progress=False,
-                   n_objects=None):
+                   n_objects=None, calibrated=False):
     """mLPRs (and the model's decisions) of new objects, one chunk at a time.
 
     Parameters
@@ -275,11 +278,13 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
         Show a progress bar (objects done).
     n_objects : int, optional
         The total, for the progress bar.
+    calibrated : bool
+        Give ``model.calibrated_proba`` (the recalibrated mLPRs) instead.
 
     Yields
     ------
     mlpr : ndarray (m, K)
-        The same numbers as ``model.predict_proba`` on those rows.
+        The same numbers as ``model.predict_proba`` (or ``calibrated_proba``) on those rows.
     decisions : ndarray of int8 (m, K) or None
         None without ``decisions``.
     """
@@ -290,7 +295,8 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     client, close = open_client(scheduler)
     try:
         with progress_bar(progress, n_objects, "predict") as bar:
-            for p, d in ordered_map(_predict_task, enumerate(blocks), client=client, shared=(model, decisions)):
+            for p, d in ordered_map(_predict_task, enumerate(blocks), client=client,
+                                    shared=(model, decisions, calibrated)):
                 bar.update(len(p))
                 yield p, d
     finally:
