@@ -16,7 +16,7 @@ from .._atomic import AtomicFile
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
-from ._pipeline import predict_stream, progress_bar, rank_stream
+from ._pipeline import BLOCK_CELLS, predict_stream, progress_bar, rank_stream
 
 __all__ = ["read_matrix_chunks", "read_matrix_file", "TableWriter", "matrix_frame", "predict_files",
            "rank_files", "is_parquet"]
@@ -111,14 +111,69 @@ def _parquet_frames(path, hierarchy, name, chunk_size, id_column):
     layout = matrix_layout(path, hierarchy, name, id_column=id_column, header=header)
 
     def frames():
-        for batch in source.iter_batches(batch_size=chunk_size or max(source.metadata.num_rows, 1)):
-            frame = batch.to_pandas()
-            if id_column is not None:
-                ids = frame[id_column]
-                frame[id_column] = np.where(ids.isna(), None, ids.astype(str)).astype(object)
-            yield frame
+        size = chunk_size or max(source.metadata.num_rows, 1)
+        numeric = all(_is_number(source.schema_arrow.field(c).type) for c in layout.class_columns)
+        for g in range(source.num_row_groups):
+            rows = source.metadata.row_group(g).num_rows
+            if numeric and rows > 1:  # pyarrow decodes a whole row group at once: read it a few columns at a time
+                yield from _row_group_by_columns(source, g, rows, size, layout.class_columns, id_column)
+                continue
+            for batch in source.iter_batches(batch_size=size, row_groups=[g]):
+                frame = batch.to_pandas()
+                if id_column is not None:
+                    frame[id_column] = _text_ids(frame[id_column])
+                yield frame
 
     return frames(), layout
+
+
+def _is_number(kind):
+    import pyarrow as pa
+
+    return pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_boolean(kind)
+
+
+def _text_ids(ids):
+    return np.where(ids.isna(), None, ids.astype(str)).astype(object)
+
+
+def _row_group_by_columns(source, group, rows, size, columns, id_column):
+    """The frames of ``size`` rows of one large row group, read a few columns at a time.
+
+    pyarrow decodes every column of a row group at once, so a file written in one
+    row group (``DataFrame.to_parquet``) would be held whole in memory. Here the
+    class columns are read about half a chunk's worth of cells at a time into a
+    temporary file (float64, one column after the other), whose rows are then read
+    back ``size`` at a time: memory follows the chunk size, the disk holds the row
+    group (plain reads and writes, no memory map, so resident memory stays small).
+    """
+    import os
+    import tempfile
+
+    import pandas as pd
+
+    width = max(1, size * len(columns) // (2 * rows))
+    ids = None
+    if id_column is not None:
+        ids = _text_ids(source.read_row_group(group, columns=[id_column]).column(0).to_pandas())
+    with tempfile.TemporaryFile(prefix="hmcpgm-rowgroup-") as fh:
+        fd = fh.fileno()
+        for start in range(0, len(columns), width):
+            block = columns[start:start + width]
+            table = source.read_row_group(group, columns=block)
+            for j, name in enumerate(block):
+                values = np.ascontiguousarray(table.column(name).to_numpy(zero_copy_only=False), dtype=np.float64)
+                os.pwrite(fd, values.tobytes(), (start + j) * rows * 8)
+            del table
+        for start in range(0, rows, size):
+            m = min(size, rows - start)
+            block = np.empty((m, len(columns)))
+            for j in range(len(columns)):
+                block[:, j] = np.frombuffer(os.pread(fd, m * 8, (j * rows + start) * 8), dtype=np.float64)
+            frame = pd.DataFrame(block, columns=columns, copy=False)
+            if ids is not None:
+                frame.insert(0, id_column, ids[start:start + m])
+            yield frame
 
 
 def read_matrix_file(path, hierarchy, name, *, id_column=None):
@@ -364,10 +419,12 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
     ids = []
 
     def blocks():
+        step = max(1, BLOCK_CELLS // max(hierarchy.n_classes, 1))  # a ranking of each piece: memory follows it
         for block_ids, block in read_matrix_chunks(values, hierarchy, "values", chunk_size=chunk_size,
                                                    id_column=id_column):
             ids.append(block_ids)
-            yield block
+            for start in range(0, len(block), step):
+                yield block[start:start + step]
 
     ranked = rank_stream(blocks(), hierarchy, method="naive" if method == "naive" else "auto",
                          scheduler=scheduler, store=store, progress=progress)

@@ -250,11 +250,25 @@ def rank_model(model, X, *, chunk_size=None, **options):
 
 
 # ---------------------------------------------------------------------- prediction
+#: Cells (objects x classes) that inference works on at once inside a chunk: each object's mLPRs depend on its
+#: row alone, so a chunk is computed in row blocks of this many cells, and memory follows the chunk's own size.
+BLOCK_CELLS = 1 << 21
+
+
 def _predict_task(key, scores, model, decisions, calibrated=False):
-    p = np.asarray(model.predict_proba(scores), dtype=np.float64)
-    d = model.decide(p) if decisions else None  # decisions come from the mLPRs themselves
-    if calibrated and model.recalibration_ is not None:
-        p = model.recalibration_(p)  # what model.calibrated_proba gives
+    scores = np.asarray(scores, dtype=np.float64) if not hasattr(scores, "iloc") else scores
+    m, k = scores.shape
+    p = np.empty((m, k))
+    d = np.empty((m, k), dtype=np.int8) if decisions else None
+    step = max(1, BLOCK_CELLS // max(k, 1))
+    for start in range(0, m, step):
+        rows = slice(start, min(m, start + step))
+        block = np.asarray(model.predict_proba(scores[rows]), dtype=np.float64)
+        if decisions:
+            d[rows] = model.decide(block)  # decisions come from the mLPRs themselves
+        if calibrated and model.recalibration_ is not None:
+            block = model.recalibration_(block)  # what model.calibrated_proba gives
+        p[rows] = block
     return p, d
 
 

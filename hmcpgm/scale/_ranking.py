@@ -187,24 +187,37 @@ class ChunkedRanking:
         past = np.flatnonzero((self.counts > 0) & (fdr > a + 1e-12 + margin))
         last = int(np.flatnonzero(self.counts)[-1])
         hi = int(past[0]) if past.size else last
-        sel = self._gather(0, hi + 1)
-        while hi < last:  # check the bound on the events themselves; extend if it did not hold
-            tp = np.cumsum(sel["value"])
-            if (tp.size - tp[-1]) / tp.size > a + 1e-12 + margin / 2:
+        # the events in the global order, one bin at a time (memory: one bin, not the whole prefix), with
+        # bayes_cutoff's own arithmetic: the running sum added in order, the same test on (r - tp) / r
+        r_best, hits_best, mean_best = 0, 0.0, float("inf")
+        seen, tp_last, b = 0, 0.0, 0
+        while True:
+            for bin_ in range(b, hi + 1):
+                events = self._gather(bin_, bin_ + 1)
+                v = events["value"]
+                if not v.size:
+                    continue
+                tp = np.cumsum(np.concatenate(([tp_last], v)))[1:]
+                r_all = np.arange(seen + 1, seen + v.size + 1)
+                ok = np.flatnonzero((r_all - tp) / r_all <= a + 1e-12)
+                if ok.size:
+                    r_best, hits_best, mean_best = int(r_all[ok[-1]]), float(tp[ok[-1]]), float(events["mean"][ok[-1]])
+                seen, tp_last = seen + v.size, float(tp[-1])
+            b = hi + 1
+            # check the bound on the events themselves; extend if it did not hold
+            if hi >= last or (seen - tp_last) / seen > a + 1e-12 + margin / 2:
                 break
-            nxt = int(np.flatnonzero(self.counts[hi + 1:])[0]) + hi + 1
-            more = self._gather(hi + 1, nxt + 1)
-            sel = {key: np.concatenate([sel[key], more[key]]) for key in sel}
-            hi = nxt
-        cut = bayes_cutoff(np.arange(sel["value"].size), sel["value"], rule="fdr", alpha=a)
-        r = cut.rank
+            hi = int(np.flatnonzero(self.counts[hi + 1:])[0]) + hi + 1
+        if r_best == 0:
+            bayes_cutoff([0], [0.0], alpha=a)  # no prefix qualifies: bayes_cutoff's own CutoffWarning
         total = float(self.sums.sum())
-        hits = float(np.cumsum(sel["value"][:r])[-1]) if r else 0.0
+        r = r_best
         return Cutoff(
-            rule="fdr", source="posterior", alpha=a, rank=r, n_events=n, precision=cut.precision,
-            recall=hits / total if total > 0 else float("nan"),
-            f1=2 * hits / (r + total) if r + total > 0 else float("nan"),
-            threshold=float(sel["mean"][r - 1]) if r else float("inf"),
+            rule="fdr", source="posterior", alpha=a, rank=r, n_events=n,
+            precision=hits_best / r if r else float("nan"),
+            recall=hits_best / total if total > 0 else float("nan"),
+            f1=2 * hits_best / (r + total) if r + total > 0 else float("nan"),
+            threshold=mean_best if r else float("inf"),
         )
 
     def _top_bin(self, r):
