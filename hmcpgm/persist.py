@@ -94,6 +94,14 @@ def save_model(model, path):
     """
     from sklearn.utils.validation import check_is_fitted
 
+    from .estimator import MLPR
+
+    if not isinstance(model, MLPR):
+        last = "; or save its MLPR step alone with save_model(pipe[-1], path)" if hasattr(model, "steps") else ""
+        raise InputError(
+            f"save_model saves a fitted MLPR only, got a {type(model).__name__}: save other objects with "
+            f"joblib.dump(obj, path) (pickle: load such files only from a source you trust){last}"
+        )
     check_is_fitted(model, ["network_", "score_model_", "hierarchy_"])
     hierarchy = model.hierarchy_
     for name in hierarchy.classes:

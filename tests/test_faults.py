@@ -509,3 +509,20 @@ def test_huge_training_scores_fit_the_clipped_model_without_warnings(small_data,
         got = model.predict_proba(small_data.test_scores)
     clipped = MLPR(**params).fit(np.clip(s, -1e100, 1e100), small_data.train_labels)
     np.testing.assert_array_equal(got, clipped.predict_proba(small_data.test_scores))
+
+
+def test_save_model_of_a_pipeline_says_what_to_do(small_data, tmp_path):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from hmcpgm import MLPR
+
+    pipe = make_pipeline(FunctionTransformer(), MLPR(hierarchy=small_data.hierarchy, score_model="lpr",
+                                                     tempering=None, recalibrate=False))
+    pipe.fit(small_data.train_scores, small_data.train_labels)
+    with pytest.raises(InputError, match=r"saves a fitted MLPR only, got a Pipeline.*joblib.*save_model\(pipe\[-1\]"):
+        save_model(pipe, tmp_path / "p.npz")
+    assert not (tmp_path / "p.npz").exists()
+    save_model(pipe[-1], tmp_path / "m.npz")
+    np.testing.assert_array_equal(load_model(tmp_path / "m.npz").predict_proba(small_data.test_scores),
+                                  pipe.predict_proba(small_data.test_scores))
