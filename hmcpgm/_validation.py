@@ -15,6 +15,7 @@ from .hierarchy import Hierarchy
 
 __all__ = [
     "aligned_matrices",
+    "rows_aligned",
     "check_instance",
     "column_positions",
     "check_hierarchy",
@@ -41,6 +42,48 @@ def check_hierarchy(hierarchy, name="hierarchy"):
 def is_frame(values):
     """True for a pandas DataFrame (checked without importing pandas)."""
     return hasattr(values, "columns") and hasattr(values, "iloc")
+
+
+def rows_aligned(frame, index, name, reference):
+    """``frame``'s rows in the order of ``index`` (another DataFrame's row index), or a one-line InputError.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows to reorder.
+    index : pandas.Index
+        The order wanted: the same labels as ``frame.index``, each once.
+    name, reference : str
+        What messages call ``frame`` and the frame ``index`` comes from.
+
+    Returns
+    -------
+    DataFrame
+        ``frame`` itself when the indexes are equal, else ``frame.loc[index]``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> y = pd.DataFrame({"a": [1, 0]}, index=["g2", "g1"])
+    >>> rows_aligned(y, pd.Index(["g1", "g2"]), "y", "X")["a"].tolist()
+    [0, 1]
+    """
+    if frame.index.equals(index):
+        return frame
+    if not (frame.index.is_unique and index.is_unique):
+        raise InputError(f"{name} and {reference} are DataFrames with different row indexes, and one repeats a "
+                         f"label: rows cannot be paired by index; give them one index (or pass arrays)")
+    missing = index.difference(frame.index)
+    extra = frame.index.difference(index)
+    if len(missing) or len(extra):
+        first = missing[0] if len(missing) else extra[0]
+        where = f"in {reference} but not in {name}" if len(missing) else f"in {name} but not in {reference}"
+        raise InputError(
+            f"{name} and {reference} are DataFrames whose row indexes hold different labels "
+            f"({len(missing)} only in {reference}, {len(extra)} only in {name}; first {first!r} is {where}); "
+            f"rows are paired by index: give both the same objects (or pass arrays to pair rows by position)"
+        )
+    return frame.loc[index]
 
 
 def _class_names(classes):

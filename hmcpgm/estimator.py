@@ -19,11 +19,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._arrays import binary_matrix
 from ._estimator_params import check_params
-from ._validation import class_matrix, is_frame, label_matrix
+from ._validation import class_matrix, is_frame, label_matrix, rows_aligned
 from .exceptions import InputError, LabelError
 from .hierarchy import Hierarchy
 from .likelihood import fit_score_model
 from .network import LabelNetwork
+
+#: Scores beyond +-SCORE_LIMIT are taken as +-SCORE_LIMIT (in fit and predict alike): no score model tells
+#: 1e100 from 1e308 apart, and squares and grid spans of finite numbers near 1e308 overflow.
+SCORE_LIMIT = 1e100
 
 __all__ = ["MLPR", "check_params"]
 
@@ -229,8 +233,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Training first-stage scores, one column per class: an array in
             ``hierarchy.classes`` order, a DataFrame with columns named by class
             (any order).
-        y : array-like or DataFrame of shape (M, K)
-            0/1 training labels that respect the hierarchy.
+        y : array-like, sparse matrix or DataFrame of shape (M, K)
+            0/1 training labels that respect the hierarchy. When ``X`` and ``y``
+            are both DataFrames, their rows are paired by index (refused when the
+            two indexes do not hold the same labels).
 
         Returns
         -------
@@ -247,6 +253,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             X = validate_data(self, X, reset=True, dtype=np.float64)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True)
+        if is_frame(X) and is_frame(y):
+            y = rows_aligned(y, X.index, "y", "X")  # by the row index, as the command line pairs rows by id
         y = self._label_array(y)
         if self.hierarchy is None and not is_frame(y) and y.shape[1] != s.shape[1]:
             raise InputError(
@@ -302,9 +310,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """y as it is when a DataFrame (aligned later by name), else a checked 2-D 0/1 array."""
         if is_frame(y):
             return y
+        from scipy import sparse
         from sklearn.utils.multiclass import type_of_target
 
-        y_arr = np.asarray(y)
+        y_arr = y.toarray() if sparse.issparse(y) else np.asarray(y)  # a sparse 0/1 matrix is read densely
         kind = type_of_target(y_arr, input_name="y") if y_arr.size else "empty"
         if y_arr.ndim != 2 or kind not in ("multilabel-indicator", "multiclass-multioutput", "binary"):
             raise LabelError(
@@ -314,19 +323,19 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return binary_matrix(y_arr, "y")
 
     def _scores(self, X, hierarchy, *, reset):
-        """(M, K) float scores in class order; DataFrames aligned by class name."""
+        """(M, K) float scores in class order (DataFrames aligned by class name), clipped to +-SCORE_LIMIT."""
         if is_frame(X):
             s = class_matrix(X, hierarchy, "X")
             if reset:
                 self.n_features_in_ = s.shape[1]
                 self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
-            return s
+            return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
         s = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
         if s.shape[1] != hierarchy.n_classes:
             raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
         if reset and hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        return s
+        return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
 
     # ------------------------------------------------------------------ prediction
     def _check_X(self, X):

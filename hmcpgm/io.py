@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ._arrays import first_true
+from ._atomic import atomic_write
 from ._util import preview, repeated
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
@@ -154,9 +155,10 @@ def write_hierarchy(hierarchy, path):
     hierarchy : Hierarchy
         Its edges are written one a line, after a line per class with neither parent nor child.
     path : str or Path
-        The file written (UTF-8; replaced if it exists).
+        The file written (UTF-8; replaced, all at once, if it exists; ``-`` is
+        standard output).
     """
-    with Path(path).open("w", newline="", encoding="utf-8") as fh:
+    with atomic_write(path) as fh:
         writer = csv.writer(fh)
         writer.writerow(["parent", "child"])
         for k in hierarchy.root_indices:
@@ -448,8 +450,9 @@ def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id", float_for
 
     Parameters
     ----------
-    path : str or Path
-        The file written (replaced if it exists).
+    path : str, Path or text file object
+        The file written (replaced, all at once, only when the whole matrix is
+        written; ``-`` is standard output), or an open file to write into.
     matrix : array-like of shape (M, K)
         Columns in ``hierarchy.classes`` order.
     hierarchy : Hierarchy
@@ -468,7 +471,11 @@ def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id", float_for
         if id_column in frame.columns:
             raise InputError(f"the id column {id_column!r} has the name of a class; choose another --id-column")
         frame.insert(0, id_column, ids)
-    frame.to_csv(path, index=False, float_format=float_format)
+    if hasattr(path, "write"):
+        frame.to_csv(path, index=False, float_format=float_format)
+        return
+    with atomic_write(path) as fh:
+        frame.to_csv(fh, index=False, float_format=float_format)
 
 
 def check_output(path, what="output"):

@@ -426,8 +426,8 @@ def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%
 
     Parameters
     ----------
-    path : str or Path
-        The file written (replaced if it exists).
+    path : str, Path or text file
+        The file written (replaced if it exists), or an open text file.
     values : array-like of shape (M, K)
         Scores in [0, 1] (e.g. mLPRs), columns in ``hierarchy.classes`` order.
     hierarchy : Hierarchy
@@ -463,8 +463,15 @@ def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%
     if bad is not None:
         raise InputError(f"CAFA predictions are whitespace separated, so ids and terms cannot hold spaces: {bad!r}")
     terms = [str(c) for c in hierarchy.classes]
-    with Path(path).open("w", newline="") as fh:
+
+    def write(fh):
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         for target, row in zip(ids, values):
             writer.writerows((target, term, float_format % v) for term, v in zip(terms, row))
+
+    if hasattr(path, "write"):  # an open text file (e.g. the command line's safe writer)
+        write(path)
+    else:
+        with Path(path).open("w", newline="") as fh:
+            write(fh)
     return values.size

@@ -22,18 +22,27 @@ predicts. Class names must be strings or integers (JSON keeps both).
 """
 
 import hashlib
+import io
 import json
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
+from ._atomic import atomic_write
 from .exceptions import HmcpgmError, InputError
 
 __all__ = ["save_model", "load_model", "is_model_file"]
 
 FORMAT = "hmcpgm-model"
 FORMAT_VERSION = 3
+# The zip archive's comment (its last bytes) seals every byte before it with SHA-256: checked before any
+# member is decompressed. Files saved before the seal load too (their members are read bounded, then
+# checked by the digest in the metadata).
+_SEAL_PREFIX = b"hmcpgm-sha256:"
+_SEAL_LENGTH = len(_SEAL_PREFIX) + 64
+_DEFLATE_MAX_RATIO = 1032  # the most that deflate can expand a byte: a member claiming more is lying
 
 
 def _plain(value):
@@ -85,6 +94,14 @@ def save_model(model, path):
     """
     from sklearn.utils.validation import check_is_fitted
 
+    from .estimator import MLPR
+
+    if not isinstance(model, MLPR):
+        last = "; or save its MLPR step alone with save_model(pipe[-1], path)" if hasattr(model, "steps") else ""
+        raise InputError(
+            f"save_model saves a fitted MLPR only, got a {type(model).__name__}: save other objects with "
+            f"joblib.dump(obj, path) (pickle: load such files only from a source you trust){last}"
+        )
     check_is_fitted(model, ["network_", "score_model_", "hierarchy_"])
     hierarchy = model.hierarchy_
     for name in hierarchy.classes:
@@ -116,8 +133,14 @@ def save_model(model, path):
     }
     meta["digest"] = _digest(meta, arrays)
     path = Path(path)
-    with path.open("wb") as fh:
-        np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, meta=np.array(json.dumps(meta)), **arrays)
+    with zipfile.ZipFile(buffer, "a") as zf:
+        zf.comment = _SEAL_PREFIX + b"0" * 64  # fixes the comment's length, which the sealed bytes include
+    raw = buffer.getvalue()[:-_SEAL_LENGTH]
+    with atomic_write(path, binary=True) as fh:
+        fh.write(raw)
+        fh.write(_SEAL_PREFIX + hashlib.sha256(raw).hexdigest().encode())
     return path
 
 
@@ -144,16 +167,56 @@ def is_model_file(path):
         return False
 
 
+def _raw_bytes(path):
+    """The file's bytes, read once, with the seal checked (a one-line error when it does not match)."""
+    raw = path.read_bytes()
+    at = raw.rfind(_SEAL_PREFIX, max(0, len(raw) - 2 * _SEAL_LENGTH))
+    if at >= 0:
+        seal = raw[at:]
+        if at != len(raw) - _SEAL_LENGTH or hashlib.sha256(raw[:at]).hexdigest().encode() != seal[len(_SEAL_PREFIX):]:
+            raise InputError(
+                f"model file {path} is damaged: its bytes do not match the checksum written when it was saved "
+                "(a copy cut short or altered?); save the model again"
+            )
+    return raw
+
+
+def _read_member(zf, info):
+    """One ``.npy`` member as an array, reading no more than its header and the zip directory promise."""
+    if info.file_size > _DEFLATE_MAX_RATIO * info.compress_size + 1024:
+        raise ValueError(f"member {info.filename!r} claims {info.file_size} bytes from {info.compress_size}")
+    with zf.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"member {info.filename!r} has .npy version {version}")
+        if dtype.hasobject:
+            raise TypeError(f"member {info.filename!r} holds Python objects, which need pickle")
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if nbytes != info.file_size - fh.tell():
+            raise ValueError(f"member {info.filename!r}: its header promises {nbytes} bytes, the archive "
+                             f"{info.file_size - fh.tell()}")
+        data = fh.read(nbytes)
+    if len(data) != nbytes:
+        raise EOFError(f"member {info.filename!r} is cut short")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+
+
 def _read(path):
     """(meta, arrays) of an archive, or a one-line error for anything unreadable."""
+    raw = _raw_bytes(path)
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except ValueError as exc:  # object arrays need pickle: refused
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            arrays = {info.filename.removesuffix(".npy"): _read_member(zf, info) for info in zf.infolist()}
+    except TypeError as exc:  # object arrays need pickle: refused
         raise InputError(
             f"model file {path} cannot be read without pickle ({exc}); it was not written by save_model"
         ) from None
-    except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError,
+            NotImplementedError) as exc:
         raise InputError(f"model file {path} is damaged or truncated ({type(exc).__name__}: {exc})") from None
     try:
         meta = json.loads(str(arrays.pop("meta")))

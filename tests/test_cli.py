@@ -50,7 +50,8 @@ def _error_line(capsys):
 # ---------------------------------------------------------------------- happy paths
 def test_fit_predict_equals_estimator(files, tmp_path, capsys):
     out = tmp_path / "mlpr.csv"
-    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--id-column", "gene"]) == 0
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--id-column", "gene",
+                 "--uncalibrated"]) == 0
     assert "wrote mLPRs of 200 objects" in capsys.readouterr().out
 
     # the same fit through the Python API, on the same files
@@ -93,14 +94,18 @@ def test_predict_refuses_another_version_of_a_cross_fitted_model(files, tmp_path
     assert err.count("\n") == 0 and f"was fitted for version {chosen}" in err
 
 
-def test_predict_calibrated_writes_the_recalibrated_mlprs(files, tmp_path):
+@pytest.mark.parametrize("extra", [["--calibrated"], [], ["--chunk-size", "70"]])
+def test_predict_writes_the_recalibrated_mlprs_by_default(files, tmp_path, extra):
+    """What 'rank --fdr' needs is the default, chunked or not."""
     out = tmp_path / "calibrated.csv"
     assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--id-column", "gene",
-                 "--calibrated", "--quiet"]) == 0
+                 "--quiet", *extra]) == 0
     model = load_model(files["model"])
+    assert model.recalibration_ is not None
     _, test = read_matrix(files["test"], model.hierarchy_, "scores", id_column="gene")
     _, got = read_matrix(out, model.hierarchy_, "mlpr", id_column="gene")
     np.testing.assert_allclose(got, model.calibrated_proba(test), rtol=1e-12, atol=0)
+    assert np.abs(got - model.predict_proba(test)).max() > 1e-6  # not the mLPRs themselves
 
 
 @pytest.mark.parametrize("method", ["hierrank", "naive"])

@@ -248,11 +248,17 @@ def test_class_without_positives_is_a_label_error_naming_it():
     assert list(model.informative) == [True, False, False, True]
 
 
-def test_class_without_negatives_is_a_label_error():
+def test_class_positive_for_every_object_carries_no_evidence_with_a_warning():
+    """A class positive for every training object (a Gene Ontology root): a warning, and no evidence."""
+    from hmcpgm import HmcpgmWarning
+
     h = Hierarchy.from_parents([None, 0])
-    y = np.array([[1, 0], [1, 1], [1, 0]])
-    with pytest.raises(LabelError, match=r"no negative example for 1 classes \(\[0\]\)"):
-        fit_score_model(np.zeros((3, 2)), y, h)
+    y = np.array([[1, 0], [1, 1], [1, 0], [1, 1]])
+    s = np.array([[0.3, -1.0], [2.0, 1.5], [-0.5, -0.2], [0.1, 2.2]])
+    with pytest.warns(HmcpgmWarning, match=r"1 classes are positive for every training object \(\[0\]\)"):
+        model = fit_score_model(s, y, h)
+    assert list(model.informative) == [False, True]
+    np.testing.assert_array_equal(model.likelihoods(s)[:, 0], 1.0)
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._atomic import atomic_write
 from .evaluation import evaluate_methods, paper_mlprs
 
 __all__ = ["KAPPAS", "ALPHAS", "ExperimentResult", "synthetic_experiment", "experiment_tables", "format_tables"]
@@ -65,7 +66,8 @@ class ExperimentResult:
         paths = []
         for name, table in self.tables.items():
             path = directory / f"{name}.csv"
-            table.to_csv(path, float_format="%.6g")
+            with atomic_write(path) as fh:  # all of the table or the old file
+                table.to_csv(fh, float_format="%.6g")
             paths.append(path)
         return paths
 

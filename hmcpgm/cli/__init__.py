@@ -51,7 +51,7 @@ def main(argv=None):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")  # record each warning once, print them after the progress bars
         try:
-            args.run(args)
+            _run(args)
         except (HmcpgmError, UserError, OSError) as exc:  # OSError: missing files, unwritable outputs
             if isinstance(exc, BrokenPipeError):
                 return _closed_pipe()
@@ -69,6 +69,29 @@ def main(argv=None):
     except BrokenPipeError:
         return _closed_pipe()
     return status
+
+
+def _run(args):
+    """Run the command: outputs checked against inputs, inputs read from ``-`` or a pipe via a copy."""
+    import contextlib
+
+    from .._atomic import check_distinct, data_on_stdout, spooled
+    from ._commands import FILES
+
+    inputs, outputs = FILES.get(args.command, ({}, {}))
+    given = {what: getattr(args, name, None) for name, what in inputs.items()}
+    written = {what: getattr(args, name, None) for name, what in outputs.items()}
+    check_distinct(given, written)
+    with contextlib.ExitStack() as stack:
+        for name in inputs:
+            value = getattr(args, name, None)
+            if isinstance(value, list):
+                setattr(args, name, [stack.enter_context(spooled(v)) for v in value])
+            else:
+                setattr(args, name, stack.enter_context(spooled(value)))
+        if "-" in written.values():
+            stack.enter_context(data_on_stdout())  # data to standard output, messages to standard error
+        args.run(args)
 
 
 def _closed_pipe():

@@ -8,6 +8,17 @@ class UserError(Exception):
     pass
 
 
+#: Per command: its input files and its output files (argument name -> what messages call it). The command line
+#: refuses an output that is an input or another output, and reads an input ``-`` (or a pipe) from a copy.
+FILES = {
+    "fit": ({"scores": "the scores file", "labels": "the labels file", "hierarchy": "the hierarchy file"},
+            {"output": "-o"}),
+    "predict": ({"model": "the model file", "scores": "the scores file"}, {"output": "-o", "decisions": "--decisions"}),
+    "rank": ({"values": "the values file", "hierarchy": "the hierarchy or model file"}, {"output": "-o"}),
+    "benchmark": ({"files": "an ARFF file"}, {"json": "--json"}),
+}
+
+
 class _Steps:
     """A progress bar over named steps (tqdm on stderr; off with --quiet or when not a terminal)."""
 
@@ -132,6 +143,7 @@ def command_fit(args):
 def command_predict(args):
     import numpy as np
 
+    from .._atomic import AtomicFile
     from ..io import check_output, read_matrix, write_matrix
     from ..persist import load_model
 
@@ -154,41 +166,49 @@ def command_predict(args):
         model.set_params(inference_options={**(model.inference_options or {}), **_inference_options(args)})
     if args.threshold is not None:
         model.set_params(threshold=args.threshold)
+    calibrated = not args.uncalibrated  # what 'rank --fdr' needs, unless asked otherwise
     if at_scale:
         from ..scale import predict_files
 
         if args.format == "cafa":
             raise UserError("--format cafa is not available with --chunk-size, --scheduler or Parquet files yet")
-        if args.calibrated:
-            raise UserError("--calibrated is not available with --chunk-size or --scheduler yet; "
-                             "run predict without them")
         n, positives = predict_files(model, args.scores, args.output, decisions=args.decisions,
                                      id_column=args.id_column, chunk_size=args.chunk_size,
-                                     scheduler=args.scheduler, progress=not args.quiet)
+                                     scheduler=args.scheduler, progress=not args.quiet, calibrated=calibrated)
         return _predicted(model, args, n, positives)
     ids, scores = read_matrix(args.scores, model.hierarchy_, "scores", id_column=args.id_column)
     chunk = 2000
     steps = _Steps(args, len(scores), "predict")
     parts, decisions = [], []
     for start in range(0, len(scores), chunk):
-        part = (model.calibrated_proba if args.calibrated else model.predict_proba)(scores[start:start + chunk])
-        parts.append(part)
+        raw = model.predict_proba(scores[start:start + chunk])  # one inference per chunk
+        recal = model.recalibration_ if calibrated else None
+        parts.append(raw if recal is None else recal(raw))
         if args.decisions:
-            decisions.append(model.predict(scores[start:start + chunk]))
-        steps.step("objects", len(part))
+            decisions.append(model.decide(raw))
+        steps.step("objects", len(raw))
     steps.close()
     k = model.hierarchy_.n_classes
     mlpr = np.concatenate(parts) if parts else np.zeros((0, k))
     id_column = args.id_column or "id"
-    if args.format == "cafa":
-        from ..ontology import write_cafa_predictions
+    outputs = [AtomicFile(args.output)]
+    try:  # both outputs in place, or neither
+        if args.format == "cafa":
+            from ..ontology import write_cafa_predictions
 
-        write_cafa_predictions(args.output, mlpr, model.hierarchy_, ids)
-    else:
-        write_matrix(args.output, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
-    if args.decisions:
-        d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
-        write_matrix(args.decisions, d, model.hierarchy_, ids=ids, id_column=id_column)
+            write_cafa_predictions(outputs[0].file, mlpr, model.hierarchy_, ids)
+        else:
+            write_matrix(outputs[0].file, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
+        if args.decisions:
+            outputs.append(AtomicFile(args.decisions))
+            d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
+            write_matrix(outputs[1].file, d, model.hierarchy_, ids=ids, id_column=id_column)
+    except BaseException:
+        for out in outputs:
+            out.abort()
+        raise
+    for out in outputs:
+        out.commit()
     _predicted(model, args, len(mlpr), int(d.sum()) if args.decisions else None)
 
 
@@ -197,7 +217,8 @@ def _predicted(model, args, n, positives):
     version = model.version_ if model.version == "auto" else model.version
     how = f"{version} version" if engine == "indpt" else \
         f"{version} version, {engine} engine, {'exact' if exact else 'approximate'}"
-    what = "recalibrated mLPRs" if getattr(args, "calibrated", False) else "mLPRs"
+    recalibrated = not args.uncalibrated and model.recalibration_ is not None
+    what = "recalibrated mLPRs" if recalibrated else "mLPRs"
     print(f"wrote {what} of {n} objects ({how}) to {args.output}")
     if args.decisions:
         print(f"wrote {positives} positive decisions (block mean >= {model.threshold}) to {args.decisions}")
@@ -215,6 +236,7 @@ def _load_hierarchy_or_model(path, args, matrix_path):
 def command_rank(args):
     import numpy as np
 
+    from .._atomic import atomic_write
     from ..decision import bayes_cutoff
     from ..io import check_output, read_matrix
     from ..ranking import Ranking, hier_rank, naive_sort
@@ -237,7 +259,7 @@ def command_rank(args):
     ids, values = read_matrix(args.values, hierarchy, "values", id_column=args.id_column)
     if args.fdr is not None and values.size and (values.min() < 0 or values.max() > 1):
         raise UserError(f"--fdr needs values that are probabilities (mLPRs in [0, 1]); {args.values} holds values "
-                         f"from {values.min():.3g} to {values.max():.3g}")
+                         f"from {float(values.min())!r} to {float(values.max())!r}")
     steps.step("read")
     ranked = (hier_rank if args.method == "hierrank" else naive_sort)(values, hierarchy)
     index = ids if ids is not None else np.arange(1, len(values) + 1)
@@ -250,7 +272,8 @@ def command_rank(args):
         cut = bayes_cutoff(ranked, values, rule="fdr", alpha=args.fdr)
         table["positive"] = (table["rank"] <= cut.rank).astype(int)
         print(f"{cut.rank} of {len(table)} events called positive at estimated FDR <= {args.fdr}")
-    table.to_csv(args.output, index=False)
+    with atomic_write(args.output) as fh:
+        table.to_csv(fh, index=False)
     steps.step("written")
     steps.close()
     print(f"wrote the ranking of {len(table)} events to {args.output}")
@@ -259,6 +282,7 @@ def command_rank(args):
 def command_benchmark(args):
     import json
 
+    from .._atomic import atomic_write
     from ..applications.clus import format_benchmark, run_benchmark
     from ..io import check_output
 
@@ -273,5 +297,6 @@ def command_benchmark(args):
     )
     print(format_benchmark(result))
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
+        with atomic_write(args.json) as fh:
+            fh.write(json.dumps(result, indent=2))
         print(f"wrote {args.json}")

@@ -153,7 +153,7 @@ def build_parser():
                    help="evidence strength: one exponent for all classes (default), one per depth or per "
                         "frequency group, fitted by cross-fitting; none = the paper's model (exponent 1)")
     p.add_argument("--no-recalibrate", action="store_true",
-                   help="do not fit the shared recalibration map of the mLPRs (used by predict --calibrated)")
+                   help="do not fit the shared recalibration map of the mLPRs (which predict applies by default)")
     p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")
     p.add_argument("--allow-empty", action="store_true",
                    help="accept classes without positive (or negative) training labels; their scores carry no evidence")
@@ -164,15 +164,21 @@ def build_parser():
 
     p = sub.add_parser("predict", parents=[ids, quiet, inference, scale],
                        help="compute mLPRs for new scores with a saved model",
-                       description="Write the (objects x classes) mLPR matrix as CSV, and with --decisions the 0/1 "
-                                   "matrix of the model's decision rule (HierRank block mean >= --threshold).")
+                       description="Write the (objects x classes) matrix of recalibrated mLPRs (what 'hmcpgm rank "
+                                   "--fdr' needs; --uncalibrated for the mLPRs themselves) as CSV, and with "
+                                   "--decisions the 0/1 matrix of the model's decision rule (HierRank block mean of "
+                                   "the mLPRs >= --threshold).")
     p.add_argument("model", help="a model saved by 'hmcpgm fit'")
     p.add_argument("scores", help="scores CSV (header = class names)")
     p.add_argument("-o", "--output", required=True, help="mLPR CSV to write")
     p.add_argument("--decisions", metavar="FILE", help="also write the 0/1 decisions as CSV")
-    p.add_argument("--calibrated", action="store_true",
-                   help="write the recalibrated mLPRs (the model's shared increasing map), whose mean of "
-                        "1 - value over the top of a ranking estimates its FDR (for 'hmcpgm rank --fdr')")
+    values = p.add_mutually_exclusive_group()
+    values.add_argument("--calibrated", action="store_true",
+                        help="write the recalibrated mLPRs (the model's shared increasing map), whose mean of "
+                             "1 - value over the top of a ranking estimates its FDR, as 'hmcpgm rank --fdr' "
+                             "needs: the default (the mLPRs themselves for a model fitted with --no-recalibrate)")
+    values.add_argument("--uncalibrated", action="store_true",
+                        help="write the mLPRs before recalibration (the paper's values); not for 'rank --fdr'")
     p.add_argument("--threshold", type=_fraction, help="decision threshold on block means (default: the model's, 0.5)")
     p.add_argument("--format", default="csv", choices=("csv", "cafa"),
                    help="csv: the (objects x classes) matrix; cafa: 'target term score' lines (tab-separated, "

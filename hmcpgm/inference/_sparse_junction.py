@@ -467,4 +467,4 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
         stats.update(batch=batch, threads=n_threads, log_passes=int(sum(log_passes)))
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad))
-    return out
+    return np.clip(out, 0.0, 1.0, out=out)  # rounding in the clique products can pass 1 by a few ulps

@@ -1,10 +1,12 @@
 """Fitting one score model per class from training scores and labels."""
 
+from warnings import warn
+
 import numpy as np
 
 from .._util import preview
 from .._validation import check_hierarchy, class_matrix, label_matrix
-from ..exceptions import InputError, LabelError
+from ..exceptions import HmcpgmWarning, InputError, LabelError
 from ._common import AUTO_BASELINE, AUTO_CANDIDATES, check_options
 from ._cv import choose_candidates, cross_validated_lpr, log_loss_by_class
 from ._model import ScoreModel
@@ -104,8 +106,13 @@ def fit_score_model(
     m = s.shape[0]
     n_pos = y.sum(axis=0)
     informative = (n_pos > 0) & (n_pos < m)
-    if not allow_empty and not informative.all():
-        raise LabelError(_empty_message(hierarchy, y, n_pos, m))
+    always = np.flatnonzero(n_pos == m) if m > 1 else np.zeros(0, dtype=np.intp)
+    if not allow_empty and len(always):  # e.g. the Gene Ontology's roots: nothing to learn, nothing to refuse
+        warn(f"{len(always)} classes are positive for every training object "
+             f"({preview(hierarchy.classes[i] for i in always)}): their scores carry no evidence", HmcpgmWarning,
+             stacklevel=2)
+    if not allow_empty and (n_pos == 0).any():
+        raise LabelError(_empty_message(hierarchy, y, np.where(n_pos == m, 1, n_pos) if m > 1 else n_pos, m))
     prevalence = n_pos / m
     if kind == "gaussian":
         params = _fit_gaussian(s, y, informative)

@@ -5,6 +5,7 @@ number of chunks in flight, so that a file is read, and results come back, at th
 pace the workers take them.
 """
 
+import contextlib
 import importlib
 import re
 from collections import deque
@@ -122,13 +123,19 @@ def open_client(scheduler, *, processes=True, n_workers=None):
         import logging
         import os
 
-        cluster = distributed.LocalCluster(
-            n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
-            dashboard_address=":0", silence_logs=logging.ERROR,  # any free port: no clash with a running cluster
-        )
+        with _workers_ignore_ctrl_c():
+            cluster = distributed.LocalCluster(
+                n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
+                dashboard_address=":0", silence_logs=logging.CRITICAL,  # any free port; failures reach us as errors
+            )
         client = distributed.Client(cluster)
 
         def close():
+            import sys
+
+            if sys.exc_info()[0] is not None:  # interrupted or failed: the cluster goes down without a word
+                for name in ("distributed", "tornado", "asyncio"):
+                    logging.getLogger(name).setLevel(logging.CRITICAL + 1)
             client.close()
             cluster.close()
 
@@ -142,6 +149,28 @@ def open_client(scheduler, *, processes=True, n_workers=None):
 
 def _nothing():
     pass
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """Start worker processes with Ctrl-C ignored (inherited): this process alone handles it, closing them.
+
+    Ctrl-C at a terminal reaches every process of the group; without this each
+    worker prints its own ``KeyboardInterrupt`` traceback. (A blocked signal mask
+    would not lose a Ctrl-C pressed while the cluster starts, but the workers do not
+    keep it.) A Ctrl-C pressed during the start itself is ignored.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the worker processes
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def ordered_map(func, items, *, client=None, shared=(), window=None):

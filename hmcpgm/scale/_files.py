@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from .._arrays import count
+from .._atomic import AtomicFile
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
-from ._pipeline import predict_stream, progress_bar, rank_stream
+from ._pipeline import BLOCK_CELLS, predict_stream, progress_bar, rank_stream
 
 __all__ = ["read_matrix_chunks", "read_matrix_file", "TableWriter", "matrix_frame", "predict_files",
            "rank_files", "is_parquet"]
@@ -110,14 +111,69 @@ def _parquet_frames(path, hierarchy, name, chunk_size, id_column):
     layout = matrix_layout(path, hierarchy, name, id_column=id_column, header=header)
 
     def frames():
-        for batch in source.iter_batches(batch_size=chunk_size or max(source.metadata.num_rows, 1)):
-            frame = batch.to_pandas()
-            if id_column is not None:
-                ids = frame[id_column]
-                frame[id_column] = np.where(ids.isna(), None, ids.astype(str)).astype(object)
-            yield frame
+        size = chunk_size or max(source.metadata.num_rows, 1)
+        numeric = all(_is_number(source.schema_arrow.field(c).type) for c in layout.class_columns)
+        for g in range(source.num_row_groups):
+            rows = source.metadata.row_group(g).num_rows
+            if numeric and rows > 1:  # pyarrow decodes a whole row group at once: read it a few columns at a time
+                yield from _row_group_by_columns(source, g, rows, size, layout.class_columns, id_column)
+                continue
+            for batch in source.iter_batches(batch_size=size, row_groups=[g]):
+                frame = batch.to_pandas()
+                if id_column is not None:
+                    frame[id_column] = _text_ids(frame[id_column])
+                yield frame
 
     return frames(), layout
+
+
+def _is_number(kind):
+    import pyarrow as pa
+
+    return pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_boolean(kind)
+
+
+def _text_ids(ids):
+    return np.where(ids.isna(), None, ids.astype(str)).astype(object)
+
+
+def _row_group_by_columns(source, group, rows, size, columns, id_column):
+    """The frames of ``size`` rows of one large row group, read a few columns at a time.
+
+    pyarrow decodes every column of a row group at once, so a file written in one
+    row group (``DataFrame.to_parquet``) would be held whole in memory. Here the
+    class columns are read about half a chunk's worth of cells at a time into a
+    temporary file (float64, one column after the other), whose rows are then read
+    back ``size`` at a time: memory follows the chunk size, the disk holds the row
+    group (plain reads and writes, no memory map, so resident memory stays small).
+    """
+    import os
+    import tempfile
+
+    import pandas as pd
+
+    width = max(1, size * len(columns) // (2 * rows))
+    ids = None
+    if id_column is not None:
+        ids = _text_ids(source.read_row_group(group, columns=[id_column]).column(0).to_pandas())
+    with tempfile.TemporaryFile(prefix="hmcpgm-rowgroup-") as fh:
+        fd = fh.fileno()
+        for start in range(0, len(columns), width):
+            block = columns[start:start + width]
+            table = source.read_row_group(group, columns=block)
+            for j, name in enumerate(block):
+                values = np.ascontiguousarray(table.column(name).to_numpy(zero_copy_only=False), dtype=np.float64)
+                os.pwrite(fd, values.tobytes(), (start + j) * rows * 8)
+            del table
+        for start in range(0, rows, size):
+            m = min(size, rows - start)
+            block = np.empty((m, len(columns)))
+            for j in range(len(columns)):
+                block[:, j] = np.frombuffer(os.pread(fd, m * 8, (j * rows + start) * 8), dtype=np.float64)
+            frame = pd.DataFrame(block, columns=columns, copy=False)
+            if ids is not None:
+                frame.insert(0, id_column, ids[start:start + m])
+            yield frame
 
 
 def read_matrix_file(path, hierarchy, name, *, id_column=None):
@@ -166,9 +222,11 @@ class TableWriter:
     CSV pieces are appended under one header, as ``DataFrame.to_csv`` writes them
     (so a file written in pieces is the file written at once). Parquet pieces
     become row groups of one file; text columns are stored as strings, object
-    columns of integers as int64. The pieces go to a hidden file beside ``path``,
-    renamed to ``path`` by :meth:`close`; :meth:`abort` (or leaving a ``with``
-    block by an exception) removes it, so a failed run leaves no partial output.
+    columns of integers as int64. The pieces go to a hidden file of a name unique
+    to the run beside ``path``, renamed to ``path`` by :meth:`close`; :meth:`abort`
+    (or leaving a ``with`` block by an exception) removes it, so a failed run
+    leaves no partial output (see :class:`hmcpgm._atomic.AtomicFile`; ``-``, a pipe
+    or a device is written through).
 
     Parameters
     ----------
@@ -193,7 +251,7 @@ class TableWriter:
         self.parquet = is_parquet(path)
         if self.parquet:
             _parquet(path)
-        self._part = self.path.with_name(f".{self.path.name}.hmcpgm-part")
+        self._file = None
         self._out = None
         self._header = True
         self.rows = 0
@@ -213,11 +271,13 @@ class TableWriter:
             if self._out is None:
                 pq = _parquet(self.path)
                 self._schema = pa.Schema.from_pandas(frame, preserve_index=False)
-                self._out = pq.ParquetWriter(self._part, self._schema)
+                self._file = AtomicFile(self.path, binary=True)
+                self._out = pq.ParquetWriter(self._file.file, self._schema)
             self._out.write_table(pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False))
         else:
             if self._out is None:
-                self._out = open(self._part, "w", newline="", encoding="utf-8")
+                self._file = AtomicFile(self.path)
+                self._out = self._file.file
             frame.to_csv(self._out, index=False, header=self._header)
             self._header = False
         self.rows += len(frame)
@@ -225,16 +285,17 @@ class TableWriter:
     def close(self):
         """Finish the file and put it in place."""
         if self._out is not None:
-            self._out.close()
+            if self.parquet:
+                self._out.close()  # writes the footer into the file object, which stays open
             self._out = None
-            self._part.replace(self.path)
+            self._file.commit()
 
     def abort(self):
         """Drop what was written; ``path`` is left as it was."""
-        if self._out is not None:
-            self._out.close()
-            self._out = None
-        self._part.unlink(missing_ok=True)
+        self._out = None
+        if self._file is not None:
+            self._file.abort()
+            self._file = None
 
     def __enter__(self):
         return self
@@ -260,7 +321,7 @@ def _arrow_ready(frame):
 
 # ---------------------------------------------------------------------- the two commands
 def predict_files(model, scores, output, *, decisions=None, id_column=None, chunk_size=None,
-                  scheduler=None, progress=False):
+                  scheduler=None, progress=False, calibrated=False):
     """``hmcpgm predict`` on files, chunk by chunk: mLPRs (and decisions) of a scores file.
 
     Parameters
@@ -279,6 +340,8 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
         Where the chunks run (see :func:`hmcpgm.scale.rank_stream`).
     progress : bool
         Show a progress bar.
+    calibrated : bool
+        Write the recalibrated mLPRs (``model.calibrated_proba``) instead of the mLPRs.
 
     Returns
     -------
@@ -298,7 +361,7 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
     n, positives = 0, 0
     try:
         for p, d in predict_stream(model, blocks(), scheduler=scheduler, decisions=bool(decisions),
-                                   progress=progress):
+                                   progress=progress, calibrated=calibrated):
             block_ids = ids.popleft()
             writers[0].write(matrix_frame(p, h, ids=block_ids, id_column=id_column or "id"))
             if decisions:
@@ -356,10 +419,12 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
     ids = []
 
     def blocks():
+        step = max(1, BLOCK_CELLS // max(hierarchy.n_classes, 1))  # a ranking of each piece: memory follows it
         for block_ids, block in read_matrix_chunks(values, hierarchy, "values", chunk_size=chunk_size,
                                                    id_column=id_column):
             ids.append(block_ids)
-            yield block
+            for start in range(0, len(block), step):
+                yield block[start:start + step]
 
     ranked = rank_stream(blocks(), hierarchy, method="naive" if method == "naive" else "auto",
                          scheduler=scheduler, store=store, progress=progress)
@@ -367,7 +432,7 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
         low, high = ranked.value_range
         if fdr is not None and ranked.n_events and (low < 0 or high > 1):
             raise InputError(f"fdr needs values that are probabilities (mLPRs in [0, 1]); {values} holds values "
-                             f"from {low:.3g} to {high:.3g}")
+                             f"from {float(low)!r} to {float(high)!r}")
         ranked.index = np.concatenate(ids) if ids and ids[0] is not None else np.arange(1, ranked.n_objects + 1)
         cut = None if fdr is None else ranked.bayes_cutoff(fdr)
         with writer, progress_bar(progress, ranked.n_events, "write", "events") as bar:

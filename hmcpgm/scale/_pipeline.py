@@ -250,13 +250,30 @@ def rank_model(model, X, *, chunk_size=None, **options):
 
 
 # ---------------------------------------------------------------------- prediction
-def _predict_task(key, scores, model, decisions):
-    p = np.asarray(model.predict_proba(scores), dtype=np.float64)
-    return p, (model.decide(p) if decisions else None)
+#: Cells (objects x classes) that inference works on at once inside a chunk: each object's mLPRs depend on its
+#: row alone, so a chunk is computed in row blocks of this many cells, and memory follows the chunk's own size.
+BLOCK_CELLS = 1 << 21
+
+
+def _predict_task(key, scores, model, decisions, calibrated=False):
+    scores = np.asarray(scores, dtype=np.float64) if not hasattr(scores, "iloc") else scores
+    m, k = scores.shape
+    p = np.empty((m, k))
+    d = np.empty((m, k), dtype=np.int8) if decisions else None
+    step = max(1, BLOCK_CELLS // max(k, 1))
+    for start in range(0, m, step):
+        rows = slice(start, min(m, start + step))
+        block = np.asarray(model.predict_proba(scores[rows]), dtype=np.float64)
+        if decisions:
+            d[rows] = model.decide(block)  # decisions come from the mLPRs themselves
+        if calibrated and model.recalibration_ is not None:
+            block = model.recalibration_(block)  # what model.calibrated_proba gives
+        p[rows] = block
+    return p, d
 
 
 def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False, progress=False,
-                   n_objects=None):
+                   n_objects=None, calibrated=False):
     """mLPRs (and the model's decisions) of new objects, one chunk at a time.
 
     Parameters
@@ -275,11 +292,13 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
         Show a progress bar (objects done).
     n_objects : int, optional
         The total, for the progress bar.
+    calibrated : bool
+        Give ``model.calibrated_proba`` (the recalibrated mLPRs) instead.
 
     Yields
     ------
     mlpr : ndarray (m, K)
-        The same numbers as ``model.predict_proba`` on those rows.
+        The same numbers as ``model.predict_proba`` (or ``calibrated_proba``) on those rows.
     decisions : ndarray of int8 (m, K) or None
         None without ``decisions``.
     """
@@ -290,7 +309,8 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     client, close = open_client(scheduler)
     try:
         with progress_bar(progress, n_objects, "predict") as bar:
-            for p, d in ordered_map(_predict_task, enumerate(blocks), client=client, shared=(model, decisions)):
+            for p, d in ordered_map(_predict_task, enumerate(blocks), client=client,
+                                    shared=(model, decisions, calibrated)):
                 bar.update(len(p))
                 yield p, d
     finally:

@@ -189,37 +189,50 @@ class ChunkedRanking:
         past = np.flatnonzero((self.counts > 0) & (fdr > a + 1e-12 + margin))
         last = int(np.flatnonzero(self.counts)[-1])
         hi = int(past[0]) if past.size else last
-        sel = self._gather(0, hi + 1)
-        while hi < last:  # check the bound on the events themselves; extend if it did not hold
-            tp = np.cumsum(sel["value"])
-            if (tp.size - tp[-1]) / tp.size > a + 1e-12 + margin / 2:
+        # the events in the global order, one bin at a time (memory: one bin, not the whole prefix), with
+        # bayes_cutoff's own arithmetic: the running sum added in order, the same test on (r - tp) / r
+        r_best, hits_best, mean_best = 0, 0.0, float("inf")
+        seen, tp_last, b = 0, 0.0, 0
+        low, low_rank = float("inf"), 0
+        while True:
+            for bin_ in range(b, hi + 1):
+                events = self._gather(bin_, bin_ + 1)
+                v = events["value"]
+                if not v.size:
+                    continue
+                tp = np.cumsum(np.concatenate(([tp_last], v)))[1:]
+                r_all = np.arange(seen + 1, seen + v.size + 1)
+                fdr_here = (r_all - tp) / r_all
+                j = int(np.argmin(fdr_here[::-1]))  # the longest prefix with the bin's smallest value
+                if fdr_here[-1 - j] <= low + 1e-12:
+                    low, low_rank = float(fdr_here[-1 - j]), int(r_all[-1 - j])
+                ok = np.flatnonzero(fdr_here <= a + 1e-12)
+                if ok.size:
+                    r_best, hits_best, mean_best = int(r_all[ok[-1]]), float(tp[ok[-1]]), float(events["mean"][ok[-1]])
+                seen, tp_last = seen + v.size, float(tp[-1])
+            b = hi + 1
+            # check the bound on the events themselves; extend if it did not hold
+            if hi >= last or (seen - tp_last) / seen > a + 1e-12 + margin / 2:
                 break
-            nxt = int(np.flatnonzero(self.counts[hi + 1:])[0]) + hi + 1
-            more = self._gather(hi + 1, nxt + 1)
-            sel = {key: np.concatenate([sel[key], more[key]]) for key in sel}
-            hi = nxt
-        with warnings.catch_warnings():  # warned below, with the smallest FDR of the whole ranking
-            warnings.simplefilter("ignore", CutoffWarning)
-            cut = bayes_cutoff(np.arange(sel["value"].size), sel["value"], rule="fdr", alpha=a)
-        r = cut.rank
-        # the smallest estimated FDR: exact over the gathered events, at the bin ends beyond them
-        low, low_rank = cut.min_fdr, cut.min_fdr_rank
+            hi = int(np.flatnonzero(self.counts[hi + 1:])[0]) + hi + 1
+        # the smallest estimated FDR: exact over the scanned events, at the bin ends beyond them
         ends = np.flatnonzero(self.counts > 0)
-        ends = ends[cum_n[ends] > sel["value"].size]
+        ends = ends[cum_n[ends] > seen]
         if ends.size and np.nanmin(fdr[ends]) < low - 1e-12:
             j = ends[np.nanargmin(fdr[ends])]
             low, low_rank = float(fdr[j]), int(cum_n[j])
-        if r == 0:
+        if r_best == 0:
             warnings.warn(f"no prefix of the ranking has an estimated false discovery rate <= alpha={a}; the "
                           f"smallest estimated FDR is {low:.2g} at {low_rank} events; the cutoff labels no event "
                           "positive", CutoffWarning, stacklevel=2)
         total = float(self.sums.sum())
-        hits = float(np.cumsum(sel["value"][:r])[-1]) if r else 0.0
+        r = r_best
         return Cutoff(
-            rule="fdr", source="posterior", alpha=a, rank=r, n_events=n, precision=cut.precision,
-            recall=hits / total if total > 0 else float("nan"),
-            f1=2 * hits / (r + total) if r + total > 0 else float("nan"),
-            threshold=float(sel["mean"][r - 1]) if r else float("inf"),
+            rule="fdr", source="posterior", alpha=a, rank=r, n_events=n,
+            precision=hits_best / r if r else float("nan"),
+            recall=hits_best / total if total > 0 else float("nan"),
+            f1=2 * hits_best / (r + total) if r + total > 0 else float("nan"),
+            threshold=mean_best if r else float("inf"),
             min_fdr=low, min_fdr_rank=low_rank,
         )
 

@@ -1,0 +1,306 @@
+"""Writing output files so that nothing is lost: all of the new file, or the old one untouched.
+
+An output is written into a unique temporary file beside the target (same folder,
+so the final rename stays on one file system), flushed and synced to disk, and
+renamed over the target (:func:`os.replace`, atomic on POSIX) only once all of it
+is written. Any failure before that (an exception, a full disk, Ctrl-C) removes
+the temporary file and leaves the target as it was; a ``kill -9`` leaves the
+target as it was too (and a hidden ``.NAME.*.hmcpgm-part`` file behind). Two runs
+writing one target each write their own temporary file: the last to finish wins,
+whole.
+
+Targets that are not regular files are written through, not replaced: ``-``
+(standard output), a pipe (FIFO, also behind a symlink) or a character device
+(``/dev/null``). A symlink to a regular file keeps the link: its target file is
+replaced.
+
+:func:`check_distinct` refuses, before any work, an output that is one of the
+inputs (under any spelling: ``sub/../s.csv``, a symlink, a hard link) or another
+output of the same command.
+"""
+
+import contextlib
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+from .exceptions import InputError
+
+__all__ = ["AtomicFile", "atomic_write", "check_distinct", "is_stream", "stdout_stream", "data_on_stdout", "spooled"]
+
+STDOUT = "-"
+_reserved_stdout = []
+
+
+def is_stream(path):
+    """True when ``path`` is written through rather than replaced: ``-``, a pipe or a character device.
+
+    Parameters
+    ----------
+    path : str or Path
+        An output path (symlinks are followed).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_stream("-"), is_stream(os.devnull), is_stream("no/such/file.csv")
+    (True, True, False)
+    """
+    if str(path) == STDOUT:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def stdout_stream():
+    """The stream that ``-`` writes to: the process's standard output.
+
+    Inside :func:`data_on_stdout`, this is the standard output as it was on entry
+    (while ``sys.stdout`` goes to standard error for messages).
+    """
+    return _reserved_stdout[-1] if _reserved_stdout else sys.stdout
+
+
+@contextlib.contextmanager
+def data_on_stdout():
+    """Keep standard output for data: inside the block, ``print`` goes to standard error."""
+    _reserved_stdout.append(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _reserved_stdout.pop()
+
+
+def _creation_mode(target):
+    """The permission bits a plain ``open(target, "w")`` would leave: the old file's, or 0o666 minus umask."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+class AtomicFile:
+    """An open output: a temporary file beside ``path`` that :meth:`commit` renames over it.
+
+    Parameters
+    ----------
+    path : str or Path
+        The target. ``-``, a pipe or a character device is written through
+        (:func:`is_stream`); a symlink to a file has its target file replaced.
+    binary : bool
+        Open in binary mode (else text, UTF-8, no newline translation).
+
+    Attributes
+    ----------
+    file : file object
+        Write here.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     target = os.path.join(d, "out.txt")
+    ...     out = AtomicFile(target)
+    ...     _ = out.file.write("new")
+    ...     before = os.path.exists(target)
+    ...     out.commit()
+    ...     before, open(target).read(), os.listdir(d)
+    (False, 'new', ['out.txt'])
+    """
+
+    def __init__(self, path, *, binary=False):
+        self.path = path
+        self._temp = None
+        mode = "wb" if binary else "w"
+        text = {} if binary else {"encoding": "utf-8", "newline": ""}
+        if str(path) == STDOUT:
+            stream = stdout_stream()
+            self.file = stream.buffer if binary else stream
+            self._close = False
+            return
+        if is_stream(path):
+            self.file = open(path, mode, **text)
+            self._close = True
+            return
+        self._target = os.path.realpath(path)
+        folder, name = os.path.split(self._target)
+        fd, self._temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".hmcpgm-part", dir=folder)
+        try:
+            os.fchmod(fd, _creation_mode(self._target))
+            self.file = os.fdopen(fd, mode, **text)
+        except BaseException:
+            os.close(fd)
+            os.unlink(self._temp)
+            raise
+        self._close = True
+
+    def commit(self):
+        """Flush, sync and put the file in place (or finish writing through)."""
+        try:
+            self.file.flush()
+            if self._temp is not None:
+                os.fsync(self.file.fileno())
+        except BaseException:
+            self.abort()
+            raise
+        if self._close:
+            self.file.close()
+        if self._temp is not None:
+            try:
+                os.replace(self._temp, self._target)
+            except BaseException:
+                self.abort()
+                raise
+            self._temp = None
+            _sync_folder(os.path.dirname(self._target))
+
+    def abort(self):
+        """Drop what was written: the target is left as it was."""
+        if self._close:
+            with contextlib.suppress(OSError):
+                self.file.close()
+        if self._temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._temp)
+            self._temp = None
+
+
+def _sync_folder(folder):
+    """Make the rename itself durable (best effort: not every file system lets a folder be synced)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_write(path, *, binary=False):
+    """Write ``path`` all at once: a context manager giving the file object of an :class:`AtomicFile`.
+
+    The target is replaced when the block ends normally and left untouched when it
+    ends by an exception (Ctrl-C included).
+
+    Parameters
+    ----------
+    path : str or Path
+        The target (see :class:`AtomicFile`).
+    binary : bool
+        Binary mode (else UTF-8 text without newline translation).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     target = os.path.join(d, "out.txt")
+    ...     with atomic_write(target) as fh:
+    ...         _ = fh.write("old")
+    ...     try:
+    ...         with atomic_write(target) as fh:
+    ...             _ = fh.write("half of the new")
+    ...             raise KeyboardInterrupt
+    ...     except KeyboardInterrupt:
+    ...         pass
+    ...     open(target).read(), sorted(os.listdir(d))
+    ('old', ['out.txt'])
+    """
+    out = AtomicFile(path, binary=binary)
+    try:
+        yield out.file
+    except BaseException:
+        out.abort()
+        raise
+    out.commit()
+
+
+def _same(a, b):
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_distinct(inputs, outputs):
+    """Refuse an output that is an input, or that another output names too (under any spelling).
+
+    Parameters
+    ----------
+    inputs, outputs : dict of str to str or Path or None
+        What messages call each file (``"-o"``, ``"the scores file"``) -> its path
+        (None: not given). Streams (:func:`is_stream`) are never refused.
+
+    Raises
+    ------
+    InputError
+        One line naming the two.
+
+    Examples
+    --------
+    >>> check_distinct({"the scores file": "s.csv"}, {"-o": "out.csv"})
+    >>> check_distinct({"the scores file": "s.csv"}, {"-o": "sub/../s.csv"})
+    Traceback (most recent call last):
+    ...
+    hmcpgm.exceptions.InputError: -o 'sub/../s.csv' is the scores file 's.csv'; write the output to another file
+    """
+    files = [(what, path) for what, path in outputs.items() if path is not None and not is_stream(path)]
+    for i, (what, path) in enumerate(files):
+        for source, given in inputs.items():
+            for one in [given] if isinstance(given, (str, Path)) else (given or []):
+                if str(one) != STDOUT and _same(path, one):
+                    raise InputError(f"{what} {str(path)!r} is {source} {str(one)!r}; write the output to another file")
+        for other, other_path in files[:i]:
+            if _same(path, other_path):
+                raise InputError(f"{what} {str(path)!r} and {other} {str(other_path)!r} are the same file; "
+                                 "give each output its own file")
+
+
+@contextlib.contextmanager
+def spooled(path):
+    """A path that can be read more than once: ``path`` itself, or a temporary copy of a stream.
+
+    ``-`` (standard input), a pipe or a character device is copied, 1 MiB at a
+    time, into a temporary file (keeping the suffix, so ``.parquet`` stays
+    Parquet) that is removed when the block ends; a regular file is used as is.
+
+    Parameters
+    ----------
+    path : str or Path or None
+        An input path (None passes through).
+
+    Yields
+    ------
+    str or Path or None
+    """
+    if path is None or not is_stream(path):
+        yield path
+        return
+    source = sys.stdin.buffer if str(path) == STDOUT else open(path, "rb")
+    fd, copy = tempfile.mkstemp(prefix="hmcpgm-stdin-", suffix=Path(str(path)).suffix)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            while block := source.read(1 << 20):
+                out.write(block)
+        if source is not sys.stdin.buffer:
+            source.close()
+        yield copy
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(copy)

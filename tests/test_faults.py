@@ -1,0 +1,528 @@
+"""Faults: nothing lost or mixed up when runs are killed, disks fill, runs collide or files are damaged.
+
+Each case runs the command line (in-process, or as ``python -m hmcpgm`` in a
+subprocess where a signal or a resource limit is involved) and checks that the
+outputs are either complete and right, or untouched with one ``hmcpgm:`` line on
+standard error.
+"""
+
+import hashlib
+import io
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hmcpgm import InputError, make_paper_synthetic
+from hmcpgm.cli import main
+from hmcpgm.io import write_hierarchy, write_matrix
+from hmcpgm.persist import load_model, save_model
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("faults")
+    data = make_paper_synthetic(n_train=1500, n_test=20000, seed=4)
+    paths = {name: d / f"{name}.csv" for name in ("hierarchy", "scores", "labels", "new")}
+    write_hierarchy(data.hierarchy, paths["hierarchy"])
+    write_matrix(paths["scores"], data.train_scores, data.hierarchy)
+    write_matrix(paths["labels"], data.train_labels, data.hierarchy)
+    ids = [f"g{i}" for i in range(len(data.test_scores))]
+    write_matrix(paths["new"], data.test_scores, data.hierarchy, ids=ids, id_column="gene")
+    write_matrix(d / "small.csv", data.test_scores[:300], data.hierarchy, ids=ids[:300], id_column="gene")
+    paths["small"] = d / "small.csv"
+    paths["model"] = d / "model.npz"
+    assert main(["fit", *(str(paths[n]) for n in ("scores", "labels", "hierarchy")), "-o", str(paths["model"]),
+                 "--quiet", "--tempering", "none", "--score-model", "lpr"]) == 0
+    paths["dir"] = d
+    return paths
+
+
+def _one_error_line(err):
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hmcpgm: error: "), err
+    return lines[0]
+
+
+def _digest(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _cli(*args, **kwargs):
+    """``python -m hmcpgm ARGS`` in a subprocess running this checkout's code."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "hmcpgm", *map(str, args)], env=env, capture_output=True,
+                          text=True, **kwargs)
+
+
+def _popen(*args, **kwargs):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "hmcpgm", *map(str, args)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def _leftovers(folder):
+    return [p.name for p in Path(folder).iterdir() if p.name.endswith(".hmcpgm-part")]
+
+
+# ---------------------------------------------------------------------- -o onto an input, or onto another output
+def _spellings(tmp_path, target):
+    """Several names of ``target``: itself, through a folder and '..', a symlink, a hard link."""
+    (tmp_path / "sub").mkdir(exist_ok=True)
+    link = tmp_path / f"link-{target.name}"
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    hard = tmp_path / f"hard-{target.name}"
+    hard.unlink(missing_ok=True)
+    os.link(target, hard)
+    return [str(target), str(target.parent / "sub" / ".." / target.name), str(link), str(hard)]
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_output_onto_an_input_is_refused(files, tmp_path, capsys, chunked):
+    scores = tmp_path / "s.csv"
+    scores.write_bytes(files["small"].read_bytes())
+    model = tmp_path / "m.npz"
+    model.write_bytes(files["model"].read_bytes())
+    before = {p: _digest(p) for p in (scores, model)}
+    extra = ["--chunk-size", "100"] if chunked else []
+    for spelling in _spellings(tmp_path, scores):
+        assert main(["predict", str(model), str(scores), "-o", spelling, "--quiet", *extra]) == 2
+        assert "is the scores file" in _one_error_line(capsys.readouterr().err)
+        assert main(["rank", str(scores), str(model), "-o", spelling, "--quiet", *extra]) == 2
+        assert "is the values file" in _one_error_line(capsys.readouterr().err)
+    for spelling in _spellings(tmp_path, model):
+        assert main(["rank", str(scores), str(model), "-o", spelling, "--quiet", *extra]) == 2
+        assert "is the hierarchy or model file" in _one_error_line(capsys.readouterr().err)
+        assert main(["predict", str(model), str(scores), "-o", spelling, "--quiet", *extra]) == 2
+        _one_error_line(capsys.readouterr().err)
+    assert {p: _digest(p) for p in (scores, model)} == before
+
+
+def test_fit_output_onto_its_training_files_is_refused(files, tmp_path, capsys):
+    for name in ("scores", "labels", "hierarchy"):
+        copy = tmp_path / f"{name}.csv"
+        copy.write_bytes(files[name].read_bytes())
+    before = _digest(tmp_path / "labels.csv")
+    args = ["fit", *(str(tmp_path / f"{n}.csv") for n in ("scores", "labels", "hierarchy")), "--quiet"]
+    assert main([*args, "-o", str(tmp_path / "sub" / ".." / "labels.csv")]) == 2
+    assert "is the labels file" in _one_error_line(capsys.readouterr().err)
+    assert _digest(tmp_path / "labels.csv") == before
+
+
+def test_two_outputs_onto_one_file_are_refused(files, tmp_path, capsys):
+    out = tmp_path / "x.csv"
+    out.write_text("old")
+    for other in (str(out), str(tmp_path / "." / "x.csv")):
+        assert main(["predict", str(files["model"]), str(files["small"]), "-o", str(out), "--decisions", other,
+                     "--id-column", "gene", "--quiet"]) == 2
+        assert "are the same file" in _one_error_line(capsys.readouterr().err)
+    assert out.read_text() == "old"
+    # /dev/null twice is fine: streams are written through, not replaced
+    assert main(["predict", str(files["model"]), str(files["small"]), "-o", os.devnull, "--decisions", os.devnull,
+                 "--id-column", "gene", "--quiet"]) == 0
+
+
+# ---------------------------------------------------------------------- streams: -, pipes, devices
+def test_dash_reads_stdin_and_writes_stdout(files, tmp_path):
+    expected = tmp_path / "expected.csv"
+    assert main(["predict", str(files["model"]), str(files["small"]), "-o", str(expected), "--id-column", "gene",
+                 "--quiet"]) == 0
+    for extra in ([], ["--chunk-size", "70"]):
+        run = _cli("predict", files["model"], "-", "-o", "-", "--id-column", "gene", "--quiet", *extra,
+                   input=files["small"].read_text())
+        assert run.returncode == 0, run.stderr
+        assert run.stdout == expected.read_text()  # data only: the summary line went to stderr
+        assert "wrote mLPRs of 300 objects" in run.stderr
+
+
+def test_symlink_to_a_pipe_is_written_through(files, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "out.csv"
+    link.symlink_to(fifo)
+    with open(tmp_path / "got.csv", "wb") as got:
+        reader = subprocess.Popen(["cat", str(fifo)], stdout=got)
+        run = _cli("predict", files["model"], files["small"], "-o", link, "--chunk-size", "100", "--quiet",
+                   "--id-column", "gene")
+        reader.wait(timeout=60)
+    got = (tmp_path / "got.csv").read_text()
+    assert run.returncode == 0, run.stderr
+    assert link.is_symlink() and os.readlink(link) == str(fifo)
+    assert len(got.splitlines()) == 301
+    assert not _leftovers(tmp_path)
+
+
+def test_symlink_to_a_file_keeps_the_link(files, tmp_path):
+    real = tmp_path / "real.csv"
+    real.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    assert main(["predict", str(files["model"]), str(files["small"]), "-o", str(link), "--quiet",
+                 "--id-column", "gene"]) == 0
+    assert link.is_symlink() and len(real.read_text().splitlines()) == 301
+
+
+# ---------------------------------------------------------------------- failures while writing
+def _limited(limit):
+    """A preexec_fn: files may grow to ``limit`` bytes; beyond, write() fails with EFBIG (a full disk)."""
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+@pytest.mark.parametrize("extra", [[], ["--chunk-size", "500"], ["--decisions", "DEC"]])
+def test_full_disk_leaves_the_old_output(files, tmp_path, extra):
+    out = tmp_path / "out.csv"
+    out.write_text("the old output\n")
+    dec = tmp_path / "dec.csv"
+    dec.write_text("the old decisions\n")
+    extra = [str(dec) if e == "DEC" else e for e in extra]
+    run = _cli("predict", files["model"], files["small"], "-o", out, "--id-column", "gene", "--quiet", *extra,
+               preexec_fn=_limited(20_000))
+    assert run.returncode == 2
+    assert "File too large" in _one_error_line(run.stderr)
+    assert out.read_text() == "the old output\n" and dec.read_text() == "the old decisions\n"
+    assert not _leftovers(tmp_path)
+
+
+def test_full_disk_keeps_the_old_model_and_ranking(files, tmp_path):
+    model = tmp_path / "m.npz"
+    model.write_bytes(b"old model")
+    run = _cli("fit", files["scores"], files["labels"], files["hierarchy"], "-o", model, "--quiet",
+               "--tempering", "none", "--score-model", "lpr", preexec_fn=_limited(4_000))
+    assert run.returncode == 2, run.stderr
+    _one_error_line(run.stderr)
+    assert model.read_bytes() == b"old model"
+    ranking = tmp_path / "r.csv"
+    ranking.write_text("old ranking")
+    run = _cli("rank", files["small"], files["model"], "-o", ranking, "--quiet", "--id-column", "gene",
+               preexec_fn=_limited(20_000))
+    assert run.returncode == 2
+    _one_error_line(run.stderr)
+    assert ranking.read_text() == "old ranking"
+    assert not _leftovers(tmp_path)
+
+
+def _wait_for_part(folder, proc, timeout=120):
+    """Poll until a run has a temporary output beside its target (True) or has ended (False)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if _leftovers(folder):
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.005)
+    return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [["--chunk-size", "1000"], []])
+def test_kill_9_while_writing_leaves_the_old_output(files, tmp_path, extra):
+    out = tmp_path / "out.csv"
+    out.write_text("the old output\n")
+    proc = _popen("predict", files["model"], files["new"], "-o", out, "--id-column", "gene", "--quiet", *extra)
+    seen = _wait_for_part(tmp_path, proc)
+    proc.kill()
+    proc.communicate()
+    if not seen:
+        pytest.skip("the run ended before it could be killed mid-write")
+    assert out.read_text() == "the old output\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [["--chunk-size", "1000"], []])
+def test_ctrl_c_prints_one_line_and_leaves_the_old_output(files, tmp_path, extra):
+    out = tmp_path / "out.csv"
+    out.write_text("the old output\n")
+    proc = _popen("predict", files["model"], files["new"], "-o", out, "--id-column", "gene", "--quiet", *extra)
+    seen = _wait_for_part(tmp_path, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if not seen:
+        pytest.skip("the run ended before it could be interrupted mid-write")
+    assert proc.returncode == 130
+    assert err.strip() == "hmcpgm: interrupted"
+    assert out.read_text() == "the old output\n"
+    assert not _leftovers(tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [["--chunk-size", "2000"], []])
+def test_two_runs_to_one_output_leave_one_whole_file(files, tmp_path, extra):
+    out = tmp_path / "out.csv"
+    expected = tmp_path / "expected.csv"
+    assert main(["predict", str(files["model"]), str(files["new"]), "-o", str(expected), "--id-column", "gene",
+                 "--quiet"]) == 0
+    runs = [_popen("predict", files["model"], files["new"], "-o", out, "--id-column", "gene", "--quiet", *extra)
+            for _ in range(2)]
+    for run in runs:
+        _, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err
+    assert out.read_text() == expected.read_text()
+    assert not _leftovers(tmp_path)
+
+
+# ---------------------------------------------------------------------- damaged model files
+def _reseal(raw):
+    """Re-seal hand-made model bytes the way save_model does (a hostile file passes the checksum)."""
+    prefix = b"hmcpgm-sha256:"
+    buffer = io.BytesIO(raw)
+    with zipfile.ZipFile(buffer, "a") as zf:
+        zf.comment = prefix + b"0" * 64
+    body = buffer.getvalue()[:-(len(prefix) + 64)]
+    return body + prefix + hashlib.sha256(body).hexdigest().encode()
+
+
+def test_every_flipped_byte_is_one_error(files, tmp_path):
+    raw = files["model"].read_bytes()
+    offsets = np.unique(np.linspace(0, len(raw) - 1, 400).astype(int))
+    for offset in offsets:
+        damaged = bytearray(raw)
+        damaged[offset] ^= 0x20
+        path = tmp_path / "flipped.npz"
+        path.write_bytes(bytes(damaged))
+        with pytest.raises((InputError, FileNotFoundError)) as exc:
+            load_model(path)
+        assert len(str(exc.value).splitlines()) == 1, offset
+
+
+def test_flipped_bytes_in_a_file_without_seal_never_crash(files, tmp_path):
+    """A model saved before the seal: a flipped byte is an error line, or (zip metadata) changes nothing."""
+    raw = files["model"].read_bytes()[:-78]
+    unsealed = raw[:-2] + b"\x00\x00"  # the end record's comment length back to 0
+    model = load_model(_write(tmp_path / "unsealed.npz", unsealed))
+    s = np.random.default_rng(0).normal(size=(5, model.hierarchy_.n_classes))
+    reference = model.predict_proba(s)
+    for offset in np.unique(np.linspace(0, len(unsealed) - 1, 400).astype(int)):
+        damaged = bytearray(unsealed)
+        damaged[offset] ^= 0x01
+        try:
+            again = load_model(_write(tmp_path / "flipped.npz", bytes(damaged)))
+        except InputError as exc:
+            assert len(str(exc).splitlines()) == 1
+        else:
+            np.testing.assert_array_equal(again.predict_proba(s), reference)
+
+
+def _write(path, raw):
+    path.write_bytes(raw)
+    return path
+
+
+def test_truncations_are_one_error(files, tmp_path):
+    raw = files["model"].read_bytes()
+    for size in (0, 1, 30, len(raw) // 3, len(raw) // 2, len(raw) - 100, len(raw) - 1):
+        with pytest.raises(InputError) as exc:
+            load_model(_write(tmp_path / "cut.npz", raw[:size]))
+        assert len(str(exc.value).splitlines()) == 1
+
+
+@pytest.mark.parametrize("sealed", [True, False])
+def test_a_huge_array_header_is_refused_before_allocating(files, tmp_path, sealed):
+    with np.load(files["model"]) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (10**12,)})
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, a in arrays.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, a, allow_pickle=False)
+            zf.writestr(f"{name}.npy", header.getvalue() + a.tobytes() if name == "theta" else member.getvalue())
+    raw = _reseal(buffer.getvalue()) if sealed else buffer.getvalue()
+    with pytest.raises(InputError, match="huge.npz") as exc:
+        load_model(_write(tmp_path / "huge.npz", raw))
+    assert len(str(exc.value).splitlines()) == 1
+
+
+def test_a_damaged_model_is_one_line_on_the_command_line(files, tmp_path):
+    raw = bytearray(files["model"].read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    bad = _write(tmp_path / "bad.npz", bytes(raw))
+    run = _cli("predict", bad, files["small"], "-o", tmp_path / "out.csv", "--quiet")
+    assert run.returncode == 2
+    assert "bad.npz is damaged" in _one_error_line(run.stderr)
+
+
+def test_save_model_replaces_whole_or_not_at_all(files, tmp_path, monkeypatch):
+    model = load_model(files["model"])
+    path = tmp_path / "m.npz"
+    path.write_bytes(b"old")
+    original = np.savez_compressed
+
+    def fails(*args, **kwargs):
+        original(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", fails)
+    with pytest.raises(KeyboardInterrupt):
+        save_model(model, path)
+    monkeypatch.undo()
+    assert path.read_bytes() == b"old" and not _leftovers(tmp_path)
+    save_model(model, path)
+    assert load_model(path).get_params() == model.get_params()
+
+
+def test_the_seal_covers_the_whole_file(files):
+    raw = files["model"].read_bytes()
+    assert raw[-78:-64] == b"hmcpgm-sha256:"
+    assert hashlib.sha256(raw[:-78]).hexdigest().encode() == raw[-64:]
+    with zipfile.ZipFile(files["model"]) as zf:  # still a plain .npz archive
+        assert json.loads(str(np.load(zf.open("meta.npy")))).get("format") == "hmcpgm-model"
+    assert pd.read_csv(files["small"]).shape == (300, 26)
+
+
+# ---------------------------------------------------------------------- numbers
+def _deep_dag_problem(seed=1, k=60, m=2000, spread=5.0):
+    """A random 60-class DAG with strong evidence: the sparse junction tree's products round past 1."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from strategies import from_parent_lists
+
+    rng = np.random.default_rng(seed)
+    parents = [[]] + [sorted(set(rng.integers(0, j, size=rng.integers(1, 3)).tolist())) for j in range(1, k)]
+    h = from_parent_lists(parents)
+    theta = rng.uniform(0.3, 0.99, size=k)
+    theta[0] = 0.999
+    return h, theta, np.exp(rng.normal(0, spread, size=(m, k, 2)))
+
+
+def test_sparse_junction_mlprs_stay_probabilities():
+    from hmcpgm import LabelNetwork, bayes_cutoff, hier_rank, mlpr_from_likelihoods
+
+    h, theta, lik = _deep_dag_problem()
+    p = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="sparse")
+    assert p.min() >= 0.0 and p.max() <= 1.0
+    assert bayes_cutoff(hier_rank(p[:200], h), p[:200], alpha=0.2).rank >= 0  # accepted as probabilities
+
+
+def test_fdr_message_shows_the_value_past_1(files, tmp_path, capsys):
+    values = pd.read_csv(files["small"])
+    values.iloc[3, 5] = 1.0000000000000009
+    path = tmp_path / "v.csv"
+    values.to_csv(path, index=False, float_format="%.17g")
+    for extra in ([], ["--chunk-size", "100"]):
+        assert main(["rank", str(path), str(files["model"]), "-o", str(tmp_path / "r.csv"), "--fdr", "0.1",
+                     "--id-column", "gene", "--quiet", *extra]) == 2
+        assert "to 1.0000000000000009" in _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["predict", "rank"])
+def test_ctrl_c_on_a_dask_run_is_one_line(files, tmp_path, command):
+    """Ctrl-C at a terminal reaches the whole process group: the workers must stay quiet too."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "out.csv"
+    out.write_text("the old output\n")
+    args = (["predict", files["model"], files["new"]] if command == "predict"
+            else ["rank", files["new"], files["model"], "--fdr", "0.1"])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "hmcpgm", *map(str, args), "-o", str(out), "--id-column", "gene",
+                             "--chunk-size", "200", "--scheduler", "local", "--quiet"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    psutil = pytest.importorskip("psutil")
+    end = time.monotonic() + 120
+    while time.monotonic() < end and proc.poll() is None and len(psutil.Process(proc.pid).children()) < 2:
+        time.sleep(0.05)  # Ctrl-C while the cluster starts is ignored: wait for its workers
+    time.sleep(3)  # chunks are running
+    finished = proc.poll() is not None
+    if not finished:
+        os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if finished:
+        pytest.skip("the run ended before it could be interrupted")
+    assert proc.returncode == 130, err
+    assert err.strip() == "hmcpgm: interrupted"
+    assert out.read_text() == "the old output\n"
+    assert not _leftovers(tmp_path)
+
+
+# ---------------------------------------------------------------------- the estimator's inputs
+@pytest.fixture(scope="module")
+def small_data():
+    return make_paper_synthetic(n_train=1500, n_test=200, seed=6)
+
+
+def _frames(data, n=None):
+    names = [str(c) for c in data.hierarchy.classes]
+    index = [f"g{i}" for i in range(len(data.train_scores))]
+    return (pd.DataFrame(data.train_scores, columns=names, index=index),
+            pd.DataFrame(data.train_labels, columns=names, index=index))
+
+
+def test_fit_pairs_dataframe_rows_by_index(small_data):
+    from hmcpgm import MLPR
+
+    X, Y = _frames(small_data)
+    shuffled = Y.sample(frac=1.0, random_state=0)
+    params = dict(hierarchy=small_data.hierarchy, score_model="lpr", tempering=None, recalibrate=False)
+    new = pd.DataFrame(small_data.test_scores, columns=X.columns)
+    a = MLPR(**params).fit(X, Y).predict_proba(new)
+    b = MLPR(**params).fit(X, shuffled).predict_proba(new)
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(InputError, match="row indexes hold different labels") as exc:
+        MLPR(**params).fit(X, Y.rename(index={"g5": "other"}))
+    assert len(str(exc.value).splitlines()) == 1
+    with pytest.raises(InputError, match="repeats a label"):
+        MLPR(**params).fit(X, Y.set_axis(["g0"] * len(Y)))
+
+
+def test_fit_takes_a_sparse_y(small_data):
+    from scipy import sparse
+
+    from hmcpgm import MLPR
+
+    params = dict(hierarchy=small_data.hierarchy, score_model="lpr", tempering=None, recalibrate=False)
+    dense = MLPR(**params).fit(small_data.train_scores, small_data.train_labels)
+    for kind in (sparse.csr_matrix, sparse.csc_array):
+        model = MLPR(**params).fit(small_data.train_scores, kind(small_data.train_labels))
+        np.testing.assert_array_equal(model.predict_proba(small_data.test_scores),
+                                      dense.predict_proba(small_data.test_scores))
+
+
+@pytest.mark.parametrize("score_model", ["lpr", "auto"])
+def test_huge_training_scores_fit_the_clipped_model_without_warnings(small_data, score_model):
+    import warnings
+
+    from hmcpgm import MLPR
+
+    s = small_data.train_scores.copy()
+    s[0, 3], s[1, 3], s[5, 7] = 1e308, -1e308, np.finfo(float).max
+    params = dict(hierarchy=small_data.hierarchy, score_model=score_model, tempering=None, recalibrate=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow warning fails the test
+        model = MLPR(**params).fit(s, small_data.train_labels)
+        got = model.predict_proba(small_data.test_scores)
+    clipped = MLPR(**params).fit(np.clip(s, -1e100, 1e100), small_data.train_labels)
+    np.testing.assert_array_equal(got, clipped.predict_proba(small_data.test_scores))
+
+
+def test_save_model_of_a_pipeline_says_what_to_do(small_data, tmp_path):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from hmcpgm import MLPR
+
+    pipe = make_pipeline(FunctionTransformer(), MLPR(hierarchy=small_data.hierarchy, score_model="lpr",
+                                                     tempering=None, recalibrate=False))
+    pipe.fit(small_data.train_scores, small_data.train_labels)
+    with pytest.raises(InputError, match=r"saves a fitted MLPR only, got a Pipeline.*joblib.*save_model\(pipe\[-1\]"):
+        save_model(pipe, tmp_path / "p.npz")
+    assert not (tmp_path / "p.npz").exists()
+    save_model(pipe[-1], tmp_path / "m.npz")
+    np.testing.assert_array_equal(load_model(tmp_path / "m.npz").predict_proba(small_data.test_scores),
+                                  pipe.predict_proba(small_data.test_scores))
