@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from ..options import ENGINES, SCORE_MODELS, VERSIONS
+from ._check_inference import add_check_inference
 from ._commands import (
     command_benchmark,
     command_demo,
@@ -202,4 +203,6 @@ def build_parser():
                    help="without VALID: the fraction of TRAIN rows held out for validation (default 0.3)")
     p.add_argument("--seed", type=_int_at_least(0), default=0)
     p.set_defaults(run=command_benchmark)
+
+    add_check_inference(sub, _int_at_least, _number_in)
     return parser

@@ -41,7 +41,7 @@ from ..exceptions import ApproximationWarning, InferenceError, InputError
 from ..network import check_network
 from ..options import ENGINES, VERSIONS, check_choice
 from ._common import impossible_evidence, log_likelihood_pairs, posterior_from_logs
-from ._compare import compare_engines
+from ._compare import EVIDENCE_REGIMES, compare_engines, errors_by_class_structure, synthetic_evidence
 from ._engines import EXACTNESS
 from ._full import full_posterior
 from ._loopy import DEFAULTS as LOOPY_DEFAULTS
@@ -52,7 +52,7 @@ from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport", "inference_plan",
            "InferencePlan", "EngineEstimate", "choose_engine", "engine_in_use",
-           "compare_engines", "EXACTNESS"]
+           "compare_engines", "EXACTNESS", "synthetic_evidence", "errors_by_class_structure", "EVIDENCE_REGIMES"]
 
 _OPTIONS = {
     "auto": {"max_clique", "budget_bytes", "progress", "damping", "tol", "max_iter"},  # passed on to its pick
