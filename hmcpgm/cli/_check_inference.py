@@ -160,7 +160,10 @@ def command_check_inference(args):
     loopy = [e for e in report["engine"] if e.startswith("loopy") and e in mlprs]
     if "reference" in mlprs:
         for name in loopy:
-            table = errors_by_class_structure(hierarchy, mlprs[name], mlprs["reference"])
+            # a small table: parents 0, 1, 2, 3+; depths in bins of a width that gives at most 5 bins
+            width = max(1, -(-(int(max(hierarchy.depth, default=0)) + 1) // 5))
+            table = errors_by_class_structure(hierarchy, mlprs[name], mlprs["reference"], max_parents=3,
+                                              depth_bin=width)
             grouped[name] = table
             print(f"\nwhere {name} errs (absolute error against {report.attrs['reference']}, by class structure):")
             with pd.option_context("display.width", 200):

@@ -315,7 +315,7 @@ def synthetic_evidence(network, n_objects, regime="weak", seed=0):
     return y, lik
 
 
-def errors_by_class_structure(hierarchy, mlpr, reference):
+def errors_by_class_structure(hierarchy, mlpr, reference, *, max_parents=None, depth_bin=1):
     """Absolute errors grouped by the number of parents and the depth of the class.
 
     Parameters
@@ -323,13 +323,19 @@ def errors_by_class_structure(hierarchy, mlpr, reference):
     hierarchy : Hierarchy
     mlpr, reference : ndarray of shape (M, K)
         An engine's answer and the reference's, classes in ``hierarchy.classes`` order.
+    max_parents : int, optional
+        Classes with at least this many parents form one group (``n_parents`` then
+        reads ``"3+"`` for 3, and the column holds strings).
+    depth_bin : int, default 1
+        Depths grouped into bins of this width (``depth`` then reads ``"3-5"`` for
+        width 3, and the column holds strings).
 
     Returns
     -------
     DataFrame
-        One row per (``n_parents``, ``depth``) pair present, with ``n_classes``,
-        ``mean_abs_error`` and ``max_abs_error`` over its (object, class) events,
-        and ``worst_class``.
+        One row per (``n_parents``, ``depth``) group present, in increasing order,
+        with ``n_classes``, ``mean_abs_error`` and ``max_abs_error`` over its
+        (object, class) events, and the ``worst_class``.
 
     Examples
     --------
@@ -339,8 +345,11 @@ def errors_by_class_structure(hierarchy, mlpr, reference):
     >>> table = errors_by_class_structure(h, np.array([[0.5, 0.5, 0.5, 0.3]]), np.array([[0.5, 0.5, 0.5, 0.2]]))
     >>> table[["n_parents", "depth", "n_classes"]].values.tolist()
     [[0, 0, 1], [1, 1, 2], [2, 2, 1]]
-    >>> float(table["max_abs_error"].iloc[2]).__round__(6)
+    >>> round(float(table["max_abs_error"].iloc[2]), 6)
     0.1
+    >>> coarse = errors_by_class_structure(h, np.zeros((1, 4)), np.zeros((1, 4)), max_parents=1, depth_bin=2)
+    >>> coarse[["n_parents", "depth", "n_classes"]].values.tolist()
+    [['0', '0-1', 1], ['1+', '0-1', 2], ['1+', '2-3', 1]]
     """
     import pandas as pd
 
@@ -348,20 +357,27 @@ def errors_by_class_structure(hierarchy, mlpr, reference):
     k = hierarchy.n_classes
     if mlpr.shape != reference.shape or mlpr.ndim != 2 or mlpr.shape[1] != k:
         raise InputError(f"mlpr and reference must both have shape (M, {k}); got {mlpr.shape} and {reference.shape}")
+    if max_parents is not None and (isinstance(max_parents, bool) or int(max_parents) < 1):
+        raise InputError(f"max_parents must be a positive int or None, got {max_parents!r}")
+    if isinstance(depth_bin, bool) or int(depth_bin) < 1:
+        raise InputError(f"depth_bin must be a positive int, got {depth_bin!r}")
     err = np.abs(mlpr - reference)
+    n_par = np.array([len(p) for p in hierarchy.parent_indices])
+    depth = np.asarray(hierarchy.depth)
+    par_key = n_par if max_parents is None else np.minimum(n_par, int(max_parents))
+    depth_key = depth // int(depth_bin)
     per_class = pd.DataFrame({
-        "class": list(hierarchy.classes),
-        "n_parents": [len(p) for p in hierarchy.parent_indices],
-        "depth": np.asarray(hierarchy.depth),
-        "max": err.max(axis=0) if len(err) else np.full(k, np.nan),
-        "sum": err.sum(axis=0),
-        "n": len(err),
+        "class": list(hierarchy.classes), "p": par_key, "d": depth_key,
+        "max": err.max(axis=0) if len(err) else np.full(k, np.nan), "sum": err.sum(axis=0),
     })
     rows = []
-    for (n_par, depth), g in per_class.groupby(["n_parents", "depth"], sort=True):
+    for (p, d), g in per_class.groupby(["p", "d"], sort=True):
         worst = g["max"].idxmax() if g["max"].notna().any() else g.index[0]
-        rows.append({"n_parents": int(n_par), "depth": int(depth), "n_classes": len(g),
-                     "mean_abs_error": g["sum"].sum() / max(1, g["n"].sum()), "max_abs_error": g["max"].max(),
+        p_label = int(p) if max_parents is None else (f"{p}+" if p == int(max_parents) else str(p))
+        lo = int(d) * int(depth_bin)
+        d_label = lo if depth_bin == 1 else f"{lo}-{lo + int(depth_bin) - 1}"
+        rows.append({"n_parents": p_label, "depth": d_label, "n_classes": len(g),
+                     "mean_abs_error": g["sum"].sum() / max(1, len(g) * len(err)), "max_abs_error": g["max"].max(),
                      "worst_class": per_class.loc[worst, "class"]})
     return pd.DataFrame(rows, columns=["n_parents", "depth", "n_classes", "mean_abs_error", "max_abs_error",
                                        "worst_class"])
