@@ -87,6 +87,24 @@ def _normalise(b, lo, n, o, from_log, mlin, mlog, has_log, bad):
 
 
 @_jit
+def _normalise_linear(b, lo, n, mlin, has_log, bad):
+    """:func:`_normalise` of linear rows lo..lo+n for every object at once (two sweeps along the rows)."""
+    n_obj = mlin.shape[1]
+    top = np.zeros(n_obj)
+    for s in range(lo, lo + n):
+        for o in range(n_obj):
+            top[o] = max(top[o], mlin[s, o])
+    for o in range(n_obj):
+        if top[o] == 0.0:
+            bad[o] = True
+            top[o] = 1.0
+        has_log[b, o] = False
+    for s in range(lo, lo + n):
+        for o in range(n_obj):
+            mlin[s, o] /= top[o]
+
+
+@_jit
 def _tables(b, log_space, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab):
     """Per-object tables of clique ``b``'s groups: the product (or log sum) of their factors."""
     (parent, state_ptr, states, blk_off, blk_ptr, msg_off, ch_ptr, children, ckind, maps, map_off, luts,
@@ -347,6 +365,171 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
     return True
 
 
+_CHUNK = 256  # states of a clique handled together by the linear pass
+
+
+@_jit
+def _pass_linear(b, upward, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg, mbase,
+                 acc, top, bad, val, gk, wk, base):
+    """One clique's pass for a batch in linear space, a chunk of states at a time; False if precision was lost.
+
+    The same sums as :func:`_pass` with ``log_path=False``, in the same order, but each
+    factor is applied to a whole chunk of states in its own tight loop (``val[i, o]``,
+    objects contiguous), so the gathers of the wide children's message rows and the
+    scatters onto their separator marginals are independent loads the processor
+    overlaps, instead of one cache miss at a time per state.
+    """
+    (parent, state_ptr, states, blk_off, blk_ptr, msg_off, ch_ptr, children, ckind, maps, map_off, luts,
+     lut_off, bcpd_ptr, bcpd, bcpd_bit, bcpd_pmask, t1, t0, lt1, lt0, n_bytes) = st
+    (grp_ptr, gnb, gpext_off, gpext, gtab, gf_ptr, gf_kind, gf_a, gf_i, gf_pm, gf_sb_ptr, gf_sb) = gr
+    n_obj = el0.shape[1]
+    g_lo = grp_ptr[b]
+    n_g = grp_ptr[b + 1] - g_lo
+    nb = n_bytes[b]
+    use_own = (not upward) and parent[b] >= 0
+    n_ch = ch_ptr[b + 1] - ch_ptr[b]
+    wide_map = np.empty(n_ch, np.int64)
+    wide_msg = np.empty(n_ch, np.int64)
+    n_k = 0
+    for t in range(ch_ptr[b], ch_ptr[b + 1]):
+        ch = children[t]
+        if ckind[ch] == 0:
+            wide_map[n_k] = map_off[ch]
+            wide_msg[n_k] = msg_off[ch]
+            n_k += 1
+    _tables(b, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab)
+    log_ready = False
+    s0 = state_ptr[b]
+    bo = blk_off[b]
+    n_blk = blk_off[b + 1] - bo - 1
+    m0 = msg_off[b]
+    n_st = blk_ptr[bo + n_blk] - blk_ptr[bo]
+    lo_a = bcpd_ptr[b]
+    hi_a = bcpd_ptr[b + 1]
+    if upward:
+        for s in range(n_blk):
+            for o in range(n_obj):
+                mlin[m0 + s, o] = 0.0
+    else:
+        n_rows = 0
+        for g in range(g_lo, g_lo + n_g):
+            n_rows = max(n_rows, gtab[g] + (1 << gnb[g]))
+        for r in range(n_rows):
+            for o in range(n_obj):
+                gsum[r, o] = 0.0
+        n_m = 0
+        row = 0
+        for t in range(ch_ptr[b], ch_ptr[b + 1]):
+            ch = children[t]
+            if ckind[ch] == 0:
+                n_sep = blk_off[ch + 1] - blk_off[ch] - 1
+                mbase[n_m] = row
+                for r in range(row, row + n_sep):
+                    for o in range(n_obj):
+                        marg[r, o] = 0.0
+                row += n_sep
+                n_m += 1
+        for o in range(n_obj):
+            acc[o] = 0.0
+    blk = np.empty(_CHUNK, np.int64)
+    s = 0  # the block of the chunk's first state
+    for c0 in range(0, n_st, _CHUNK):
+        n = min(_CHUNK, n_st - c0)
+        # block of each state; CPD entries too wide for a group
+        for i in range(n):
+            si = c0 + i
+            while blk_ptr[bo + s + 1] <= si:
+                s += 1
+            blk[i] = s
+            c = states[s0 + si]
+            x = 1.0
+            for a in range(lo_a, hi_a):
+                e = bcpd[a]
+                if (c >> bcpd_bit[a]) & 1:
+                    x *= t1[e]
+                elif (c & bcpd_pmask[a]) == bcpd_pmask[a]:
+                    x *= t0[e]
+            base[i] = x
+            for o in range(n_obj):
+                val[i, o] = x
+        # group tables
+        for g in range(n_g):
+            off = gpext_off[g_lo + g]
+            t_row = gtab[g_lo + g]
+            for i in range(n):
+                c = states[s0 + c0 + i]
+                key = t_row
+                for byte in range(nb):
+                    key += gpext[off + byte * 256 + ((c >> (8 * byte)) & 255)]
+                gk[g, i] = key
+            for i in range(n):
+                r = gk[g, i]
+                for o in range(n_obj):
+                    val[i, o] *= tab[r, o]
+        # wide children's messages
+        for t in range(n_k):
+            mo = wide_map[t] + c0
+            for i in range(n):
+                wk[t, i] = maps[mo + i]
+            r0 = wide_msg[t]
+            for i in range(n):
+                r = r0 + wk[t, i]
+                for o in range(n_obj):
+                    val[i, o] *= mlin[r, o]
+        if use_own:
+            for i in range(n):
+                r = m0 + blk[i]
+                for o in range(n_obj):
+                    val[i, o] *= mlin[r, o]
+        # products that may have lost precision: a true zero, or redo the clique in log space
+        for i in range(n):
+            if base[i] == 0.0:
+                continue
+            for o in range(n_obj):
+                if val[i, o] >= _TINY or (bad[o] and not upward):
+                    continue
+                if not log_ready:
+                    _inputs_log(b, use_own, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab_log)
+                    log_ready = True
+                x = _cpd_log(states[s0 + c0 + i], lo_a, hi_a, bcpd, bcpd_bit, bcpd_pmask, lt1, lt0)
+                for g in range(n_g):
+                    x += tab_log[gk[g, i], o]
+                for t in range(n_k):
+                    x += mlog[wide_msg[t] + wk[t, i], o]
+                if use_own:
+                    x += mlog[m0 + blk[i], o]
+                if x > -math.inf:
+                    return False
+                val[i, o] = 0.0  # a true zero (hard evidence)
+        if upward:
+            for i in range(n):
+                r = m0 + blk[i]
+                for o in range(n_obj):
+                    mlin[r, o] += val[i, o]
+            continue
+        for i in range(n):
+            for o in range(n_obj):
+                acc[o] += val[i, o]
+        for o in range(n_obj):
+            if bad[o]:
+                for i in range(n):
+                    val[i, o] = 0.0
+        for g in range(n_g):
+            for i in range(n):
+                r = gk[g, i]
+                for o in range(n_obj):
+                    gsum[r, o] += val[i, o]
+        for t in range(n_k):
+            r0 = mbase[t]
+            for i in range(n):
+                r = r0 + wk[t, i]
+                for o in range(n_obj):
+                    marg[r, o] += val[i, o]
+    if upward:
+        _normalise_linear(b, m0, n_blk, mlin, has_log, bad)
+    return True
+
+
 @_jit
 def _send_down(b, log_path, st, gr, mlin, mlog, has_log, gsum, marg, mbase, acc, out, bad):
     """After a downward pass: class marginals, then each child's message (Hugin division)."""
@@ -404,33 +587,51 @@ def _send_down(b, log_path, st, gr, mlin, mlog, has_log, gsum, marg, mbase, acc,
 
 @_jit
 def _hugin(ch, row, n_sep, log_path, msg_off, mlin, mlog, has_log, marg, bad):
-    """Message to child ``ch``: its separator marginal (``marg`` rows) over its upward message."""
+    """Message to child ``ch``: its separator marginal (``marg`` rows) over its upward message.
+
+    Objects whose upward message is linear and free of tiny entries are divided in
+    row-major sweeps (all objects of a row together); the others in log space.
+    """
     c0 = msg_off[ch]
-    for o in range(mlin.shape[1]):
-        if bad[o]:
+    n_obj = mlin.shape[1]
+    lin = np.empty(n_obj, np.bool_)
+    for o in range(n_obj):
+        lin[o] = not (bad[o] or log_path or has_log[ch, o])
+    for s in range(n_sep):
+        for o in range(n_obj):
+            u = mlin[c0 + s, o]
+            if 0.0 < u < _TINY:
+                lin[o] = False
+    top = np.zeros(n_obj)
+    for s in range(n_sep):
+        for o in range(n_obj):
+            if lin[o]:
+                u = mlin[c0 + s, o]
+                v = marg[row + s, o] / u if u > 0 else 0.0
+                mlin[c0 + s, o] = v
+                top[o] = max(top[o], v)
+    for o in range(n_obj):
+        if lin[o]:
+            if top[o] == 0.0:
+                bad[o] = True
+                top[o] = 1.0
+            has_log[ch, o] = False
+    for s in range(n_sep):
+        for o in range(n_obj):
+            if lin[o]:
+                mlin[c0 + s, o] /= top[o]
+    for o in range(n_obj):
+        if bad[o] or lin[o]:
             continue
-        use_log = log_path or has_log[ch, o]
-        if not use_log:
+        if not has_log[ch, o]:
             for s in range(n_sep):
                 u = mlin[c0 + s, o]
-                if 0.0 < u < _TINY:
-                    use_log = True
-                    break
-        if use_log:
-            if not has_log[ch, o]:
-                for s in range(n_sep):
-                    u = mlin[c0 + s, o]
-                    mlog[c0 + s, o] = math.log(u) if u > 0 else -math.inf
-            for s in range(n_sep):
-                mg = marg[row + s, o]
-                u = mlog[c0 + s, o]
-                mlog[c0 + s, o] = math.log(mg) - u if mg > 0 and u > -math.inf else -math.inf
-            _normalise(ch, c0, n_sep, o, True, mlin, mlog, has_log, bad)
-        else:
-            for s in range(n_sep):
-                u = mlin[c0 + s, o]
-                mlin[c0 + s, o] = marg[row + s, o] / u if u > 0 else 0.0
-            _normalise(ch, c0, n_sep, o, False, mlin, mlog, has_log, bad)
+                mlog[c0 + s, o] = math.log(u) if u > 0 else -math.inf
+        for s in range(n_sep):
+            mg = marg[row + s, o]
+            u = mlog[c0 + s, o]
+            mlog[c0 + s, o] = math.log(mg) - u if mg > 0 and u > -math.inf else -math.inf
+        _normalise(ch, c0, n_sep, o, True, mlin, mlog, has_log, bad)
 
 
 @_jit
@@ -456,6 +657,10 @@ def calibrate(st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsu
     gkeys = np.empty(max_g, np.int64)
     acc = np.empty(n_obj)
     top = np.empty(n_obj)
+    val = np.empty((_CHUNK, n_obj))
+    gk = np.empty((max_g, _CHUNK), np.int64)
+    wk = np.empty((max_ch, _CHUNK), np.int64)
+    base = np.empty(_CHUNK)
     n_log = 0
     for o in range(n_obj):
         bad[o] = False
@@ -465,15 +670,15 @@ def calibrate(st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsu
     for b in range(n_cl - 1, -1, -1):
         if parent[b] < 0:
             continue
-        if not _pass(b, True, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
-                     keys, ikeys, gkeys, mbase, acc, top, bad):
+        if not _pass_linear(b, True, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
+                            mbase, acc, top, bad, val, gk, wk, base):
             n_log += 1
             _pass(b, True, True, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
                   keys, ikeys, gkeys, mbase, acc, top, bad)
     for b in range(n_cl):
         log_path = False
-        if not _pass(b, False, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
-                     keys, ikeys, gkeys, mbase, acc, top, bad):
+        if not _pass_linear(b, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
+                            mbase, acc, top, bad, val, gk, wk, base):
             n_log += 1
             log_path = True
             _pass(b, False, True, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,

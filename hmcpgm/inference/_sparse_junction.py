@@ -26,6 +26,7 @@ kept, clique potentials are recomputed in the downward pass.
 """
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
@@ -426,6 +427,18 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
     n_cl = len(jt.cliques)
     log_passes = []
 
+    local = threading.local()  # each thread's working arrays, reused from batch to batch
+
+    def buffers(b):
+        if getattr(local, "b", None) != b:
+            local.b = b
+            local.arrays = (
+                np.empty((jt._n_msg, b)), np.empty((jt._n_msg, b)), np.zeros((n_cl, b), dtype=np.bool_),
+                np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)),
+                np.empty((jt._n_marg, b)),
+            )
+        return local.arrays
+
     def run(start):
         sl = slice(start, min(m, start + batch))
         b = sl.stop - sl.start
@@ -433,12 +446,8 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
         flags = np.zeros(b, dtype=np.bool_)
         ll0 = np.ascontiguousarray(l0[:, sl])
         ll1 = np.ascontiguousarray(l1[:, sl])
-        n_log = calibrate(
-            st, jt._gr, np.exp(ll0), np.exp(ll1), ll0, ll1,
-            np.empty((jt._n_msg, b)), np.empty((jt._n_msg, b)), np.zeros((n_cl, b), dtype=np.bool_),
-            np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)),
-            np.empty((jt._n_marg, b)), res, flags, jt._max_ch, jt._max_g,
-        )
+        n_log = calibrate(st, jt._gr, np.exp(ll0), np.exp(ll1), ll0, ll1, *buffers(b), res, flags, jt._max_ch,
+                          jt._max_g)
         out[:, sl] = res
         bad[sl] = flags
         log_passes.append(n_log)
