@@ -210,6 +210,9 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
         _tables(b, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab)
     msg = mlog if log_path else mlin
     table = tab_log if log_path else tab
+    any_bad = False  # bad objects (zero evidence) do not change during a pass
+    for o in range(n_obj):
+        any_bad |= bad[o]
     log_ready = log_path
     s0 = state_ptr[b]
     bo = blk_off[b]
@@ -276,9 +279,14 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
                     keys[t] = wide_msg[t] + i
                 if not log_path:
                     # linear: one vector over the batch per factor (contiguous, vectorised)
-                    for o in range(n_obj):
-                        vv[o] = base
-                    for g in range(n_g):
+                    if n_g > 0:
+                        row = gkeys[0]
+                        for o in range(n_obj):
+                            vv[o] = base * table[row, o]
+                    else:
+                        for o in range(n_obj):
+                            vv[o] = base
+                    for g in range(1, n_g):
                         row = gkeys[g]
                         for o in range(n_obj):
                             vv[o] *= table[row, o]
@@ -313,9 +321,10 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
                         acc[o] += vv[o]
                     if upward:
                         continue
-                    for o in range(n_obj):
-                        if bad[o]:
-                            vv[o] = 0.0
+                    if any_bad:
+                        for o in range(n_obj):
+                            if bad[o]:
+                                vv[o] = 0.0
                     for g in range(n_g):
                         row = gkeys[g]
                         for o in range(n_obj):
@@ -360,174 +369,13 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
                     else:
                         mlin[m0 + s, o] = acc[o]
     if upward:
-        for o in range(n_obj):
-            _normalise(b, m0, n_blk, o, log_path, mlin, mlog, has_log, bad)
+        if log_path:
+            for o in range(n_obj):
+                _normalise(b, m0, n_blk, o, True, mlin, mlog, has_log, bad)
+        else:
+            _normalise_linear(b, m0, n_blk, mlin, has_log, bad)
     return True
 
-
-_CHUNK = 256  # states of a clique handled together by the linear pass
-
-
-@_jit
-def _pass_linear(b, upward, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg, mbase,
-                 acc, top, bad, val, gk, wk, base):
-    """One clique's pass for a batch in linear space, a chunk of states at a time; False if precision was lost.
-
-    The same sums as :func:`_pass` with ``log_path=False``, in the same order, but each
-    factor is applied to a whole chunk of states in its own tight loop (``val[i, o]``,
-    objects contiguous), so the gathers of the wide children's message rows and the
-    scatters onto their separator marginals are independent loads the processor
-    overlaps, instead of one cache miss at a time per state.
-    """
-    (parent, state_ptr, states, blk_off, blk_ptr, msg_off, ch_ptr, children, ckind, maps, map_off, luts,
-     lut_off, bcpd_ptr, bcpd, bcpd_bit, bcpd_pmask, t1, t0, lt1, lt0, n_bytes) = st
-    (grp_ptr, gnb, gpext_off, gpext, gtab, gf_ptr, gf_kind, gf_a, gf_i, gf_pm, gf_sb_ptr, gf_sb) = gr
-    n_obj = el0.shape[1]
-    g_lo = grp_ptr[b]
-    n_g = grp_ptr[b + 1] - g_lo
-    nb = n_bytes[b]
-    use_own = (not upward) and parent[b] >= 0
-    n_ch = ch_ptr[b + 1] - ch_ptr[b]
-    wide_map = np.empty(n_ch, np.int64)
-    wide_msg = np.empty(n_ch, np.int64)
-    n_k = 0
-    for t in range(ch_ptr[b], ch_ptr[b + 1]):
-        ch = children[t]
-        if ckind[ch] == 0:
-            wide_map[n_k] = map_off[ch]
-            wide_msg[n_k] = msg_off[ch]
-            n_k += 1
-    _tables(b, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab)
-    log_ready = False
-    s0 = state_ptr[b]
-    bo = blk_off[b]
-    n_blk = blk_off[b + 1] - bo - 1
-    m0 = msg_off[b]
-    n_st = blk_ptr[bo + n_blk] - blk_ptr[bo]
-    lo_a = bcpd_ptr[b]
-    hi_a = bcpd_ptr[b + 1]
-    if upward:
-        for s in range(n_blk):
-            for o in range(n_obj):
-                mlin[m0 + s, o] = 0.0
-    else:
-        n_rows = 0
-        for g in range(g_lo, g_lo + n_g):
-            n_rows = max(n_rows, gtab[g] + (1 << gnb[g]))
-        for r in range(n_rows):
-            for o in range(n_obj):
-                gsum[r, o] = 0.0
-        n_m = 0
-        row = 0
-        for t in range(ch_ptr[b], ch_ptr[b + 1]):
-            ch = children[t]
-            if ckind[ch] == 0:
-                n_sep = blk_off[ch + 1] - blk_off[ch] - 1
-                mbase[n_m] = row
-                for r in range(row, row + n_sep):
-                    for o in range(n_obj):
-                        marg[r, o] = 0.0
-                row += n_sep
-                n_m += 1
-        for o in range(n_obj):
-            acc[o] = 0.0
-    blk = np.empty(_CHUNK, np.int64)
-    s = 0  # the block of the chunk's first state
-    for c0 in range(0, n_st, _CHUNK):
-        n = min(_CHUNK, n_st - c0)
-        # block of each state; CPD entries too wide for a group
-        for i in range(n):
-            si = c0 + i
-            while blk_ptr[bo + s + 1] <= si:
-                s += 1
-            blk[i] = s
-            c = states[s0 + si]
-            x = 1.0
-            for a in range(lo_a, hi_a):
-                e = bcpd[a]
-                if (c >> bcpd_bit[a]) & 1:
-                    x *= t1[e]
-                elif (c & bcpd_pmask[a]) == bcpd_pmask[a]:
-                    x *= t0[e]
-            base[i] = x
-            for o in range(n_obj):
-                val[i, o] = x
-        # group tables
-        for g in range(n_g):
-            off = gpext_off[g_lo + g]
-            t_row = gtab[g_lo + g]
-            for i in range(n):
-                c = states[s0 + c0 + i]
-                key = t_row
-                for byte in range(nb):
-                    key += gpext[off + byte * 256 + ((c >> (8 * byte)) & 255)]
-                gk[g, i] = key
-            for i in range(n):
-                r = gk[g, i]
-                for o in range(n_obj):
-                    val[i, o] *= tab[r, o]
-        # wide children's messages
-        for t in range(n_k):
-            mo = wide_map[t] + c0
-            for i in range(n):
-                wk[t, i] = maps[mo + i]
-            r0 = wide_msg[t]
-            for i in range(n):
-                r = r0 + wk[t, i]
-                for o in range(n_obj):
-                    val[i, o] *= mlin[r, o]
-        if use_own:
-            for i in range(n):
-                r = m0 + blk[i]
-                for o in range(n_obj):
-                    val[i, o] *= mlin[r, o]
-        # products that may have lost precision: a true zero, or redo the clique in log space
-        for i in range(n):
-            if base[i] == 0.0:
-                continue
-            for o in range(n_obj):
-                if val[i, o] >= _TINY or (bad[o] and not upward):
-                    continue
-                if not log_ready:
-                    _inputs_log(b, use_own, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab_log)
-                    log_ready = True
-                x = _cpd_log(states[s0 + c0 + i], lo_a, hi_a, bcpd, bcpd_bit, bcpd_pmask, lt1, lt0)
-                for g in range(n_g):
-                    x += tab_log[gk[g, i], o]
-                for t in range(n_k):
-                    x += mlog[wide_msg[t] + wk[t, i], o]
-                if use_own:
-                    x += mlog[m0 + blk[i], o]
-                if x > -math.inf:
-                    return False
-                val[i, o] = 0.0  # a true zero (hard evidence)
-        if upward:
-            for i in range(n):
-                r = m0 + blk[i]
-                for o in range(n_obj):
-                    mlin[r, o] += val[i, o]
-            continue
-        for i in range(n):
-            for o in range(n_obj):
-                acc[o] += val[i, o]
-        for o in range(n_obj):
-            if bad[o]:
-                for i in range(n):
-                    val[i, o] = 0.0
-        for g in range(n_g):
-            for i in range(n):
-                r = gk[g, i]
-                for o in range(n_obj):
-                    gsum[r, o] += val[i, o]
-        for t in range(n_k):
-            r0 = mbase[t]
-            for i in range(n):
-                r = r0 + wk[t, i]
-                for o in range(n_obj):
-                    marg[r, o] += val[i, o]
-    if upward:
-        _normalise_linear(b, m0, n_blk, mlin, has_log, bad)
-    return True
 
 
 @_jit
@@ -657,10 +505,6 @@ def calibrate(st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsu
     gkeys = np.empty(max_g, np.int64)
     acc = np.empty(n_obj)
     top = np.empty(n_obj)
-    val = np.empty((_CHUNK, n_obj))
-    gk = np.empty((max_g, _CHUNK), np.int64)
-    wk = np.empty((max_ch, _CHUNK), np.int64)
-    base = np.empty(_CHUNK)
     n_log = 0
     for o in range(n_obj):
         bad[o] = False
@@ -670,15 +514,15 @@ def calibrate(st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsu
     for b in range(n_cl - 1, -1, -1):
         if parent[b] < 0:
             continue
-        if not _pass_linear(b, True, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
-                            mbase, acc, top, bad, val, gk, wk, base):
+        if not _pass(b, True, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
+                     keys, ikeys, gkeys, mbase, acc, top, bad):
             n_log += 1
             _pass(b, True, True, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
                   keys, ikeys, gkeys, mbase, acc, top, bad)
     for b in range(n_cl):
         log_path = False
-        if not _pass_linear(b, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
-                            mbase, acc, top, bad, val, gk, wk, base):
+        if not _pass(b, False, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
+                     keys, ikeys, gkeys, mbase, acc, top, bad):
             n_log += 1
             log_path = True
             _pass(b, False, True, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab, tab_log, gsum, marg,
