@@ -276,14 +276,20 @@ def synthetic_evidence(network, n_objects, regime="weak", seed=0):
     Parameters
     ----------
     network : LabelNetwork
+        The hierarchy and ``theta`` the labels are drawn from.
     n_objects : int
+        How many objects.
     regime : {"weak", "strong", "random"}
+        The evidence regime (above; the numbers are in ``EVIDENCE_REGIMES``).
     seed : int
+        Seed of the random generator.
 
     Returns
     -------
     labels : ndarray of bool, shape (n_objects, K)
+        The drawn labels (they respect the hierarchy).
     likelihoods : ndarray, shape (n_objects, K, 2)
+        The evidence pairs ``[1, exp(r)]``, classes in ``network.classes`` order.
 
     Examples
     --------
@@ -321,6 +327,7 @@ def errors_by_class_structure(hierarchy, mlpr, reference, *, max_parents=None, d
     Parameters
     ----------
     hierarchy : Hierarchy
+        The hierarchy the mLPRs were computed on.
     mlpr, reference : ndarray of shape (M, K)
         An engine's answer and the reference's, classes in ``hierarchy.classes`` order.
     max_parents : int, optional

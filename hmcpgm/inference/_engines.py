@@ -24,10 +24,12 @@ def is_polytree(hierarchy):
     Parameters
     ----------
     hierarchy : Hierarchy
+        Any hierarchy.
 
     Returns
     -------
     bool
+        True for forests and polytrees.
 
     Examples
     --------
@@ -51,10 +53,12 @@ def is_exact(engine, hierarchy):
     engine : str
         An engine of :func:`hmcpgm.mlpr_from_likelihoods` (not ``"auto"``), or ``"pyagrum"``.
     hierarchy : Hierarchy
+        The hierarchy it would run on.
 
     Returns
     -------
     bool
+        True when the engine's answer is the exact posterior there.
 
     Examples
     --------
