@@ -111,6 +111,8 @@ def _pick_reference(network, reference, budget_bytes, max_clique):
         return name, opts, f"asked for (reference={name!r})"
     plan = inference_plan(hierarchy, budget_bytes=budget_bytes, max_clique=max_clique)
     exact = [e for e in plan.estimates if e.applies and e.exact]
+    # loopy BP (exact on polytrees) is the reference only when nothing else fits: it is what gets checked
+    exact = [e for e in exact if e.engine != "loopy"] or exact
     if not exact:
         why = "; ".join(f"{e.engine}: {e.note}" for e in plan.estimates if e.note)
         return None, {}, f"no exact engine fits budget_bytes={budget_bytes:,} (inference_plan: {why})"
