@@ -55,7 +55,7 @@ def main():
         prompt = f"$ hmcpgm {command} --help" if command else "$ hmcpgm --help"
         return f"```text\n{prompt}\n{help_text(command)}\n```"
 
-    text = re.sub(r"```text\n\$ hmcpgm (?:(\w+) )?--help\n.*?\n```", replace, text, flags=re.S)
+    text = re.sub(r"```text\n\$ hmcpgm (?:([\w-]+) )?--help\n.*?\n```", replace, text, flags=re.S)
     text = re.sub(SESSION, lambda m: f"```text\n{run_session(m.group(1))}\n```", text, flags=re.S)
     PAGE.write_text(text)
     print(f"updated {PAGE}")

@@ -23,6 +23,7 @@ _LAZY = {
     "mlpr_from_likelihoods": "inference",
     "loopy_belief_propagation": "inference",
     "inference_plan": "inference",
+    "compare_engines": "inference",
     "MLPR": "estimator",
     "HierarchicalCorrection": "corrections",
     "save_model": "persist",

@@ -237,7 +237,8 @@ def test_help_exits_zero(command, capsys):
 
 def test_every_command_is_tested_for_help():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
-    assert set(sub.choices) == {"demo", "example", "fit", "predict", "rank", "benchmark", "evaluate"}
+    assert set(sub.choices) == {"demo", "example", "fit", "predict", "rank", "benchmark", "evaluate",
+                                "check-inference"}
 
 
 def test_python_dash_m(files, tmp_path):

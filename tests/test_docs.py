@@ -51,7 +51,8 @@ def test_api_page_covers_every_public_module():
         assert f"::: {name}\n" in api
 
 
-@pytest.mark.parametrize("command", ["", "demo", "example", "fit", "predict", "rank", "benchmark", "evaluate"])
+@pytest.mark.parametrize("command", ["", "demo", "example", "fit", "predict", "rank", "benchmark", "evaluate",
+                                     "check-inference"])
 def test_help_texts_in_cli_page_are_current(command, monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "80")
     page = (DOCS / "cli.md").read_text()

@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from ..options import ENGINES, SCORE_MODELS, VERSIONS
+from ._check_inference import add_check_inference
 from ._commands import (
     command_benchmark,
     command_demo,
@@ -218,4 +219,5 @@ def build_parser():
     p.set_defaults(run=command_benchmark)
 
     add_evaluate_parser(sub, _number_in)
+    add_check_inference(sub, _int_at_least, _number_in)
     return parser

@@ -26,6 +26,11 @@ engines that all answer the same question (see ``docs/concepts.md``):
     ``"junction"`` and ``"sparse"`` that fits the memory budget, else ``"loopy"``
     with an :class:`~hmcpgm.exceptions.ApproximationWarning`.
     :func:`inference_plan` shows each engine's cost and the choice.
+
+:data:`EXACTNESS` says, once, on which hierarchies each engine is exact.
+:func:`compare_engines` runs engines side by side on the same objects and reports
+their errors against an exact reference (pyAgrum, an optional extra, can be that
+reference on hierarchies whose dense junction tree fits).
 """
 
 import numpy as np
@@ -36,6 +41,8 @@ from ..exceptions import ApproximationWarning, InferenceError, InputError
 from ..network import check_network
 from ..options import ENGINES, VERSIONS, check_choice
 from ._common import impossible_evidence, log_likelihood_pairs, posterior_from_logs
+from ._compare import EVIDENCE_REGIMES, compare_engines, errors_by_class_structure, synthetic_evidence
+from ._engines import EXACTNESS
 from ._full import full_posterior
 from ._loopy import DEFAULTS as LOOPY_DEFAULTS
 from ._loopy import LoopyReport
@@ -44,7 +51,8 @@ from ._plan import EngineEstimate, InferencePlan, approximation_message, choose_
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport", "inference_plan",
-           "InferencePlan", "EngineEstimate", "choose_engine", "engine_in_use"]
+           "InferencePlan", "EngineEstimate", "choose_engine", "engine_in_use",
+           "compare_engines", "EXACTNESS", "synthetic_evidence", "errors_by_class_structure", "EVIDENCE_REGIMES"]
 
 _OPTIONS = {
     "auto": {"max_clique", "budget_bytes", "progress", "damping", "tol", "max_iter"},  # passed on to its pick

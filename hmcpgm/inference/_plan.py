@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .._validation import check_hierarchy
+from ._engines import is_exact
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = [
@@ -170,7 +171,7 @@ def inference_plan(hierarchy, *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLI
 def _plan(hierarchy, budget, max_clique):
     k = hierarchy.n_classes
     n_edges = len(hierarchy.edge_indices)
-    loopy_exact = _is_polytree(hierarchy)
+    loopy_exact = is_exact("loopy", hierarchy)
     loopy = EngineEstimate(
         "loopy", True, loopy_exact, bytes_per_object=8 * (3 * k + 2 * n_edges),
         seconds_per_object=_COST["loopy"] * (k + n_edges) * _LOOPY_ITERATIONS,
@@ -178,12 +179,14 @@ def _plan(hierarchy, budget, max_clique):
         + f"; assumes {_LOOPY_ITERATIONS} iterations",
     )
     if hierarchy.is_forest:
-        tree = EngineEstimate("tree", True, True, bytes_per_object=8 * 4 * k, seconds_per_object=_COST["tree"] * k)
+        tree = EngineEstimate("tree", True, is_exact("tree", hierarchy), bytes_per_object=8 * 4 * k,
+                              seconds_per_object=_COST["tree"] * k)
         skip = "not needed: the tree engine is exact on forests"
-        estimates = (tree, EngineEstimate("junction", False, True, note=skip),
-                     EngineEstimate("sparse", False, True, note=skip), loopy)
+        estimates = (tree, EngineEstimate("junction", False, is_exact("junction", hierarchy), note=skip),
+                     EngineEstimate("sparse", False, is_exact("sparse", hierarchy), note=skip), loopy)
         return InferencePlan(k, hierarchy.kind, budget, estimates, "tree", True)
-    tree = EngineEstimate("tree", False, True, note="needs a tree or forest (some class has several parents)")
+    tree = EngineEstimate("tree", False, is_exact("tree", hierarchy),
+                          note="needs a tree or forest (some class has several parents)")
     estimates = [tree, _dense(hierarchy, budget, max_clique), _sparse(hierarchy, budget), loopy]
     exact = [e for e in estimates[1:3] if e.applies]
     if exact:
@@ -209,7 +212,7 @@ def _dense(hierarchy, budget, max_clique):
     elif structure + per_object > budget:
         applies = False
         note = f"needs {_size(structure + per_object)} > budget"
-    return EngineEstimate("junction", applies, True, width, entries, per_object, structure,
+    return EngineEstimate("junction", applies, is_exact("junction", hierarchy), width, entries, per_object, structure,
                           _COST["junction"] * entries + _PER_CLIQUE["junction"] * len(sets), note)
 
 
@@ -219,24 +222,17 @@ def _sparse(hierarchy, budget):
     size = sparse_size(hierarchy)
     if size["criterion"] is None:
         width = size["candidates"]["min-fill"]["max_clique_size"]
-        return EngineEstimate("sparse", False, True, width, note="a clique wider than 62 classes")
+        return EngineEstimate("sparse", False, is_exact("sparse", hierarchy), width,
+                              note="a clique wider than 62 classes")
     need = size["structure_bytes"] + size["object_bytes"]
     applies = need <= budget
     note = f"{size['criterion']} triangulation, dense would be {size['dense_states']:.3g} states"
     if not applies:
         note = f"needs {_size(need)} > budget; " + note
-    return EngineEstimate("sparse", applies, True, size["max_clique_size"], size["total_states"],
-                          size["object_bytes"], size["structure_bytes"],
+    return EngineEstimate("sparse", applies, is_exact("sparse", hierarchy), size["max_clique_size"],
+                          size["total_states"], size["object_bytes"], size["structure_bytes"],
                           _COST["sparse"] * 2 * size["total_states"] + _PER_CLIQUE["sparse"] * len(size["counts"]),
                           note)
-
-
-def _is_polytree(hierarchy):
-    """The undirected skeleton has no cycle (a forest: E = K - number of components)."""
-    import networkx as nx
-
-    g = hierarchy.graph
-    return g.number_of_edges() == g.number_of_nodes() - nx.number_weakly_connected_components(g)
 
 
 def choose_engine(hierarchy, version="full", *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLIQUE):
@@ -298,7 +294,7 @@ def engine_in_use(hierarchy, version="full", engine="auto", *, budget_bytes=DEFA
         return "indpt", True
     if engine == "auto":
         return choose_engine(hierarchy, version, budget_bytes=budget_bytes, max_clique=max_clique)
-    return engine, engine != "loopy" or _is_polytree(hierarchy)
+    return engine, is_exact(engine, hierarchy)
 
 
 def approximation_message(plan):

@@ -87,6 +87,24 @@ def _normalise(b, lo, n, o, from_log, mlin, mlog, has_log, bad):
 
 
 @_jit
+def _normalise_linear(b, lo, n, mlin, has_log, bad):
+    """:func:`_normalise` of linear rows lo..lo+n for every object at once (two sweeps along the rows)."""
+    n_obj = mlin.shape[1]
+    top = np.zeros(n_obj)
+    for s in range(lo, lo + n):
+        for o in range(n_obj):
+            top[o] = max(top[o], mlin[s, o])
+    for o in range(n_obj):
+        if top[o] == 0.0:
+            bad[o] = True
+            top[o] = 1.0
+        has_log[b, o] = False
+    for s in range(lo, lo + n):
+        for o in range(n_obj):
+            mlin[s, o] /= top[o]
+
+
+@_jit
 def _tables(b, log_space, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab):
     """Per-object tables of clique ``b``'s groups: the product (or log sum) of their factors."""
     (parent, state_ptr, states, blk_off, blk_ptr, msg_off, ch_ptr, children, ckind, maps, map_off, luts,
@@ -192,6 +210,9 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
         _tables(b, False, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, tab)
     msg = mlog if log_path else mlin
     table = tab_log if log_path else tab
+    any_bad = False  # bad objects (zero evidence) do not change during a pass
+    for o in range(n_obj):
+        any_bad |= bad[o]
     log_ready = log_path
     s0 = state_ptr[b]
     bo = blk_off[b]
@@ -258,9 +279,14 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
                     keys[t] = wide_msg[t] + i
                 if not log_path:
                     # linear: one vector over the batch per factor (contiguous, vectorised)
-                    for o in range(n_obj):
-                        vv[o] = base
-                    for g in range(n_g):
+                    if n_g > 0:
+                        row = gkeys[0]
+                        for o in range(n_obj):
+                            vv[o] = base * table[row, o]
+                    else:
+                        for o in range(n_obj):
+                            vv[o] = base
+                    for g in range(1, n_g):
                         row = gkeys[g]
                         for o in range(n_obj):
                             vv[o] *= table[row, o]
@@ -295,9 +321,10 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
                         acc[o] += vv[o]
                     if upward:
                         continue
-                    for o in range(n_obj):
-                        if bad[o]:
-                            vv[o] = 0.0
+                    if any_bad:
+                        for o in range(n_obj):
+                            if bad[o]:
+                                vv[o] = 0.0
                     for g in range(n_g):
                         row = gkeys[g]
                         for o in range(n_obj):
@@ -342,9 +369,13 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
                     else:
                         mlin[m0 + s, o] = acc[o]
     if upward:
-        for o in range(n_obj):
-            _normalise(b, m0, n_blk, o, log_path, mlin, mlog, has_log, bad)
+        if log_path:
+            for o in range(n_obj):
+                _normalise(b, m0, n_blk, o, True, mlin, mlog, has_log, bad)
+        else:
+            _normalise_linear(b, m0, n_blk, mlin, has_log, bad)
     return True
+
 
 
 @_jit
@@ -404,33 +435,51 @@ def _send_down(b, log_path, st, gr, mlin, mlog, has_log, gsum, marg, mbase, acc,
 
 @_jit
 def _hugin(ch, row, n_sep, log_path, msg_off, mlin, mlog, has_log, marg, bad):
-    """Message to child ``ch``: its separator marginal (``marg`` rows) over its upward message."""
+    """Message to child ``ch``: its separator marginal (``marg`` rows) over its upward message.
+
+    Objects whose upward message is linear and free of tiny entries are divided in
+    row-major sweeps (all objects of a row together); the others in log space.
+    """
     c0 = msg_off[ch]
-    for o in range(mlin.shape[1]):
-        if bad[o]:
+    n_obj = mlin.shape[1]
+    lin = np.empty(n_obj, np.bool_)
+    for o in range(n_obj):
+        lin[o] = not (bad[o] or log_path or has_log[ch, o])
+    for s in range(n_sep):
+        for o in range(n_obj):
+            u = mlin[c0 + s, o]
+            if 0.0 < u < _TINY:
+                lin[o] = False
+    top = np.zeros(n_obj)
+    for s in range(n_sep):
+        for o in range(n_obj):
+            if lin[o]:
+                u = mlin[c0 + s, o]
+                v = marg[row + s, o] / u if u > 0 else 0.0
+                mlin[c0 + s, o] = v
+                top[o] = max(top[o], v)
+    for o in range(n_obj):
+        if lin[o]:
+            if top[o] == 0.0:
+                bad[o] = True
+                top[o] = 1.0
+            has_log[ch, o] = False
+    for s in range(n_sep):
+        for o in range(n_obj):
+            if lin[o]:
+                mlin[c0 + s, o] /= top[o]
+    for o in range(n_obj):
+        if bad[o] or lin[o]:
             continue
-        use_log = log_path or has_log[ch, o]
-        if not use_log:
+        if not has_log[ch, o]:
             for s in range(n_sep):
                 u = mlin[c0 + s, o]
-                if 0.0 < u < _TINY:
-                    use_log = True
-                    break
-        if use_log:
-            if not has_log[ch, o]:
-                for s in range(n_sep):
-                    u = mlin[c0 + s, o]
-                    mlog[c0 + s, o] = math.log(u) if u > 0 else -math.inf
-            for s in range(n_sep):
-                mg = marg[row + s, o]
-                u = mlog[c0 + s, o]
-                mlog[c0 + s, o] = math.log(mg) - u if mg > 0 and u > -math.inf else -math.inf
-            _normalise(ch, c0, n_sep, o, True, mlin, mlog, has_log, bad)
-        else:
-            for s in range(n_sep):
-                u = mlin[c0 + s, o]
-                mlin[c0 + s, o] = marg[row + s, o] / u if u > 0 else 0.0
-            _normalise(ch, c0, n_sep, o, False, mlin, mlog, has_log, bad)
+                mlog[c0 + s, o] = math.log(u) if u > 0 else -math.inf
+        for s in range(n_sep):
+            mg = marg[row + s, o]
+            u = mlog[c0 + s, o]
+            mlog[c0 + s, o] = math.log(mg) - u if mg > 0 and u > -math.inf else -math.inf
+        _normalise(ch, c0, n_sep, o, True, mlin, mlog, has_log, bad)
 
 
 @_jit

@@ -26,6 +26,7 @@ kept, clique potentials are recomputed in the downward pass.
 """
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
@@ -41,7 +42,7 @@ __all__ = ["SparseJunctionTree", "compile_sparse_junction_tree", "sparse_junctio
 DEFAULT_BUDGET = 4 * 2**30  # bytes: compiled structure plus the working memory of all threads
 _MAX_WIDTH = 62  # clique members held in one int64 state code
 _GROUP_BITS = 12  # local factors are packed into groups of at most this many members
-_MAX_BATCH = 16
+_MAX_BATCH = 32
 
 
 class SparseJunctionTree:
@@ -392,7 +393,7 @@ def compile_sparse_junction_tree(hierarchy):
 def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGET, progress=False, stats=None):
     """Exact P(Y_k = 1 | all evidence) on any DAG; ``l0, l1`` are (K, M). Returns (K, M).
 
-    Objects are calibrated in batches of at most 16 per thread, as many as
+    Objects are calibrated in batches of at most 32 per thread, as many as
     ``budget_bytes`` of working memory allow, on every core; ``progress`` shows a
     tqdm bar over objects. Raises InferenceError when evidence is impossible and TooLargeError when one
     object does not fit in the budget. A dict passed as ``stats`` receives the batch
@@ -426,6 +427,18 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
     n_cl = len(jt.cliques)
     log_passes = []
 
+    local = threading.local()  # each thread's working arrays, reused from batch to batch
+
+    def buffers(b):
+        if getattr(local, "b", None) != b:
+            local.b = b
+            local.arrays = (
+                np.empty((jt._n_msg, b)), np.empty((jt._n_msg, b)), np.zeros((n_cl, b), dtype=np.bool_),
+                np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)),
+                np.empty((jt._n_marg, b)),
+            )
+        return local.arrays
+
     def run(start):
         sl = slice(start, min(m, start + batch))
         b = sl.stop - sl.start
@@ -433,12 +446,8 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
         flags = np.zeros(b, dtype=np.bool_)
         ll0 = np.ascontiguousarray(l0[:, sl])
         ll1 = np.ascontiguousarray(l1[:, sl])
-        n_log = calibrate(
-            st, jt._gr, np.exp(ll0), np.exp(ll1), ll0, ll1,
-            np.empty((jt._n_msg, b)), np.empty((jt._n_msg, b)), np.zeros((n_cl, b), dtype=np.bool_),
-            np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)),
-            np.empty((jt._n_marg, b)), res, flags, jt._max_ch, jt._max_g,
-        )
+        n_log = calibrate(st, jt._gr, np.exp(ll0), np.exp(ll1), ll0, ll1, *buffers(b), res, flags, jt._max_ch,
+                          jt._max_g)
         out[:, sl] = res
         bad[sl] = flags
         log_passes.append(n_log)

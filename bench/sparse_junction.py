@@ -1,0 +1,129 @@
+"""The sparse junction tree on cellcycle_GO: this code against a baseline commit, in the same run.
+
+Run from the repository root::
+
+    python bench/sparse_junction.py [--objects 16] [--rounds 2] [--baseline REV]
+
+The baseline's ``hmcpgm`` package is exported with ``git archive REV`` (default: the
+merge base of HEAD and ``main``) into a folder under ``~/.cache/hmcpgm/`` (kept, so
+its numba cache is reused), and the two versions run alternately in fresh
+subprocesses (baseline, current, baseline, current, ...) on the same objects, each
+with its own ``PYTHONPATH``: the machine's load (2 shared cores) falls on both alike.
+Each subprocess loads cellcycle_GO (4,125 classes), compiles the sparse junction
+tree, warms up on 2 objects (numba), then times full mLPRs of ``--objects`` objects
+through ``mlpr_from_likelihoods(engine="sparse")`` on every core. Printed: each
+run's wall-clock seconds per object and the process's CPU seconds per object (all
+threads; less sensitive to other jobs taking the cores), the best of each version,
+their ratios, and the largest
+absolute difference between the two versions' answers (they must agree to 1e-12).
+Evidence: likelihood ratios exp(N(1.5 (2y - 1), 1)) from the first training labels.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HMC = Path(os.environ.get("HMCPGM_HMC_DATA", ROOT.parent / "shared" / "data" / "hmc"))
+GO_FILE = HMC / "cellcycle_GO.train.arff"
+
+CHILD = r"""
+import json, sys, time
+import numpy as np
+import hmcpgm
+from hmcpgm import LabelNetwork, mlpr_from_likelihoods
+from hmcpgm.datasets import load_hmc_arff
+
+path, m, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+data = load_hmc_arff(path)
+h = data.hierarchy
+theta = LabelNetwork.from_labels(data.labels, h).theta
+y = data.labels[:m].astype(float)
+ratio = np.exp(np.random.default_rng(11).normal(1.5 * (2 * y - 1), 1.0))
+lik = np.stack([np.ones_like(ratio), ratio], axis=2)
+net = LabelNetwork(h, theta)
+t = time.perf_counter()
+mlpr_from_likelihoods(net, lik[:2], engine="sparse")
+setup = time.perf_counter() - t
+t, cpu = time.perf_counter(), time.process_time()
+mlpr = mlpr_from_likelihoods(net, lik, engine="sparse")
+seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
+np.save(out, mlpr)
+print(json.dumps({"seconds": seconds, "cpu": cpu, "setup": setup, "package": hmcpgm.__file__}))
+"""
+
+
+def export_baseline(rev):
+    """The baseline's package folder (git archive of ``rev``), reused across runs."""
+    commit = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hmcpgm" / f"bench-baseline-{commit[:12]}"
+    if not (folder / "hmcpgm" / "__init__.py").is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", commit, "hmcpgm"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return commit, folder
+
+
+def run(code_root, m, out):
+    env = {**os.environ, "PYTHONPATH": str(code_root)}
+    done = subprocess.run([sys.executable, "-c", CHILD, str(GO_FILE), str(m), str(out)], env=env,
+                          capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if not result["package"].startswith(str(code_root)):
+        raise RuntimeError(f"imported {result['package']}, not the code under {code_root}")
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--objects", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--baseline", default=None, help="git revision of the baseline (default: merge base with main)")
+    args = parser.parse_args()
+    if not GO_FILE.exists():
+        print(f"{GO_FILE} absent: nothing to measure")
+        return
+    import numpy as np
+
+    rev = args.baseline or subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True,
+                                          text=True, check=True).stdout.strip()
+    commit, folder = export_baseline(rev)
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "hmcpgm"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.strip()
+    print(f"cellcycle_GO, {args.objects} objects, {os.cpu_count()} cores; baseline {commit[:12]} "
+          f"(git archive in {folder}), current {head}{' + uncommitted changes' if dirty else ''} ({ROOT})")
+    times = {"baseline": [], "current": []}
+    cpu = {"baseline": [], "current": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = {}
+        for r in range(args.rounds):
+            for name, code in (("baseline", folder), ("current", ROOT)):
+                out = Path(tmp) / f"{name}.npy"
+                res = run(code, args.objects, out)
+                outs[name] = np.load(out)
+                times[name].append(res["seconds"] / args.objects)
+                cpu[name].append(res["cpu"] / args.objects)
+                print(f"round {r + 1} {name:<8}: {res['seconds'] / args.objects:.3f} s per object "
+                      f"({res['seconds']:.1f} s for {args.objects}; CPU time of the process "
+                      f"{res['cpu'] / args.objects:.3f} s per object; compile and warm-up {res['setup']:.1f} s)",
+                      flush=True)
+        diff = float(np.abs(outs["current"] - outs["baseline"]).max())
+    best = {n: min(t) for n, t in times.items()}
+    ratios = [b / c for b, c in zip(times["baseline"], times["current"])]
+    print(f"best: baseline {best['baseline']:.3f} s/object, current {best['current']:.3f} s/object; "
+          f"speed-up {best['baseline'] / best['current']:.2f}x (best against best), per round "
+          + ", ".join(f"{x:.2f}x" for x in ratios))
+    print(f"CPU time per object (all threads), best: baseline {min(cpu['baseline']):.3f} s, current "
+          f"{min(cpu['current']):.3f} s; ratio {min(cpu['baseline']) / min(cpu['current']):.2f}x")
+    print(f"max |current - baseline| over {args.objects} x 4125 mLPRs: {diff:.2e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""``hmcpgm check-inference`` through ``hmcpgm.cli.main``: the numbers it prints are recomputed here."""
+
+import json
+
+import numpy as np
+import pytest
+
+from hmcpgm import Hierarchy, LabelNetwork, make_paper_synthetic, mlpr_from_likelihoods
+from hmcpgm.cli import main
+from hmcpgm.inference import loopy_belief_propagation, synthetic_evidence
+from hmcpgm.io import read_hierarchy, write_hierarchy, write_matrix
+
+# two diamonds sharing a class: loops, so loopy BP is approximate
+DAG = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("d", "e"), ("c", "f"), ("e", "g"),
+                            ("f", "g"), ("b", "h")])
+
+
+def _error_line(capsys):
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hmcpgm: error: "), err
+    return lines[0]
+
+
+@pytest.mark.parametrize("evidence", ["weak", "strong", "random"])
+def test_reported_errors_are_the_true_errors_on_a_csv_dag(tmp_path, capsys, evidence):
+    path = tmp_path / "h.csv"
+    write_hierarchy(DAG, path)
+    out = tmp_path / "report.json"
+    argv = ["check-inference", str(path), "--objects", "7", "--engines", "loopy", "junction", "--reference",
+            "enumerate", "--evidence", evidence, "--seed", "4", "--json", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "where loopy errs" in text and "reference: enumerate" in text
+    report = json.loads(out.read_text())
+    # the same network and evidence, built here from the documented recipe (classes in the file's order)
+    h = read_hierarchy(path)
+    theta = np.random.default_rng(4).uniform(0.2, 0.8, size=h.n_classes)
+    net = LabelNetwork(h, theta)
+    _, lik = synthetic_evidence(net, 7, evidence, seed=4)
+    exact = mlpr_from_likelihoods(net, lik, engine="enumerate")
+    loopy, _ = loopy_belief_propagation(net, lik)
+    rows = {r["engine"]: r for r in report["engines"]}
+    assert list(rows) == ["enumerate", "loopy", "junction"]
+    assert rows["loopy"]["max_abs_error"] == pytest.approx(np.abs(loopy - exact).max(), abs=1e-12)
+    assert rows["loopy"]["mean_abs_error"] == pytest.approx(np.abs(loopy - exact).mean(), abs=1e-12)
+    assert rows["junction"]["max_abs_error"] < 1e-12
+    assert not rows["loopy"]["exact"] and rows["junction"]["exact"]
+    # the grouped table: per (parents, depth), the largest error over its classes
+    err = np.abs(loopy - exact).max(axis=0)
+    # parents 0, 1, 2, 3+; depths in bins "lo-hi" (at most 5 bins)
+    for g in report["loopy_errors_by_class_structure"]["loopy"]:
+        n_par = int(str(g["n_parents"]).rstrip("+"))
+        bounds = str(g["depth"]).split("-")
+        lo, hi = int(bounds[0]), int(bounds[-1])
+        members = [j for j in range(h.n_classes) if min(len(h.parent_indices[j]), 3) == n_par
+                   and lo <= h.depth[j] <= hi]
+        assert g["n_classes"] == len(members)
+        assert g["max_abs_error"] == pytest.approx(err[members].max(), abs=1e-12)
+
+
+def test_model_and_scores(tmp_path, capsys):
+    data = make_paper_synthetic(n_train=800, n_test=30, seed=2)
+    h = data.hierarchy
+    paths = {n: tmp_path / f"{n}.csv" for n in ("hierarchy", "scores", "labels", "new")}
+    write_hierarchy(h, paths["hierarchy"])
+    write_matrix(paths["scores"], data.train_scores, h)
+    write_matrix(paths["labels"], data.train_labels, h)
+    write_matrix(paths["new"], data.test_scores, h)
+    model = tmp_path / "m.npz"
+    assert main(["fit", *(str(paths[n]) for n in ("scores", "labels", "hierarchy")), "-o", str(model),
+                 "--quiet", "--mlpr-version", "full", "--tempering", "none", "--no-recalibrate"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "r.json"
+    assert main(["check-inference", str(paths["hierarchy"]), "--model", str(model), "--scores", str(paths["new"]),
+                 "--objects", "10", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "the model's likelihoods of the first 10 rows" in text
+    report = json.loads(out.read_text())
+    assert report["reference"] == "tree"  # a forest: the tree engine is exact
+    loopy = next(r for r in report["engines"] if r["engine"] == "loopy")
+    assert loopy["exact"] and loopy["max_abs_error"] < 1e-9  # loopy BP is exact on forests
+
+
+def test_arff_hierarchy_takes_theta_from_its_labels(tmp_path, capsys):
+    header = ("@RELATION tiny\n@ATTRIBUTE x1 numeric\n"
+              "@ATTRIBUTE class hierarchical 01,01/01,01/02,02,02/01\n@DATA\n")
+    leaves = ["01/01", "01/02", "02/01", "02", "01"]
+    (tmp_path / "t.arff").write_text(header + "\n".join(f"{i}.0,{leaves[i % 5]}" for i in range(20)) + "\n")
+    assert main(["check-inference", str(tmp_path / "t.arff"), "--objects", "3", "--engines", "loopy"]) == 0
+    assert "theta from the ARFF labels" in capsys.readouterr().out
+
+
+def test_obo_hierarchy(tmp_path, capsys):
+    pytest.importorskip("obonet", reason="needs the obo extra: pip install 'hmcpgm[obo]'")
+    path = tmp_path / "mini.obo"
+    terms = [("GO:1", []), ("GO:2", ["GO:1"]), ("GO:3", ["GO:1"]), ("GO:4", ["GO:2", "GO:3"])]
+    path.write_text("format-version: 1.2\nontology: mini\n\n" + "\n".join(
+        f"[Term]\nid: {t}\nname: {t}\nnamespace: biological_process\n" + "".join(f"is_a: {p}\n" for p in ps)
+        for t, ps in terms))
+    assert main(["check-inference", str(path), "--objects", "3", "--damping", "0.3"]) == 0
+    text = capsys.readouterr().out
+    assert "4 classes (dag)" in text and "loopy(damping=0.3)" in text
+
+
+def test_scores_need_a_model_and_damping_is_checked(tmp_path, capsys):
+    path = tmp_path / "h.csv"
+    write_hierarchy(DAG, path)
+    assert main(["check-inference", str(path), "--scores", str(path)]) == 2
+    assert "--scores needs --model" in _error_line(capsys)
+    with pytest.raises(SystemExit):
+        main(["check-inference", str(path), "--damping", "1.5"])
+    assert "--damping" in capsys.readouterr().err
