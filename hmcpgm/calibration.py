@@ -35,6 +35,7 @@ __all__ = [
     "RecalibrationMap",
     "fit_logistic_pairs",
     "fit_recalibration",
+    "isotonic_columns",
     "isotonic_knots",
 ]
 
@@ -85,31 +86,55 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     y = np.asarray(y, dtype=float)
     w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
     order = np.argsort(x, kind="stable")
-    xs = x[order]
-    bx, by_sum, bw = _pav(xs, y[order], w[order], bool(increasing))
-    if min_count > 0 and len(bw) > 1:
-        bx, by_sum, bw = _merge_small(bx * bw, by_sum, bw, float(min_count))
-        bx = bx / bw
-    if len(bw) > 1:
-        # the end knots sit at the inner edges of the end blocks (not their means), so
-        # one extreme value does not drag them outward; beyond, the map is flat
-        last = np.searchsorted(np.cumsum(w[order]), np.cumsum(bw) - 1e-9 * bw.max())
-        bx = bx.copy()
-        bx[0] = xs[min(last[0], len(xs) - 1)]
-        bx[-1] = xs[min(last[-2] + 1, len(xs) - 1)]
-    if prior_rate is None or prior_count == 0:
-        return bx, by_sum / bw, bw
-    # shrinking pulls light blocks further toward the prior rate and can break
-    # monotonicity; pool the shrunk blocks again (weights include the pseudo-counts)
-    shrunk = (by_sum + prior_count * prior_rate) / (bw + prior_count)
-    sx, sy, sw = _pav(bx, shrunk, bw + prior_count, bool(increasing))
-    if len(sx) == len(bx):
-        return bx, shrunk, bw
-    starts = np.r_[0, np.flatnonzero(np.diff(np.searchsorted(np.cumsum(sw), np.cumsum(bw + prior_count) - 1e-9)))
-                   + 1]
-    bw_merged = np.add.reduceat(bw, starts)
-    bx_merged = np.add.reduceat(bx * bw, starts) / bw_merged
-    return bx_merged, sy / sw, bw_merged
+    shrink = prior_rate is not None and prior_count != 0
+    return _knots_sorted(x[order], y[order], w[order], bool(increasing), float(prior_rate) if shrink else 0.0,
+                         float(prior_count), float(min_count), shrink)
+
+
+def isotonic_columns(x, y, grid, *, increasing, prior_rate, prior_count=0.0, min_count=0.0, order=None):
+    """The isotonic map of every column, read on a grid: :func:`isotonic_knots` column by column, compiled.
+
+    Column ``k``'s map is the piecewise-linear interpolation of
+    ``isotonic_knots(x[:, k], y[:, k], increasing=increasing[k], prior_rate=prior_rate[k],
+    prior_count=prior_count, min_count=min_count)`` (``numpy.interp``, flat beyond
+    the end knots), evaluated at ``grid[k]``.
+
+    Parameters
+    ----------
+    x, y : arrays of float, shape (M, K)
+        Values and labels (unit weights).
+    grid : array of float, shape (K, G)
+        Where each column's map is read.
+    increasing : array of bool, shape (K,)
+        Direction of each column's fit.
+    prior_rate : array of float, shape (K,)
+        Rate each column's blocks are shrunk toward.
+    prior_count, min_count : float
+        As in :func:`isotonic_knots` (``prior_count=0``: no shrinkage).
+    order : array of int, shape (K, M), optional
+        ``order[k]`` is the stable argsort of ``x[:, k]``, if already at hand.
+
+    Returns
+    -------
+    ndarray of shape (K, G)
+        Row ``k``: column ``k``'s map at ``grid[k]``.
+
+    Examples
+    --------
+    >>> x = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]])
+    >>> isotonic_columns(x, y, [[0.0, 3.0], [0.0, 3.0]], increasing=[True, False], prior_rate=[0.5, 0.5]).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    xt = np.array(np.asarray(x, dtype=float).T, order="C")
+    yt = np.array(np.asarray(y, dtype=float).T, order="C")
+    if order is None:
+        order = np.argsort(xt, axis=1, kind="stable")
+    grid = np.array(grid, dtype=float, order="C")
+    out = np.empty(grid.shape)
+    _isotonic_columns(xt, yt, np.asarray(order, dtype=np.intp), grid, np.asarray(increasing, dtype=np.bool_),
+                      np.asarray(prior_rate, dtype=float), float(prior_count), float(min_count), out)
+    return out
 
 
 def _pav_python(x, y, w, increasing):
@@ -151,21 +176,92 @@ def _pav_python(x, y, w, increasing):
 _pav = jit(_pav_python)
 
 
-def _merge_small(sx, sy, sw, min_weight):
-    """Merge neighbouring blocks (sums of w*x, w*y, w) until each weighs at least ``min_weight``."""
-    ends = []
-    acc = 0.0
-    for i, w in enumerate(sw):
-        acc += w
-        if acc >= min_weight:
-            ends.append(i + 1)
-            acc = 0.0
-    if not ends:
-        ends = [len(sw)]
-    elif ends[-1] != len(sw):  # a light last group joins the one before
-        ends[-1] = len(sw)
-    starts = [0, *ends[:-1]]
-    return np.add.reduceat(sx, starts), np.add.reduceat(sy, starts), np.add.reduceat(sw, starts)
+def _knots_sorted_python(xs, ys, ws, increasing, prior_rate, prior_count, min_count, shrink):
+    """:func:`isotonic_knots` on values sorted by ``xs``: the knots x, rates and weights of the blocks."""
+    n = xs.shape[0]
+    bx, by, bw = _pav(xs, ys, ws, increasing)
+    nb = bw.shape[0]
+    if min_count > 0 and nb > 1:
+        # merge neighbouring blocks, left to right, until each weighs at least min_count
+        ends = np.empty(nb, np.intp)
+        n_ends = 0
+        acc = 0.0
+        for i in range(nb):
+            acc += bw[i]
+            if acc >= min_count:
+                ends[n_ends] = i + 1
+                n_ends += 1
+                acc = 0.0
+        if n_ends == 0:
+            ends[0] = nb
+            n_ends = 1
+        elif ends[n_ends - 1] != nb:  # a light last group joins the one before
+            ends[n_ends - 1] = nb
+        sx = bx * bw
+        mx = np.zeros(n_ends)
+        my = np.zeros(n_ends)
+        mw = np.zeros(n_ends)
+        begin = 0
+        for g in range(n_ends):
+            for i in range(begin, ends[g]):
+                mx[g] += sx[i]
+                my[g] += by[i]
+                mw[g] += bw[i]
+            begin = ends[g]
+        bx, by, bw = mx / mw, my, mw
+        nb = n_ends
+    if nb > 1:
+        # the end knots sit at the inner edges of the end blocks (not their means), so
+        # one extreme value does not drag them outward; beyond, the map is flat
+        cum_w = np.cumsum(ws)
+        cum_b = np.cumsum(bw)
+        slack = 1e-9 * bw.max()
+        first_end = np.searchsorted(cum_w, cum_b[0] - slack)
+        last_start = np.searchsorted(cum_w, cum_b[nb - 2] - slack) + 1
+        bx = bx.copy()
+        bx[0] = xs[min(first_end, n - 1)]
+        bx[nb - 1] = xs[min(last_start, n - 1)]
+    if not shrink:
+        return bx, by / bw, bw
+    # shrinking pulls light blocks further toward the prior rate and can break
+    # monotonicity; pool the shrunk blocks again (weights include the pseudo-counts)
+    shrunk = (by + prior_count * prior_rate) / (bw + prior_count)
+    padded = bw + prior_count
+    sx, sy, sw = _pav(bx, shrunk, padded, increasing)
+    n_merged = sw.shape[0]
+    if n_merged == nb:
+        return bx, shrunk, bw
+    # the blocks each pooled block holds: where the cumulative weights meet
+    cum_s = np.cumsum(sw)
+    cum_p = np.cumsum(padded)
+    group = np.searchsorted(cum_s, cum_p - 1e-9)
+    wx = np.zeros(n_merged)
+    ww = np.zeros(n_merged)
+    g = 0
+    for i in range(nb):
+        if i > 0 and group[i] != group[i - 1] and g < n_merged - 1:
+            g += 1
+        wx[g] += bx[i] * bw[i]
+        ww[g] += bw[i]
+    return wx / ww, sy / sw, ww
+
+
+_knots_sorted = jit(_knots_sorted_python)
+
+
+def _isotonic_columns_python(xt, yt, order, grid, increasing, prior_rate, prior_count, min_count, out):
+    """Row ``k`` of ``out``: column ``k``'s isotonic map read at ``grid[k]`` (columns in parallel)."""
+    n_cols, m = xt.shape
+    ones = np.ones(m)
+    shrink = prior_count != 0
+    for k in prange(n_cols):
+        xs = xt[k][order[k]]
+        ys = yt[k][order[k]]
+        kx, ky, _ = _knots_sorted(xs, ys, ones, increasing[k], prior_rate[k], prior_count, min_count, shrink)
+        out[k] = np.interp(grid[k], kx, ky)
+
+
+_isotonic_columns = jit_parallel(_isotonic_columns_python)
 
 
 # ---------------------------------------------------------------------- many small logistic fits
@@ -216,7 +312,7 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
     z = np.asarray(z, dtype=float)
     y = np.asarray(y, dtype=float)
     k = z.shape[1]
-    w = np.ones_like(z) if weight is None else np.asarray(weight, dtype=float)
+    w = None if weight is None else np.asarray(weight, dtype=float)
     mu = np.zeros((k, 2)) if prior_mean is None else np.broadcast_to(np.asarray(prior_mean, float), (k, 2))
     prec = np.zeros((k, 2)) if prior_precision is None else np.broadcast_to(
         np.asarray(prior_precision, float), (k, 2))
@@ -224,10 +320,13 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
     theta = np.array(np.broadcast_to(theta, (k, 2)), order="C")
     cov = np.empty((k, 2, 2))
 
-    def rows(a):  # one column per row of C-ordered memory: each column's Newton loop reads its own row
-        return np.array(np.broadcast_to(a, z.shape).T, order="C")
+    def rows(a):  # one column per row of C-ordered memory (no copy for the transpose of such an array)
+        if a.shape != z.shape:
+            a = np.broadcast_to(a, z.shape)
+        return np.ascontiguousarray(a.T)
 
-    _newton_columns(rows(z), rows(y), rows(w), np.array(mu, order="C"), np.array(prec, order="C"), theta, cov,
+    wt = np.ones(z.shape[::-1]) if weight is None else rows(w)
+    _newton_columns(rows(z), rows(y), wt, np.array(mu, order="C"), np.array(prec, order="C"), theta, cov,
                     int(max_iter), float(tol))
     return theta, cov
 

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import expit
 
 from hmcpgm._validation import check_hierarchy, class_matrix, label_matrix
-from hmcpgm.calibration import isotonic_knots
+from hmcpgm.calibration import _pav_python
 from hmcpgm.exceptions import InputError
 from hmcpgm.likelihood._common import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options
 from hmcpgm.likelihood._grid import backward, forward, interp_grid, robust_scale
@@ -20,6 +20,56 @@ _BALLOON = 2.0 ** np.arange(5)
 _OVERSAMPLE = 2
 _CHUNK = 256
 _SUPPORT = 5
+
+
+def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior_count=0.0, min_count=0.0):
+    """The knots of the isotonic fit (numpy, before the compiled core)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    bx, by_sum, bw = _pav_python(xs, y[order], w[order], bool(increasing))
+    if min_count > 0 and len(bw) > 1:
+        bx, by_sum, bw = _merge_small(bx * bw, by_sum, bw, float(min_count))
+        bx = bx / bw
+    if len(bw) > 1:
+        # the end knots sit at the inner edges of the end blocks (not their means), so
+        # one extreme value does not drag them outward; beyond, the map is flat
+        last = np.searchsorted(np.cumsum(w[order]), np.cumsum(bw) - 1e-9 * bw.max())
+        bx = bx.copy()
+        bx[0] = xs[min(last[0], len(xs) - 1)]
+        bx[-1] = xs[min(last[-2] + 1, len(xs) - 1)]
+    if prior_rate is None or prior_count == 0:
+        return bx, by_sum / bw, bw
+    # shrinking pulls light blocks further toward the prior rate and can break
+    # monotonicity; pool the shrunk blocks again (weights include the pseudo-counts)
+    shrunk = (by_sum + prior_count * prior_rate) / (bw + prior_count)
+    sx, sy, sw = _pav_python(bx, shrunk, bw + prior_count, bool(increasing))
+    if len(sx) == len(bx):
+        return bx, shrunk, bw
+    starts = np.r_[0, np.flatnonzero(np.diff(np.searchsorted(np.cumsum(sw), np.cumsum(bw + prior_count) - 1e-9)))
+                   + 1]
+    bw_merged = np.add.reduceat(bw, starts)
+    bx_merged = np.add.reduceat(bx * bw, starts) / bw_merged
+    return bx_merged, sy / sw, bw_merged
+
+
+def _merge_small(sx, sy, sw, min_weight):
+    """Merge neighbouring blocks (sums of w*x, w*y, w) until each weighs at least ``min_weight``."""
+    ends = []
+    acc = 0.0
+    for i, w in enumerate(sw):
+        acc += w
+        if acc >= min_weight:
+            ends.append(i + 1)
+            acc = 0.0
+    if not ends:
+        ends = [len(sw)]
+    elif ends[-1] != len(sw):  # a light last group joins the one before
+        ends[-1] = len(sw)
+    starts = [0, *ends[:-1]]
+    return np.add.reduceat(sx, starts), np.add.reduceat(sy, starts), np.add.reduceat(sw, starts)
 
 
 def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=None, start=None,

@@ -13,7 +13,7 @@ import score_model_reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmcpgm.calibration import fit_logistic_pairs
+from hmcpgm.calibration import fit_logistic_pairs, isotonic_columns, isotonic_knots
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
 RTOL = 1e-9
@@ -65,3 +65,132 @@ def test_fit_logistic_pairs_equals_the_numpy_newton_steps_on_small_problems(seed
     theta_ref, cov_ref = ref.fit_logistic_pairs(z, y, max_iter=max_iter, **prior)
     _close(theta, theta_ref, rtol=1e-8, atol=1e-10)
     _close(cov, cov_ref, rtol=1e-8, atol=1e-10)
+
+
+# ---------------------------------------------------------------------- isotonic
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 80), increasing=st.booleans(), ties=st.booleans(),
+       prior=st.sampled_from([None, 0.0, 0.3]), prior_count=st.sampled_from([0.0, 1.0, 4.0]),
+       min_count=st.sampled_from([0.0, 1.0, 10.0]), weighted=st.booleans())
+def test_isotonic_knots_equal_the_numpy_version(seed, n, increasing, ties, prior, prior_count, min_count, weighted):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    if ties:
+        x = np.round(x, 1)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * x))).astype(float)
+    w = rng.uniform(0.5, 3.0, n) if weighted else None
+    kwargs = {"weight": w, "increasing": increasing, "prior_rate": prior, "prior_count": prior_count,
+              "min_count": min_count}
+    for got, want in zip(isotonic_knots(x, y, **kwargs), ref.isotonic_knots(x, y, **kwargs)):
+        _close(got, want)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(2, 60), k=st.integers(1, 6),
+       prior_count=st.sampled_from([0.0, 1.0]), min_count=st.sampled_from([0.0, 10.0]))
+def test_isotonic_columns_read_each_columns_knots_on_its_grid(seed, m, k, prior_count, min_count):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=(m, k)), 1)
+    y = (rng.random((m, k)) < 0.4).astype(float)
+    grid = np.sort(rng.normal(size=(k, 9)) * 2, axis=1)
+    increasing = rng.random(k) < 0.5
+    rate = rng.random(k)
+    got = isotonic_columns(x, y, grid, increasing=increasing, prior_rate=rate, prior_count=prior_count,
+                           min_count=min_count)
+    for j in range(k):
+        kx, ky, _ = ref.isotonic_knots(x[:, j], y[:, j], increasing=increasing[j], prior_rate=rate[j],
+                                       prior_count=prior_count, min_count=min_count)
+        _close(got[j], np.interp(grid[j], kx, ky))
+
+
+# ---------------------------------------------------------------------- the score models end to end
+def _synthetic(hierarchy, seed, m=300):
+    from hmcpgm._validation import label_matrix
+
+    rng = np.random.default_rng(seed)
+    k = hierarchy.n_classes
+    y = rng.random((m, k)) < rng.uniform(0.02, 0.4, size=k)
+    y = label_matrix(y.astype(int), hierarchy, close=True).astype(bool)
+    s = rng.normal(size=(m, k)) * rng.uniform(0.1, 3.0, size=k) + y * rng.uniform(-1.0, 3.0, size=k)
+    s[:, 0] = np.round(s[:, 0], 1)       # ties
+    s[rng.integers(m), -1] = 1e6         # one extreme score
+    return s, y.astype(int)
+
+
+def _real(n_rows=400):
+    """Labels and hierarchy of cellcycle_FUN; scores a noisy linear map of its features (joint-like, one scale)."""
+    path = DATA / "cellcycle_FUN.train.arff"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    from hmcpgm.datasets import load_hmc_arff
+
+    data = load_hmc_arff(path)
+    rng = np.random.default_rng(0)
+    x = np.nan_to_num(np.asarray(data.features, dtype=float)[:n_rows])
+    y = np.asarray(data.labels)[:n_rows]
+    s = 0.1 * x @ rng.normal(size=(x.shape[1], y.shape[1])) + 2.0 * y + rng.normal(size=y.shape)
+    return s, y, data.hierarchy
+
+
+def _cases():
+    from strategies import from_parent_lists
+
+    dag = from_parent_lists([[], [0], [0], [1], [], [4], [1, 2], [6]], order=[7, 3, 0, 5, 1, 6, 2, 4])
+    return [(dag, seed) for seed in (0, 1, 2)] + ["real"]
+
+
+def _data(case):
+    if case == "real":
+        return (*_real(), 0)
+    hierarchy, seed = case
+    return (*_synthetic(hierarchy, seed), hierarchy, seed)
+
+
+@pytest.mark.parametrize("kind", ["lpr", "isotonic", "platt", "pooled", "logistic"])
+@pytest.mark.parametrize("case", range(4))
+def test_cross_validated_lpr_equals_the_numpy_version(kind, case):
+    from hmcpgm.likelihood import cross_validated_lpr
+
+    s, y, hierarchy, seed = _data(_cases()[case])
+    got = cross_validated_lpr(s, y, hierarchy, (kind,), cv=4, seed=seed)
+    want = ref.cross_validated_lpr(s, y, hierarchy, (kind,), cv=4, seed=seed)
+    _close(got["lpr"], want["lpr"])
+    np.testing.assert_array_equal(got["folds"], want["folds"])
+    _close(got["prevalence"], want["prevalence"])
+
+
+def _reference_params(s, y, hierarchy, kind):
+    """fit_score_model's parameters, with the frozen numpy code of every step."""
+    from hmcpgm.likelihood import AUTO_BASELINE, AUTO_CANDIDATES
+
+    opts = {"bandwidth": "silverman", "gridsize": 512, "eps": 1e-6, "prior_count": 1.0, "min_count": 10.0,
+            "transform": "asinh"}
+    yb = np.asarray(y).astype(bool)
+    n_pos = yb.sum(axis=0)
+    informative = (n_pos > 0) & (n_pos < len(yb))
+    prevalence = n_pos / len(yb)
+    if kind != "auto":
+        params = ref.fit_grid_models(s, yb, informative, prevalence, (kind,), opts)
+        params["lpr"] = params.pop("lpr_by_kind")[0]
+        return params
+    cv = ref.cross_validated_lpr(s, y, hierarchy, AUTO_CANDIDATES, cv=5, seed=0, **opts)
+    choice = ref.choose_candidates(cv["lpr"], yb, baseline=AUTO_BASELINE)
+    params = ref.fit_grid_models(s, yb, informative, prevalence, AUTO_CANDIDATES, opts,
+                                 only={i: choice == i for i in range(len(AUTO_CANDIDATES))})
+    params["lpr"] = params.pop("lpr_by_kind")[choice, np.arange(len(choice))]
+    params["choice"] = choice.astype(float)
+    params["cv_log_loss"] = ref.log_loss_by_class(cv["lpr"], yb)
+    return params
+
+
+@pytest.mark.parametrize("kind", ["lpr", "isotonic", "platt", "pooled", "logistic", "auto"])
+@pytest.mark.parametrize("case", [0, 3])
+def test_fit_score_model_equals_the_numpy_version(kind, case):
+    from hmcpgm.likelihood import fit_score_model
+
+    s, y, hierarchy, _ = _data(_cases()[case])
+    got = fit_score_model(s, y, hierarchy, kind=kind, allow_empty=True).params
+    want = _reference_params(s, y, hierarchy, kind)
+    assert sorted(got) == sorted(want)
+    for name in want:
+        _close(got[name], want[name])

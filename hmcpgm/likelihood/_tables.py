@@ -67,17 +67,17 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
 
 
 def _isotonic_tables(t, y, grid, prevalence, prior_count, min_count):
-    from ..calibration import isotonic_knots
+    from ..calibration import isotonic_columns
 
-    out = np.empty(grid.shape)
-    ranks = np.argsort(np.argsort(t, axis=0, kind="stable"), axis=0)
-    for j in range(t.shape[1]):
-        yj = y[:, j]
-        increasing = ranks[yj, j].mean() >= ranks[:, j].mean()
-        kx, ky, _ = isotonic_knots(t[:, j], yj.astype(float), increasing=increasing,
-                                   prior_rate=prevalence[j], prior_count=prior_count, min_count=min_count)
-        out[j] = np.interp(grid[j], kx, ky)
-    return out
+    tt = np.array(t.T, order="C")
+    order = np.argsort(tt, axis=1, kind="stable")
+    # direction: do positives rank above the mean rank (ranks of the stable sort)?
+    n = t.shape[0]
+    y_sorted = np.take_along_axis(np.array(y.T, order="C"), order, axis=1)
+    pos_rank_sum = (y_sorted * np.arange(n)).sum(axis=1)
+    increasing = pos_rank_sum / y_sorted.sum(axis=1) >= (n * (n - 1) // 2) / n
+    return isotonic_columns(t, y, grid, increasing=increasing, prior_rate=prevalence, prior_count=prior_count,
+                            min_count=min_count, order=order)
 
 
 def _platt_tables(t, y, grid):
@@ -126,8 +126,9 @@ def _pooled_tables(s, y, grid_s, n_em=6):
         g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
         return np.log(g / (1 - g))
 
-    z = logit_g(s)
-    yf = y.astype(float)
+    # (K, M) memory handed over as its (M, K) transpose: fit_logistic_pairs reads it without copying
+    z = np.ascontiguousarray(logit_g(s).T).T
+    yf = np.ascontiguousarray(y.T, dtype=float).T
     mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
     theta = np.broadcast_to(mu, (s.shape[1], 2)).copy()
     for _ in range(n_em):  # EM: MAP per class given the prior, then the prior from all classes
