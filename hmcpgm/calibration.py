@@ -41,7 +41,8 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------- isotonic
-def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior_count=0.0, min_count=0.0):
+def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior_count=0.0, min_count=0.0,
+                   order=None):
     """Knots of the isotonic fit of ``y`` on ``x``, one per block.
 
     Parameters
@@ -64,6 +65,8 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
         this much weight (a block of few objects at an end would otherwise carry
         an extreme rate on little evidence); merging neighbours keeps the fit
         monotone.
+    order : array of int, shape (n,), optional
+        The stable argsort of ``x``, if already at hand.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
-    order = np.argsort(x, kind="stable")
+    order = np.argsort(x, kind="stable") if order is None else np.asarray(order, dtype=np.intp)
     shrink = prior_rate is not None and prior_count != 0
     return _knots_sorted(x[order], y[order], w[order], bool(increasing), float(prior_rate) if shrink else 0.0,
                          float(prior_count), float(min_count), shrink)

@@ -5,7 +5,7 @@ import numpy as np
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import InputError
 from ._common import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options
-from ._grid import forward, interp_grid
+from ._grid import column_orders, forward, interp_grid, restrict_flat_order, restrict_order
 from ._tables import fit_grid_models
 
 
@@ -65,13 +65,22 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     out = np.empty((len(kinds), *s.shape))
     folds = np.empty(len(s), dtype=np.intp)
     prevalence = np.empty((cv, s.shape[1]))
+    # the sorts the tables need, once for all folds (each fold keeps its rows' part)
+    order = column_orders(s) if any(k in ("lpr", "isotonic") for k in kinds) else None
+    flat_order = np.argsort(s.ravel(), kind="stable") if "pooled" in kinds else None
+    every_class = np.ones(s.shape[1], dtype=bool)
     for f, (train, test) in enumerate(KFold(cv, shuffle=True, random_state=seed).split(s)):
         folds[test] = f
         yt = y[train]
         n_pos = yt.sum(axis=0)
         informative = (n_pos > 0) & (n_pos < len(train))
         prevalence[f] = n_pos / len(train)
-        params = fit_grid_models(s[train], yt, informative, prevalence[f], tuple(kinds), opts)
+        keep = np.zeros(len(s), dtype=bool)
+        keep[train] = True
+        params = fit_grid_models(
+            s[train], yt, informative, prevalence[f], tuple(kinds), opts,
+            order=None if order is None else restrict_order(order, keep),
+            flat_order=None if flat_order is None else restrict_flat_order(flat_order, keep, every_class))
         t = forward(s[test], params["center"], params["scale"], params["asinh"])
         for i in range(len(kinds)):
             lpr = interp_grid(t, params["lo"], params["hi"], params["lpr_by_kind"][i])
