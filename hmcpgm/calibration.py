@@ -29,6 +29,7 @@ import numpy as np
 from numba import prange
 
 from ._numba import jit, jit_parallel
+from ._sorting import stable_argsort
 from .exceptions import InputError
 
 __all__ = [
@@ -88,7 +89,7 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
-    order = np.argsort(x, kind="stable") if order is None else np.asarray(order, dtype=np.intp)
+    order = stable_argsort(x) if order is None else np.asarray(order, dtype=np.intp)
     shrink = prior_rate is not None and prior_count != 0
     return _knots_sorted(x[order], y[order], w[order], bool(increasing), float(prior_rate) if shrink else 0.0,
                          float(prior_count), float(min_count), shrink)
@@ -132,7 +133,7 @@ def isotonic_columns(x, y, grid, *, increasing, prior_rate, prior_count=0.0, min
     xt = np.array(np.asarray(x, dtype=float).T, order="C")
     yt = np.array(np.asarray(y, dtype=float).T, order="C")
     if order is None:
-        order = np.argsort(xt, axis=1, kind="stable")
+        order = stable_argsort(xt)
     grid = np.array(grid, dtype=float, order="C")
     out = np.empty(grid.shape)
     _isotonic_columns(xt, yt, np.asarray(order, dtype=np.intp), grid, np.asarray(increasing, dtype=np.bool_),

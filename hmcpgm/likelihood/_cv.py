@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._sorting import stable_argsort
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import InputError
 from ._common import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options
@@ -67,7 +68,7 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     prevalence = np.empty((cv, s.shape[1]))
     # the sorts the tables need, once for all folds (each fold keeps its rows' part)
     order = column_orders(s) if any(k in ("lpr", "isotonic") for k in kinds) else None
-    flat_order = np.argsort(s.ravel(), kind="stable") if "pooled" in kinds else None
+    flat_order = stable_argsort(s.ravel()) if "pooled" in kinds else None
     every_class = np.ones(s.shape[1], dtype=bool)
     for f, (train, test) in enumerate(KFold(cv, shuffle=True, random_state=seed).split(s)):
         folds[test] = f

@@ -7,9 +7,8 @@ scores by re-sorting only the runs the transform made equal.
 """
 
 import numpy as np
-from numba import prange
 
-from .._numba import jit_parallel
+from .._sorting import stable_argsort
 
 
 def forward(s, center, scale, asinh):
@@ -47,7 +46,7 @@ def interp_grid(s, lo, hi, table):
 
 def column_orders(values):
     """(K, M) stable argsort of each column of an (M, K) matrix."""
-    return np.argsort(np.ascontiguousarray(values.T), axis=1, kind="stable")
+    return stable_argsort(np.ascontiguousarray(values.T))
 
 
 def restrict_order(order, keep):
@@ -69,33 +68,3 @@ def restrict_flat_order(order, keep_rows, keep_cols):
     row_pos = np.cumsum(keep_rows) - 1
     col_pos = np.cumsum(keep_cols) - 1
     return row_pos[rows[kept]] * int(keep_cols.sum()) + col_pos[cols[kept]]
-
-
-def order_of(values, order):
-    """The stable argsort of ``values`` along its last axis, from ``order``, a stable argsort of
-    values it is a non-decreasing function of: runs of equal ``values`` are put back in index order.
-
-    ``values``: (K, M) (or (M,) with ``order`` of the same shape); returns a new array.
-    """
-    order = np.array(order, dtype=np.intp)
-    if values.ndim == 1:
-        _sort_equal_runs(values[None, :], order[None, :])
-    else:
-        _sort_equal_runs(np.ascontiguousarray(values), order)
-    return order
-
-
-def _sort_equal_runs_python(values, order):
-    for k in prange(order.shape[0]):
-        v = values[k]
-        o = order[k]
-        n = o.shape[0]
-        start = 0
-        for i in range(1, n + 1):
-            if i == n or v[o[i]] != v[o[start]]:
-                if i - start > 1:
-                    o[start:i] = np.sort(o[start:i])
-                start = i
-
-
-_sort_equal_runs = jit_parallel(_sort_equal_runs_python)

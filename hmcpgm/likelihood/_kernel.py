@@ -4,6 +4,7 @@ import numpy as np
 from numba import prange
 
 from .._numba import jit_parallel
+from .._sorting import stable_argsort
 from ._common import MIN_RATIO
 
 _BALLOON = 2.0 ** np.arange(5)  # kernel LPR: bandwidth multiples tried where counts are thin
@@ -199,7 +200,7 @@ def _increasing(t, y, order=None):
     Ranks are positions in the stable sort of the column (``order``, computed if not given).
     """
     if order is None:
-        order = np.argsort(np.ascontiguousarray(t.T), axis=1, kind="stable")
+        order = stable_argsort(t.T)
     n = t.shape[0]
     ranks = np.empty(order.shape)
     np.put_along_axis(ranks, order, np.arange(n, dtype=float)[None, :], axis=1)

@@ -6,7 +6,8 @@ The kernel tables are in ``_kernel``; the isotonic, Platt (on the asinh scale an
 
 import numpy as np
 
-from ._grid import backward, column_orders, forward, order_of, restrict_flat_order, robust_scale
+from .._sorting import stable_argsort
+from ._grid import backward, column_orders, forward, restrict_flat_order, robust_scale
 from ._kernel import kde_tables, kernel_lpr_tables
 
 
@@ -36,7 +37,7 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None, order
     t_order = None
     if any(kind in ("lpr", "isotonic") for kind in kinds) and "kde" not in kinds:
         # t is a non-decreasing map of s: the sort of s, ties of t put back in index order
-        t_order = column_orders(t) if order is None else order_of(np.ascontiguousarray(t.T), order)
+        t_order = column_orders(t) if order is None else stable_argsort(t.T, order)
     if "kde" in kinds:
         params.update(kde_tables(t, y, cols, lo, hi, opts))
         return params
@@ -134,7 +135,7 @@ def _pooled_tables(s, y, grid_s, order=None, n_em=6):
     u = np.arcsinh((s - center[0]) / scale[0])
     u = u.ravel()
     kx, ky, _ = isotonic_knots(u, y.ravel().astype(float), prior_rate=float(y.mean()), prior_count=1.0,
-                               min_count=10.0, order=None if order is None else order_of(u, order))
+                               min_count=10.0, order=stable_argsort(u, order))
 
     def logit_g(x):
         g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
