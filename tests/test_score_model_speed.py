@@ -245,3 +245,24 @@ def test_scores_the_transform_makes_equal_keep_the_numpy_versions_numbers(kind):
     got = cross_validated_lpr(s, y, hierarchy, (kind,), cv=3)
     want = ref.cross_validated_lpr(s, y, hierarchy, (kind,), cv=3)
     _close(got["lpr"], want["lpr"])
+
+
+# ---------------------------------------------------------------------- losses and the choice
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n_cand=st.integers(1, 5), m=st.integers(1, 50), k=st.integers(1, 70),
+       near_ties=st.booleans())
+def test_log_losses_and_the_choice_equal_the_numpy_version(seed, n_cand, m, k, near_ties):
+    from hmcpgm.likelihood import choose_candidates, log_loss_by_class
+
+    rng = np.random.default_rng(seed)
+    p = rng.random((n_cand, m, k))
+    p[:, : m // 3] = rng.choice([0.0, 1.0, 1e-9, 0.5], size=(n_cand, m // 3, k))  # clipped and exact values
+    if near_ties:
+        p[1:] = p[:1] + rng.normal(scale=1e-3, size=p[1:].shape) * (rng.random((n_cand - 1, 1, k)) < 0.5)
+        p = np.clip(p, 0, 1)
+    y = (rng.random((m, k)) < 0.3).astype(int)
+    _close(log_loss_by_class(p, y), ref.log_loss_by_class(p, y))
+    _close(log_loss_by_class(p[0], y), ref.log_loss_by_class(p[0], y))
+    for baseline in range(n_cand):
+        np.testing.assert_array_equal(choose_candidates(p, y, baseline=baseline),
+                                      ref.choose_candidates(p, y, baseline=baseline))
