@@ -1,11 +1,14 @@
 """Cross-validated local precision rates of the candidate score models, and the per-class choice."""
 
 import numpy as np
+from numba import prange
 
+from .._numba import jit, jit_parallel
+from .._sorting import stable_argsort
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import InputError
 from ._common import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options
-from ._grid import forward, interp_grid
+from ._grid import column_orders, forward, interp_grid, restrict_flat_order, restrict_order
 from ._tables import fit_grid_models
 
 
@@ -65,13 +68,22 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     out = np.empty((len(kinds), *s.shape))
     folds = np.empty(len(s), dtype=np.intp)
     prevalence = np.empty((cv, s.shape[1]))
+    # the sorts the tables need, once for all folds (each fold keeps its rows' part)
+    order = column_orders(s) if any(k in ("lpr", "isotonic") for k in kinds) else None
+    flat_order = stable_argsort(s.ravel()) if "pooled" in kinds else None
+    every_class = np.ones(s.shape[1], dtype=bool)
     for f, (train, test) in enumerate(KFold(cv, shuffle=True, random_state=seed).split(s)):
         folds[test] = f
         yt = y[train]
         n_pos = yt.sum(axis=0)
         informative = (n_pos > 0) & (n_pos < len(train))
         prevalence[f] = n_pos / len(train)
-        params = fit_grid_models(s[train], yt, informative, prevalence[f], tuple(kinds), opts)
+        keep = np.zeros(len(s), dtype=bool)
+        keep[train] = True
+        params = fit_grid_models(
+            s[train], yt, informative, prevalence[f], tuple(kinds), opts,
+            order=None if order is None else restrict_order(order, keep),
+            flat_order=None if flat_order is None else restrict_flat_order(flat_order, keep, every_class))
         t = forward(s[test], params["center"], params["scale"], params["asinh"])
         for i in range(len(kinds)):
             lpr = interp_grid(t, params["lo"], params["hi"], params["lpr_by_kind"][i])
@@ -102,10 +114,13 @@ def log_loss_by_class(p, labels, *, clip=1e-6):
     >>> log_loss_by_class([[0.5, 0.9], [0.5, 0.1]], [[1, 1], [0, 0]]).round(4)
     array([0.6931, 0.1054])
     """
-    p = np.clip(np.asarray(p, dtype=float), clip, 1 - clip)
-    y = np.asarray(labels, dtype=float)
-    loss = -(y * np.log(p) + (1 - y) * np.log1p(-p)).mean(axis=-2)
-    return np.moveaxis(loss, -1, 0)
+    p = np.asarray(p, dtype=float)
+    y = np.broadcast_to(np.asarray(labels, dtype=float), p.shape[-2:])
+    lead = p.shape[:-2]
+    flat = np.ascontiguousarray(p.reshape(-1, *p.shape[-2:]))
+    loss = np.empty((flat.shape[0], p.shape[-1]))
+    _mean_losses(flat, np.ascontiguousarray(y), float(clip), loss)
+    return np.moveaxis(loss.reshape(*lead, p.shape[-1]), -1, 0)
 
 
 def choose_candidates(p, labels, *, baseline=0, margin=2.0, clip=1e-6):
@@ -136,12 +151,84 @@ def choose_candidates(p, labels, *, baseline=0, margin=2.0, clip=1e-6):
     ndarray of int, shape (K,)
         The index of the kept candidate of each class.
     """
-    p = np.clip(np.asarray(p, dtype=float), clip, 1 - clip)
-    y = np.asarray(labels, dtype=float)
-    rows = -(y * np.log(p) + (1 - y) * np.log1p(-p))  # (C, M, K)
-    diff = rows - rows[baseline:baseline + 1]  # paired against the baseline
-    mean = diff.mean(axis=1)  # (C, K)
-    se = diff.std(axis=1, ddof=1) / np.sqrt(max(y.shape[0], 1)) if y.shape[0] > 1 else np.zeros_like(mean)
-    gain = np.where(mean < -margin * se, mean, 0.0)
-    gain[baseline] = -1e-300  # the baseline wins every tie
-    return np.argmin(gain, axis=0)
+    p = np.ascontiguousarray(p, dtype=float)
+    y = np.ascontiguousarray(np.broadcast_to(np.asarray(labels, dtype=float), p.shape[1:]))
+    choice = np.empty(p.shape[2], dtype=np.intp)
+    _choose(p, y, int(baseline), float(margin), float(clip), choice)
+    return choice
+
+
+_BLOCK = 64  # classes per parallel task of the loss kernels (rows are read 64 classes at a time)
+
+
+def _row_loss_python(q, y, clip):
+    """The log loss of one probability (clipped to ``[clip, 1 - clip]``) for one label."""
+    q = min(max(q, clip), 1 - clip)
+    if y == 0.0:  # numpy's -(0 * log(q) + 1 * log1p(-q)), bit for bit, with one logarithm
+        return -np.log1p(-q)
+    if y == 1.0:
+        return -np.log(q)
+    return -(y * np.log(q) + (1 - y) * np.log1p(-q))
+
+
+_row_loss = jit(_row_loss_python)
+
+
+def _mean_losses_python(p, y, clip, out):
+    """``out[c, k]``: mean over rows ``m`` of the log loss of ``p[c, m, k]`` (rows summed in order)."""
+    n_cand, m, n_cols = p.shape
+    for b in prange((n_cols + _BLOCK - 1) // _BLOCK):
+        k0 = b * _BLOCK
+        k1 = min(n_cols, k0 + _BLOCK)
+        acc = np.zeros((n_cand, k1 - k0))
+        for i in range(m):
+            for c in range(n_cand):
+                for k in range(k0, k1):
+                    acc[c, k - k0] += _row_loss(p[c, i, k], y[i, k], clip)
+        for c in range(n_cand):
+            for k in range(k0, k1):
+                out[c, k] = acc[c, k - k0] / m
+
+
+_mean_losses = jit_parallel(_mean_losses_python)
+
+
+def _choose_python(p, y, baseline, margin, clip, out):
+    """:func:`choose_candidates` class by class: mean and standard deviation (ddof 1) of the paired
+    per-row differences in two passes over the rows, as numpy's ``mean`` and ``std`` compute them."""
+    n_cand, m, n_cols = p.shape
+    for b in prange((n_cols + _BLOCK - 1) // _BLOCK):
+        k0 = b * _BLOCK
+        k1 = min(n_cols, k0 + _BLOCK)
+        diff = np.empty((m, n_cand, k1 - k0))  # the paired per-row differences of this block
+        total = np.zeros((n_cand, k1 - k0))
+        for i in range(m):
+            for k in range(k0, k1):
+                base = _row_loss(p[baseline, i, k], y[i, k], clip)
+                for c in range(n_cand):
+                    d = _row_loss(p[c, i, k], y[i, k], clip) - base
+                    diff[i, c, k - k0] = d
+                    total[c, k - k0] += d
+        mean = total / m
+        squares = np.zeros((n_cand, k1 - k0))
+        for i in range(m):
+            for c in range(n_cand):
+                for k in range(k1 - k0):
+                    d = diff[i, c, k] - mean[c, k]
+                    squares[c, k] += d * d
+        for k in range(k0, k1):
+            best = baseline
+            best_gain = -1e-300  # the baseline wins every tie
+            for c in range(n_cand):
+                if c == baseline:
+                    gain = -1e-300
+                else:
+                    se = np.sqrt(squares[c, k - k0] / (m - 1)) / np.sqrt(max(m, 1)) if m > 1 else 0.0
+                    gain = mean[c, k - k0] if mean[c, k - k0] < -margin * se else 0.0
+                if gain < best_gain or (gain == best_gain and c < best):
+                    best = c
+                    best_gain = gain
+            out[k] = best
+
+
+_choose = jit_parallel(_choose_python)

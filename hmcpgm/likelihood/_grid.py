@@ -1,6 +1,14 @@
-"""The robust per-class grids: the asinh transform of the scores and linear interpolation on the grid."""
+"""The robust per-class grids: the asinh transform of the scores and linear interpolation on the grid.
+
+Also the sort orders the kernel, isotonic and pooled tables share: the transform
+is non-decreasing in the score, so a stable argsort of the scores, computed once
+and restricted to a fold's rows, becomes the stable argsort of the transformed
+scores by re-sorting only the runs the transform made equal.
+"""
 
 import numpy as np
+
+from .._sorting import stable_argsort
 
 
 def forward(s, center, scale, asinh):
@@ -34,3 +42,29 @@ def interp_grid(s, lo, hi, table):
     frac = t - i
     cols = np.arange(table.shape[0])
     return table[cols, i] * (1 - frac) + table[cols, i + 1] * frac
+
+
+def column_orders(values):
+    """(K, M) stable argsort of each column of an (M, K) matrix."""
+    return stable_argsort(np.ascontiguousarray(values.T))
+
+
+def restrict_order(order, keep):
+    """Each row of ``order`` (argsorts over M rows) restricted to the rows ``keep`` (bool, M).
+
+    Returns positions among the kept rows: the stable argsort of the kept rows'
+    values when ``order`` was that of all rows.
+    """
+    kept = order[keep[order]].reshape(order.shape[0], int(keep.sum()))
+    position = np.cumsum(keep) - 1
+    return position[kept]
+
+
+def restrict_flat_order(order, keep_rows, keep_cols):
+    """An argsort of an (M, K) matrix's ravel, restricted to a sub-matrix, as indices into its ravel."""
+    n_cols = len(keep_cols)
+    rows, cols = np.divmod(order, n_cols)
+    kept = keep_rows[rows] & keep_cols[cols]
+    row_pos = np.cumsum(keep_rows) - 1
+    col_pos = np.cumsum(keep_cols) - 1
+    return row_pos[rows[kept]] * int(keep_cols.sum()) + col_pos[cols[kept]]

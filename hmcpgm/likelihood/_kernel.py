@@ -1,7 +1,10 @@
 """Kernel tables on the grid: the kernel LPR (count prior, widening window) and kernel densities."""
 
 import numpy as np
+from numba import prange
 
+from .._numba import jit_parallel
+from .._sorting import stable_argsort
 from ._common import MIN_RATIO
 
 _BALLOON = 2.0 ** np.arange(5)  # kernel LPR: bandwidth multiples tried where counts are thin
@@ -73,44 +76,136 @@ def _kernel_counts(t, weights, lo, hi, h, n_grid):
     return np.maximum(out, 0.0)
 
 
-def kernel_lpr_tables(t, y, lo, hi, prevalence, opts):
-    """Kernel LPR with a count prior and a window that widens where counts are thin."""
+def kernel_lpr_tables(t, y, lo, hi, prevalence, opts, order=None):
+    """Kernel LPR with a count prior and a window that widens where counts are thin.
+
+    ``order``: (C, M) stable argsort of each column of ``t``, if at hand.
+    """
     n_fine = (opts["gridsize"] - 1) * _OVERSAMPLE + 1
     h = _bandwidths(t, opts["bandwidth"])
     for j in np.flatnonzero(~(h > 0)):
         h[j] = _spread_fallback(t[:, j])
     h = np.maximum(h, 2.0 * (hi - lo) / (n_fine - 1))  # at least two bins of the fine grid
     out = np.empty((t.shape[1], opts["gridsize"]))
-    c, n_min = opts["prior_count"], opts["min_count"]
+    increasing = _increasing(t, y, order)
     for start in range(0, t.shape[1], _CHUNK):
         sl = slice(start, start + _CHUNK)
-        levels = _BALLOON[:, None] * h[None, sl]
-        n_all, n_pos = _kernel_counts(t[:, sl], [np.ones(t[:, sl].shape), y[:, sl].astype(float)],
-                                      lo[sl], hi[sl], levels, n_fine)
-        n_pos = np.minimum(n_pos, n_all)
-        p = prevalence[sl][None, :, None]
-        # first level whose window holds n_min objects; blend with the level before by count
-        enough = n_all >= n_min
-        first = np.where(enough.any(axis=0), enough.argmax(axis=0), len(_BALLOON) - 1)
-        prev = np.maximum(first - 1, 0)
-        take = np.take_along_axis
-        n_hi, n_lo = take(n_all, first[None], 0)[0], take(n_all, prev[None], 0)[0]
-        p_hi, p_lo = take(n_pos, first[None], 0)[0], take(n_pos, prev[None], 0)[0]
-        # between the two windows, the one holding exactly n_min objects (counts interpolated)
-        w = np.where(first > 0, np.clip((n_min - n_lo) / np.maximum(n_hi - n_lo, 1e-300), 0.0, 1.0), 1.0)
-        n_w, p_w = w * n_hi + (1 - w) * n_lo, w * p_hi + (1 - w) * p_lo
-        p0 = p[0]
-        fine = np.where(n_w + c > 0, (p_w + c * p0) / np.maximum(n_w + c, 1e-300), p0)
-        supported = n_all[0] >= _SUPPORT * max(n_min, 1.0)
-        out[sl] = _monotone_tails(fine, supported, _increasing(t[:, sl], y[:, sl]))[:, ::_OVERSAMPLE]
+        n_all, n_pos = _widening_counts(t[:, sl], y[:, sl].astype(float), lo[sl], hi[sl], h[sl], n_fine,
+                                        opts["min_count"])
+        _lpr_from_counts(n_all, n_pos, prevalence[sl], increasing[sl], float(opts["prior_count"]),
+                         float(opts["min_count"]), float(_SUPPORT * max(opts["min_count"], 1.0)), _OVERSAMPLE,
+                         out[sl])
     return out
 
 
-def _increasing(t, y):
-    """Per column: do positives rank above negatives on average (rank correlation >= 0)?"""
-    ranks = np.argsort(np.argsort(t, axis=0, kind="stable"), axis=0).astype(float)
+def _widening_counts(t, y, lo, hi, h, n_grid, n_min):
+    """Kernel-weighted counts of all objects and of positives at the bandwidths ``_BALLOON * h``.
+
+    As :func:`_kernel_counts` (same binning, same FFTs, row by row), but a class
+    gets the next, wider level only while some grid point has fewer than ``n_min``
+    objects in every window so far: the levels past it are never read. Returns
+    two (len(_BALLOON), C, n_grid) arrays, the unread levels left unset.
+    """
+    c = t.shape[1]
+    step = (hi - lo) / (n_grid - 1)
+    pos = np.clip((t - lo) / step, 0, n_grid - 1)
+    i = np.minimum(pos.astype(np.intp), n_grid - 2)
+    frac = pos - i
+    idx = (i + (np.arange(c) * n_grid)[None, :]).ravel()
+    size = 1 << int(np.ceil(np.log2(2 * n_grid - 1)))
+    specs = []
+    for w in (np.ones(t.shape), y):
+        counts = np.bincount(idx, (w * (1 - frac)).ravel(), minlength=c * n_grid)
+        counts += np.bincount(idx + 1, (w * frac).ravel(), minlength=c * n_grid)
+        specs.append(np.fft.rfft(counts.reshape(c, n_grid), size, axis=1))
+    offset = np.arange(size)
+    offset = np.where(offset < size // 2, offset, offset - size)
+    reach = np.abs(offset) <= n_grid - 1
+    n_levels = len(_BALLOON)
+    n_all = np.empty((n_levels, c, n_grid))
+    n_pos = np.empty((n_levels, c, n_grid))
+    active = np.arange(c)
+    settled = np.zeros((c, n_grid), dtype=bool)  # some window so far holds n_min objects
+    for level in range(n_levels):
+        z = offset[None, :] * (step[active] / (_BALLOON[level] * h[active]))[:, None]
+        kernel = np.fft.rfft(np.where(reach[None, :], np.exp(-0.5 * z * z), 0.0), size, axis=1)
+        for out, spec in ((n_all, specs[0]), (n_pos, specs[1])):
+            out[level, active] = np.maximum(np.fft.irfft(spec[active] * kernel, size, axis=1)[:, :n_grid], 0.0)
+        settled[active] |= n_all[level, active] >= n_min
+        active = active[~settled[active].all(axis=1)]
+        if not len(active):
+            break
+    return n_all, n_pos
+
+
+def _lpr_from_counts_python(n_all, n_pos, prevalence, increasing, c, n_min, support, oversample, out):
+    """Per class and fine grid point: the window holding ``n_min`` objects, the LPR there, monotone tails.
+
+    The first level whose window holds ``n_min`` objects (else the widest), blended
+    with the level before by count; ``(n1 + c p) / (n + c)``; beyond the
+    well-supported range (``n_all[0] >= support``) :func:`_monotone_tails`; every
+    ``oversample``-th point into ``out``.
+    """
+    n_levels, n_cols, n_grid = n_all.shape
+    for k in prange(n_cols):
+        p0 = prevalence[k]
+        fine = np.empty(n_grid)
+        first_sup = -1
+        last_sup = -1
+        for g in range(n_grid):
+            first = n_levels - 1
+            for level in range(n_levels):
+                if n_all[level, k, g] >= n_min:
+                    first = level
+                    break
+            prev = max(first - 1, 0)
+            n_hi = n_all[first, k, g]
+            n_lo = n_all[prev, k, g]
+            p_hi = min(n_pos[first, k, g], n_hi)
+            p_lo = min(n_pos[prev, k, g], n_lo)
+            if first > 0:
+                w = min(max((n_min - n_lo) / max(n_hi - n_lo, 1e-300), 0.0), 1.0)
+            else:
+                w = 1.0
+            n_w = w * n_hi + (1 - w) * n_lo
+            p_w = w * p_hi + (1 - w) * p_lo
+            fine[g] = (p_w + c * p0) / max(n_w + c, 1e-300) if n_w + c > 0 else p0
+            if n_all[0, k, g] >= support:
+                if first_sup < 0:
+                    first_sup = g
+                last_sup = g
+        if first_sup < 0:  # nothing well supported: the whole grid is "tail" on neither side
+            first_sup = 0
+            last_sup = n_grid - 1
+        # outward from the well-supported range the LPR may move away from the prevalence, not back
+        up = increasing[k]
+        run = fine[last_sup]
+        for g in range(last_sup + 1, n_grid):
+            run = max(run, fine[g]) if up else min(run, fine[g])
+            fine[g] = run
+        run = fine[first_sup]
+        for g in range(first_sup - 1, -1, -1):
+            run = min(run, fine[g]) if up else max(run, fine[g])
+            fine[g] = run
+        for g in range(out.shape[1]):
+            out[k, g] = fine[g * oversample]
+
+
+_lpr_from_counts = jit_parallel(_lpr_from_counts_python)
+
+
+def _increasing(t, y, order=None):
+    """Per column: do positives rank above negatives on average (rank correlation >= 0)?
+
+    Ranks are positions in the stable sort of the column (``order``, computed if not given).
+    """
+    if order is None:
+        order = stable_argsort(t.T)
+    n = t.shape[0]
+    ranks = np.empty(order.shape)
+    np.put_along_axis(ranks, order, np.arange(n, dtype=float)[None, :], axis=1)
     n1 = y.sum(axis=0)
-    return (ranks * y).sum(axis=0) >= n1 * ranks.mean(axis=0)
+    return (ranks.T * y).sum(axis=0) >= n1 * ranks.T.mean(axis=0)
 
 
 def _monotone_tails(lpr, supported, increasing):

@@ -6,16 +6,19 @@ The kernel tables are in ``_kernel``; the isotonic, Platt (on the asinh scale an
 
 import numpy as np
 
-from ._grid import backward, forward, robust_scale
+from .._sorting import stable_argsort
+from ._grid import backward, column_orders, forward, restrict_flat_order, robust_scale
 from ._kernel import kde_tables, kernel_lpr_tables
 
 
-def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
+def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None, order=None, flat_order=None):
     """Grid parameters shared by the models, and one LPR (or density) table per kind.
 
     ``only`` ({kind index: bool mask}) restricts a kind to some classes (the
     others keep the prevalence); the pooled model is fitted on every class
-    whenever one needs it, since its map and prior are shared.
+    whenever one needs it, since its map and prior are shared. ``order`` ((K, M)
+    stable argsort of each column of ``s``) and ``flat_order`` (of ``s.ravel()``)
+    save the sorts when the caller has them (cross-validation sorts once for all folds).
     """
     m, n_classes = s.shape
     # per-class median and robust scale: the asinh grid's and the "logistic" fence's
@@ -31,6 +34,10 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
     params = {"lo": lo, "hi": hi, "center": center, "scale": scale, "asinh": asinh}
     grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, opts["gridsize"])[None, :]
     cols = np.flatnonzero(informative)
+    t_order = None
+    if any(kind in ("lpr", "isotonic") for kind in kinds) and "kde" not in kinds:
+        # t is a non-decreasing map of s: the sort of s, ties of t put back in index order
+        t_order = column_orders(t) if order is None else stable_argsort(t.T, order)
     if "kde" in kinds:
         params.update(kde_tables(t, y, cols, lo, hi, opts))
         return params
@@ -47,10 +54,11 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
         if not len(cols):
             continue
         if kind == "lpr":
-            table = kernel_lpr_tables(t[:, cols], y[:, cols], lo[cols], hi[cols], prevalence[cols], opts)
+            table = kernel_lpr_tables(t[:, cols], y[:, cols], lo[cols], hi[cols], prevalence[cols], opts,
+                                      t_order[cols])
         elif kind == "isotonic":
             table = _isotonic_tables(t[:, cols], y[:, cols], grid[cols], prevalence[cols], opts["prior_count"],
-                                     opts["min_count"])
+                                     opts["min_count"], t_order[cols])
         elif kind == "platt":
             table = _platt_tables(t[:, cols], y[:, cols], grid[cols])
         elif kind == "logistic":  # Platt scaling on the scores as they are (logit-like first stages)
@@ -58,7 +66,12 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
             table = _logistic_tables(s[:, cols], y[:, cols], grid_s, robust[0][cols], robust[1][cols])
         elif kind == "pooled":
             grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
-            table = _pooled_tables(s[:, cols], y[:, cols], grid_s)
+            pooled_order = None
+            if flat_order is not None:
+                keep = np.zeros(n_classes, dtype=bool)
+                keep[cols] = True
+                pooled_order = restrict_flat_order(flat_order, np.ones(m, dtype=bool), keep)
+            table = _pooled_tables(s[:, cols], y[:, cols], grid_s, pooled_order)
         else:  # precision
             table = _precision_tables(t[:, cols], y[:, cols], grid[cols])
         tables[i, cols] = np.clip(table, opts["eps"], 1.0 - opts["eps"])
@@ -66,18 +79,16 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
     return params
 
 
-def _isotonic_tables(t, y, grid, prevalence, prior_count, min_count):
-    from ..calibration import isotonic_knots
+def _isotonic_tables(t, y, grid, prevalence, prior_count, min_count, order):
+    from ..calibration import isotonic_columns
 
-    out = np.empty(grid.shape)
-    ranks = np.argsort(np.argsort(t, axis=0, kind="stable"), axis=0)
-    for j in range(t.shape[1]):
-        yj = y[:, j]
-        increasing = ranks[yj, j].mean() >= ranks[:, j].mean()
-        kx, ky, _ = isotonic_knots(t[:, j], yj.astype(float), increasing=increasing,
-                                   prior_rate=prevalence[j], prior_count=prior_count, min_count=min_count)
-        out[j] = np.interp(grid[j], kx, ky)
-    return out
+    # direction: do positives rank above the mean rank (ranks of the stable sort)?
+    n = t.shape[0]
+    y_sorted = np.take_along_axis(np.array(y.T, order="C"), order, axis=1)
+    pos_rank_sum = (y_sorted * np.arange(n)).sum(axis=1)
+    increasing = pos_rank_sum / y_sorted.sum(axis=1) >= (n * (n - 1) // 2) / n
+    return isotonic_columns(t, y, grid, increasing=increasing, prior_rate=prevalence, prior_count=prior_count,
+                            min_count=min_count, order=order)
 
 
 def _platt_tables(t, y, grid):
@@ -111,23 +122,28 @@ def _logistic_tables(s, y, grid_s, center, scale):
     return _platt_tables(z, y, zg)
 
 
-def _pooled_tables(s, y, grid_s, n_em=6):
-    """Empirical-Bayes pooled map: ``logit LPR_k = a_k + b_k logit g(s)``, ``(a_k, b_k)`` shrunk together."""
+def _pooled_tables(s, y, grid_s, order=None, n_em=6):
+    """Empirical-Bayes pooled map: ``logit LPR_k = a_k + b_k logit g(s)``, ``(a_k, b_k)`` shrunk together.
+
+    ``order``: a stable argsort of ``s.ravel()``, if at hand.
+    """
     from ..calibration import fit_logistic_pairs, isotonic_knots
 
     # knots on a robust scale of the pooled scores, so that one extreme score moves the
     # centre of the top block by a few units, not to the extreme value
     center, scale = robust_scale(s.reshape(-1, 1))
     u = np.arcsinh((s - center[0]) / scale[0])
-    kx, ky, _ = isotonic_knots(u.ravel(), y.ravel().astype(float), prior_rate=float(y.mean()), prior_count=1.0,
-                               min_count=10.0)
+    u = u.ravel()
+    kx, ky, _ = isotonic_knots(u, y.ravel().astype(float), prior_rate=float(y.mean()), prior_count=1.0,
+                               min_count=10.0, order=stable_argsort(u, order))
 
     def logit_g(x):
         g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
         return np.log(g / (1 - g))
 
-    z = logit_g(s)
-    yf = y.astype(float)
+    # (K, M) memory handed over as its (M, K) transpose: fit_logistic_pairs reads it without copying
+    z = np.ascontiguousarray(logit_g(s).T).T
+    yf = np.ascontiguousarray(y.T, dtype=float).T
     mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
     theta = np.broadcast_to(mu, (s.shape[1], 2)).copy()
     for _ in range(n_em):  # EM: MAP per class given the prior, then the prior from all classes
