@@ -422,8 +422,25 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def _calibrated(self, p):
         return p if self.recalibration_ is None else self.recalibration_(p)
 
-    def _version_in_use(self):
-        """The version predictions use: the fitted one, or another one set after fitting the paper's model."""
+    def version_in_use(self):
+        """The version predictions use: the fitted one, or another one set after fitting the paper's model.
+
+        The one rule for every caller (the command line's ``--mlpr-version`` too):
+        ``version="auto"`` or the fitted version give ``version_``; a model
+        fitted without cross-fitting (the paper's model) predicts any version;
+        any other change of ``version`` after fitting is refused.
+
+        Returns
+        -------
+        str
+            ``"indpt"``, ``"nbh"`` or ``"full"``.
+
+        Raises
+        ------
+        InputError
+            When ``version`` was set to another version than the one cross-fitted.
+        """
+        check_is_fitted(self, ["network_"])
         if self.version in ("auto", self.version_):
             return self.version_
         if self.cv_results_ is None:  # nothing was cross-fitted for the fitted version: any version applies
@@ -437,7 +454,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         from .selection import consistent_values
         from .tempering import own_evidence, temper, tempered_lpr
 
-        version = self._version_in_use()
+        version = self.version_in_use()
         L = self.score_model_.likelihoods(s)
         if version == "indpt":
             p = tempered_lpr(L, self.score_model_.prevalence, self.tempering_)
@@ -473,7 +490,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
         check_is_fitted(self, ["network_"])
         opts = {k: v for k, v in (self.inference_options or {}).items() if k in ("budget_bytes", "max_clique")}
-        return engine_in_use(self.hierarchy_, self._version_in_use(), self.engine, **opts)
+        return engine_in_use(self.hierarchy_, self.version_in_use(), self.engine, **opts)
 
     def predict(self, X):
         """Hierarchy-consistent 0/1 decisions: recalibrated HierRank block mean >= ``threshold``.

@@ -9,7 +9,7 @@ from .exceptions import InputError
 
 __all__ = ["VERSIONS", "ENGINES", "SCORE_MODELS", "RANK_METHODS", "check_choice"]
 
-VERSIONS = ("full", "nbh", "indpt")
+VERSIONS = ("indpt", "nbh", "full")  # simplest first: the order version="auto" prefers
 """mLPR versions: evidence from every class, from the neighbourhood, from the class alone."""
 
 ENGINES = ("auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate")
@@ -32,7 +32,7 @@ def check_choice(value, name, choices):
     >>> check_choice("ful", "version", VERSIONS)
     Traceback (most recent call last):
     ...
-    hmcpgm.exceptions.InputError: version must be one of 'full', 'nbh', 'indpt'; got 'ful'
+    hmcpgm.exceptions.InputError: version must be one of 'indpt', 'nbh', 'full'; got 'ful'
     """
     try:
         ok = value in choices

@@ -152,14 +152,19 @@ def command_predict(args):
         check_output(args.decisions, "--decisions")
     at_scale = _scale_requested(args, args.scores, args.output, args.decisions)
     model = load_model(args.model)
-    if args.mlpr_version and args.mlpr_version != model.version_:
-        if args.mlpr_version == "auto" or model.cv_results_ is not None:
+    if args.mlpr_version:
+        # the estimator's own rule: "auto" or the fitted version, or any version of the paper's model
+        model.set_params(version=args.mlpr_version)
+        from ..exceptions import InputError
+
+        try:
+            model.version_in_use()
+        except InputError:
             raise UserError(
                 f"--mlpr-version {args.mlpr_version}: the model in {args.model} was fitted for version "
                 f"{model.version_} (its evidence exponents and recalibration were cross-fitted for it); "
                 f"refit it with 'hmcpgm fit --mlpr-version {args.mlpr_version}'"
-            )
-        model.set_params(version=args.mlpr_version)  # the paper's model: any version, same fit
+            ) from None
     if args.engine:
         model.set_params(engine=args.engine)
     if _inference_options(args):

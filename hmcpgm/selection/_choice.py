@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 
 from ..likelihood import log_loss_by_class
+from ..options import VERSIONS
 from ._crossfit import cross_fitted_mlpr
 
-VERSIONS = ("indpt", "nbh", "full")
 CRITERIA = ("log_loss", "auprc")
 SCREEN_GRID = (0.1, 0.3, 1.0)
 
