@@ -160,6 +160,27 @@ def leaderboard_lines(results, stages):
     return lines
 
 
+def cafa_lines(results):
+    """CAFA's protein-centric metrics on the GO runs (markdown lines; none when no run has them)."""
+    runs = [r for r in results if "fmax" in r["methods"].get("mLPR-auto-HierRank", {})]
+    if not runs:
+        return []
+    lines = ["## Gene Ontology: CAFA's metrics", "",
+             "Protein-centric Fmax, Smin and weighted Fmax (CAFA's conventions, `hmcpgm.metrics.cafa_metrics`, "
+             "equal to the `cafaeval` package's; information accretion from the training labels; values "
+             "propagated to ancestors by max; every class) of the test rows, for mLPR-auto and the best "
+             "classic correction by AU(PRC). Smin: lower is better.", "",
+             "| data set | first stage | method | Fmax | Smin | weighted Fmax |", "|---|---|---|---|---|---|"]
+    for r in runs:
+        name, _ = _best_correction(r)
+        for fam, key in (("mLPR-auto", "mLPR-auto-HierRank"), (name, f"{name}-NaiveSort")):
+            m = r["methods"].get(key, {})
+            if "fmax" in m:
+                lines.append(f"| {r['dataset']} | {r['first_stage']} | {fam} | {m['fmax']:.3f} | "
+                             f"{m['smin']:.2f} | {m['weighted_fmax']:.3f} |")
+    return lines + [""]
+
+
 def leaderboard_figure(results, path):
     """AU(PRC) of each second stage minus the best classic correction's, per run (docs/img/leaderboard.png)."""
     import matplotlib
@@ -389,6 +410,7 @@ def render(results, command, missing, versions):
         "test rows: the strongest baseline). Every method of every run: [Which second stage?](second_stage.md).",
         "",
         *leaderboard_lines(results, stages),
+        *cafa_lines(results),
         "## The default second stage against the raw scores",
         "",
         "Micro AU(PRC) (%) of HierRank rankings on the test rows. *chosen*: the version mLPR-auto "

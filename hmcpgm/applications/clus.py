@@ -230,11 +230,16 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         fit_seconds.update(corr_seconds)
         rankers = {family: ("NaiveSort",) for family in fixed}
         seconds["corrections"] = time.perf_counter() - t0
+    cafa_ia = None
+    if not hierarchy.is_forest:  # the Gene Ontology sets: CAFA's Fmax and Smin too, IA from the training labels
+        from ..metrics import information_accretion
+
+        cafa_ia = information_accretion(y_train, hierarchy)
     t0 = time.perf_counter()
     methods = evaluate_methods(
         values, hierarchy, data["valid"].labels, data["test"].labels, classes=evaluated,
         kappas=kappas, bayes_alphas=alphas, auprc=True, bayes_values=bayes_values, recalls=recalls,
-        rankers=rankers, bayes_families=[f for f in values if f.startswith("mLPR")],
+        rankers=rankers, bayes_families=[f for f in values if f.startswith("mLPR")], cafa_ia=cafa_ia,
     )
     curve = fdr_curve(values["mLPR-auto"][1], {"calibrated": bayes_values["mLPR-auto"], "mlpr": values["mLPR-auto"][1]},
                       data["test"].labels, hierarchy, classes=evaluated)

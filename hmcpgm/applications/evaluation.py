@@ -32,7 +32,7 @@ RANKERS = {"NaiveSort": naive_sort, "HierRank": hier_rank}
 
 def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=None, kappas=(),
                      fdr_alphas=(), bayes_alphas=(), auprc=False, bayes_values=None, recalls=(), rankers=None,
-                     bayes_families=None):
+                     bayes_families=None, cafa_ia=None):
     """Every metric of every method, on test rows, with cutoffs chosen on validation rows.
 
     Parameters
@@ -77,6 +77,12 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
     bayes_families : collection of str, optional
         The families that get the Bayesian FDR cutoff (default every family but
         ``Raw`` whose values are probabilities).
+    cafa_ia : array of shape (K,), optional
+        When given, every family whose values are probabilities also gets CAFA's
+        protein-centric ``fmax``, ``smin`` and ``weighted_fmax`` on the test rows
+        (:func:`hmcpgm.metrics.cafa_metrics` over all classes, with this
+        information accretion; the same for both rankers, which do not change
+        the values).
 
     Returns
     -------
@@ -97,6 +103,12 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
         done = dict(zip(jobs, pool.map(lambda job: RANKERS[job[1]](values[job[0]][job[2]], hierarchy), jobs)))
     for family, (_, v_test) in values.items():
         probabilities = bool(np.min(v_test, initial=0.0) >= 0 and np.max(v_test, initial=0.0) <= 1)
+        cafa = {}
+        if cafa_ia is not None and probabilities:
+            from ..metrics import cafa_metrics
+
+            got = cafa_metrics(v_test, np.asarray(labels_test), hierarchy, ia=cafa_ia)
+            cafa = {k: float(got[k]) for k in ("fmax", "smin", "weighted_fmax")}
         for rank_name in use[family]:
             full_test = done[family, rank_name, 1]
             r_valid = done[family, rank_name, 0].restrict(keep)
@@ -133,6 +145,7 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
                     row[f"bayes_fdp@{alpha}"] = fdp(cut.apply(r_test), y_test) if cut.rank else None
                     row[f"bayes_min_fdr@{alpha}"] = None if cut.rank else float(cut.min_fdr)
                     row[f"oracle_rank@{alpha}"] = oracle_rank(r_test, y_test, alpha)
+            row.update(cafa)
             row["violations"] = int(count_violations(full_test, hierarchy))
             out[f"{family}-{rank_name}"] = row
     return out
