@@ -242,9 +242,9 @@ def second_stage_page(results, command, stages):
         command,
         "```",
         "",
-        "![AU(PRC) minus the best correction, per run](img/leaderboard.png)",
-        "",
     ]
+    if any(_corrections(r) for r in results):
+        lines += ["![AU(PRC) minus the best correction, per run](img/leaderboard.png)", ""]
     lines += leaderboard_lines(results, stages)
     for r in results:
         if not _corrections(r):
