@@ -4,8 +4,8 @@ Run from the repository root::
 
     python bench/sparse_junction.py [--objects 16] [--rounds 2] [--baseline REV]
 
-The baseline's ``hmcpgm`` package is exported with ``git archive REV`` (default: the
-merge base of HEAD and ``main``) into a folder under ``~/.cache/hmcpgm/`` (kept, so
+The baseline's ``hmcpgm`` package is exported with ``git archive REV`` (default:
+``BASELINE``, main before the speed-up of issue 22) into a folder under ``~/.cache/hmcpgm/`` (kept, so
 its numba cache is reused), and the two versions run alternately in fresh
 subprocesses (baseline, current, baseline, current, ...) on the same objects, each
 with its own ``PYTHONPATH``: the machine's load (2 shared cores) falls on both alike.
@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 HMC = Path(os.environ.get("HMCPGM_HMC_DATA", ROOT.parent / "shared" / "data" / "hmc"))
 GO_FILE = HMC / "cellcycle_GO.train.arff"
+BASELINE = "ba333c3c2a64"  # main before the sparse junction tree's speed-up (issue 22)
 
 CHILD = r"""
 import json, sys, time
@@ -83,16 +84,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--objects", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--baseline", default=None, help="git revision of the baseline (default: merge base with main)")
+    parser.add_argument("--baseline", default=BASELINE,
+                        help=f"git revision of the baseline (default {BASELINE}: main before the speed-up)")
     args = parser.parse_args()
     if not GO_FILE.exists():
         print(f"{GO_FILE} absent: nothing to measure")
         return
     import numpy as np
 
-    rev = args.baseline or subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True,
-                                          text=True, check=True).stdout.strip()
-    commit, folder = export_baseline(rev)
+    commit, folder = export_baseline(args.baseline)
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                           check=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "hmcpgm"], cwd=ROOT, capture_output=True, text=True,

@@ -169,3 +169,6 @@ def test_errors_against_pyagrum_on_a_gene_ontology_subdag(go_subdag):
     loopy, _ = loopy_belief_propagation(net, lik)
     assert rows.loc["loopy", "max_abs_error"] == pytest.approx(np.abs(loopy - ref).max(), abs=1e-12)
     assert rows.loc["loopy", "mean_abs_error"] == pytest.approx(np.abs(loopy - ref).mean(), abs=1e-12)
+    # pyAgrum as an engine is refused, not run, when its dense tables exceed the budget
+    small = compare_engines(net, lik[:2], engines=["pyagrum"], budget_bytes=10**4, memory=False).set_index("engine")
+    assert small.loc["pyagrum", "note"].startswith("refused: engine 'pyagrum' does not fit")

@@ -52,12 +52,16 @@ def _spec(item):
     return label, name, opts
 
 
-def _run(network, likelihoods, name, opts, memory):
+def _run(network, likelihoods, name, opts, memory, budget_bytes):
     """(mlpr (M, K), seconds, setup_seconds, peak bytes or NaN, loopy report or None)."""
     from . import mlpr_from_likelihoods
 
     if name == "pyagrum":
-        from ._pyagrum import pyagrum_mlpr
+        from ._pyagrum import pyagrum_fit, pyagrum_mlpr
+
+        fits, note = pyagrum_fit(network.hierarchy, budget_bytes)
+        if not fits:  # its dense tables would not fit in memory: refuse before building them
+            raise TooLargeError(f"engine 'pyagrum' does not fit: {note}")
 
         def call(lik):
             return pyagrum_mlpr(network.hierarchy, network.theta, lik), None
@@ -139,7 +143,8 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
         ``"enumerate"``, ``"pyagrum"``), or pairs ``(name, options)`` passed on to
         :func:`mlpr_from_likelihoods`, e.g. ``("loopy", {"damping": 0.5})``. Default:
         every engine that :func:`inference_plan` says applies. An engine that refuses
-        (too large, a DAG for the tree engine) gets a row with the refusal in ``note``.
+        (too large, a DAG for the tree engine, pyAgrum's dense junction tree beyond
+        ``budget_bytes``) gets a row with the refusal in ``note``.
     reference : str, pair, or None, default "auto"
         ``"auto"``: the fastest exact engine that fits ``budget_bytes`` by
         :func:`inference_plan`; none fitting, errors are NaN and ``note`` says why.
@@ -212,7 +217,7 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
         row.update(engine=label, exact=is_exact(name, hierarchy), reference=is_ref, worst_class=None,
                    worst_object=None, note="")
         try:
-            out, seconds, setup, peak, report = _run(network, likelihoods, name, opts, memory)
+            out, seconds, setup, peak, report = _run(network, likelihoods, name, opts, memory, budget_bytes)
         except (TooLargeError, InferenceError) as exc:
             if is_ref:
                 why = f"the reference {label!r} failed: {exc}"
