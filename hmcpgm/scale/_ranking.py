@@ -195,7 +195,7 @@ class ChunkedRanking:
         seen, tp_last, b = 0, 0.0, 0
         low, low_rank = float("inf"), 0
         while True:
-            for bin_ in range(b, hi + 1):
+            for bin_ in (np.flatnonzero(self.counts[b:hi + 1]) + b).tolist():  # the non-empty bins only
                 events = self._gather(bin_, bin_ + 1)
                 v = events["value"]
                 if not v.size:
