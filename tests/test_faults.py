@@ -526,3 +526,22 @@ def test_save_model_of_a_pipeline_says_what_to_do(small_data, tmp_path):
     save_model(pipe[-1], tmp_path / "m.npz")
     np.testing.assert_array_equal(load_model(tmp_path / "m.npz").predict_proba(small_data.test_scores),
                                   pipe.predict_proba(small_data.test_scores))
+
+
+def test_score_is_the_average_precision_of_the_hierrank_ranking(small_data):
+    from sklearn.metrics import average_precision_score
+    from sklearn.model_selection import GridSearchCV
+
+    from hmcpgm import MLPR, hier_rank
+
+    model = MLPR(hierarchy=small_data.hierarchy, score_model="lpr", tempering=None, recalibrate=False)
+    model.fit(small_data.train_scores, small_data.train_labels)
+    ranking = hier_rank(model.predict_proba(small_data.test_scores), small_data.hierarchy)
+    # the reference: scikit-learn's AP of the events scored by their (distinct) position in the ranking
+    position = np.empty(small_data.test_labels.size)
+    position[np.asarray(ranking.order)] = -np.arange(small_data.test_labels.size)
+    expected = average_precision_score(small_data.test_labels.ravel(), position)
+    assert model.score(small_data.test_scores, small_data.test_labels) == pytest.approx(expected, rel=1e-12)
+    search = GridSearchCV(model, {"pseudo_count": [0.5, 5.0]}, cv=2).fit(small_data.train_scores,
+                                                                          small_data.train_labels)
+    assert 0 < search.best_score_ <= 1
