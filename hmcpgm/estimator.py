@@ -495,6 +495,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Returns
         -------
         float
+            The average precision, in [0, 1] (nan when ``y`` has no positive).
         """
         from .metrics import hit_curve
         from .ranking import hier_rank

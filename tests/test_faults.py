@@ -144,7 +144,7 @@ def test_dash_reads_stdin_and_writes_stdout(files, tmp_path):
                    input=files["small"].read_text())
         assert run.returncode == 0, run.stderr
         assert run.stdout == expected.read_text()  # data only: the summary line went to stderr
-        assert "wrote mLPRs of 300 objects" in run.stderr
+        assert "mLPRs of 300 objects" in run.stderr
 
 
 def test_symlink_to_a_pipe_is_written_through(files, tmp_path):
