@@ -545,3 +545,32 @@ def test_score_is_the_average_precision_of_the_hierrank_ranking(small_data):
     search = GridSearchCV(model, {"pseudo_count": [0.5, 5.0]}, cv=2).fit(small_data.train_scores,
                                                                           small_data.train_labels)
     assert 0 < search.best_score_ <= 1
+
+
+# ---------------------------------------------------------------------- bounded memory: the same rows
+def test_a_large_parquet_row_group_read_in_chunks_gives_the_file(tmp_path):
+    """One row group much larger than a chunk is read a few columns at a time: same rows, same checks."""
+    pytest.importorskip("pyarrow")
+    from hmcpgm import Hierarchy
+    from hmcpgm.scale import read_matrix_chunks
+
+    h = Hierarchy.from_parents([None, 0, 0, 1, 1, 2])
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(5000, 6)), columns=[str(c) for c in h.classes])
+    frame["3"] = rng.integers(0, 5, size=5000)  # an integer column
+    frame = frame[["4", "0", "5", "1", "2", "3"]]  # columns not in the hierarchy's order
+    frame.insert(2, "gene", [f"g{i}" for i in range(5000)])
+    path = tmp_path / "one_group.parquet"
+    frame.to_parquet(path, index=False)
+    import pyarrow.parquet as pq
+
+    assert pq.ParquetFile(path).num_row_groups == 1
+    parts = list(read_matrix_chunks(path, h, "scores", chunk_size=700, id_column="gene"))
+    assert [len(v) for _, v in parts] == [700] * 7 + [100]
+    np.testing.assert_array_equal(np.concatenate([v for _, v in parts]),
+                                  frame[[str(c) for c in h.classes]].to_numpy(dtype=float))
+    assert list(np.concatenate([i for i, _ in parts])) == list(frame["gene"])
+    frame.loc[4321, "5"] = np.nan
+    frame.to_parquet(path, index=False)
+    with pytest.raises(InputError, match="row 4322"):
+        list(read_matrix_chunks(path, h, "scores", chunk_size=700, id_column="gene"))
