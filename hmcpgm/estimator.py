@@ -513,6 +513,46 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         return self._wrap(self.decide(self._mlpr(self._check_X(X))), X)
 
+    def score(self, X, y, sample_weight=None):
+        """Average precision of the HierRank ranking of ``X``'s events against the labels ``y``.
+
+        All (object, class) events of ``X`` are ranked by :func:`hmcpgm.hier_rank`
+        of their mLPRs (the ranking HMC is judged on); the score is the mean, over
+        the positive events, of the precision of the ranking's prefix that ends at
+        each: 1 when every positive comes first, about the share of positives for a
+        random ranking, nan without positives. ``GridSearchCV`` and
+        ``cross_val_score`` use it when no ``scoring`` is given (higher is better).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+            First-stage scores.
+        y : array-like, sparse matrix or DataFrame of shape (M, K)
+            0/1 labels (DataFrames are paired by row index with a DataFrame ``X``).
+        sample_weight : None
+            Not supported (events have no weights).
+
+        Returns
+        -------
+        float
+            The average precision, in [0, 1] (nan when ``y`` has no positive).
+        """
+        from .metrics import hit_curve
+        from .ranking import hier_rank
+
+        if sample_weight is not None:
+            raise InputError("MLPR.score takes no sample_weight: it is the average precision of a ranking")
+        if is_frame(X) and is_frame(y):
+            y = rows_aligned(y, X.index, "y", "X")
+        labels = label_matrix(self._label_array(y), self.hierarchy_, "y", close=self.close_labels)
+        p = self._mlpr(self._check_X(X))
+        if labels.shape != p.shape:
+            raise InputError(f"y has shape {labels.shape} but X gives {p.shape}; they must describe the same objects")
+        ranking = hier_rank(p, self.hierarchy_)
+        hits = hit_curve(ranking, labels)
+        at = np.flatnonzero(np.diff(hits, prepend=0))  # positions (from 0) of the positives
+        return float(np.mean(hits[at] / (at + 1))) if at.size else float("nan")
+
     def decide(self, mlpr):
         """The rule of :meth:`predict` applied to mLPRs this model computed (e.g. in chunks).
 

@@ -144,7 +144,7 @@ def test_dash_reads_stdin_and_writes_stdout(files, tmp_path):
                    input=files["small"].read_text())
         assert run.returncode == 0, run.stderr
         assert run.stdout == expected.read_text()  # data only: the summary line went to stderr
-        assert "wrote mLPRs of 300 objects" in run.stderr
+        assert "mLPRs of 300 objects" in run.stderr
 
 
 def test_symlink_to_a_pipe_is_written_through(files, tmp_path):
@@ -526,3 +526,51 @@ def test_save_model_of_a_pipeline_says_what_to_do(small_data, tmp_path):
     save_model(pipe[-1], tmp_path / "m.npz")
     np.testing.assert_array_equal(load_model(tmp_path / "m.npz").predict_proba(small_data.test_scores),
                                   pipe.predict_proba(small_data.test_scores))
+
+
+def test_score_is_the_average_precision_of_the_hierrank_ranking(small_data):
+    from sklearn.metrics import average_precision_score
+    from sklearn.model_selection import GridSearchCV
+
+    from hmcpgm import MLPR, hier_rank
+
+    model = MLPR(hierarchy=small_data.hierarchy, score_model="lpr", tempering=None, recalibrate=False)
+    model.fit(small_data.train_scores, small_data.train_labels)
+    ranking = hier_rank(model.predict_proba(small_data.test_scores), small_data.hierarchy)
+    # the reference: scikit-learn's AP of the events scored by their (distinct) position in the ranking
+    position = np.empty(small_data.test_labels.size)
+    position[np.asarray(ranking.order)] = -np.arange(small_data.test_labels.size)
+    expected = average_precision_score(small_data.test_labels.ravel(), position)
+    assert model.score(small_data.test_scores, small_data.test_labels) == pytest.approx(expected, rel=1e-12)
+    search = GridSearchCV(model, {"pseudo_count": [0.5, 5.0]}, cv=2).fit(small_data.train_scores,
+                                                                          small_data.train_labels)
+    assert 0 < search.best_score_ <= 1
+
+
+# ---------------------------------------------------------------------- bounded memory: the same rows
+def test_a_large_parquet_row_group_read_in_chunks_gives_the_file(tmp_path):
+    """One row group much larger than a chunk is read a few columns at a time: same rows, same checks."""
+    pytest.importorskip("pyarrow")
+    from hmcpgm import Hierarchy
+    from hmcpgm.scale import read_matrix_chunks
+
+    h = Hierarchy.from_parents([None, 0, 0, 1, 1, 2])
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(5000, 6)), columns=[str(c) for c in h.classes])
+    frame["3"] = rng.integers(0, 5, size=5000)  # an integer column
+    frame = frame[["4", "0", "5", "1", "2", "3"]]  # columns not in the hierarchy's order
+    frame.insert(2, "gene", [f"g{i}" for i in range(5000)])
+    path = tmp_path / "one_group.parquet"
+    frame.to_parquet(path, index=False)
+    import pyarrow.parquet as pq
+
+    assert pq.ParquetFile(path).num_row_groups == 1
+    parts = list(read_matrix_chunks(path, h, "scores", chunk_size=700, id_column="gene"))
+    assert [len(v) for _, v in parts] == [700] * 7 + [100]
+    np.testing.assert_array_equal(np.concatenate([v for _, v in parts]),
+                                  frame[[str(c) for c in h.classes]].to_numpy(dtype=float))
+    assert list(np.concatenate([i for i, _ in parts])) == list(frame["gene"])
+    frame.loc[4321, "5"] = np.nan
+    frame.to_parquet(path, index=False)
+    with pytest.raises(InputError, match="row 4322"):
+        list(read_matrix_chunks(path, h, "scores", chunk_size=700, id_column="gene"))

@@ -197,8 +197,8 @@ def build_parser():
     p.add_argument("--method", default="hierrank", choices=("hierrank", "naive"))
     p.add_argument("--fdr", type=_fraction, metavar="ALPHA",
                    help="label the top events positive so that the estimated FDR (mean of 1 - value, values "
-                        "being probabilities such as 'hmcpgm predict --calibrated' writes) is at most ALPHA, "
-                        "in (0, 1)")
+                        "being probabilities such as the recalibrated mLPRs 'hmcpgm predict' writes) is at most "
+                        "ALPHA, in (0, 1)")
     add_ontology_options(p)
     p.set_defaults(run=command_rank)
 

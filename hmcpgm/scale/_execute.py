@@ -115,6 +115,8 @@ def open_client(scheduler, *, processes=True, n_workers=None):
     """
     if scheduler is None:
         return None, _nothing
+    if isinstance(scheduler, str):
+        check_scheduler(scheduler)  # a bad value is refused as such, with or without dask installed
     distributed = import_optional("distributed", "running chunks on dask")
     if isinstance(scheduler, distributed.Client):
         return scheduler, _nothing

@@ -311,12 +311,12 @@ def _arrow_ready(frame):
     """Object columns as strings, or as int64 when they hold only integers."""
     import pandas as pd
 
-    frame = frame.copy()
+    changed = {}
     for c in frame.columns:
         if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype):
             kind = pd.api.types.infer_dtype(frame[c], skipna=False)
-            frame[c] = frame[c].astype("int64") if kind == "integer" else frame[c].astype(str)
-    return frame
+            changed[c] = frame[c].astype("int64") if kind == "integer" else frame[c].astype(str)
+    return frame.assign(**changed) if changed else frame  # numbers are not copied
 
 
 # ---------------------------------------------------------------------- the two commands
