@@ -206,7 +206,14 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
     assert result["rows"] == {"train": 60, "valid": 30, "test": 30}
     assert result["hierarchy"]["classes"] == load_hmc_arff(paths[0]).hierarchy.n_classes == 5
     families = ["Raw", "mLPR-auto", "mLPR-indpt", "mLPR-nbh", "mLPR-full"]
-    assert set(result["methods"]) == {f"{f}-{r}" for f in families for r in ("NaiveSort", "HierRank")}
+    from hmcpgm.applications.leaderboard import CALIBRATION_PREFIX, LEADERBOARD
+
+    corrections = {f"{prefix}-{label}" for prefix in CALIBRATION_PREFIX.values() for _, _, label in LEADERBOARD}
+    assert set(result["methods"]) == {f"{f}-{r}" for f in families for r in ("NaiveSort", "HierRank")} | {
+        f"{c}-NaiveSort" for c in corrections}
+    assert set(result["fit_seconds"]) == set(families[1:]) | corrections
+    for c in corrections - {"iso-flat", "platt-flat"}:  # the corrections respect the hierarchy
+        assert result["methods"][f"{c}-NaiveSort"]["violations"] == 0
     stage = result["second_stage"]
     assert stage["version"] in ("indpt", "nbh", "full") and f"mLPR-auto chose {stage['version']}" in text
     assert [row["version"] for row in stage["cv_results"]] == ["indpt", "nbh", "full"]

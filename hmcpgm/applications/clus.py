@@ -296,9 +296,10 @@ def format_benchmark(result):
     import pandas as pd
 
     table = pd.DataFrame.from_dict(result["methods"], orient="index")
-    shown = table.drop(columns=[c for c in table.columns if c == "kappa_max_f1" or c.startswith("bayes_")]).copy()
+    shown = table.drop(columns=[c for c in table.columns
+                                if c == "kappa_max_f1" or c.startswith(("bayes_", "oracle_"))]).copy()
     for col in shown.columns:
-        if col != "violations":
+        if col not in ("violations", "smin"):  # Smin is in bits of information, not a share
             shown[col] = 100 * shown[col]
     h = result["hierarchy"]
     lines = [
@@ -317,7 +318,8 @@ def format_benchmark(result):
         lines.append(shown.to_string(float_format=lambda x: f"{x:.1f}"))
     bayes = [c for c in table.columns if c.startswith("bayes_rank@")]
     if bayes:
-        lines.append("\nBayesian FDR cutoff on the test mLPRs: events called (realised FDP %)")
+        lines.append("\nBayesian FDR cutoff on the test mLPRs: events called (realised FDP %, and the oracle's count: "
+                     "the longest prefix whose realised FDP is at most alpha)")
         for method, row in table.iterrows():
             if method.startswith("mLPR") and method.endswith("HierRank"):
                 cells = []
@@ -325,7 +327,9 @@ def format_benchmark(result):
                     alpha = col.split("@", 1)[1]
                     f = row[f"bayes_fdp@{alpha}"]
                     fdp = "-" if f is None or pd.isna(f) else f"{100 * f:.1f}"
-                    cells.append(f"alpha {alpha}: {int(row[col])} ({fdp})")
+                    oracle = row.get(f"oracle_rank@{alpha}")
+                    tail = "" if oracle is None or pd.isna(oracle) else f", oracle {int(oracle)}"
+                    cells.append(f"alpha {alpha}: {int(row[col])} ({fdp}{tail})")
                 lines.append(f"  {method}: " + "; ".join(cells))
     if result["published"]:
         lines.append(
