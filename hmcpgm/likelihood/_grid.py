@@ -1,6 +1,6 @@
 """The robust per-class grids: the asinh transform of the scores and linear interpolation on the grid.
 
-Also the sort orders the kernel, isotonic and pooled tables share: the transform
+Also the sort orders the kernel and isotonic tables share: the transform
 is non-decreasing in the score, so a stable argsort of the scores, computed once
 and restricted to a fold's rows, becomes the stable argsort of the transformed
 scores by re-sorting only the runs the transform made equal.
@@ -58,13 +58,3 @@ def restrict_order(order, keep):
     kept = order[keep[order]].reshape(order.shape[0], int(keep.sum()))
     position = np.cumsum(keep) - 1
     return position[kept]
-
-
-def restrict_flat_order(order, keep_rows, keep_cols):
-    """An argsort of an (M, K) matrix's ravel, restricted to a sub-matrix, as indices into its ravel."""
-    n_cols = len(keep_cols)
-    rows, cols = np.divmod(order, n_cols)
-    kept = keep_rows[rows] & keep_cols[cols]
-    row_pos = np.cumsum(keep_rows) - 1
-    col_pos = np.cumsum(keep_cols) - 1
-    return row_pos[rows[kept]] * int(keep_cols.sum()) + col_pos[cols[kept]]
