@@ -263,3 +263,17 @@ def test_log_losses_and_the_choice_equal_the_numpy_version(seed, n_cand, m, k, n
     for baseline in range(n_cand):
         np.testing.assert_array_equal(choose_candidates(p, y, baseline=baseline),
                                       ref.choose_candidates(p, y, baseline=baseline))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(1, 30), k=st.integers(1, 6), n_grid=st.integers(2, 40))
+def test_grid_interpolation_equals_the_numpy_version(seed, m, k, n_grid):
+    from hmcpgm.likelihood._grid import interp_grid
+
+    rng = np.random.default_rng(seed)
+    lo = rng.normal(size=k)
+    hi = lo + rng.choice([0.0, 1e-9, 1.0, 5.0], size=k)  # hi == lo: the width falls back to 1
+    table = rng.random((k, n_grid))
+    s = lo + (hi - lo + 0.5) * rng.uniform(-0.5, 1.5, size=(m, k))  # below, inside and above the grids
+    s[0] = hi
+    np.testing.assert_array_equal(interp_grid(s, lo, hi, table), ref.interp_grid(s, lo, hi, table))

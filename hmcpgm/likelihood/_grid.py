@@ -7,7 +7,9 @@ scores by re-sorting only the runs the transform made equal.
 """
 
 import numpy as np
+from numba import prange
 
+from .._numba import jit_parallel
 from .._sorting import stable_argsort
 
 
@@ -34,14 +36,31 @@ def interp_grid(s, lo, hi, table):
 
     Column ``k`` of ``s`` is read off ``table[k]`` (values on
     ``linspace(lo[k], hi[k], G)``); scores outside ``[lo, hi]`` are clamped.
+    One compiled pass, rows in parallel (the arithmetic of the numpy form:
+    ``t = clip((s - lo) / width, 0, 1) * (G - 1)``, cell ``min(int(t), G - 2)``).
     """
-    n_grid = table.shape[1]
+    s = np.ascontiguousarray(s, dtype=float)
+    out = np.empty(s.shape)
     width = np.where(hi > lo, hi - lo, 1.0)
-    t = np.clip((s - lo) / width, 0.0, 1.0) * (n_grid - 1)
-    i = np.minimum(t.astype(np.intp), n_grid - 2)
-    frac = t - i
-    cols = np.arange(table.shape[0])
-    return table[cols, i] * (1 - frac) + table[cols, i + 1] * frac
+    _interp_rows(s, np.ascontiguousarray(lo, dtype=float), width, np.ascontiguousarray(table, dtype=float), out)
+    return out
+
+
+def _interp_rows_python(s, lo, width, table, out):
+    m, n_cols = s.shape
+    n_grid = table.shape[1]
+    for r in prange(m):
+        for k in range(n_cols):
+            t = min(max((s[r, k] - lo[k]) / width[k], 0.0), 1.0) * (n_grid - 1)
+            if not t == t:  # NaN in, NaN out
+                out[r, k] = np.nan
+                continue
+            i = min(int(t), n_grid - 2)
+            frac = t - i
+            out[r, k] = table[k, i] * (1 - frac) + table[k, i + 1] * frac
+
+
+_interp_rows = jit_parallel(_interp_rows_python)
 
 
 def column_orders(values):
