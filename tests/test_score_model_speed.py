@@ -277,3 +277,25 @@ def test_grid_interpolation_equals_the_numpy_version(seed, m, k, n_grid):
     s = lo + (hi - lo + 0.5) * rng.uniform(-0.5, 1.5, size=(m, k))  # below, inside and above the grids
     s[0] = hi
     np.testing.assert_array_equal(interp_grid(s, lo, hi, table), ref.interp_grid(s, lo, hi, table))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 60), digits=st.integers(0, 3), zero_iqr=st.booleans())
+def test_robust_scale_from_sorted_values_equals_the_numpy_version(seed, n, digits, zero_iqr):
+    from hmcpgm.likelihood._grid import robust_scale
+
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.standard_cauchy(size=(n, 1)), digits)
+    if zero_iqr:
+        s[: max(1, 3 * n // 4)] = 0.5
+    want = ref.robust_scale(s)
+    got = robust_scale(s, np.sort(s.ravel()))
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(robust_scale(s), want):
+        np.testing.assert_array_equal(a, b)
+    wide = np.round(rng.standard_cauchy(size=(n, 4)), digits)
+    wide[:, 0] = 1.0  # a constant column: the standard deviation's turn
+    want = ref.robust_scale(wide)
+    for a, b in zip(robust_scale(wide, np.sort(wide.T, axis=1)), want):
+        np.testing.assert_array_equal(a, b)

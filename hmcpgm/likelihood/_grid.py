@@ -22,13 +22,39 @@ def backward(t, center, scale, asinh):
     return center + scale * np.where(asinh > 0, np.sinh(t), t)
 
 
-def robust_scale(s):
-    """Per-column median and scale (IQR / 1.349, else the standard deviation, else 1)."""
-    q25, center, q75 = np.percentile(s, [25, 50, 75], axis=0)
+def robust_scale(s, sorted_values=None):
+    """Per-column median and scale (IQR / 1.349, else the standard deviation, else 1).
+
+    ``sorted_values``: the columns' values in increasing order, if at hand, as a
+    (K, M) array (or (M,) for a one-column ``s``); the quartiles are then read off
+    it (numpy's "linear" percentiles, same arithmetic) instead of partitioning
+    ``s``. The standard deviation is computed only when some interquartile range is 0.
+    """
+    if sorted_values is None:
+        q25, center, q75 = np.percentile(s, [25, 50, 75], axis=0)
+    else:
+        xs = np.asarray(sorted_values).reshape(-1, s.shape[0])
+        q25, center, q75 = (sorted_percentile(xs, q) for q in (0.25, 0.5, 0.75))
     scale = (q75 - q25) / 1.349
+    if np.all(scale > 0):
+        return center, scale
     sd = s.std(axis=0)
     scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
     return center, scale
+
+
+def sorted_percentile(xs, q):
+    """``numpy.percentile(xs, 100 * q, axis=-1)`` of ``xs`` sorted along its last axis
+    ("linear" method, numpy's arithmetic)."""
+    n = xs.shape[-1]
+    virtual = (n - 1) * q
+    if virtual >= n - 1:
+        return xs[..., -1].copy()
+    below = np.floor(virtual)
+    a, b = xs[..., int(below)], xs[..., int(below) + 1]
+    gamma = virtual - below
+    diff = b - a
+    return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
 
 
 def interp_grid(s, lo, hi, table):

@@ -23,7 +23,9 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None, order
     """
     m, n_classes = s.shape
     # per-class median and robust scale: the asinh grid's and the "logistic" fence's
-    robust = robust_scale(s) if opts["transform"] == "asinh" or "logistic" in kinds else None
+    robust = None
+    if opts["transform"] == "asinh" or "logistic" in kinds:
+        robust = robust_scale(s, None if order is None else np.take_along_axis(s.T, order, axis=1))
     if opts["transform"] == "asinh":
         center, scale = robust
         asinh = np.ones(n_classes)
@@ -129,7 +131,7 @@ def _pooled_tables(s, y, grid_s, events=None, n_em=6):
 
     # knots on a robust scale of the pooled scores, so that one extreme score moves the
     # centre of the top block by a few units, not to the extreme value
-    center, scale = robust_scale(s.reshape(-1, 1))
+    center, scale = robust_scale(s.reshape(-1, 1), None if events is None else events[0])
     if events is None:
         u, labels = np.arcsinh((s - center[0]) / scale[0]).ravel(), y.ravel()
         order = np.argsort(u)  # ties in any order (see above)
