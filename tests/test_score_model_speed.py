@@ -299,3 +299,28 @@ def test_robust_scale_from_sorted_values_equals_the_numpy_version(seed, n, digit
     want = ref.robust_scale(wide)
     for a, b in zip(robust_scale(wide, np.sort(wide.T, axis=1)), want):
         np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(5, 80), k=st.integers(1, 8), n_em=st.integers(0, 6))
+def test_shrunk_logistic_pairs_equal_the_em_loop_over_the_numpy_newton_steps(seed, m, k, n_em):
+    from hmcpgm.calibration import fit_logistic_pairs_shrunk
+
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(m, k)) * rng.uniform(0.5, 2.0, size=k)
+    y = (rng.random((m, k)) < 1 / (1 + np.exp(-(rng.normal(size=k) + z)))).astype(float)
+    mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
+    theta = np.broadcast_to(mu, (k, 2)).copy()
+    for _ in range(n_em):  # the loop the pooled score model ran before
+        theta, cov = ref.fit_logistic_pairs(z, y, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=2)
+        mu_new = theta.mean(axis=0)
+        var_new = np.maximum(((theta - mu_new) ** 2 + cov[:, [0, 1], [0, 1]]).mean(axis=0), 1e-4)
+        done = np.allclose(mu_new, mu, atol=1e-4) and np.allclose(var_new, var, rtol=1e-3)
+        mu, var = mu_new, var_new
+        if done:
+            break
+    theta, _ = ref.fit_logistic_pairs(z, y, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=10)
+    got, got_mu, got_var = fit_logistic_pairs_shrunk(z, y, n_em=n_em)
+    _close(got, theta, rtol=1e-8, atol=1e-10)
+    _close(got_mu, mu, rtol=1e-8, atol=1e-10)
+    _close(got_var, var, rtol=1e-8, atol=1e-10)

@@ -127,7 +127,7 @@ def _pooled_tables(s, y, grid_s, events=None, n_em=6):
     order of score, if at hand (the isotonic fit of ``g`` sums the labels of equal
     values, so any order of ties gives the same map).
     """
-    from ..calibration import fit_logistic_pairs, isotonic_knots
+    from ..calibration import fit_logistic_pairs_shrunk, isotonic_knots
 
     # knots on a robust scale of the pooled scores, so that one extreme score moves the
     # centre of the top block by a few units, not to the extreme value
@@ -145,20 +145,7 @@ def _pooled_tables(s, y, grid_s, events=None, n_em=6):
         g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
         return np.log(g / (1 - g))
 
-    # (K, M) memory handed over as its (M, K) transpose: fit_logistic_pairs reads it without copying
-    z = np.ascontiguousarray(logit_g(s).T).T
-    yf = np.ascontiguousarray(y.T, dtype=float).T
-    mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
-    theta = np.broadcast_to(mu, (s.shape[1], 2)).copy()
-    for _ in range(n_em):  # EM: MAP per class given the prior, then the prior from all classes
-        theta, cov = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=2)
-        mu_new = theta.mean(axis=0)
-        var_new = np.maximum(((theta - mu_new) ** 2 + cov[:, [0, 1], [0, 1]]).mean(axis=0), 1e-4)
-        done = np.allclose(mu_new, mu, atol=1e-4) and np.allclose(var_new, var, rtol=1e-3)
-        mu, var = mu_new, var_new
-        if done:
-            break
-    theta, _ = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=10)
+    theta, _, _ = fit_logistic_pairs_shrunk(logit_g(s), y, n_em=n_em, em_steps=2, final_steps=10)
     eta = theta[:, :1] + theta[:, 1:] * logit_g(grid_s)
     return 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
 
