@@ -67,8 +67,9 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
         this much weight (a block of few objects at an end would otherwise carry
         an extreme rate on little evidence); merging neighbours keeps the fit
         monotone.
-    order : array of int, shape (n,), optional
-        The stable argsort of ``x``, if already at hand.
+    order : array of int, shape (n,) or "sorted", optional
+        The stable argsort of ``x``, if already at hand; ``"sorted"`` when ``x``
+        is already in increasing order (nothing is sorted or copied).
 
     Returns
     -------
@@ -90,10 +91,12 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
-    order = stable_argsort(x) if order is None else np.asarray(order, dtype=np.intp)
     shrink = prior_rate is not None and prior_count != 0
-    return _knots_sorted(x[order], y[order], w[order], bool(increasing), float(prior_rate) if shrink else 0.0,
-                         float(prior_count), float(min_count), shrink)
+    if not (isinstance(order, str) and order == "sorted"):
+        order = stable_argsort(x) if order is None else np.asarray(order, dtype=np.intp)
+        x, y, w = x[order], y[order], w[order]
+    return _knots_sorted(x, y, w, bool(increasing), float(prior_rate) if shrink else 0.0, float(prior_count),
+                         float(min_count), shrink)
 
 
 def isotonic_columns(x, y, grid, *, increasing, prior_rate, prior_count=0.0, min_count=0.0, order=None):

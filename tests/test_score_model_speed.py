@@ -98,6 +98,11 @@ def test_isotonic_knots_equal_the_numpy_version(seed, n, increasing, ties, prior
               "min_count": min_count}
     for got, want in zip(isotonic_knots(x, y, **kwargs), ref.isotonic_knots(x, y, **kwargs)):
         _close(got, want)
+    order = np.argsort(x, kind="stable")
+    presorted = {**kwargs, "weight": None if w is None else w[order]}
+    for got, want in zip(isotonic_knots(x[order], y[order], order="sorted", **presorted),
+                         ref.isotonic_knots(x, y, **kwargs)):
+        _close(got, want)
 
 
 @settings(max_examples=30, deadline=None)

@@ -72,7 +72,7 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     events = None
     if "pooled" in kinds:  # every (row, class) event in increasing order of score, ties in any order
         flat = np.argsort(s.ravel())
-        rows, classes = np.divmod(flat, s.shape[1])
+        rows, classes = np.divmod(flat.astype(np.int32 if flat.size < 2**31 else np.int64), s.shape[1])
         events = (s.ravel()[flat], y.ravel()[flat], rows, classes)
     for f, (train, test) in enumerate(KFold(cv, shuffle=True, random_state=seed).split(s)):
         folds[test] = f

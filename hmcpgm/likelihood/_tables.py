@@ -137,7 +137,7 @@ def _pooled_tables(s, y, grid_s, events=None, n_em=6):
         order = np.argsort(u)  # ties in any order (see above)
     else:  # non-decreasing in the score: still sorted
         u, labels = np.arcsinh((events[0] - center[0]) / scale[0]), events[1]
-        order = np.arange(len(u))
+        order = "sorted"
     kx, ky, _ = isotonic_knots(u, labels.astype(float), prior_rate=float(y.mean()), prior_count=1.0,
                                min_count=10.0, order=order)
 
