@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
-from ._numba import jit, jit_parallel, njit
+from ._numba import jit, jit_parallel
 from ._sorting import stable_argsort
 from .exceptions import InputError
 
@@ -443,9 +443,8 @@ _exp_into = jit(_exp_into_python)
 def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, reuse):
     """Newton's method for each row ``k`` of the (K, M) arrays; ``theta`` updated in place, ``cov`` filled.
 
-    Per column the Newton steps of the vectorised form (steps longer than 5
-    shortened; the sums over rows may be reassociated by the compiler, which
-    vectorises them: the same numbers to rounding); a column stops as soon as its own step is below
+    Per column the Newton steps of the vectorised form (sums over rows in row order,
+    steps longer than 5 shortened); a column stops as soon as its own step is below
     ``tol`` (after a step that small, Newton's next one is far below it), then one more
     pass over its rows gives the Hessian at the optimum. ``sums[k]`` receives that
     pass's sums over the rows (gradient and Hessian without the prior); with
@@ -523,9 +522,7 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, r
         theta[k, 1] = b
 
 
-# like jit_parallel, and the sums over rows may be reassociated (vectorised)
-_newton_columns = njit(cache=True, nogil=True, parallel=True, fastmath={"reassoc", "contract", "nsz"})(
-    _newton_columns_python)
+_newton_columns = jit_parallel(_newton_columns_python)
 
 
 # ---------------------------------------------------------------------- recalibration of mLPRs
