@@ -98,6 +98,11 @@ def test_isotonic_knots_equal_the_numpy_version(seed, n, increasing, ties, prior
               "min_count": min_count}
     for got, want in zip(isotonic_knots(x, y, **kwargs), ref.isotonic_knots(x, y, **kwargs)):
         _close(got, want)
+    order = np.argsort(x, kind="stable")
+    presorted = {**kwargs, "weight": None if w is None else w[order]}
+    for got, want in zip(isotonic_knots(x[order], y[order], order="sorted", **presorted),
+                         ref.isotonic_knots(x, y, **kwargs)):
+        _close(got, want)
 
 
 @settings(max_examples=30, deadline=None)
@@ -216,18 +221,15 @@ def test_fit_score_model_equals_the_numpy_version(kind, case):
 @given(seed=st.integers(0, 2**31 - 1), m=st.integers(1, 40), k=st.integers(1, 5), digits=st.integers(0, 2))
 def test_sort_orders_restricted_and_carried_through_a_monotone_map_are_the_stable_argsorts(seed, m, k, digits):
     from hmcpgm._sorting import stable_argsort
-    from hmcpgm.likelihood._grid import column_orders, restrict_flat_order, restrict_order
+    from hmcpgm.likelihood._grid import column_orders, restrict_order
 
     rng = np.random.default_rng(seed)
     v = np.round(rng.normal(size=(m, k)), digits)
     keep = rng.random(m) < 0.7
-    keep_cols = rng.random(k) < 0.7
     stable = column_orders(v)
     np.testing.assert_array_equal(stable, np.argsort(v.T, axis=1, kind="stable"))
     np.testing.assert_array_equal(restrict_order(stable, keep), column_orders(v[keep]))
     flat = np.argsort(v.ravel(), kind="stable")
-    sub = v[keep][:, keep_cols]
-    np.testing.assert_array_equal(restrict_flat_order(flat, keep, keep_cols), np.argsort(sub.ravel(), kind="stable"))
     coarse = np.floor(v * 2.0)  # non-decreasing in v, makes new ties
     np.testing.assert_array_equal(stable_argsort(coarse.T, stable), np.argsort(coarse.T, axis=1, kind="stable"))
     np.testing.assert_array_equal(stable_argsort(coarse.ravel(), flat), np.argsort(coarse.ravel(), kind="stable"))
@@ -266,3 +268,64 @@ def test_log_losses_and_the_choice_equal_the_numpy_version(seed, n_cand, m, k, n
     for baseline in range(n_cand):
         np.testing.assert_array_equal(choose_candidates(p, y, baseline=baseline),
                                       ref.choose_candidates(p, y, baseline=baseline))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(1, 30), k=st.integers(1, 6), n_grid=st.integers(2, 40))
+def test_grid_interpolation_equals_the_numpy_version(seed, m, k, n_grid):
+    from hmcpgm.likelihood._grid import interp_grid
+
+    rng = np.random.default_rng(seed)
+    lo = rng.normal(size=k)
+    hi = lo + rng.choice([0.0, 1e-9, 1.0, 5.0], size=k)  # hi == lo: the width falls back to 1
+    table = rng.random((k, n_grid))
+    s = lo + (hi - lo + 0.5) * rng.uniform(-0.5, 1.5, size=(m, k))  # below, inside and above the grids
+    s[0] = hi
+    np.testing.assert_array_equal(interp_grid(s, lo, hi, table), ref.interp_grid(s, lo, hi, table))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 60), digits=st.integers(0, 3), zero_iqr=st.booleans())
+def test_robust_scale_from_sorted_values_equals_the_numpy_version(seed, n, digits, zero_iqr):
+    from hmcpgm.likelihood._grid import robust_scale
+
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.standard_cauchy(size=(n, 1)), digits)
+    if zero_iqr:
+        s[: max(1, 3 * n // 4)] = 0.5
+    want = ref.robust_scale(s)
+    got = robust_scale(s, np.sort(s.ravel()))
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(robust_scale(s), want):
+        np.testing.assert_array_equal(a, b)
+    wide = np.round(rng.standard_cauchy(size=(n, 4)), digits)
+    wide[:, 0] = 1.0  # a constant column: the standard deviation's turn
+    want = ref.robust_scale(wide)
+    for a, b in zip(robust_scale(wide, np.sort(wide.T, axis=1)), want):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(5, 80), k=st.integers(1, 8), n_em=st.integers(0, 6))
+def test_shrunk_logistic_pairs_equal_the_em_loop_over_the_numpy_newton_steps(seed, m, k, n_em):
+    from hmcpgm.calibration import fit_logistic_pairs_shrunk
+
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(m, k)) * rng.uniform(0.5, 2.0, size=k)
+    y = (rng.random((m, k)) < 1 / (1 + np.exp(-(rng.normal(size=k) + z)))).astype(float)
+    mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
+    theta = np.broadcast_to(mu, (k, 2)).copy()
+    for _ in range(n_em):  # the loop the pooled score model ran before
+        theta, cov = ref.fit_logistic_pairs(z, y, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=2)
+        mu_new = theta.mean(axis=0)
+        var_new = np.maximum(((theta - mu_new) ** 2 + cov[:, [0, 1], [0, 1]]).mean(axis=0), 1e-4)
+        done = np.allclose(mu_new, mu, atol=1e-4) and np.allclose(var_new, var, rtol=1e-3)
+        mu, var = mu_new, var_new
+        if done:
+            break
+    theta, _ = ref.fit_logistic_pairs(z, y, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=10)
+    got, got_mu, got_var = fit_logistic_pairs_shrunk(z, y, n_em=n_em)
+    _close(got, theta, rtol=1e-8, atol=1e-10)
+    _close(got_mu, mu, rtol=1e-8, atol=1e-10)
+    _close(got_var, var, rtol=1e-8, atol=1e-10)

@@ -74,6 +74,13 @@ grid) and convolved by FFT for all classes at once. The grid spans the
 training scores of the class; a score outside is clamped to the nearest end
 (beyond the data a class gets the evidence of its most extreme training score).
 
+Speed. The loops over objects and grid points (binning, the widening window,
+the isotonic fits, the Newton steps of the logistic fits, the log losses and the
+grid interpolation) are compiled with numba, classes in parallel; the FFTs are
+numpy's. :func:`cross_validated_lpr` sorts the scores once for all folds. Each
+compiled path gives the numbers of the plain numpy code it replaced (to
+rounding; tests/test_score_model_speed.py compares them with a frozen copy).
+
 A fitted model exports its parameters as plain arrays with
 :meth:`ScoreModel.to_dict` and is rebuilt with :func:`score_model_from_dict`
 (no pickle).

@@ -4,11 +4,10 @@ import numpy as np
 from numba import prange
 
 from .._numba import jit, jit_parallel
-from .._sorting import stable_argsort
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import InputError
 from ._common import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options
-from ._grid import column_orders, forward, interp_grid, restrict_flat_order, restrict_order
+from ._grid import column_orders, forward, interp_grid, restrict_order
 from ._tables import fit_grid_models
 
 
@@ -70,8 +69,11 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     prevalence = np.empty((cv, s.shape[1]))
     # the sorts the tables need, once for all folds (each fold keeps its rows' part)
     order = column_orders(s) if any(k in ("lpr", "isotonic") for k in kinds) else None
-    flat_order = stable_argsort(s.ravel()) if "pooled" in kinds else None
-    every_class = np.ones(s.shape[1], dtype=bool)
+    events = None
+    if "pooled" in kinds:  # every (row, class) event in increasing order of score, ties in any order
+        flat = np.argsort(s.ravel())
+        rows, classes = np.divmod(flat.astype(np.int32 if flat.size < 2**31 else np.int64), s.shape[1])
+        events = (s.ravel()[flat], y.ravel()[flat], rows, classes)
     for f, (train, test) in enumerate(KFold(cv, shuffle=True, random_state=seed).split(s)):
         folds[test] = f
         yt = y[train]
@@ -83,12 +85,19 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
         params = fit_grid_models(
             s[train], yt, informative, prevalence[f], tuple(kinds), opts,
             order=None if order is None else restrict_order(order, keep),
-            flat_order=None if flat_order is None else restrict_flat_order(flat_order, keep, every_class))
+            pooled_events=None if events is None else _fold_events(events, keep, informative))
         t = forward(s[test], params["center"], params["scale"], params["asinh"])
         for i in range(len(kinds)):
             lpr = interp_grid(t, params["lo"], params["hi"], params["lpr_by_kind"][i])
             out[i][test] = np.where(informative, lpr, prevalence[f])
     return {"lpr": out, "folds": folds, "prevalence": prevalence}
+
+
+def _fold_events(events, keep_rows, keep_classes):
+    """The sorted events of the kept rows and classes (still sorted)."""
+    scores, labels, rows, classes = events
+    kept = keep_rows[rows] & keep_classes[classes]
+    return scores[kept], labels[kept]
 
 
 def log_loss_by_class(p, labels, *, clip=1e-6):

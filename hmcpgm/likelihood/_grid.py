@@ -1,13 +1,15 @@
 """The robust per-class grids: the asinh transform of the scores and linear interpolation on the grid.
 
-Also the sort orders the kernel, isotonic and pooled tables share: the transform
+Also the sort orders the kernel and isotonic tables share: the transform
 is non-decreasing in the score, so a stable argsort of the scores, computed once
 and restricted to a fold's rows, becomes the stable argsort of the transformed
 scores by re-sorting only the runs the transform made equal.
 """
 
 import numpy as np
+from numba import prange
 
+from .._numba import jit_parallel
 from .._sorting import stable_argsort
 
 
@@ -20,13 +22,39 @@ def backward(t, center, scale, asinh):
     return center + scale * np.where(asinh > 0, np.sinh(t), t)
 
 
-def robust_scale(s):
-    """Per-column median and scale (IQR / 1.349, else the standard deviation, else 1)."""
-    q25, center, q75 = np.percentile(s, [25, 50, 75], axis=0)
+def robust_scale(s, sorted_values=None):
+    """Per-column median and scale (IQR / 1.349, else the standard deviation, else 1).
+
+    ``sorted_values``: the columns' values in increasing order, if at hand, as a
+    (K, M) array (or (M,) for a one-column ``s``); the quartiles are then read off
+    it (numpy's "linear" percentiles, same arithmetic) instead of partitioning
+    ``s``. The standard deviation is computed only when some interquartile range is 0.
+    """
+    if sorted_values is None:
+        q25, center, q75 = np.percentile(s, [25, 50, 75], axis=0)
+    else:
+        xs = np.asarray(sorted_values).reshape(-1, s.shape[0])
+        q25, center, q75 = (sorted_percentile(xs, q) for q in (0.25, 0.5, 0.75))
     scale = (q75 - q25) / 1.349
+    if np.all(scale > 0):
+        return center, scale
     sd = s.std(axis=0)
     scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
     return center, scale
+
+
+def sorted_percentile(xs, q):
+    """``numpy.percentile(xs, 100 * q, axis=-1)`` of ``xs`` sorted along its last axis
+    ("linear" method, numpy's arithmetic)."""
+    n = xs.shape[-1]
+    virtual = (n - 1) * q
+    if virtual >= n - 1:
+        return xs[..., -1].copy()
+    below = np.floor(virtual)
+    a, b = xs[..., int(below)], xs[..., int(below) + 1]
+    gamma = virtual - below
+    diff = b - a
+    return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
 
 
 def interp_grid(s, lo, hi, table):
@@ -34,14 +62,31 @@ def interp_grid(s, lo, hi, table):
 
     Column ``k`` of ``s`` is read off ``table[k]`` (values on
     ``linspace(lo[k], hi[k], G)``); scores outside ``[lo, hi]`` are clamped.
+    One compiled pass, rows in parallel (the arithmetic of the numpy form:
+    ``t = clip((s - lo) / width, 0, 1) * (G - 1)``, cell ``min(int(t), G - 2)``).
     """
-    n_grid = table.shape[1]
+    s = np.ascontiguousarray(s, dtype=float)
+    out = np.empty(s.shape)
     width = np.where(hi > lo, hi - lo, 1.0)
-    t = np.clip((s - lo) / width, 0.0, 1.0) * (n_grid - 1)
-    i = np.minimum(t.astype(np.intp), n_grid - 2)
-    frac = t - i
-    cols = np.arange(table.shape[0])
-    return table[cols, i] * (1 - frac) + table[cols, i + 1] * frac
+    _interp_rows(s, np.ascontiguousarray(lo, dtype=float), width, np.ascontiguousarray(table, dtype=float), out)
+    return out
+
+
+def _interp_rows_python(s, lo, width, table, out):
+    m, n_cols = s.shape
+    n_grid = table.shape[1]
+    for r in prange(m):
+        for k in range(n_cols):
+            t = min(max((s[r, k] - lo[k]) / width[k], 0.0), 1.0) * (n_grid - 1)
+            if not t == t:  # NaN in, NaN out
+                out[r, k] = np.nan
+                continue
+            i = min(int(t), n_grid - 2)
+            frac = t - i
+            out[r, k] = table[k, i] * (1 - frac) + table[k, i + 1] * frac
+
+
+_interp_rows = jit_parallel(_interp_rows_python)
 
 
 def column_orders(values):
@@ -58,13 +103,3 @@ def restrict_order(order, keep):
     kept = order[keep[order]].reshape(order.shape[0], int(keep.sum()))
     position = np.cumsum(keep) - 1
     return position[kept]
-
-
-def restrict_flat_order(order, keep_rows, keep_cols):
-    """An argsort of an (M, K) matrix's ravel, restricted to a sub-matrix, as indices into its ravel."""
-    n_cols = len(keep_cols)
-    rows, cols = np.divmod(order, n_cols)
-    kept = keep_rows[rows] & keep_cols[cols]
-    row_pos = np.cumsum(keep_rows) - 1
-    col_pos = np.cumsum(keep_cols) - 1
-    return row_pos[rows[kept]] * int(keep_cols.sum()) + col_pos[cols[kept]]

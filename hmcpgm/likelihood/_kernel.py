@@ -3,7 +3,7 @@
 import numpy as np
 from numba import prange
 
-from .._numba import jit_parallel
+from .._numba import jit, jit_parallel
 from .._sorting import stable_argsort
 from ._common import MIN_RATIO
 
@@ -108,16 +108,10 @@ def _widening_counts(t, y, lo, hi, h, n_grid, n_min):
     """
     c = t.shape[1]
     step = (hi - lo) / (n_grid - 1)
-    pos = np.clip((t - lo) / step, 0, n_grid - 1)
-    i = np.minimum(pos.astype(np.intp), n_grid - 2)
-    frac = pos - i
-    idx = (i + (np.arange(c) * n_grid)[None, :]).ravel()
     size = 1 << int(np.ceil(np.log2(2 * n_grid - 1)))
-    specs = []
-    for w in (np.ones(t.shape), y):
-        counts = np.bincount(idx, (w * (1 - frac)).ravel(), minlength=c * n_grid)
-        counts += np.bincount(idx + 1, (w * frac).ravel(), minlength=c * n_grid)
-        specs.append(np.fft.rfft(counts.reshape(c, n_grid), size, axis=1))
+    counts = np.empty((2, c, n_grid))
+    _linear_binning(np.ascontiguousarray(t), np.ascontiguousarray(y), lo, step, counts)
+    specs = [np.fft.rfft(counts[0], size, axis=1), np.fft.rfft(counts[1], size, axis=1)]
     offset = np.arange(size)
     offset = np.where(offset < size // 2, offset, offset - size)
     reach = np.abs(offset) <= n_grid - 1
@@ -136,6 +130,34 @@ def _widening_counts(t, y, lo, hi, h, n_grid, n_min):
         if not len(active):
             break
     return n_all, n_pos
+
+
+def _linear_binning_python(t, y, lo, step, counts):
+    """Linear binning of every object (weight 1) into ``counts[0]`` and of the positives into ``counts[1]``.
+
+    The bins and fractions of :func:`_kernel_counts`, and its sums in its order
+    (``numpy.bincount`` over the rows, the lower bins' shares, then the upper bins').
+    """
+    m, c = t.shape
+    n_grid = counts.shape[2]
+    lower = np.zeros((2, c, n_grid))
+    upper = np.zeros((2, c, n_grid))
+    for r in range(m):
+        for k in range(c):
+            pos = min(max((t[r, k] - lo[k]) / step[k], 0.0), n_grid - 1.0)
+            i = min(int(pos), n_grid - 2)
+            frac = pos - i
+            lower[0, k, i] += 1 - frac
+            upper[0, k, i + 1] += frac
+            lower[1, k, i] += y[r, k] * (1 - frac)
+            upper[1, k, i + 1] += y[r, k] * frac
+    for w in range(2):
+        for k in range(c):
+            for g in range(n_grid):
+                counts[w, k, g] = lower[w, k, g] + upper[w, k, g]
+
+
+_linear_binning = jit(_linear_binning_python)
 
 
 def _lpr_from_counts_python(n_all, n_pos, prevalence, increasing, c, n_min, support, oversample, out):

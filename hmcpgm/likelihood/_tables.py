@@ -7,22 +7,25 @@ The kernel tables are in ``_kernel``; the isotonic, Platt (on the asinh scale an
 import numpy as np
 
 from .._sorting import stable_argsort
-from ._grid import backward, column_orders, forward, restrict_flat_order, robust_scale
+from ._grid import backward, column_orders, forward, robust_scale
 from ._kernel import kde_tables, kernel_lpr_tables
 
 
-def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None, order=None, flat_order=None):
+def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None, order=None, pooled_events=None):
     """Grid parameters shared by the models, and one LPR (or density) table per kind.
 
     ``only`` ({kind index: bool mask}) restricts a kind to some classes (the
     others keep the prevalence); the pooled model is fitted on every class
     whenever one needs it, since its map and prior are shared. ``order`` ((K, M)
-    stable argsort of each column of ``s``) and ``flat_order`` (of ``s.ravel()``)
-    save the sorts when the caller has them (cross-validation sorts once for all folds).
+    stable argsort of each column of ``s``) and ``pooled_events`` (the scores and
+    labels of the informative classes, in increasing order of score) save the sorts
+    when the caller has them (cross-validation sorts once for all folds).
     """
     m, n_classes = s.shape
     # per-class median and robust scale: the asinh grid's and the "logistic" fence's
-    robust = robust_scale(s) if opts["transform"] == "asinh" or "logistic" in kinds else None
+    robust = None
+    if opts["transform"] == "asinh" or "logistic" in kinds:
+        robust = robust_scale(s, None if order is None else np.take_along_axis(s.T, order, axis=1))
     if opts["transform"] == "asinh":
         center, scale = robust
         asinh = np.ones(n_classes)
@@ -66,12 +69,7 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None, order
             table = _logistic_tables(s[:, cols], y[:, cols], grid_s, robust[0][cols], robust[1][cols])
         elif kind == "pooled":
             grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
-            pooled_order = None
-            if flat_order is not None:
-                keep = np.zeros(n_classes, dtype=bool)
-                keep[cols] = True
-                pooled_order = restrict_flat_order(flat_order, np.ones(m, dtype=bool), keep)
-            table = _pooled_tables(s[:, cols], y[:, cols], grid_s, pooled_order)
+            table = _pooled_tables(s[:, cols], y[:, cols], grid_s, pooled_events)
         else:  # precision
             table = _precision_tables(t[:, cols], y[:, cols], grid[cols])
         tables[i, cols] = np.clip(table, opts["eps"], 1.0 - opts["eps"])
@@ -122,39 +120,32 @@ def _logistic_tables(s, y, grid_s, center, scale):
     return _platt_tables(z, y, zg)
 
 
-def _pooled_tables(s, y, grid_s, order=None, n_em=6):
+def _pooled_tables(s, y, grid_s, events=None, n_em=6):
     """Empirical-Bayes pooled map: ``logit LPR_k = a_k + b_k logit g(s)``, ``(a_k, b_k)`` shrunk together.
 
-    ``order``: a stable argsort of ``s.ravel()``, if at hand.
+    ``events``: ``(scores, labels)`` of every entry of ``s`` and ``y``, in increasing
+    order of score, if at hand (the isotonic fit of ``g`` sums the labels of equal
+    values, so any order of ties gives the same map).
     """
-    from ..calibration import fit_logistic_pairs, isotonic_knots
+    from ..calibration import fit_logistic_pairs_shrunk, isotonic_knots
 
     # knots on a robust scale of the pooled scores, so that one extreme score moves the
     # centre of the top block by a few units, not to the extreme value
-    center, scale = robust_scale(s.reshape(-1, 1))
-    u = np.arcsinh((s - center[0]) / scale[0])
-    u = u.ravel()
-    kx, ky, _ = isotonic_knots(u, y.ravel().astype(float), prior_rate=float(y.mean()), prior_count=1.0,
-                               min_count=10.0, order=stable_argsort(u, order))
+    center, scale = robust_scale(s.reshape(-1, 1), None if events is None else events[0])
+    if events is None:
+        u, labels = np.arcsinh((s - center[0]) / scale[0]).ravel(), y.ravel()
+        order = np.argsort(u)  # ties in any order (see above)
+    else:  # non-decreasing in the score: still sorted
+        u, labels = np.arcsinh((events[0] - center[0]) / scale[0]), events[1]
+        order = "sorted"
+    kx, ky, _ = isotonic_knots(u, labels.astype(float), prior_rate=float(y.mean()), prior_count=1.0,
+                               min_count=10.0, order=order)
 
     def logit_g(x):
         g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
         return np.log(g / (1 - g))
 
-    # (K, M) memory handed over as its (M, K) transpose: fit_logistic_pairs reads it without copying
-    z = np.ascontiguousarray(logit_g(s).T).T
-    yf = np.ascontiguousarray(y.T, dtype=float).T
-    mu, var = np.array([0.0, 1.0]), np.array([1.0, 1.0])
-    theta = np.broadcast_to(mu, (s.shape[1], 2)).copy()
-    for _ in range(n_em):  # EM: MAP per class given the prior, then the prior from all classes
-        theta, cov = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=2)
-        mu_new = theta.mean(axis=0)
-        var_new = np.maximum(((theta - mu_new) ** 2 + cov[:, [0, 1], [0, 1]]).mean(axis=0), 1e-4)
-        done = np.allclose(mu_new, mu, atol=1e-4) and np.allclose(var_new, var, rtol=1e-3)
-        mu, var = mu_new, var_new
-        if done:
-            break
-    theta, _ = fit_logistic_pairs(z, yf, prior_mean=mu, prior_precision=1 / var, start=theta, max_iter=10)
+    theta, _, _ = fit_logistic_pairs_shrunk(logit_g(s), y, n_em=n_em, em_steps=2, final_steps=10)
     eta = theta[:, :1] + theta[:, 1:] * logit_g(grid_s)
     return 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
 
