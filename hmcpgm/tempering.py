@@ -125,6 +125,7 @@ def own_evidence(mlpr, likelihoods, a, own):
     Returns
     -------
     ndarray of shape (M, K)
+        The posteriors with each class's own evidence at ``own``.
 
     Examples
     --------

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import dags
 
-from hmcpgm import Hierarchy, LabelNetwork, MLPR, hier_rank
+from hmcpgm import MLPR, Hierarchy, LabelNetwork, hier_rank
 from hmcpgm.applications.evaluation import oracle_rank
 from hmcpgm.applications.leaderboard import correction_values, precision_at_recall_levels
 from hmcpgm.decision import bayes_cutoff, choose_cutoff, smallest_fdr
@@ -16,11 +17,8 @@ from hmcpgm.exceptions import CutoffWarning
 from hmcpgm.inference import mlpr_from_likelihoods
 from hmcpgm.metrics import average_precision
 from hmcpgm.ranking import count_violations
-from hmcpgm.selection import consistent_values
-from hmcpgm.selection import ranked_ap
+from hmcpgm.selection import consistent_values, ranked_ap
 from hmcpgm.tempering import own_evidence, temper
-
-from strategies import dags
 
 
 @settings(max_examples=30, deadline=None)

@@ -83,6 +83,12 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         a more complex one is better by more than ``margin`` paired standard
         errors (AU(PRC): bootstrap over rows; log loss: per-row differences);
         None takes the best.
+    recalibrate : bool
+        Fit the shared recalibration map on the cross-fitted mLPRs of the choice.
+    pseudo_count : float
+        Of ``theta``.
+    allow_empty : bool
+        Classes without training positives carry no evidence.
     consistency : {"auto", "hierrank", "max"}
         What makes the chosen version's values consistent with the hierarchy
         before HierRank: nothing more (``"hierrank"``: HierRank pools a child
@@ -91,12 +97,6 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         lower bound of its own posterior under the hierarchy). ``"auto"`` takes
         ``"max"`` when its cross-fitted AU(PRC) is better by more than
         ``margin`` paired bootstrap standard errors.
-    recalibrate : bool
-        Fit the shared recalibration map on the cross-fitted mLPRs of the choice.
-    pseudo_count : float
-        Of ``theta``.
-    allow_empty : bool
-        Classes without training positives carry no evidence.
     return_predictions : bool
         Also return a dict with, per version not screened out, its fitted
         configuration and cross-fitted mLPRs (``"versions"``: ``{version:
@@ -166,7 +166,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
 
         indpt_parts = indpt_logit_parts(crossfit) if version == "indpt" else None
 
-        def evaluate(a, version=version, rows=rows, eng=eng, kept=kept, parts=indpt_parts):
+        def evaluate(a, version=version, rows=rows, eng=eng, kept=kept, parts=indpt_parts, own=own):
             if parts is not None:  # indpt: logit LPR = logit prevalence + a log Bayes factor, no network
                 p = 0.5 * (1.0 + np.tanh(0.5 * (parts[0] + np.asarray(a, float) * parts[1])))
             else:

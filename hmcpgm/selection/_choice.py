@@ -35,6 +35,7 @@ def consistent_values(p, hierarchy, consistency):
     Returns
     -------
     ndarray of shape (M, K)
+        The values to rank: ``p`` (``"hierrank"``) or ``p`` lifted by the max constraint.
 
     Examples
     --------
