@@ -192,7 +192,7 @@ def leaderboard_figure(results, path):
     if not runs:
         return
     fig, ax = plt.subplots(figsize=(10, 4.8))
-    labels = [f"{r['dataset']}\n{r['first_stage']}" for r in runs]
+    labels = [f"{r['dataset']} ({r['first_stage']})" for r in runs]
     x = range(len(runs))
     styles = {"mLPR-auto": ("o", "C3"), "mLPR-indpt": ("s", "C0"), "Raw": ("x", "0.4")}
     for fam, (marker, color) in styles.items():
@@ -206,7 +206,7 @@ def leaderboard_figure(results, path):
                        label=f"{prefix[:-1]}-calibrated corrections" if i == 0 else None)
     ax.axhline(0, color="black", lw=0.8)
     ax.axhline(-0.1, color="black", lw=0.5, ls=":")
-    ax.set_xticks(list(x), labels, fontsize=7)
+    ax.set_xticks(list(x), labels, fontsize=7, rotation=45, ha="right")
     ax.set_ylim(bottom=max(ax.get_ylim()[0], -3))
     ax.set_ylabel("AU(PRC) minus the best correction's (points)")
     ax.set_title("Second stages on the test rows: each run's best classic correction at 0 (dotted: -0.1)",
