@@ -53,7 +53,7 @@ def check_params(estimator):
             "inference_options cannot contain 'return_report'; call "
             "hmcpgm.loopy_belief_propagation for a convergence report"
         )
-    for name in ("close_labels", "allow_empty"):
+    for name in ("close_labels", "allow_empty", "verbose"):
         if not isinstance(getattr(estimator, name), bool):
             raise InputError(f"{name} must be True or False, got {getattr(estimator, name)!r}")
     if isinstance(estimator.threshold, bool) or not (

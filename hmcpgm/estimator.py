@@ -101,6 +101,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Extra keyword options of the engine (``budget_bytes``, ``max_clique``,
         ``damping``, ``tol``, ``max_iter``, ``max_classes``); see
         :func:`hmcpgm.mlpr_from_likelihoods`.
+    verbose : bool, default False
+        Show a progress bar (tqdm, on standard error) over the steps of the
+        cross-fitting in :meth:`fit`: the score models' cross-validation, each
+        version's exponent search, the choices and the final fit.
 
     Attributes
     ----------
@@ -185,6 +189,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         gridsize=512,
         eps=1e-6,
         inference_options=None,
+        verbose=False,
     ):
         self.hierarchy = hierarchy
         self.version = version
@@ -202,6 +207,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.gridsize = gridsize
         self.eps = eps
         self.inference_options = inference_options
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -276,7 +282,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 versions=SIMPLEST_FIRST if self.version == "auto" else (self.version,),
                 tempering=self.tempering, score_model=self.score_model, cv=self.cv, seed=self.random_state,
                 engine=self.engine, recalibrate=self.recalibrate, pseudo_count=self.pseudo_count,
-                allow_empty=self.allow_empty, **score_options,
+                allow_empty=self.allow_empty, progress=self.verbose, **score_options,
             )
             network = LabelNetwork(hierarchy, stage.theta)
             model, version, a = stage.score_model, stage.version, stage.a

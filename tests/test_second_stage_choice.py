@@ -141,3 +141,39 @@ def test_fitted_choice_is_visible_and_saved(tmp_path):
     again = load_model(path)
     assert again.consistency_ == model.consistency_
     np.testing.assert_array_equal(again.predict_proba(data.test_scores), model.predict_proba(data.test_scores))
+
+
+def test_fit_progress_bar_counts_every_step(monkeypatch):
+    import tqdm.auto
+
+    seen = []
+
+    class Recorder:
+        def __init__(self, total, disable, **kwargs):
+            self.total, self.disable, self.n, self.posts = total, disable, 0, []
+            seen.append(self)
+
+        def update(self, n=1):
+            self.n += n
+
+        def set_postfix_str(self, s, refresh=True):
+            self.posts.append(s)
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Recorder)
+    from hmcpgm.datasets import make_paper_synthetic
+
+    data = make_paper_synthetic(1500, 10, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        MLPR(hierarchy=data.hierarchy, score_model="platt", cv=3, verbose=True).fit(data.train_scores,
+                                                                                    data.train_labels)
+        MLPR(hierarchy=data.hierarchy, version="full", score_model="platt", cv=3).fit(data.train_scores,
+                                                                                      data.train_labels)
+    shown, quiet = seen
+    assert shown.disable is None and quiet.disable is True  # tqdm decides for a terminal; verbose=False: off
+    for bar in seen:
+        assert bar.n == bar.total and bar.closed
+    assert shown.posts[:2] == ["score models", "indpt"] and "final fit" in shown.posts

@@ -127,6 +127,7 @@ def command_fit(args):
         tempering=None if args.tempering == "none" else args.tempering, recalibrate=not args.no_recalibrate,
         engine=args.engine or "auto", close_labels=args.close_labels, allow_empty=args.allow_empty,
         pseudo_count=args.pseudo_count, inference_options=_inference_options(args) or None,
+        verbose=not args.quiet,  # a progress bar over the cross-fitting's steps (on a terminal)
     ).fit(scores, labels)
     steps.step("fitted", 2)
     save_model(model, args.output)

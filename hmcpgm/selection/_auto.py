@@ -32,7 +32,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
                           score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
                           screen_margin=3.0, engine="auto", a_min=0.02, n_iter=4, margin=1.0, recalibrate=True,
                           pseudo_count=0.5, allow_empty=True, consistency="auto", return_predictions=False,
-                          **score_options):
+                          progress=False, **score_options):
     """Choose version, tempering and score models by cross-fitting on the training rows.
 
     Parameters
@@ -102,6 +102,9 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         configuration and cross-fitted mLPRs (``"versions"``: ``{version:
         {"rows", "mlpr", "a", "engine"}}``), the :class:`CrossFit`
         (``"crossfit"``) and the subsample of rows for nbh and full (``"rows"``).
+    progress : bool
+        Show a progress bar over the steps (tqdm on standard error; off when it
+        is not a terminal).
     **score_options
         Options of :func:`hmcpgm.likelihood.fit_score_model`.
 
@@ -136,10 +139,16 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     y = label_matrix(labels, hierarchy)
     cols = np.flatnonzero(np.ones(hierarchy.n_classes, bool) if evaluated is None else np.asarray(evaluated, bool))
     seconds = {}
+    from tqdm.auto import tqdm
+
+    n_steps = 3 + len([v for v in VERSIONS if v in versions]) + ("indpt" not in versions and tempering is not None)
+    bar = tqdm(total=n_steps, desc="fit", disable=None if progress else True, leave=False)
+    bar.set_postfix_str("score models", refresh=False)
     t0 = time.perf_counter()
     crossfit = cross_fit(s, y, hierarchy, score_model=score_model, cv=cv, seed=seed, pseudo_count=pseudo_count,
                          **score_options)
     seconds["cross_fit"] = time.perf_counter() - t0
+    bar.update()
     groups = np.zeros(hierarchy.n_classes, np.intp) if tempering is None else tempering_groups(
         hierarchy, tempering, y)
     all_rows = np.arange(len(s))
@@ -160,6 +169,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     own = np.ones(hierarchy.n_classes)
     for version in (["indpt"] if "indpt" not in candidates and tempering is not None else []) + candidates:
         t0 = time.perf_counter()
+        bar.set_postfix_str(version, refresh=False)
         eng = resolve_engine(hierarchy, version, engine)
         rows = all_rows if version == "indpt" else sub
         kept = {}
@@ -196,6 +206,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             if version == "indpt":
                 own = a.copy()
                 if version not in candidates:
+                    bar.update()
                     continue
             predictions[version] = {"rows": rows, "mlpr": p, "a": a, "engine": eng}
             fitted[version] = (a, eng, value)
@@ -212,6 +223,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             "seconds": round(time.perf_counter() - t0, 2),
         })
         seconds[f"cv_{version}"] = time.perf_counter() - t0
+        bar.update()
+    bar.set_postfix_str("choices", refresh=False)
     best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin, hierarchy)
     a, eng, _ = fitted[best]
     table = pd.DataFrame(rows_table)
@@ -230,6 +243,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     if recalibrate:
         recal = fit_recalibration(p[:, cols], y[rows][:, cols])
     seconds["recalibration"] = time.perf_counter() - t0
+    bar.update()
+    bar.set_postfix_str("final fit", refresh=False)
     t0 = time.perf_counter()
     kind = "auto" if score_model == "auto" else score_model
     final = fit_score_model(s, y, hierarchy, kind=kind, allow_empty=allow_empty,
@@ -237,6 +252,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
                             cv=cv, seed=seed, **score_options)
     theta = LabelNetwork.from_labels(y, hierarchy, pseudo_count=pseudo_count).theta
     seconds["final_fit"] = time.perf_counter() - t0
+    bar.update()
+    bar.close()
     stage = SecondStage(hierarchy, best, np.asarray(a, float), final, theta, recal, eng, table,
                         {k: round(v, 2) for k, v in seconds.items()},
                         own=None if best == "indpt" else np.asarray(own, float), consistency=chosen_consistency)
