@@ -58,9 +58,9 @@ def correction_values(s_train, y_train, score_sets, hierarchy, *, calibrations=(
     values : dict
         ``"<prefix>-<label>"`` -> tuple of (M_i, K) arrays, one per score set.
     seconds : dict
-        The same keys -> seconds to fit the calibration and apply the correction
-        to the training rows (the second stage's fit; a correction has nothing
-        else to fit) plus the time to apply it to the score sets.
+        The same keys -> seconds to fit the per-class calibration (a correction
+        has nothing else to fit) plus the time to calibrate and correct the score
+        sets (each correction's share of calibrating them, and its own pass).
     """
     from ..corrections import CORRECTIONS, fit_calibration
 
