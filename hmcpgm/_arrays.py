@@ -8,7 +8,7 @@ import numpy as np
 
 from .exceptions import InputError, LabelError
 
-__all__ = ["binary_matrix", "count", "event_order", "finite_array", "first_true"]
+__all__ = ["binary_matrix", "count", "event_order", "finite_array", "first_true", "label_target"]
 
 
 def first_true(mask):
@@ -64,6 +64,44 @@ def binary_matrix(labels, name="labels"):
     if bad:
         raise LabelError(f"{name} must hold only 0 and 1; row {bad[0]}, column {bad[1]} holds {arr[bad]}")
     return arr.astype(np.int8)
+
+
+def label_target(y, owner):
+    """A 2-D 0/1 label matrix from an array-like or scipy sparse ``y``, or a one-line error.
+
+    The check every multilabel estimator's ``fit`` makes (scikit-learn's words for
+    the kind of target refused); a sparse 0/1 matrix is read densely.
+
+    Parameters
+    ----------
+    y : array-like or scipy sparse matrix
+        The labels.
+    owner : str
+        Named in the error ("MLPR is multilabel").
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+        The checked 0/1 labels.
+
+    Examples
+    --------
+    >>> label_target([[1, 0], [0, 1]], "MLPR").tolist()
+    [[1, 0], [0, 1]]
+    """
+    from scipy import sparse
+    from sklearn.utils.multiclass import type_of_target
+
+    from .exceptions import LabelError
+
+    arr = y.toarray() if sparse.issparse(y) else np.asarray(y)
+    kind = type_of_target(arr, input_name="y") if arr.size else "empty"
+    if arr.ndim != 2 or kind not in ("multilabel-indicator", "multiclass-multioutput", "binary"):
+        raise LabelError(
+            f"y must be a 0/1 label matrix of shape (n_objects, n_classes) ({owner} is multilabel), "
+            f"got a {kind!r} target of shape {arr.shape}"
+        )
+    return binary_matrix(arr, "y")
 
 
 def finite_array(values, name="values"):

@@ -17,10 +17,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._arrays import binary_matrix
+from ._arrays import label_target
 from ._estimator_params import check_params
 from ._validation import class_matrix, is_frame, label_matrix, rows_aligned
-from .exceptions import InputError, LabelError
+from .exceptions import InputError
 from .hierarchy import Hierarchy
 from .likelihood import fit_score_model
 from .network import LabelNetwork
@@ -314,19 +314,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     @staticmethod
     def _label_array(y):
         """y as it is when a DataFrame (aligned later by name), else a checked 2-D 0/1 array."""
-        if is_frame(y):
-            return y
-        from scipy import sparse
-        from sklearn.utils.multiclass import type_of_target
-
-        y_arr = y.toarray() if sparse.issparse(y) else np.asarray(y)  # a sparse 0/1 matrix is read densely
-        kind = type_of_target(y_arr, input_name="y") if y_arr.size else "empty"
-        if y_arr.ndim != 2 or kind not in ("multilabel-indicator", "multiclass-multioutput", "binary"):
-            raise LabelError(
-                "y must be a 0/1 label matrix of shape (n_objects, n_classes) (MLPR is multilabel), "
-                f"got a {kind!r} target of shape {y_arr.shape}"
-            )
-        return binary_matrix(y_arr, "y")
+        return y if is_frame(y) else label_target(y, "MLPR")
 
     def _scores(self, X, hierarchy, *, reset):
         """(M, K) float scores in class order (DataFrames aligned by class name), clipped to +-SCORE_LIMIT."""

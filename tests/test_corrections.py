@@ -599,3 +599,19 @@ def test_gpav_lies_between_htd_and_mcm_and_is_monotone(data):
     x = gpav(y, h)
     assert np.all(htd(y, h) <= x + 1e-12) and np.all(x <= mcm(y, h) + 1e-12)
     assert np.all(gpav(y + bump, h) >= x - 1e-12)
+
+
+def test_estimator_reads_a_sparse_label_matrix_like_mlpr():
+    # one label check for both second stages (hmcpgm._arrays.label_target): a scipy sparse y reads densely
+    from scipy import sparse
+
+    from hmcpgm import Hierarchy
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    h = Hierarchy.from_parents([None, 0])
+    rng = np.random.default_rng(0)
+    y = (rng.random((60, 2)) < 0.5).astype(int)
+    y[:, 1] *= y[:, 0]
+    X = rng.normal(loc=y)
+    dense = HierarchicalCorrection(h).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(HierarchicalCorrection(h).fit(X, sparse.csr_matrix(y)).predict_proba(X), dense)

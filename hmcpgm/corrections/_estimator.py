@@ -4,9 +4,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._arrays import binary_matrix
+from .._arrays import binary_matrix, label_target
 from .._validation import check_hierarchy, class_matrix, is_frame
-from ..exceptions import InputError, LabelError
+from ..exceptions import InputError
 from ..hierarchy import Hierarchy
 from ._calibration import CALIBRATIONS, fit_calibration
 from ._registry import CORRECTIONS, resolve_options
@@ -15,20 +15,6 @@ from ._rules import maxnorm, qnorm
 __all__ = ["HierarchicalCorrection"]
 
 NORMALISATIONS = {"maxnorm": maxnorm, "qnorm": qnorm}
-
-
-def _label_array(y):
-    """A 2-D 0/1 label array, or an error naming the kind of target given (scikit-learn's words)."""
-    from sklearn.utils.multiclass import type_of_target
-
-    arr = np.asarray(y)
-    kind = type_of_target(arr, input_name="y") if arr.size else "empty"
-    if arr.ndim != 2 or kind not in ("multilabel-indicator", "multiclass-multioutput", "binary"):
-        raise LabelError(
-            "y must be a 0/1 label matrix of shape (n_objects, n_classes) (one column per class), "
-            f"got a {kind!r} target of shape {arr.shape}"
-        )
-    return arr
 
 
 class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
@@ -170,7 +156,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             X = validate_data(self, X, reset=True, dtype=np.float64)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True)
-        labels = class_matrix(y, hierarchy, "y") if is_frame(y) else _label_array(y)
+        labels = class_matrix(y, hierarchy, "y") if is_frame(y) else label_target(y, "HierarchicalCorrection")
         if labels.shape[1] != s.shape[1]:
             raise InputError(f"y has {labels.shape[1]} columns but X has {s.shape[1]}: one label column per class")
         labels = binary_matrix(labels, "y")
