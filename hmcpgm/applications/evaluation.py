@@ -179,12 +179,9 @@ def oracle_rank(ranking, labels, alpha):
     >>> oracle_rank(r, np.array([[1, 1, 0, 1]]), 0.25)   # FDP 0, 0, 1/3, 1/4
     4
     """
-    y = ranking.ranked(np.asarray(labels))
-    if not y.size:
-        return 0
-    r = np.arange(1, y.size + 1)
-    ok = np.flatnonzero(np.cumsum(1 - y) <= alpha * r + 1e-12)
-    return int(ok[-1]) + 1 if ok.size else 0
+    with warnings.catch_warnings():  # no prefix qualifies: 0, reported as such
+        warnings.simplefilter("ignore", CutoffWarning)
+        return int(choose_cutoff(ranking, labels, rule="fdr", alpha=alpha).rank)
 
 
 def fdr_curve(values, probabilities, labels, hierarchy, *, classes=None, n_points=40):
