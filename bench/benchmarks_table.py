@@ -545,6 +545,14 @@ def render(results, command, missing, versions):
     return "\n".join(lines)
 
 
+def _write(path, text):
+    """Replace ``path`` with ``text`` all at once (hmcpgm's safe writer: a kill leaves the old file)."""
+    from hmcpgm._atomic import atomic_write
+
+    with atomic_write(path) as fh:
+        fh.write(text)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", help="comma-separated data set names (default: all found)")
@@ -586,12 +594,13 @@ def main(argv=None):
             if n not in {r["dataset"] for r in results} and n not in merged_missing:
                 merged_missing[n] = NOT_RUN
         commands = sorted({r["command"] for r in results})
-        out_json.write_text(json.dumps({"versions": list(versions), "results": results}, indent=2) + "\n")
-        out_md.write_text(render(results, "\n".join(commands), merged_missing, versions))
+        # each page complete or untouched: a long run rewrites them after every data set
+        _write(out_json, json.dumps({"versions": list(versions), "results": results}, indent=2) + "\n")
+        _write(out_md, render(results, "\n".join(commands), merged_missing, versions))
         fdr_figure(results, out_png)
         reliability_figure(results, out_png.parent / "reliability_real.png")
         leaderboard_figure(results, out_png.parent / "leaderboard.png")
-        (args.out_dir / "second_stage.md").write_text(
+        _write(args.out_dir / "second_stage.md",
             second_stage_page(results, "\n".join(commands), [s for s in FIRST_STAGES if s in {
                 r["first_stage"] for r in results}]))
 
