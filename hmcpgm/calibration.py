@@ -558,7 +558,7 @@ class RecalibrationMap:
         return {"knots_x": self.knots_x.tolist(), "knots_y": self.knots_y.tolist()}
 
 
-def fit_recalibration(p, y, *, prior_count=0.0):
+def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
     """Fit one increasing map ``g`` with ``E[Y | p] ~= g(p)`` by isotonic regression.
 
     Fit it on predictions the second stage made for rows it was not fitted on
@@ -579,7 +579,13 @@ def fit_recalibration(p, y, *, prior_count=0.0):
     y : array of 0/1, same shape
         Their labels.
     prior_count : float, default 0.0
-        Pseudo-observations at the overall rate added to each isotonic block.
+        Pseudo-observations at ``prior_rate`` added to each isotonic block.
+    prior_rate : float in [0, 1], optional
+        The rate of the pseudo-observations (default: the overall rate of
+        ``y``). ``prior_count=1, prior_rate=0.5`` is each block's posterior mean
+        under Jeffreys' Beta(1/2, 1/2) prior: a top block of 5 positives out of
+        5 becomes 5.5 / 6, not 1 (what :meth:`hmcpgm.MLPR.fit_recalibration`
+        uses on held-out rows).
 
     Returns
     -------
@@ -603,7 +609,9 @@ def fit_recalibration(p, y, *, prior_count=0.0):
         raise InputError("p must be a non-empty array of probabilities in [0, 1]")
     if not np.isin(y, (0, 1)).all():
         raise InputError("y must hold only 0 and 1")
-    rate = float(y.mean())
+    if prior_rate is not None and not 0 <= prior_rate <= 1:
+        raise InputError(f"prior_rate must be in [0, 1], got {prior_rate!r}")
+    rate = float(y.mean()) if prior_rate is None else float(prior_rate)
     kx, ky, _ = isotonic_knots(p, y.astype(float), prior_rate=rate, prior_count=prior_count)
     if kx.size == 1:
         kx, ky = np.array([0.0, 1.0]), np.repeat(ky, 2)

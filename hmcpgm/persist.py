@@ -129,6 +129,7 @@ def save_model(model, path):
         "score_model_kind": state["kind"],
         "version": model.version_,
         "consistency": getattr(model, "consistency_", "hierrank"),
+        "recalibrated_on": getattr(model, "recalibrated_on_", None),
         "cv_results": cv_results,
     }
     meta["digest"] = _digest(meta, arrays)
@@ -297,6 +298,8 @@ def load_model(path):
         model.consistency_ = meta.get("consistency", "hierrank")
         check_choice(model.consistency_, "the fitted consistency", ("hierrank", "max"))
         model.recalibration_ = _recalibration(arrays)
+        # files before 0.3 hold cross-fitted maps only
+        model.recalibrated_on_ = meta.get("recalibrated_on", None if model.recalibration_ is None else "cross-fitting")
         model.cv_results_ = None if meta.get("cv_results") is None else pd.DataFrame(meta["cv_results"])
     except (HmcpgmError, KeyError, TypeError, ValueError) as exc:
         what = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)

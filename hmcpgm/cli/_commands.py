@@ -96,32 +96,16 @@ def command_fit(args):
     import numpy as np
 
     from ..estimator import MLPR
-    from ..io import align_by_id, check_output, read_matrix
-    from ..ontology import is_annotation_file
+    from ..io import check_output
     from ..persist import save_model
-    from ._go import annotation_labels, hierarchy_argument
+    from ._go import hierarchy_argument
 
     check_output(args.output, "-o")
     steps = _Steps(args, 4, "fit")
     hierarchy, ontology = hierarchy_argument(args.hierarchy, args, args.scores)
-    ids, scores = read_matrix(args.scores, hierarchy, "scores", id_column=args.id_column)
-    if is_annotation_file(args.labels):  # gene-term pairs, closed upward, matched to the scores by id
-        label_ids, labels = annotation_labels(args.labels, hierarchy, ontology, ids, args)
-    else:
-        label_ids, labels = read_matrix(args.labels, hierarchy, "labels", id_column=args.id_column, binary=True)
+    scores, labels = _scored_rows(args.scores, args.labels, hierarchy, ontology, args)
+    holdout = None if args.holdout is None else _scored_rows(*args.holdout, hierarchy, ontology, args)
     steps.step("read")
-    if ids is not None:
-        labels = labels[align_by_id(label_ids, ids, "labels file", "scores file")]
-    elif len(scores) != len(labels):
-        raise UserError(
-            f"scores has {len(scores)} rows but labels has {len(labels)}; rows are paired by position "
-            "(pass --id-column to pair them by id)"
-        )
-    if not args.close_labels:
-        where = (
-            (lambda r: f"row {r + 1} (line {r + 2})") if ids is None else (lambda r: f"the object with id {ids[r]!r}")
-        )
-        hierarchy.check_labels(labels, f"the labels of {args.labels}", where=where)
     model = MLPR(
         hierarchy=hierarchy, version=args.mlpr_version or "auto", score_model=args.score_model,
         tempering=None if args.tempering == "none" else args.tempering, recalibrate=not args.no_recalibrate,
@@ -129,6 +113,8 @@ def command_fit(args):
         pseudo_count=args.pseudo_count, inference_options=_inference_options(args) or None,
         verbose=not args.quiet,  # a progress bar over the cross-fitting's steps (on a terminal)
     ).fit(scores, labels)
+    if holdout is not None:  # the final model's own mLPRs on rows it did not see: more powerful FDR cutoffs
+        model.fit_recalibration(*holdout)
     steps.step("fitted", 2)
     save_model(model, args.output)
     steps.step("saved")
@@ -138,7 +124,35 @@ def command_fit(args):
         chosen += f" (evidence exponent {'/'.join(f'{a:.2f}' for a in np.unique(model.tempering_))})"
     if getattr(model, "consistency_", "hierrank") == "max":
         chosen += " with the max constraint"
+    if holdout is not None:
+        chosen += f"; recalibrated on {len(holdout[0])} held-out objects"
     print(f"fitted on {len(scores)} objects x {hierarchy.n_classes} classes, {chosen}; saved {args.output}")
+
+
+def _scored_rows(scores_path, labels_path, hierarchy, ontology, args):
+    """Scores and 0/1 labels of the same objects (paired by id with --id-column, else by position), checked."""
+    from ..io import align_by_id, read_matrix
+    from ..ontology import is_annotation_file
+    from ._go import annotation_labels
+
+    ids, scores = read_matrix(scores_path, hierarchy, "scores", id_column=args.id_column)
+    if is_annotation_file(labels_path):  # gene-term pairs, closed upward, matched to the scores by id
+        label_ids, labels = annotation_labels(labels_path, hierarchy, ontology, ids, args)
+    else:
+        label_ids, labels = read_matrix(labels_path, hierarchy, "labels", id_column=args.id_column, binary=True)
+    if ids is not None:
+        labels = labels[align_by_id(label_ids, ids, "labels file", "scores file")]
+    elif len(scores) != len(labels):
+        raise UserError(
+            f"scores has {len(scores)} rows but labels has {len(labels)} ({scores_path}, {labels_path}); rows are "
+            "paired by position (pass --id-column to pair them by id)"
+        )
+    if not args.close_labels:
+        where = (
+            (lambda r: f"row {r + 1} (line {r + 2})") if ids is None else (lambda r: f"the object with id {ids[r]!r}")
+        )
+        hierarchy.check_labels(labels, f"the labels of {labels_path}", where=where)
+    return scores, labels
 
 
 def command_predict(args):

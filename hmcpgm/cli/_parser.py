@@ -158,6 +158,9 @@ def build_parser():
     p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")
     p.add_argument("--allow-empty", action="store_true",
                    help="accept classes without positive (or negative) training labels; their scores carry no evidence")
+    p.add_argument("--holdout", nargs=2, metavar=("SCORES", "LABELS"),
+                   help="scores and labels of held-out objects (not trained on): refit the recalibration map on "
+                        "the final model's own mLPRs there, for more powerful FDR cutoffs")
     p.add_argument("--pseudo-count", type=_number_in(0.0, float("inf")), default=0.5, metavar="C",
                    help="pseudo-count of the CPD estimates (default 0.5; 0 = plain fractions)")
     add_ontology_options(p)
