@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .._numba import jit
 from ..likelihood import log_loss_by_class
 from ..options import VERSIONS
 from ._crossfit import cross_fitted_mlpr
@@ -85,20 +86,55 @@ def ranked_ap(ranks, y, weights=None):
     >>> ranked_ap(np.array([[0, 2], [1, 3]]), np.array([[1, 0], [0, 1]]))   # hits at ranks 1 and 4
     0.75
     """
-    order = np.argsort(ranks, axis=None, kind="stable")
+    order = _rank_order(ranks)
     return _sorted_ap(y.ravel()[order].astype(float), order // y.shape[1], weights)
+
+
+def _rank_order(ranks):
+    """Flat indices of the events in rank order: the inverse permutation when the ranks are 0..N-1."""
+    flat = np.asarray(ranks).ravel()
+    n = flat.size
+    if n and flat.min() == 0 and flat.max() == n - 1 and np.bincount(flat, minlength=n).max() == 1:
+        order = np.empty(n, np.intp)
+        order[flat] = np.arange(n)
+        return order
+    return np.argsort(flat, kind="stable")
 
 
 def _sorted_ap(t, row, weights=None):
     """AU(PRC) of labels ``t`` already in rank order (``row``: each event's row, for the weights)."""
-    w = np.ones_like(t) if weights is None else weights[row]
-    hits = np.cumsum(w * t)
-    total = hits[-1] if hits.size else 0.0
-    if total <= 0:
-        return np.nan
-    count = np.cumsum(w)
-    precision = np.divide(hits, count, out=np.zeros_like(hits), where=count > 0)
-    return float(np.sum(w * t * precision) / total)
+    w = np.ones((int(row.max(initial=-1)) + 1, 1)) if weights is None else np.asarray(weights, float)[:, None]
+    return float(_weighted_aps(t, row, w)[0])
+
+
+@jit
+def _weighted_aps(t, row, weights):  # pragma: no cover - compiled
+    """AU(PRC) of 0/1 labels ``t`` in rank order under each column of row weights ``weights`` (M, B), in one pass.
+
+    Precision at a hit is (weighted hits so far) / (weighted events so far); the
+    AU(PRC) is the weighted mean of the precisions at the hits (nan without a hit
+    of positive weight).
+    """
+    n_boot = weights.shape[1]
+    hits = np.zeros(n_boot)
+    count = np.zeros(n_boot)
+    total = np.zeros(n_boot)
+    for i in range(t.size):
+        r = row[i]
+        if t[i] > 0:
+            for b in range(n_boot):
+                w = weights[r, b]
+                hits[b] += w
+                count[b] += w
+                if w > 0:
+                    total[b] += w * hits[b] / count[b]
+        else:
+            for b in range(n_boot):
+                count[b] += weights[r, b]
+    out = np.empty(n_boot)
+    for b in range(n_boot):
+        out[b] = total[b] / hits[b] if hits[b] > 0 else np.nan
+    return out
 
 
 def criterion_value(p, y, cols, criterion, hierarchy=None):
@@ -123,20 +159,19 @@ def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0):
     """
     yy = y[:, cols]
     k = yy.shape[1]
-    sorted_pairs = []
-    for p in (p_simple, p_other):
-        order = np.argsort(ranking_positions(p, hierarchy, cols), axis=None, kind="stable")
-        sorted_pairs.append((yy.ravel()[order].astype(float), order // k))
-    (t1, row1), (t2, row2) = sorted_pairs
-    diff = _sorted_ap(t2, row2) - _sorted_ap(t1, row1)
-    rng = np.random.default_rng(seed)
     m = len(yy)
-    boots = []
-    for _ in range(n_boot):
-        w = np.bincount(rng.integers(0, m, m), minlength=m).astype(float)
-        boots.append(_sorted_ap(t2, row2, w) - _sorted_ap(t1, row1, w))
-    se = float(np.nanstd(boots, ddof=1))
-    return float(diff / se) if se > 0 else (np.inf if diff > 0 else 0.0), float(diff)
+    rng = np.random.default_rng(seed)
+    weights = np.ones((m, n_boot + 1))  # column 0: the rows themselves; then the resamples
+    for b in range(n_boot):
+        weights[:, b + 1] = np.bincount(rng.integers(0, m, m), minlength=m)
+    aps = []
+    for p in (p_simple, p_other):
+        order = _rank_order(ranking_positions(p, hierarchy, cols))
+        aps.append(_weighted_aps(yy.ravel()[order].astype(float), order // k, weights))
+    d = aps[1] - aps[0]
+    diff = float(d[0])
+    se = float(np.nanstd(d[1:], ddof=1))
+    return float(diff / se) if se > 0 else (np.inf if diff > 0 else 0.0), diff
 
 
 def indpt_logit_parts(crossfit):
