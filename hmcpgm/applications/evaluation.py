@@ -24,7 +24,7 @@ from ..metrics import (
 from ..ranking import count_violations, hier_rank, naive_sort
 from .leaderboard import precision_at_recall_levels
 
-__all__ = ["RANKERS", "evaluate_methods", "fdr_curve", "oracle_rank", "paper_mlprs"]
+__all__ = ["RANKERS", "cutoff_power", "evaluate_methods", "fdr_curve", "oracle_rank", "paper_mlprs"]
 
 #: The two ways every family of values is ranked.
 RANKERS = {"NaiveSort": naive_sort, "HierRank": hier_rank}
@@ -148,6 +148,57 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
             row.update(cafa)
             row["violations"] = int(count_violations(full_test, hierarchy))
             out[f"{family}-{rank_name}"] = row
+    return out
+
+
+
+def cutoff_power(values, probabilities, labels, hierarchy, classes, alphas):
+    """The Bayesian FDR cutoff's calls and realised FDP beside the oracle's, on one HierRank ranking.
+
+    Parameters
+    ----------
+    values : (M, K) array
+        What HierRank ranks (e.g. mLPRs), in ``hierarchy.classes`` order.
+    probabilities : (M, K) array
+        The probabilities whose mean of ``1 - p`` estimates the FDR.
+    labels : (M, K) 0/1 array
+        The true labels.
+    hierarchy : Hierarchy
+        Fixes the column order and the ranking's constraints.
+    classes : sequence
+        The evaluated classes.
+    alphas : sequence of float
+        Target false discovery rates.
+
+    Returns
+    -------
+    dict
+        ``{str(alpha): {"called", "fdp", "min_fdr", "oracle"}}``: ``fdp`` is None
+        when nothing is called, ``min_fdr`` (the smallest estimated FDR of any
+        prefix) only then.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([], classes=[0, 1, 2, 3])
+    >>> p = np.array([[0.99, 0.98, 0.5, 0.97]])
+    >>> cutoff_power(p, p, np.array([[1, 1, 0, 1]]), h, [0, 1, 2, 3], [0.05])  # mean of 1 - p: 0.02 at 3 events
+    {'0.05': {'called': 3, 'fdp': 0.0, 'min_fdr': None, 'oracle': 3}}
+    """
+    cols = hierarchy.indices(list(classes))
+    ranking = hier_rank(np.asarray(values, dtype=float), hierarchy).restrict(list(classes))
+    y = np.asarray(labels)[:, cols]
+    out = {}
+    for alpha in alphas:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CutoffWarning)
+            cut = bayes_cutoff(ranking, np.asarray(probabilities, dtype=float)[:, cols], rule="fdr", alpha=alpha)
+        out[str(alpha)] = {
+            "called": int(cut.rank),
+            "fdp": fdp(cut.apply(ranking), y) if cut.rank else None,
+            "min_fdr": None if cut.rank else float(cut.min_fdr),
+            "oracle": oracle_rank(ranking, y, alpha),
+        }
     return out
 
 
