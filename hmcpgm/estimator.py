@@ -440,9 +440,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         them (:func:`hmcpgm.calibration.fit_recalibration`, pooled over classes)
         describes the mLPRs the cutoff will see. Each isotonic block's rate is
         its posterior mean under Jeffreys' Beta(1/2, 1/2) prior (``HELD_OUT_PRIOR``):
-        the unshrunk rates of the few events at the very top overstate them,
-        and on one FunCat benchmark run let the cutoff at alpha 0.1 call 55 events
-        with a realised FDP of 0.16. The mLPRs and the ranking do not change;
+        the unshrunk rates of the few events at the very top overstate them.
+        The mLPRs and the ranking do not change;
         :meth:`calibrated_proba` and :meth:`predict` use the new map.
 
         Parameters
