@@ -18,6 +18,7 @@ from hmcpgm.inference import mlpr_from_likelihoods
 from hmcpgm.metrics import average_precision
 from hmcpgm.ranking import count_violations
 from hmcpgm.selection import consistent_values, ranked_ap
+from hmcpgm.selection._choice import flat_ap, paired_auprc_z
 from hmcpgm.tempering import own_evidence, temper
 
 
@@ -36,6 +37,38 @@ def test_own_evidence_is_the_posterior_with_the_own_factor_at_its_own_strength(h
         ref[:, k] = mlpr_from_likelihoods(net, temper(L, e), version="full", engine="enumerate")[:, k]
     np.testing.assert_allclose(got, ref, atol=1e-12)
 
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), m=st.integers(1, 8), k=st.integers(1, 5), levels=st.integers(2, 50))
+def test_flat_ap_is_scikit_learns_micro_average_precision(seed, m, k, levels):
+    from sklearn.metrics import average_precision_score
+
+    rng = np.random.default_rng(seed)
+    p = rng.integers(0, levels, (m, k)) / levels  # few levels: many ties
+    y = (rng.random((m, k)) < 0.4).astype(int)
+    y[0, 0] = 1
+    assert flat_ap(p, y) == pytest.approx(average_precision_score(y.ravel(), p.ravel()), abs=1e-12)
+
+
+def test_paired_bootstrap_z_by_explicit_resamples():
+    """Reference: re-rank nothing, but score each resample by repeating its rows (ranked_ap's weights are
+    checked against that above), with the generator drawn in the same order."""
+    rng = np.random.default_rng(3)
+    h = Hierarchy.from_edges([(0, 1), (0, 2), (2, 3)], classes=[3, 0, 2, 1])
+    m = 60
+    y = h.close_labels((rng.random((m, 4)) < 0.3).astype(int))
+    p1, p2 = rng.random((m, 4)), np.clip(y * 0.3 + rng.random((m, 4)) * 0.7, 0, 1)
+    cols = np.arange(4)
+    z, diff = paired_auprc_z(p1, p2, y, h, cols, n_boot=25, seed=5)
+    r1, r2 = (hier_rank(p, h).ranks for p in (p1, p2))
+    draw = np.random.default_rng(5)
+    boots = []
+    for _ in range(25):
+        w = np.bincount(draw.integers(0, m, m), minlength=m).astype(float)
+        boots.append(ranked_ap(r2, y, w) - ranked_ap(r1, y, w))
+    assert diff == pytest.approx(ranked_ap(r2, y) - ranked_ap(r1, y), abs=1e-12)
+    assert z == pytest.approx(diff / np.std(boots, ddof=1), rel=1e-9)
 
 def test_own_evidence_keeps_hard_zeros_and_ones():
     L = np.array([[[1.0, 4.0], [1.0, 0.5]]])

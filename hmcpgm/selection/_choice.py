@@ -144,10 +144,59 @@ def criterion_value(p, y, cols, criterion, hierarchy=None):
     if not y[:, cols].any():
         return np.nan
     if hierarchy is None:
-        from ..metrics import average_precision
-
-        return -average_precision(p[:, cols], y[:, cols], exclude_roots=False)
+        return -flat_ap(p[:, cols], y[:, cols])
     return -ranked_ap(ranking_positions(p, hierarchy, cols), y[:, cols])
+
+
+def flat_ap(p, y):
+    """Micro AU(PRC) of the values ``p`` (no hierarchy): :func:`hmcpgm.metrics.average_precision`'s
+    definition (tied values enter together) without its input checks, for the exponent search's many calls.
+
+    Parameters
+    ----------
+    p : ndarray of float, shape (M, K)
+        Values, higher first.
+    y : ndarray of 0/1, shape (M, K)
+        Labels.
+
+    Returns
+    -------
+    float
+        The AU(PRC); nan without a positive.
+
+    Examples
+    --------
+    >>> flat_ap(np.array([[0.9, 0.5], [0.5, 0.1]]), np.array([[1, 0], [1, 0]]))  # the tie enters together
+    0.8333333333333333
+    """
+    s = np.asarray(p, dtype=float).ravel()
+    order = np.argsort(-s)  # order within ties is irrelevant: tie groups enter together
+    return float(_ap_tied(s[order], np.asarray(y).ravel()[order].astype(np.float64)))
+
+
+@jit
+def _ap_tied(s, t):  # pragma: no cover - compiled
+    """``sum_i (R_i - R_{i-1}) P_i`` over the distinct values of ``s`` (sorted decreasing) as thresholds."""
+    n = s.size
+    n_pos = 0.0
+    for i in range(n):
+        n_pos += t[i]
+    if n_pos <= 0:
+        return np.nan
+    hits = 0.0
+    ap = 0.0
+    previous = 0.0
+    i = 0
+    while i < n:
+        j = i
+        while j < n and s[j] == s[i]:
+            hits += t[j]
+            j += 1
+        recall = hits / n_pos
+        ap += (recall - previous) * (hits / j)
+        previous = recall
+        i = j
+    return ap
 
 
 def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0):
