@@ -69,8 +69,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         mLPRs to the labels (``recalibration_``): :meth:`calibrated_proba` returns
         ``g(mLPR)``, whose mean of ``1 - g`` over a prefix of the ranking
         estimates its false discovery proportion. The ranking is unchanged.
-    engine : {"auto", "tree", "junction", "loopy", "pgmpy", "enumerate"}, default "auto"
-        Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`.
+    engine : str, default "auto"
+        Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`: ``"auto"`` or a
+        registered engine (:data:`hmcpgm.inference.ENGINES`, described by
+        :func:`hmcpgm.inference.engine_table`).
     threshold : float in (0, 1), default 0.5
         The rule of :meth:`predict`: an event is positive when the mean mLPR of
         its HierRank block (within its object) is at least ``threshold``. Block

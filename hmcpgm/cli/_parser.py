@@ -3,7 +3,8 @@
 import argparse
 import sys
 
-from ..options import ENGINES, SCORE_MODELS, VERSIONS
+from ..inference import ENGINES
+from ..options import SCORE_MODELS, VERSIONS
 from ._check_inference import add_check_inference
 from ._commands import (
     command_benchmark,

@@ -2,25 +2,13 @@
 
 One public entry point, :func:`mlpr_from_likelihoods`, takes a
 :class:`~hmcpgm.LabelNetwork` and per-object evidence, with interchangeable
-engines that all answer the same question (see ``docs/concepts.md``):
+engines that all answer the same question (see ``docs/concepts.md``). The engines
+are the rows of one table, the engine registry (:class:`Engine`,
+:func:`engine_table`): each row holds the engine's runner, its options, where it
+is exact, its cost model and the versions it serves, and every other place reads
+it. The engines registered when this module is imported:
 
-``"tree"``
-    batched exact sum-product on trees and forests (a compiled kernel, objects in
-    parallel).
-``"junction"``
-    batched exact junction tree for DAGs, compiled once per hierarchy (dense clique
-    tables: 2^width entries per clique).
-``"sparse"``
-    exact junction tree that stores only the configurations the hierarchy allows
-    (a positive class has positive ancestors); the one exact engine for the Gene
-    Ontology hierarchies. Objects are streamed in batches within ``budget_bytes``.
-``"loopy"``
-    batched loopy belief propagation (approximate on DAGs, exact on forests);
-    :func:`loopy_belief_propagation` also returns a per-object convergence report.
-``"pgmpy"``
-    pgmpy exact inference, one object and one class at a time (slow reference).
-``"enumerate"``
-    brute force over all 2^K configurations (tiny hierarchies, tests).
+{engines}
 ``"auto"``
     never refuses for size: ``"tree"`` on forests; on DAGs the cheaper of
     ``"junction"`` and ``"sparse"`` that fits the memory budget, else ``"loopy"``
@@ -33,36 +21,79 @@ their errors against an exact reference (pyAgrum, an optional extra, can be that
 reference on hierarchies whose dense junction tree fits).
 """
 
+import textwrap
+
 import numpy as np
 
 from .._util import warn
 from .._validation import likelihood_array
 from ..exceptions import ApproximationWarning, InferenceError, InputError
 from ..network import check_network
-from ..options import ENGINES, VERSIONS, check_choice
+from ..options import VERSIONS, check_choice
 from ._common import impossible_evidence, log_likelihood_pairs, posterior_from_logs
 from ._compare import EVIDENCE_REGIMES, compare_engines, errors_by_class_structure, synthetic_evidence
-from ._engines import EXACTNESS
-from ._full import full_posterior
 from ._loopy import DEFAULTS as LOOPY_DEFAULTS
 from ._loopy import LoopyReport
 from ._nbh import nbh_posterior
-from ._plan import EngineEstimate, InferencePlan, approximation_message, choose_engine, engine_in_use, inference_plan
+from ._plan import InferencePlan, approximation_message, choose_engine, engine_in_use, inference_plan
+from ._registry import (
+    ENGINES,
+    EXACTNESS,
+    Engine,
+    EngineEstimate,
+    always_exact,
+    engine_names,
+    get_engine,
+    is_polytree,
+    register_engine,
+    unregister_engine,
+)
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport", "inference_plan",
            "InferencePlan", "EngineEstimate", "choose_engine", "engine_in_use",
-           "compare_engines", "EXACTNESS", "synthetic_evidence", "errors_by_class_structure", "EVIDENCE_REGIMES"]
+           "compare_engines", "EXACTNESS", "synthetic_evidence", "errors_by_class_structure", "EVIDENCE_REGIMES",
+           "ENGINES", "Engine", "register_engine", "unregister_engine", "get_engine", "engine_names", "engine_table",
+           "always_exact", "is_polytree"]
 
-_OPTIONS = {
-    "auto": {"max_clique", "budget_bytes", "progress", "damping", "tol", "max_iter"},  # passed on to its pick
-    "sparse": {"budget_bytes", "progress"},
-    "tree": set(),
-    "junction": {"max_clique"},
-    "loopy": {"damping", "tol", "max_iter", "start", "return_report"},
-    "pgmpy": set(),
-    "enumerate": {"max_classes"},
-}
+__doc__ = __doc__.format(engines="".join(  # noqa: A001 - the engine list is read from the registry
+    f'``"{name}"``\n' + textwrap.fill(get_engine(name).summary, 88, initial_indent="    ", subsequent_indent="    ")
+    + "\n" for name in engine_names()))
+
+
+def _engine_options(engine):
+    """The options ``engine`` takes (``"auto"``: those it passes on to the engine it picks)."""
+    if engine == "auto":
+        return frozenset().union(*(get_engine(n).auto_accepts for n in engine_names() if get_engine(n).auto))
+    return get_engine(engine).options
+
+
+def engine_table():
+    """The engine registry as a table: one row per engine, what :func:`mlpr_from_likelihoods` accepts.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``engine``, with ``exact`` (on which hierarchies its answer is
+        exact), ``options``, ``versions``, ``auto`` (its role in ``engine="auto"``:
+        ``"exact"``, ``"fallback"`` or empty), ``cost_model`` (whether it has a row in
+        :func:`inference_plan`), ``reference_only`` and ``summary``.
+
+    Examples
+    --------
+    >>> table = engine_table()
+    >>> table.loc["loopy", "exact"]
+    'polytrees only (DAGs whose undirected skeleton has no loop)'
+    >>> "sparse" in table.index
+    True
+    """
+    import pandas as pd
+
+    rows = [{"engine": n, "exact": e.exactness, "options": ", ".join(sorted(e.options)),
+             "versions": ", ".join(e.versions), "auto": e.auto or "", "cost_model": e.cost is not None,
+             "reference_only": e.reference_only, "summary": e.summary}
+            for n, e in ((n, get_engine(n)) for n in engine_names(references=True))]
+    return pd.DataFrame(rows).set_index("engine")
 
 
 def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto", **options):
@@ -85,16 +116,18 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
         ``"full"``: evidence from every class. ``"nbh"``: for class ``k``, evidence
         only from ``k``, its parents and its children. ``"indpt"``: evidence only
         from ``k`` itself, combined with its prior marginal P(Y_k = 1).
-    engine : {"auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate"}
-        See the module docstring. ``"auto"`` picks an exact engine whenever one fits
-        ``budget_bytes`` (see :func:`inference_plan`) and otherwise runs loopy BP with
-        an :class:`~hmcpgm.exceptions.ApproximationWarning`.
+    engine : str, default "auto"
+        ``"auto"`` or a registered engine (``ENGINES``; the module docstring and
+        :func:`engine_table` describe each). ``"auto"`` picks an exact engine
+        whenever one fits ``budget_bytes`` (see :func:`inference_plan`) and
+        otherwise runs loopy BP with an :class:`~hmcpgm.exceptions.ApproximationWarning`.
     **options
-        ``max_clique`` (junction and auto, default 20), ``budget_bytes`` (sparse and
-        auto, default 4 GiB), ``progress`` (sparse and auto: a progress bar),
-        ``damping``, ``tol``, ``max_iter``, ``start``, ``return_report`` (loopy; auto
-        takes the first three and passes them on when it runs loopy),
-        ``max_classes`` (enumerate, default 20).
+        The options the engine takes (the ``options`` column of :func:`engine_table`):
+        ``max_clique`` (junction, default 20), ``budget_bytes`` (sparse, default 4
+        GiB), ``progress`` (sparse: a progress bar), ``damping``, ``tol``,
+        ``max_iter``, ``start``, ``return_report`` (loopy), ``max_classes``
+        (enumerate, default 20). ``"auto"`` takes the options of the engines it may
+        run, except loopy's ``start`` and ``return_report``, and passes them on.
 
     Returns
     -------
@@ -105,7 +138,7 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     ------
     InputError
         Wrong shapes or values of ``likelihoods``, an unknown ``version``,
-        ``engine`` or option.
+        ``engine`` or option, or a version the engine does not serve.
     InferenceError
         A forest-only engine on a DAG, or evidence with probability zero under the
         network.
@@ -129,20 +162,24 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     likelihoods = likelihood_array(likelihoods, hierarchy)
     check_choice(version, "version", VERSIONS)
     check_choice(engine, "engine", ENGINES)
-    unknown = set(options) - _OPTIONS[engine]
+    accepted = _engine_options(engine)
+    unknown = set(options) - accepted
     if unknown:
         raise InputError(
-            f"engine={engine!r} takes the options {sorted(_OPTIONS[engine]) or 'none'}; "
+            f"engine={engine!r} takes the options {sorted(accepted) or 'none'}; "
             f"got unknown option(s) {sorted(unknown)}"
         )
     if engine == "auto":
         engine = _auto(hierarchy, version, options)
-        options = {n: v for n, v in options.items() if n in _OPTIONS[engine]}
-        if engine == "loopy":
-            options["start"] = "forest"  # measured closer to the exact answer (bench/loopy_accuracy.py)
-    if engine == "tree" and not hierarchy.is_forest:
+        spec = get_engine(engine)
+        options = {n: v for n, v in options.items() if n in spec.options}
+        options.update(spec.auto_options)
+    spec = get_engine(engine)
+    if version not in spec.versions:
+        raise InputError(f"engine={engine!r} serves the versions {list(spec.versions)}; got version={version!r}")
+    if spec.forests_only and not hierarchy.is_forest:
         raise InferenceError(
-            "engine='tree' needs a tree or forest, but the hierarchy is a DAG (some class "
+            f"engine={engine!r} needs a tree or forest, but the hierarchy is a DAG (some class "
             "has several parents); use engine='junction' (exact) or 'loopy'"
         )
     m = likelihoods.shape[0]
@@ -150,20 +187,16 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     if m == 0:
         empty = np.zeros((0, k))
         return (empty, _empty_report(options)) if options.get("return_report") else empty
-    if engine == "pgmpy":
-        from ._reference import pgmpy_mlpr
-
-        return pgmpy_mlpr(hierarchy, theta, likelihoods, version)
-    if engine == "tree" and version == "full":
-        from ._tree import tree_full_from_likelihoods
-
-        return tree_full_from_likelihoods(hierarchy, theta, likelihoods)  # logs taken in the parallel kernel
+    if spec.direct is not None:
+        out = spec.direct(hierarchy, theta, likelihoods, version, options)
+        if out is not None:
+            return out
     l0, l1 = log_likelihood_pairs(likelihoods)
     report = None
     if version == "indpt":
-        out = _indpt(network, l0, l1, engine, options)
+        out = _indpt(network, l0, l1, spec, options)
     elif version == "full":
-        out, report = full_posterior(hierarchy, theta, l0, l1, engine, options)
+        out, report = spec.run(hierarchy, theta, l0, l1, options)
     else:
         out = nbh_posterior(hierarchy, theta, l0, l1, engine, options)
     out = np.ascontiguousarray(out.T)
@@ -182,13 +215,10 @@ def _auto(hierarchy, version, options):
     return engine
 
 
-def _indpt(network, l0, l1, engine, options):
+def _indpt(network, l0, l1, spec, options):
     """(K, M) posterior of each class from its own evidence and its prior marginal."""
-    if engine == "enumerate":
-        from ._enumerate import MAX_ENUMERATE, enumerate_prior
-
-        prior = enumerate_prior(network.hierarchy, network.theta, options.get("max_classes", MAX_ENUMERATE))
-        prior = np.clip(prior, 0.0, 1.0)
+    if spec.prior is not None:  # the engine's own prior marginals (enumeration: by brute force)
+        prior = np.clip(spec.prior(network.hierarchy, network.theta, options), 0.0, 1.0)
         with np.errstate(divide="ignore"):
             log_pi, log_1mpi = np.log(prior), np.log1p(-prior)
     else:
