@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import dags
 
-from hmcpgm import Hierarchy, InputError, LabelNetwork, MLPR, compare_engines, inference_plan, mlpr_from_likelihoods
+from hmcpgm import MLPR, Hierarchy, InputError, LabelNetwork, compare_engines, inference_plan, mlpr_from_likelihoods
 from hmcpgm.estimator import check_params
 from hmcpgm.inference import (
     ENGINES,

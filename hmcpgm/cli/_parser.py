@@ -4,7 +4,8 @@ import argparse
 import sys
 
 from ..inference import ENGINES
-from ..options import SCORE_MODELS, VERSIONS
+from ..likelihood import SCORE_MODELS
+from ..options import VERSIONS
 from ._check_inference import add_check_inference
 from ._commands import (
     command_benchmark,
