@@ -7,8 +7,8 @@ holds:
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
   ``format_version`` (4; version 3 files, whose score model stored its
   per-class choice as positions in the candidate list of that time, and version
-  2 files, from before ``version="auto"``, still load), the hmcpgm version that wrote it, the estimator's parameters, the
-  fitted version and cross-validation table, the class names in column order,
+  2 files, from before ``version="auto"``, still load), the hmcpgm version that
+  wrote it, the estimator's parameters, the fitted version and cross-validation table, the class names in column order,
   the hierarchy's edges and a SHA-256 ``digest`` of everything else in the file;
 * ``theta``, ``prevalence``, ``tempering``: per-class arrays;
 * ``recalibration/knots_x``, ``recalibration/knots_y``: the shared

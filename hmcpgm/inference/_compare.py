@@ -53,7 +53,7 @@ def _spec(item):
 
 def _run(network, likelihoods, name, opts, memory, budget_bytes):
     """(mlpr (M, K), seconds, setup_seconds, peak bytes or NaN, loopy report or None)."""
-    from . import mlpr_from_likelihoods
+    from ._mlpr import mlpr_from_likelihoods
 
     spec = get_engine(name)
     if spec.reference_only:
