@@ -16,7 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import dags
 
-from hmcpgm import MLPR, Hierarchy, InputError, LabelNetwork, compare_engines, inference_plan, mlpr_from_likelihoods
+from hmcpgm import (
+    MLPR,
+    Hierarchy,
+    InferenceError,
+    InputError,
+    LabelNetwork,
+    compare_engines,
+    inference_plan,
+    mlpr_from_likelihoods,
+)
 from hmcpgm.estimator import check_params
 from hmcpgm.inference import (
     ENGINES,
@@ -165,6 +174,21 @@ def test_versions_an_engine_does_not_serve_are_refused_in_one_line():
             mlpr_from_likelihoods(network, lik, version="nbh", engine="fullonly")
     finally:
         unregister_engine("fullonly")
+
+
+def test_a_direct_engine_that_leaves_a_version_unanswered_is_refused_in_one_line():
+    def full_only(hierarchy, theta, likelihoods, version, options):
+        return brute_force(hierarchy, theta, likelihoods) if version == "full" else None
+
+    register_engine(Engine("directonly", "direct, full version only.", direct=full_only))
+    try:
+        network, lik = _evidence(DIAMOND, n=2)
+        np.testing.assert_allclose(mlpr_from_likelihoods(network, lik, engine="directonly"),
+                                   brute_force(DIAMOND, network.theta, lik))
+        with pytest.raises(InferenceError, match="engine='directonly' gives no answer for version='nbh'"):
+            mlpr_from_likelihoods(network, lik, version="nbh", engine="directonly")
+    finally:
+        unregister_engine("directonly")
 
 
 def test_the_registry_refuses_bad_entries_in_one_line():

@@ -148,6 +148,9 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
         out = spec.direct(hierarchy, theta, likelihoods, version, options)
         if out is not None:
             return out
+    if spec.run is None:
+        raise InferenceError(f"engine={engine!r} gives no answer for version={version!r} (its direct function "
+                             "returned None and it has no run function)")
     l0, l1 = log_likelihood_pairs(likelihoods)
     report = None
     if version == "indpt":
