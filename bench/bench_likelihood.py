@@ -14,8 +14,7 @@ from functools import partial
 import numpy as np
 
 from hmcpgm import Hierarchy
-from hmcpgm.likelihood import fit_score_model
-from hmcpgm.options import SCORE_MODELS
+from hmcpgm.likelihood import SCORE_MODELS, fit_score_model
 
 
 def timed(fn, repeat=3):

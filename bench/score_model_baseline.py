@@ -32,8 +32,8 @@ DATA = next((p / "shared" / "data" / "hmc" for p in ROOT.parents if (p / "shared
 
 
 def main(argv=None):
-    import hmcpgm.likelihood._common as common
     import hmcpgm.likelihood._fit as fit
+    import hmcpgm.likelihood._registry as common
     import hmcpgm.selection._crossfit as crossfit
     from hmcpgm.datasets import load_hmc_split
     from hmcpgm.likelihood import AUTO_CANDIDATES

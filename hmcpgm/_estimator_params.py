@@ -4,8 +4,10 @@ import numpy as np
 
 from ._validation import check_hierarchy
 from .exceptions import InputError
+from .inference import ENGINES
+from .likelihood import SCORE_MODELS
 from .network import check_pseudo_count
-from .options import ENGINES, SCORE_MODELS, VERSIONS, check_choice
+from .options import VERSIONS, check_choice
 
 __all__ = ["check_params"]
 

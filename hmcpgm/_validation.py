@@ -2,14 +2,15 @@
 
 A matrix has one column per class. A numpy array is taken in the column order of
 the classes it is used with; a pandas DataFrame is aligned by column name, never
-by position, and refused when it cannot be aligned. Each check names the
-argument, what was expected and what was given.
+by position, and refused when it cannot be aligned (:mod:`hmcpgm._columns`, whose
+names this module re-exports). Each check names the argument, what was expected
+and what was given.
 """
 
 import numpy as np
 
 from ._arrays import binary_matrix, first_true
-from ._util import preview, repeated
+from ._columns import aligned_matrices, class_matrix, column_positions, is_frame, rows_aligned
 from .exceptions import InputError
 from .hierarchy import Hierarchy
 
@@ -37,194 +38,6 @@ def check_instance(value, cls, name, how):
 def check_hierarchy(hierarchy, name="hierarchy"):
     """Return ``hierarchy`` if it is a :class:`Hierarchy`, else raise a clear TypeError."""
     return check_instance(hierarchy, Hierarchy, name, "build one with Hierarchy.from_edges or Hierarchy.from_parents")
-
-
-def is_frame(values):
-    """True for a pandas DataFrame (checked without importing pandas)."""
-    return hasattr(values, "columns") and hasattr(values, "iloc")
-
-
-def rows_aligned(frame, index, name, reference):
-    """``frame``'s rows in the order of ``index`` (another DataFrame's row index), or a one-line InputError.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        The rows to reorder.
-    index : pandas.Index
-        The order wanted: the same labels as ``frame.index``, each once.
-    name, reference : str
-        What messages call ``frame`` and the frame ``index`` comes from.
-
-    Returns
-    -------
-    DataFrame
-        ``frame`` itself when the indexes are equal, else ``frame.loc[index]``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> y = pd.DataFrame({"a": [1, 0]}, index=["g2", "g1"])
-    >>> rows_aligned(y, pd.Index(["g1", "g2"]), "y", "X")["a"].tolist()
-    [0, 1]
-    """
-    if frame.index.equals(index):
-        return frame
-    if not (frame.index.is_unique and index.is_unique):
-        raise InputError(f"{name} and {reference} are DataFrames with different row indexes, and one repeats a "
-                         f"label: rows cannot be paired by index; give them one index (or pass arrays)")
-    missing = index.difference(frame.index)
-    extra = frame.index.difference(index)
-    if len(missing) or len(extra):
-        first = missing[0] if len(missing) else extra[0]
-        where = f"in {reference} but not in {name}" if len(missing) else f"in {name} but not in {reference}"
-        raise InputError(
-            f"{name} and {reference} are DataFrames whose row indexes hold different labels "
-            f"({len(missing)} only in {reference}, {len(extra)} only in {name}; first {first!r} is {where}); "
-            f"rows are paired by index: give both the same objects (or pass arrays to pair rows by position)"
-        )
-    return frame.loc[index]
-
-
-def _class_names(classes):
-    """The class names of a Hierarchy, a Ranking (anything with ``.classes``) or a sequence."""
-    return tuple(getattr(classes, "classes", classes))
-
-
-def _owner(classes):
-    """How messages name where the classes come from: (subject with verb, "of the ..." suffix)."""
-    if isinstance(classes, Hierarchy):
-        return "the hierarchy has", " of the hierarchy"
-    if hasattr(classes, "classes"):
-        return "the ranking has", " of the ranking"
-    return "there are", ""
-
-
-def column_positions(columns, classes, name):
-    """Positions of the classes among named columns (DataFrame or CSV header), matched by name.
-
-    Each class must name exactly one column and every column a class; ``str(class)``
-    matches too, since file headers are strings.
-    """
-    owner = _owner(classes)
-    classes = _class_names(classes)
-    columns = list(columns)
-    lookup = {c: i for i, c in enumerate(columns)}
-    if len(lookup) != len(columns):
-        raise InputError(f"{name} has duplicate column names: {preview(repeated(columns))}")
-    if not all(c in lookup for c in classes):
-        # CSV headers are strings; accept str(class) when the classes are not.
-        as_str = {str(c): i for i, c in enumerate(columns)}
-        if all(str(c) in as_str for c in classes) and len(as_str) == len(columns):
-            lookup = {c: as_str[str(c)] for c in classes}
-    names = set(classes) | {str(c) for c in classes}
-    missing = [c for c in classes if c not in lookup]
-    extra = [c for c in columns if c not in names and str(c) not in names]
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"missing: {preview(missing)}")
-        if extra:
-            parts.append(f"not classes{owner[1]}: {preview(extra)}")
-        raise InputError(
-            f"{name} has {len(columns)} columns but {owner[0]} {len(classes)} classes ({'; '.join(parts)})"
-        )
-    return [lookup[c] for c in classes]
-
-
-def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float):
-    """An (M, K) array with columns in the order of ``classes``.
-
-    Parameters
-    ----------
-    values : array-like or DataFrame
-        A numpy array is taken in ``classes`` order; a DataFrame is aligned by
-        column name (any order).
-    classes : Hierarchy, Ranking or sequence of class names
-    name : str
-        The argument's name, for messages.
-    allow_nan : bool
-        Accept NaN and infinite values.
-    dtype : numpy dtype
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> class_matrix(pd.DataFrame({"b": [2.0], "a": [1.0]}), ["a", "b"])
-    array([[1., 2.]])
-    """
-    if is_frame(values):  # C order, as an array would be: the same sums in the same order
-        values = np.ascontiguousarray(values.iloc[:, column_positions(values.columns, classes, name)].to_numpy())
-    owner = _owner(classes)
-    classes = _class_names(classes)
-    try:
-        arr = np.asarray(values, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
-    k = len(classes)
-    if arr.ndim != 2:
-        raise InputError(f"{name} must be a 2-D array of shape (n_objects, {k}), got {arr.ndim}-D shape {arr.shape}")
-    if arr.shape[1] != k:
-        raise InputError(f"{name} has {arr.shape[1]} columns but {owner[0]} {k} classes")
-    bad = first_true(~np.isfinite(arr)) if not allow_nan and arr.dtype.kind == "f" else None
-    if bad:
-        raise InputError(
-            f"{name} must be finite; {int((~np.isfinite(arr)).sum())} entries are NaN or infinite, the "
-            f"first at row {bad[0]}, class {classes[bad[1]]!r} ({arr[bad]})"
-        )
-    return arr
-
-
-def aligned_matrices(items, classes=None):
-    """Several (M, K) matrices with their columns matched by class name.
-
-    Parameters
-    ----------
-    items : list of (values, name)
-        Arrays or DataFrames.
-    classes : Hierarchy, Ranking or sequence, optional
-        The column order. Without it, the first DataFrame's columns give the order,
-        and an array beside a DataFrame is refused (it cannot be matched by name).
-
-    Returns
-    -------
-    list of ndarray
-        Float arrays (NaN allowed; callers check values), each 2-D. DataFrames must
-        also agree on their row index.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame({"x": [1.0], "y": [2.0]})
-    >>> b = pd.DataFrame({"y": [20.0], "x": [10.0]})
-    >>> [m.tolist() for m in aligned_matrices([(a, "values"), (b, "labels")])]
-    [[[1.0, 2.0]], [[10.0, 20.0]]]
-    """
-    frames = [(v, n) for v, n in items if is_frame(v)]
-    if classes is None and frames:
-        arrays = [n for v, n in items if not is_frame(v)]
-        if arrays:
-            raise InputError(
-                f"{frames[0][1]} is a DataFrame but {arrays[0]} is not, so their columns cannot be "
-                f"matched by class name; pass {arrays[0]} as a DataFrame too, or give the hierarchy"
-            )
-        classes = list(frames[0][0].columns)
-    for (v, n) in frames[1:]:
-        if not v.index.equals(frames[0][0].index):
-            raise InputError(
-                f"{n} and {frames[0][1]} have different row indexes; align the rows first "
-                f"(e.g. {n}.loc[{frames[0][1]}.index])"
-            )
-    out = []
-    for values, name in items:
-        if classes is None:
-            arr = np.asarray(values, dtype=float) if not isinstance(values, np.ndarray) else values
-            if arr.ndim != 2:
-                raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {arr.shape}")
-            out.append(arr)
-        else:
-            out.append(class_matrix(values, classes, name, allow_nan=True))
-    return out
 
 
 def label_matrix(labels, hierarchy, name="labels", *, close=False):

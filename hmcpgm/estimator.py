@@ -75,8 +75,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         estimates its false discovery proportion. The ranking is unchanged.
         With held-out rows, :meth:`fit_recalibration` refits the map on the final
         model's own mLPRs: more powerful cutoffs (docs/benchmarks.md).
-    engine : {"auto", "tree", "junction", "loopy", "pgmpy", "enumerate"}, default "auto"
-        Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`.
+    engine : str, default "auto"
+        Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`: ``"auto"`` or a
+        registered engine (:data:`hmcpgm.inference.ENGINES`, described by
+        :func:`hmcpgm.inference.engine_table`).
     threshold : float in (0, 1), default 0.5
         The rule of :meth:`predict`: an event is positive when the mean mLPR of
         its HierRank block (within its object) is at least ``threshold``. Block

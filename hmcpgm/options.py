@@ -2,21 +2,17 @@
 
 The estimator, the inference engines, the ranking functions and the command line
 all read their choices from here, and :func:`check_choice` gives the one error
-message for a value outside them.
+message for a value outside them. The inference engines and the score models are the
+rows of their registries: :data:`hmcpgm.inference.ENGINES` and
+:data:`hmcpgm.likelihood.SCORE_MODELS`.
 """
 
 from .exceptions import InputError
 
-__all__ = ["VERSIONS", "ENGINES", "SCORE_MODELS", "RANK_METHODS", "check_choice"]
+__all__ = ["VERSIONS", "RANK_METHODS", "check_choice"]
 
 VERSIONS = ("indpt", "nbh", "full")  # simplest first: the order version="auto" prefers
 """mLPR versions: evidence from every class, from the neighbourhood, from the class alone."""
-
-ENGINES = ("auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate")
-"""Inference engines of :func:`hmcpgm.mlpr_from_likelihoods`."""
-
-SCORE_MODELS = ("lpr", "gaussian", "kde", "precision", "isotonic", "platt", "logistic", "pooled", "auto")
-"""Per-class score models of :func:`hmcpgm.likelihood.fit_score_model`."""
 
 RANK_METHODS = ("auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact")
 """HierRank methods of :func:`hmcpgm.hier_rank`."""

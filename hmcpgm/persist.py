@@ -5,15 +5,17 @@ The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) read with
 holds:
 
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
-  ``format_version`` (3; version 2 files, from before ``version="auto"``, still
-  load), the hmcpgm version that wrote it, the estimator's parameters, the
-  fitted version and cross-validation table, the class names in column order,
+  ``format_version`` (4; version 3 files, whose score model stored its
+  per-class choice as positions in the candidate list of that time, and version
+  2 files, from before ``version="auto"``, still load), the hmcpgm version that
+  wrote it, the estimator's parameters, the fitted version and cross-validation table, the class names in column order,
   the hierarchy's edges and a SHA-256 ``digest`` of everything else in the file;
 * ``theta``, ``prevalence``, ``tempering``: per-class arrays;
 * ``recalibration/knots_x``, ``recalibration/knots_y``: the shared
   recalibration map, when fitted;
 * ``score_model/<name>``: the arrays of the fitted score model
-  (:meth:`hmcpgm.likelihood.ScoreModel.to_dict`).
+  (:meth:`hmcpgm.likelihood.ScoreModel.to_dict`); ``score_model/choice`` and
+  ``score_model/candidates`` hold model names (strings), not positions.
 
 :func:`load_model` refuses, in one line, a file whose digest does not match
 (anything edited after saving), and checks every array's shape, dtype and range
@@ -36,7 +38,8 @@ from .exceptions import HmcpgmError, InputError
 __all__ = ["save_model", "load_model", "is_model_file"]
 
 FORMAT = "hmcpgm-model"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
+_READS = (2, 3, FORMAT_VERSION)  # 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
 # The zip archive's comment (its last bytes) seals every byte before it with SHA-256: checked before any
 # member is decompressed. Files saved before the seal load too (their members are read bounded, then
 # checked by the digest in the metadata).
@@ -264,10 +267,10 @@ def load_model(path):
     if not is_model_file(path):
         raise InputError(f"model file {path} is not an hmcpgm model (expected an .npz written by save_model)")
     meta, arrays = _read(path)
-    if meta.get("format") != FORMAT or meta.get("format_version") not in (2, FORMAT_VERSION):
+    if meta.get("format") != FORMAT or meta.get("format_version") not in _READS:
         raise InputError(
             f"model file {path} has format {meta.get('format')!r} version {meta.get('format_version')!r}; "
-            f"this hmcpgm reads {FORMAT!r} versions 2 and {FORMAT_VERSION}"
+            f"this hmcpgm reads {FORMAT!r} versions {', '.join(map(str, _READS[:-1]))} and {FORMAT_VERSION}"
         )
     if meta.get("digest") != _digest(meta, arrays):
         raise InputError(
@@ -347,6 +350,10 @@ def _check_arrays(arrays, k):
     for name, a in arrays.items():
         if name.startswith("recalibration/"):
             continue  # not per class: checked by _recalibration
+        if name in ("score_model/choice", "score_model/candidates"):  # names (positions in format 3)
+            if a.dtype.kind not in "Ufiu" or a.ndim != 1:
+                raise ValueError(f"array {name!r} must be a vector of model names, got {a.dtype} {a.shape}")
+            continue  # the score model checks the names
         if name == "score_model/informative":
             if a.dtype != bool or a.shape != (k,):
                 raise ValueError(f"array {name!r} must be ({k},) booleans, got {a.dtype} {a.shape}")

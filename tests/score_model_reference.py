@@ -12,8 +12,8 @@ from scipy.special import expit
 from hmcpgm._validation import check_hierarchy, class_matrix, label_matrix
 from hmcpgm.calibration import _pav_python
 from hmcpgm.exceptions import InputError
-from hmcpgm.likelihood._common import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options
 from hmcpgm.likelihood._kernel import _bandwidths, _spread_fallback, kde_tables
+from hmcpgm.likelihood._registry import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options
 
 _BALLOON = 2.0 ** np.arange(5)
 _OVERSAMPLE = 2

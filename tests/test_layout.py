@@ -1,6 +1,7 @@
-"""House rules that guard the architecture: no private names shared, no import back up the pipeline.
+"""House rules that guard the architecture: no private names shared, no import back up the pipeline, no circles.
 
-There is no line cap: a module is as long as its one concept needs (STYLE.md).
+There is no line cap: a module is as long as its one concept needs (STYLE.md), and
+no rule here forces a split by length.
 """
 
 import ast
@@ -57,3 +58,62 @@ def test_no_import_runs_back_up_the_pipeline():
                     assert rank[target] <= rank[stage], (
                         f"{path.relative_to(PACKAGE)}:{node.lineno} ({stage}) imports {target}, a later stage"
                     )
+
+
+def _module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _import_graph():
+    """hmcpgm's module import graph from the source: every import, lazy ones inside functions included."""
+    import networkx as nx
+
+    modules = {_module_name(p): p for p in MODULES}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[:len(base) - (node.level - 1)]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                # "from package import submodule" imports the submodule; other names come from the module itself
+                targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in modules else module for a in node.names]
+            for target in targets:
+                while target and target not in modules and "." in target:  # "import hmcpgm.x.y" names a module
+                    target = target.rpartition(".")[0]
+                if target in modules and target != name:
+                    graph.add_edge(name, target)
+    return graph
+
+
+def test_no_import_circles():
+    """No module imports, directly or through others, a module that imports it (lazy imports included).
+
+    A lazy import inside a function is how a circle is usually hidden; a circle means two modules
+    are one concept, or a shared piece belongs in a lower module both import.
+    """
+    import networkx as nx
+
+    graph = _import_graph()
+    cycles = [c for c in nx.simple_cycles(graph) if len(c) > 1]
+    assert not cycles, "import circles: " + "; ".join(" -> ".join(c + c[:1]) for c in cycles[:10])
+
+
+def test_the_import_graph_sees_lazy_and_relative_imports():
+    """The graph the circle test reads is not empty: known edges of each kind are found."""
+    graph = _import_graph()
+    assert graph.has_edge("hmcpgm.inference._plan", "hmcpgm.inference._registry")  # relative, at the top
+    assert graph.has_edge("hmcpgm.selection._crossfit", "hmcpgm.inference")  # lazy, inside a function
+    assert graph.has_edge("hmcpgm.ranking._hier_rank", "hmcpgm.ranking._kernels")  # "from . import _kernels"
+    assert graph.number_of_edges() > 3 * graph.number_of_nodes() // 2

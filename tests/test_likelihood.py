@@ -8,10 +8,10 @@ from scipy import stats
 
 from hmcpgm import Hierarchy, InputError, LabelError
 from hmcpgm.likelihood import (
+    SCORE_MODELS,
     fit_score_model,
     score_model_from_dict,
 )
-from hmcpgm.options import SCORE_MODELS
 
 
 def single():

@@ -2,6 +2,7 @@
 
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -112,7 +113,7 @@ def test_future_format_version(data, tmp_path):
     model = MLPR(hierarchy=data.hierarchy, **_params("gaussian")).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     _rewrite_meta(path, tmp_path / "future.npz", lambda meta: meta.update(format_version=FORMAT_VERSION + 1))
-    expected = rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2 and {FORMAT_VERSION}"
+    expected = rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2, 3 and {FORMAT_VERSION}"
     with pytest.raises(InputError, match=expected):
         load_model(tmp_path / "future.npz")
     _rewrite_meta(path, tmp_path / "foreign.npz", lambda meta: meta.update(format="other-tool"))
@@ -189,7 +190,11 @@ def test_editing_any_array_is_refused(data, tmp_path, score_model):
         edited = dict(arrays)
         a = arrays[name].copy()
         flat = a.reshape(-1)
-        flat[len(flat) // 2] = (not flat[len(flat) // 2]) if a.dtype == bool else flat[len(flat) // 2] * 0.5 + 0.01
+        i = len(flat) // 2
+        if a.dtype.kind == "U":  # model names: another name
+            flat[i] = "platt" if flat[i] != "platt" else "lpr"
+        else:
+            flat[i] = (not flat[i]) if a.dtype == bool else flat[i] * 0.5 + 0.01
         edited[name] = a
         with pytest.raises(InputError, match="changed after it was saved") as exc:
             load_model(_write(tmp_path / f"edited-{name.replace('/', '_')}.npz", edited))
@@ -253,3 +258,92 @@ def test_object_arrays_are_refused_without_pickle(data, tmp_path):
         np.savez(fh, **arrays)
     with pytest.raises(InputError, match="cannot be read without pickle"):
         load_model(tmp_path / "obj.npz")
+
+
+# ---------------------------------------------------------------------- the score model's choice: names
+LEGACY_FILE = Path(__file__).resolve().parent / "data" / "model_format3_positions.npz"
+LEGACY_PARAMS = {"gridsize": 16, "cv": 3, "version": "full", "tempering": None, "recalibrate": False}
+
+
+def legacy_data():
+    """The training data of tests/data/model_format3_positions.npz (see tests/data/README.md)."""
+    rng = np.random.default_rng(7)
+    m = 300
+    y0 = rng.random(m) < 0.6
+    y1 = y0 & (rng.random(m) < 0.6)
+    y2 = y0 & (rng.random(m) < 0.5)
+    y3 = y1 & (rng.random(m) < 0.6)
+    y = np.column_stack([y0, y1, y2, y3]).astype(int)
+    s = rng.normal(size=y.shape) + 1.5 * y
+    s[:, 1] = np.where(y[:, 1] == 1, rng.normal(0, 0.3, m), rng.choice([-3.0, 3.0], m) + rng.normal(0, 0.3, m))
+    s[:3, 2] = [1e6, -1e6, 5e5]  # extreme scores
+    s[:, 3] = np.exp(2 * s[:, 3])
+    return s, y
+
+
+def test_a_format_3_file_with_positions_loads_as_the_same_model():
+    """Written by the code of 2ba4a96: its choice [4, 1, 1, 1] are positions in the old candidate list."""
+    from hmcpgm.likelihood import LEGACY_AUTO_CANDIDATES
+
+    old = _arrays(LEGACY_FILE)
+    assert json.loads(str(old["meta"]))["format_version"] == 3
+    positions = old["score_model/choice"]
+    assert positions.dtype.kind == "f" and "score_model/candidates" not in old
+    loaded = load_model(LEGACY_FILE)
+    assert loaded.score_model_.choice == tuple(LEGACY_AUTO_CANDIDATES[int(i)] for i in positions)
+    assert len(set(loaded.score_model_.choice)) > 1  # the file tells candidates apart
+    # today's code, fitted on the same data with the same parameters, is the same model
+    s, y = legacy_data()
+    refit = MLPR(Hierarchy.from_parents([None, 0, 0, 1]), **LEGACY_PARAMS).fit(s, y)
+    assert refit.score_model_.choice == loaded.score_model_.choice
+    test = np.random.default_rng(3).normal(size=(40, 4)) * [1, 3, 2, 1]
+    np.testing.assert_allclose(loaded.predict_proba(test), refit.predict_proba(test), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(loaded.score_model_.params["cv_log_loss"], refit.score_model_.params["cv_log_loss"])
+
+
+def test_new_files_store_names_and_a_reordered_candidate_list_reads_the_same(tmp_path):
+    s, y = legacy_data()
+    model = MLPR(Hierarchy.from_parents([None, 0, 0, 1]), **LEGACY_PARAMS).fit(s, y)
+    path = save_model(model, tmp_path / "m.npz")
+    arrays = _arrays(path)
+    assert arrays["score_model/choice"].tolist() == list(model.score_model_.choice)
+    assert arrays["score_model/candidates"].dtype.kind == "U"
+
+    def reorder(a):  # a candidate list in another order (as if one had been inserted): names keep their meaning
+        a["score_model/candidates"] = a["score_model/candidates"][::-1].copy()
+        a["score_model/cv_log_loss"] = a["score_model/cv_log_loss"][:, ::-1].copy()
+
+    loaded = load_model(_forge(path, tmp_path / "reordered.npz", reorder))
+    assert loaded.score_model_.choice == model.score_model_.choice
+    test = np.random.default_rng(4).normal(size=(30, 4))
+    assert np.array_equal(loaded.predict_proba(test), model.predict_proba(test))
+
+
+@pytest.mark.parametrize("what, change, match", [
+    ("position beyond the old list", lambda a: a["score_model/choice"].__setitem__(0, 7.0),
+     r"positions \[1.0, 7.0\], not all in the old candidate list"),
+    ("fractional position", lambda a: a["score_model/choice"].__setitem__(0, 0.5), "not all in the old candidate"),
+])
+def test_format_3_positions_outside_the_old_list_are_refused_in_one_line(tmp_path, what, change, match):
+    forged = _forge(LEGACY_FILE, tmp_path / "bad.npz", change)
+    with pytest.raises(InputError, match=match) as exc:
+        load_model(forged)
+    assert len(str(exc.value).splitlines()) == 1 and "bad.npz" in str(exc.value)
+
+
+def test_unknown_model_names_are_refused_in_one_line(tmp_path):
+    s, y = legacy_data()
+    model = MLPR(Hierarchy.from_parents([None, 0, 0, 1]), **LEGACY_PARAMS).fit(s, y)
+    path = save_model(model, tmp_path / "m.npz")
+    cases = {
+        "beta": (lambda a: a.update({"score_model/choice": np.array(["beta", "lpr", "lpr", "lpr"])}),
+                 r"choice names \['beta'\], which are not candidates"),
+        "gaussian": (lambda a: a.update({"score_model/choice": np.array(["gaussian"] * 4)}),
+                     r"choice names \['gaussian'\]"),
+        "columns": (lambda a: a.update({"score_model/candidates": a["score_model/candidates"][:2].copy()}),
+                    "not candidates|one column per candidate"),
+    }
+    for i, (what, (change, match)) in enumerate(cases.items()):
+        with pytest.raises(InputError, match=match) as exc:
+            load_model(_forge(path, tmp_path / f"forged{i}.npz", change))
+        assert len(str(exc.value).splitlines()) == 1, what

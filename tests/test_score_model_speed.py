@@ -20,6 +20,9 @@ RTOL = 1e-9
 
 
 def _close(actual, expected, rtol=RTOL, atol=1e-12):
+    if np.asarray(expected).dtype.kind == "U":  # model names
+        assert np.asarray(actual).tolist() == np.asarray(expected).tolist()
+        return
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
 
 
@@ -198,7 +201,8 @@ def _reference_params(s, y, hierarchy, kind):
     params = ref.fit_grid_models(s, yb, informative, prevalence, AUTO_CANDIDATES, opts,
                                  only={i: choice == i for i in range(len(AUTO_CANDIDATES))})
     params["lpr"] = params.pop("lpr_by_kind")[choice, np.arange(len(choice))]
-    params["choice"] = choice.astype(float)
+    params["choice"] = np.array([AUTO_CANDIDATES[i] for i in choice])  # saved as names (model format 4)
+    params["candidates"] = np.array(AUTO_CANDIDATES)
     params["cv_log_loss"] = ref.log_loss_by_class(cv["lpr"], yb)
     return params
 

@@ -10,6 +10,7 @@ grouped by the number of parents and the depth of the class.
 import json
 from pathlib import Path
 
+from ..inference import engine_names, get_engine
 from ._commands import UserError
 
 __all__ = ["add_check_inference", "command_check_inference"]
@@ -40,10 +41,10 @@ def add_check_inference(sub, int_at_least, number_in):
     p.add_argument("--objects", type=int_at_least(1), default=20, metavar="N",
                    help="objects (synthetic evidence, or the first N rows of --scores; default 20)")
     p.add_argument("--engines", nargs="+", metavar="ENGINE",
-                   choices=("tree", "junction", "sparse", "loopy", "pgmpy", "enumerate", "pyagrum"),
+                   choices=engine_names(references=True),
                    help="engines to run (default: every engine the inference plan says applies)")
     p.add_argument("--reference", default="auto",
-                   choices=("auto", "tree", "junction", "sparse", "enumerate", "pgmpy", "pyagrum"),
+                   choices=("auto", *(n for n in engine_names(references=True) if get_engine(n).exact_everywhere)),
                    help="the exact reference (default auto: the fastest exact engine that fits)")
     p.add_argument("--budget-gb", type=number_in(0.001, float("inf")), default=4.0, metavar="G",
                    help="memory budget of the exact engines in GiB (default 4)")

@@ -3,10 +3,7 @@
 import sys
 from pathlib import Path
 
-
-class UserError(Exception):
-    pass
-
+from ._errors import UserError
 
 #: Per command: its input files and its output files (argument name -> what messages call it). The command line
 #: refuses an output that is an input or another output, and reads an input ``-`` (or a pipe) from a copy.

@@ -43,7 +43,7 @@ def hierarchy_argument(path, args, matrix_path):
     """``(hierarchy, ontology)`` from a HIERARCHY argument: an OBO file or an edge list (ontology None)."""
     from ..io import read_hierarchy
     from ..ontology import is_obo_file, read_ontology, restrict_hierarchy
-    from ._commands import UserError
+    from ._errors import UserError
 
     if not is_obo_file(path):
         return read_hierarchy(path), None
@@ -73,7 +73,7 @@ def annotation_labels(path, hierarchy, ontology, ids, args):
     import numpy as np
 
     from ..ontology import read_annotations
-    from ._commands import UserError
+    from ._errors import UserError
 
     if ids is None:
         raise UserError(f"{path} holds gene-term annotations: pass --id-column naming the scores' column of gene "

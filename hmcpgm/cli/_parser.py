@@ -3,7 +3,9 @@
 import argparse
 import sys
 
-from ..options import ENGINES, SCORE_MODELS, VERSIONS
+from ..inference import ENGINES
+from ..likelihood import SCORE_MODELS
+from ..options import VERSIONS
 from ._check_inference import add_check_inference
 from ._commands import (
     command_benchmark,

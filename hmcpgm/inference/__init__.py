@@ -2,25 +2,13 @@
 
 One public entry point, :func:`mlpr_from_likelihoods`, takes a
 :class:`~hmcpgm.LabelNetwork` and per-object evidence, with interchangeable
-engines that all answer the same question (see ``docs/concepts.md``):
+engines that all answer the same question (see ``docs/concepts.md``). The engines
+are the rows of one table, the engine registry (:class:`Engine`,
+:func:`engine_table`): each row holds the engine's runner, its options, where it
+is exact, its cost model and the versions it serves, and every other place reads
+it. The engines registered when this module is imported:
 
-``"tree"``
-    batched exact sum-product on trees and forests (a compiled kernel, objects in
-    parallel).
-``"junction"``
-    batched exact junction tree for DAGs, compiled once per hierarchy (dense clique
-    tables: 2^width entries per clique).
-``"sparse"``
-    exact junction tree that stores only the configurations the hierarchy allows
-    (a positive class has positive ancestors); the one exact engine for the Gene
-    Ontology hierarchies. Objects are streamed in batches within ``budget_bytes``.
-``"loopy"``
-    batched loopy belief propagation (approximate on DAGs, exact on forests);
-    :func:`loopy_belief_propagation` also returns a per-object convergence report.
-``"pgmpy"``
-    pgmpy exact inference, one object and one class at a time (slow reference).
-``"enumerate"``
-    brute force over all 2^K configurations (tiny hierarchies, tests).
+{engines}
 ``"auto"``
     never refuses for size: ``"tree"`` on forests; on DAGs the cheaper of
     ``"junction"`` and ``"sparse"`` that fits the memory budget, else ``"loopy"``
@@ -33,231 +21,31 @@ their errors against an exact reference (pyAgrum, an optional extra, can be that
 reference on hierarchies whose dense junction tree fits).
 """
 
-import numpy as np
+import textwrap
 
-from .._util import warn
-from .._validation import likelihood_array
-from ..exceptions import ApproximationWarning, InferenceError, InputError
-from ..network import check_network
-from ..options import ENGINES, VERSIONS, check_choice
-from ._common import impossible_evidence, log_likelihood_pairs, posterior_from_logs
 from ._compare import EVIDENCE_REGIMES, compare_engines, errors_by_class_structure, synthetic_evidence
-from ._engines import EXACTNESS
-from ._full import full_posterior
-from ._loopy import DEFAULTS as LOOPY_DEFAULTS
 from ._loopy import LoopyReport
-from ._nbh import nbh_posterior
-from ._plan import EngineEstimate, InferencePlan, approximation_message, choose_engine, engine_in_use, inference_plan
-from ._sparse_junction import DEFAULT_BUDGET
+from ._mlpr import engine_table, loopy_belief_propagation, mlpr_from_likelihoods
+from ._plan import InferencePlan, choose_engine, engine_in_use, inference_plan
+from ._registry import (
+    ENGINES,
+    EXACTNESS,
+    Engine,
+    EngineEstimate,
+    always_exact,
+    engine_names,
+    get_engine,
+    is_polytree,
+    register_engine,
+    unregister_engine,
+)
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport", "inference_plan",
            "InferencePlan", "EngineEstimate", "choose_engine", "engine_in_use",
-           "compare_engines", "EXACTNESS", "synthetic_evidence", "errors_by_class_structure", "EVIDENCE_REGIMES"]
+           "compare_engines", "EXACTNESS", "synthetic_evidence", "errors_by_class_structure", "EVIDENCE_REGIMES",
+           "ENGINES", "Engine", "register_engine", "unregister_engine", "get_engine", "engine_names", "engine_table",
+           "always_exact", "is_polytree"]
 
-_OPTIONS = {
-    "auto": {"max_clique", "budget_bytes", "progress", "damping", "tol", "max_iter"},  # passed on to its pick
-    "sparse": {"budget_bytes", "progress"},
-    "tree": set(),
-    "junction": {"max_clique"},
-    "loopy": {"damping", "tol", "max_iter", "start", "return_report"},
-    "pgmpy": set(),
-    "enumerate": {"max_classes"},
-}
-
-
-def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto", **options):
-    """mLPRs: posterior probabilities P(Y_k = 1 | evidence) for every object and class.
-
-    The network has one binary label node per class: roots are positive with
-    probability ``theta_k``; a non-root is positive with probability ``theta_k``
-    when all its parents are positive and never otherwise. Object ``m`` brings
-    soft (virtual) evidence ``likelihoods[m, k] = [L_k(0), L_k(1)]`` on each class,
-    with ``L_k(y)`` proportional to p(score_k | Y_k = y).
-
-    Parameters
-    ----------
-    network : LabelNetwork
-        The hierarchy and its CPD parameters ``theta``.
-    likelihoods : array-like of shape (M, K, 2)
-        Non-negative, finite; only the ratio within a pair matters. A zero is hard
-        evidence; a pair [0, 0] is an error. Classes in ``network.classes`` order.
-    version : {"full", "nbh", "indpt"}
-        ``"full"``: evidence from every class. ``"nbh"``: for class ``k``, evidence
-        only from ``k``, its parents and its children. ``"indpt"``: evidence only
-        from ``k`` itself, combined with its prior marginal P(Y_k = 1).
-    engine : {"auto", "tree", "junction", "sparse", "loopy", "pgmpy", "enumerate"}
-        See the module docstring. ``"auto"`` picks an exact engine whenever one fits
-        ``budget_bytes`` (see :func:`inference_plan`) and otherwise runs loopy BP with
-        an :class:`~hmcpgm.exceptions.ApproximationWarning`.
-    **options
-        ``max_clique`` (junction and auto, default 20), ``budget_bytes`` (sparse and
-        auto, default 4 GiB), ``progress`` (sparse and auto: a progress bar),
-        ``damping``, ``tol``, ``max_iter``, ``start``, ``return_report`` (loopy; auto
-        takes the first three and passes them on when it runs loopy),
-        ``max_classes`` (enumerate, default 20).
-
-    Returns
-    -------
-    ndarray of shape (M, K)
-        With ``engine="loopy", return_report=True``: a tuple (mlpr, report).
-
-    Raises
-    ------
-    InputError
-        Wrong shapes or values of ``likelihoods``, an unknown ``version``,
-        ``engine`` or option.
-    InferenceError
-        A forest-only engine on a DAG, or evidence with probability zero under the
-        network.
-    TooLargeError
-        A junction tree clique wider than ``max_clique``, or too many classes to
-        enumerate.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from hmcpgm import Hierarchy, LabelNetwork
-    >>> net = LabelNetwork(Hierarchy.from_parents([None, 0]), [0.5, 0.5])  # 1 is a child of 0
-    >>> L = np.array([[[1.0, 1.0], [1.0, 3.0]]])       # evidence only on the child
-    >>> mlpr_from_likelihoods(net, L).round(4)          # joint weights .5, .25, .75
-    array([[0.6667, 0.5   ]])
-    >>> mlpr_from_likelihoods(net, L, version="indpt").round(4)
-    array([[0.5, 0.5]])
-    """
-    network = check_network(network)
-    hierarchy, theta = network.hierarchy, network.theta
-    likelihoods = likelihood_array(likelihoods, hierarchy)
-    check_choice(version, "version", VERSIONS)
-    check_choice(engine, "engine", ENGINES)
-    unknown = set(options) - _OPTIONS[engine]
-    if unknown:
-        raise InputError(
-            f"engine={engine!r} takes the options {sorted(_OPTIONS[engine]) or 'none'}; "
-            f"got unknown option(s) {sorted(unknown)}"
-        )
-    if engine == "auto":
-        engine = _auto(hierarchy, version, options)
-        options = {n: v for n, v in options.items() if n in _OPTIONS[engine]}
-        if engine == "loopy":
-            options["start"] = "forest"  # measured closer to the exact answer (bench/loopy_accuracy.py)
-    if engine == "tree" and not hierarchy.is_forest:
-        raise InferenceError(
-            "engine='tree' needs a tree or forest, but the hierarchy is a DAG (some class "
-            "has several parents); use engine='junction' (exact) or 'loopy'"
-        )
-    m = likelihoods.shape[0]
-    k = hierarchy.n_classes
-    if m == 0:
-        empty = np.zeros((0, k))
-        return (empty, _empty_report(options)) if options.get("return_report") else empty
-    if engine == "pgmpy":
-        from ._reference import pgmpy_mlpr
-
-        return pgmpy_mlpr(hierarchy, theta, likelihoods, version)
-    if engine == "tree" and version == "full":
-        from ._tree import tree_full_from_likelihoods
-
-        return tree_full_from_likelihoods(hierarchy, theta, likelihoods)  # logs taken in the parallel kernel
-    l0, l1 = log_likelihood_pairs(likelihoods)
-    report = None
-    if version == "indpt":
-        out = _indpt(network, l0, l1, engine, options)
-    elif version == "full":
-        out, report = full_posterior(hierarchy, theta, l0, l1, engine, options)
-    else:
-        out = nbh_posterior(hierarchy, theta, l0, l1, engine, options)
-    out = np.ascontiguousarray(out.T)
-    if options.get("return_report"):
-        return out, report
-    return out
-
-
-def _auto(hierarchy, version, options):
-    """The engine of ``engine="auto"``; warns when its answer is approximate."""
-    budget = options.get("budget_bytes", DEFAULT_BUDGET)
-    engine, exact = choose_engine(hierarchy, version, budget_bytes=budget, max_clique=options.get("max_clique", 20))
-    if not exact:
-        plan = inference_plan(hierarchy, budget_bytes=budget, max_clique=options.get("max_clique", 20))
-        warn(approximation_message(plan), ApproximationWarning)
-    return engine
-
-
-def _indpt(network, l0, l1, engine, options):
-    """(K, M) posterior of each class from its own evidence and its prior marginal."""
-    if engine == "enumerate":
-        from ._enumerate import MAX_ENUMERATE, enumerate_prior
-
-        prior = enumerate_prior(network.hierarchy, network.theta, options.get("max_classes", MAX_ENUMERATE))
-        prior = np.clip(prior, 0.0, 1.0)
-        with np.errstate(divide="ignore"):
-            log_pi, log_1mpi = np.log(prior), np.log1p(-prior)
-    else:
-        log_pi = network.log_prior_marginals
-        with np.errstate(divide="ignore"):
-            log_1mpi = np.log(-np.expm1(log_pi))
-    out = posterior_from_logs(log_1mpi[:, None] + l0, log_pi[:, None] + l1)
-    bad = np.isnan(out)
-    if bad.any():
-        raise impossible_evidence(network.hierarchy, np.flatnonzero(bad.any(axis=0)))
-    return out
-
-
-def _empty_report(options):
-    return LoopyReport.empty(**{n: options[n] for n in ("damping", "tol", "max_iter") if n in options})
-
-
-def loopy_belief_propagation(network, likelihoods, *, damping=LOOPY_DEFAULTS["damping"],
-                             tol=LOOPY_DEFAULTS["tol"], max_iter=LOOPY_DEFAULTS["max_iter"],
-                             start=LOOPY_DEFAULTS["start"]):
-    """Full-evidence mLPRs by batched loopy belief propagation, with a convergence report.
-
-    Exact on forests and on polytrees (DAGs whose undirected skeleton has no
-    loop); an approximation on other DAGs. One iteration is an upward sweep
-    (children before parents) then a downward sweep; each object stops when it
-    has converged. Emits :class:`~hmcpgm.exceptions.ConvergenceWarning` when some
-    objects do not converge within ``max_iter``.
-
-    Parameters
-    ----------
-    network : LabelNetwork
-        The hierarchy and its CPD parameters ``theta``.
-    likelihoods : array-like of shape (M, K, 2)
-        The evidence pairs ``[L_k(0), L_k(1)]``, as in :func:`mlpr_from_likelihoods`.
-    damping : float in [0, 1), default 0
-        Weight of the previous factor message (log-odds) in each update. The
-        sequential schedule rarely needs it; it slows convergence.
-    tol : float, default 1e-6
-        An object has converged when no message changed by more than ``tol``
-        (in log-odds) in one iteration.
-    max_iter : int, default 200
-        At most this many iterations per object.
-    start : {"uniform", "forest"}, default "uniform"
-        Starting messages. ``"forest"`` starts from the exact solution on the
-        spanning forest that keeps each class's first parent; on DAGs with loops,
-        where loopy BP has several fixed points, it reached a closer one in
-        ``bench/loopy_accuracy.py`` (smaller mean and 99.9% quantile of the error,
-        the same worst case). ``engine="auto"`` uses it when it falls back to loopy BP.
-
-    Returns
-    -------
-    mlpr : ndarray of shape (M, K)
-        The (approximate, on DAGs with loops) posterior probabilities.
-    report : LoopyReport
-        Per object: ``converged``, ``n_iter``, ``residual``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from hmcpgm import Hierarchy, LabelNetwork
-    >>> net = LabelNetwork(Hierarchy.from_parents([None, None, [0, 1]]), [0.5, 0.5, 0.5])
-    >>> L = np.array([[[1.0, 2.0], [1.0, 1.0], [1.0, 4.0]]])
-    >>> mlpr, report = loopy_belief_propagation(net, L)
-    >>> np.allclose(mlpr, mlpr_from_likelihoods(net, L, engine="enumerate"))
-    True
-    >>> bool(report.converged[0])
-    True
-    """
-    return mlpr_from_likelihoods(
-        network, likelihoods, engine="loopy", damping=damping, tol=tol,
-        max_iter=max_iter, start=start, return_report=True,
-    )
+__doc__ = __doc__.format(engines="".join(  # noqa: A001 - the engine list is read from the registry
+    f'``"{name}"``\n' + textwrap.fill(get_engine(name).summary, 88, initial_indent="    ", subsequent_indent="    ")
+    + "\n" for name in engine_names()))

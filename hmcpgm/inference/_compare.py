@@ -16,15 +16,13 @@ import numpy as np
 from .._validation import likelihood_array
 from ..exceptions import ConvergenceWarning, InferenceError, InputError, TooLargeError
 from ..network import check_network
-from ..options import ENGINES
-from ._engines import is_exact
-from ._plan import MAX_CLIQUE, inference_plan
+from ._plan import inference_plan
+from ._registry import MAX_CLIQUE, engine_names, get_engine, is_exact
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["compare_engines", "COMPARE_COLUMNS", "MEMORY_METHOD", "EVIDENCE_REGIMES", "synthetic_evidence",
            "errors_by_class_structure"]
 
-_RUNNABLE = tuple(e for e in ENGINES if e != "auto") + ("pyagrum",)
 COMPARE_COLUMNS = (
     "engine", "exact", "reference", "max_abs_error", "mean_abs_error", "worst_class", "worst_object",
     "seconds", "setup_seconds", "peak_memory", "loopy_iterations_mean", "loopy_iterations_max",
@@ -44,30 +42,31 @@ def _spec(item):
         name, opts = item[0], dict(item[1])
     else:
         raise InputError(f"engines: each entry is an engine name or a pair (name, options dict), got {item!r}")
-    if name not in _RUNNABLE:
-        raise InputError(f"engines: unknown engine {name!r}; choose among {list(_RUNNABLE)}")
-    if name == "pyagrum" and opts:
-        raise InputError(f"engines: 'pyagrum' takes no options, got {sorted(opts)}")
+    runnable = engine_names(references=True)
+    if name not in runnable:
+        raise InputError(f"engines: unknown engine {name!r}; choose among {list(runnable)}")
+    if get_engine(name).reference_only and opts:
+        raise InputError(f"engines: {name!r} takes no options, got {sorted(opts)}")
     label = name if not opts else f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in sorted(opts.items())) + ")"
     return label, name, opts
 
 
 def _run(network, likelihoods, name, opts, memory, budget_bytes):
     """(mlpr (M, K), seconds, setup_seconds, peak bytes or NaN, loopy report or None)."""
-    from . import mlpr_from_likelihoods
+    from ._mlpr import mlpr_from_likelihoods
 
-    if name == "pyagrum":
-        from ._pyagrum import pyagrum_fit, pyagrum_mlpr
-
-        fits, note = pyagrum_fit(network.hierarchy, budget_bytes)
-        if not fits:  # its dense tables would not fit in memory: refuse before building them
-            raise TooLargeError(f"engine 'pyagrum' does not fit: {note}")
+    spec = get_engine(name)
+    if spec.reference_only:
+        if spec.fits is not None:
+            fits, note = spec.fits(network.hierarchy, budget_bytes)
+            if not fits:  # e.g. pyAgrum's dense tables would not fit in memory: refuse before building them
+                raise TooLargeError(f"engine {name!r} does not fit: {note}")
 
         def call(lik):
-            return pyagrum_mlpr(network.hierarchy, network.theta, lik), None
-    elif name == "loopy":
+            return spec.direct(network.hierarchy, network.theta, lik, "full", {}), None
+    elif "return_report" in spec.options:
         def call(lik):
-            return mlpr_from_likelihoods(network, lik, engine="loopy", return_report=True, **opts)
+            return mlpr_from_likelihoods(network, lik, engine=name, return_report=True, **opts)
     else:
         def call(lik):
             return mlpr_from_likelihoods(network, lik, engine=name, **opts), None
@@ -105,25 +104,24 @@ def _pick_reference(network, reference, budget_bytes, max_clique):
         _, name, opts = _spec(reference)
         if not is_exact(name, hierarchy):
             raise InputError(f"reference={name!r} is not exact on this hierarchy; choose an exact engine")
-        if name == "pyagrum":
-            from ._pyagrum import pyagrum_fit
-
-            fits, note = pyagrum_fit(hierarchy, budget_bytes)
+        spec = get_engine(name)
+        if spec.fits is not None:
+            fits, note = spec.fits(hierarchy, budget_bytes)
             if not fits:
-                return None, {}, f"reference='pyagrum' does not fit: {note}"
-            return name, opts, f"asked for (reference='pyagrum'); {note}"
+                return None, {}, f"reference={name!r} does not fit: {note}"
+            return name, opts, f"asked for (reference={name!r}); {note}"
         return name, opts, f"asked for (reference={name!r})"
     plan = inference_plan(hierarchy, budget_bytes=budget_bytes, max_clique=max_clique)
     exact = [e for e in plan.estimates if e.applies and e.exact]
-    # loopy BP (exact on polytrees) is the reference only when nothing else fits: it is what gets checked
-    exact = [e for e in exact if e.engine != "loopy"] or exact
+    # the fallback (loopy BP, exact on polytrees) is the reference only when nothing else fits: it is what gets
+    # checked
+    exact = [e for e in exact if get_engine(e.engine).auto != "fallback"] or exact
     if not exact:
         why = "; ".join(f"{e.engine}: {e.note}" for e in plan.estimates if e.note)
         return None, {}, f"no exact engine fits budget_bytes={budget_bytes:,} (inference_plan: {why})"
     best = min(exact, key=lambda e: e.seconds_per_object)
-    opts = {"budget_bytes": budget_bytes} if best.engine == "sparse" else {}
-    if best.engine == "junction":
-        opts = {"max_clique": max_clique}
+    limits = {"budget_bytes": budget_bytes, "max_clique": max_clique}  # the plan's limits, where the engine takes them
+    opts = {n: v for n, v in limits.items() if n in get_engine(best.engine).options}
     return best.engine, opts, (f"the fastest exact engine that fits budget_bytes={budget_bytes:,} by "
                                f"inference_plan (~{best.seconds_per_object:.2g} s/object estimated)")
 
@@ -139,8 +137,8 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
     likelihoods : array-like of shape (M, K, 2)
         The evidence pairs ``[L_k(0), L_k(1)]``, as in :func:`mlpr_from_likelihoods`.
     engines : list, optional
-        Engine names (``"tree"``, ``"junction"``, ``"sparse"``, ``"loopy"``, ``"pgmpy"``,
-        ``"enumerate"``, ``"pyagrum"``), or pairs ``(name, options)`` passed on to
+        Names of registered engines (every engine of ``ENGINES`` but ``"auto"``, and the
+        references such as ``"pyagrum"``), or pairs ``(name, options)`` passed on to
         :func:`mlpr_from_likelihoods`, e.g. ``("loopy", {"damping": 0.5})``. Default:
         every engine that :func:`inference_plan` says applies. An engine that refuses
         (too large, a DAG for the tree engine, pyAgrum's dense junction tree beyond

@@ -5,7 +5,10 @@ whose neighbourhood is a tree; the other neighbourhoods are reduced without
 changing the answer (a parent that is an ancestor of another parent is dropped, an
 unobserved class with a single child is merged into it), grouped by shape, and each
 shape is solved once for all its classes (enumeration up to ``_NBH_ENUMERATE``
-classes, else the junction tree or loopy BP).
+classes, else the junction tree). The engine registry's ``nbh`` field says how an
+engine takes part: ``"grouped"`` (exact engines: the shared solver above),
+``"own_on_dags"`` (approximate engines run themselves on the neighbourhoods that
+are not forests) or ``"subgraphs"`` (one run per class on its neighbourhood).
 """
 
 from functools import lru_cache
@@ -14,18 +17,19 @@ import numpy as np
 
 from ..network import LabelNetwork, log_prior
 from ._common import impossible_evidence, posterior_from_logs
-from ._full import full_posterior
+from ._registry import get_engine
 
 
 def nbh_posterior(hierarchy, theta, l0, l1, engine, options):
     """(K, M) posterior of each class given evidence on itself, its parents and children."""
-    if engine == "enumerate":
+    spec = get_engine(engine)
+    if spec.nbh == "subgraphs":
         return _nbh_by_subgraphs(hierarchy, theta, l0, l1, engine, options)
     # Classes with at most one parent whose children have no other parent: closed form.
     out, local = _nbh_local(hierarchy, theta, l0, l1)
     rest = np.flatnonzero(~local)
     if len(rest):
-        out[rest] = _nbh_reduced(hierarchy, theta, l0, l1, rest, engine, options)
+        out[rest] = _nbh_reduced(hierarchy, theta, l0, l1, rest, spec, options)
     return out
 
 
@@ -42,10 +46,7 @@ def _nbh_by_subgraphs(hierarchy, theta, l0, l1, engine, options, classes=None):
         observed = np.isin(idx, s)
         sl0 = np.where(observed[:, None], l0[idx], 0.0)
         sl1 = np.where(observed[:, None], l1[idx], 0.0)
-        sub_engine = engine
-        if engine == "junction" and sub.is_forest:
-            sub_engine = "tree"
-        res, _ = full_posterior(sub, theta[idx], sl0, sl1, sub_engine, options)
+        res, _ = get_engine(engine).run(sub, theta[idx], sl0, sl1, options)
         out[i] = res[sub.index(hierarchy.classes[k])]
     return out
 
@@ -95,7 +96,7 @@ def _nbh_local(hierarchy, theta, l0, l1):
     return out, local
 
 
-def _nbh_reduced(hierarchy, theta, l0, l1, classes, engine, options):
+def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
     """nbh for ``classes`` by exact inference on each neighbourhood's reduced network.
 
     The network of S = {k} + parents + children and their ancestors is shrunk
@@ -115,11 +116,11 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, engine, options):
     out = np.empty((len(classes), l0.shape[1]))
     m = l0.shape[1]
     for sub, members in shapes.items():
-        if engine == "loopy" and not sub.is_forest:
+        if spec.nbh == "own_on_dags" and not sub.is_forest:  # an approximate engine answers for itself
             for i, idx, observed, th, row in members:
                 sl0 = np.where(observed[:, None], l0[idx], 0.0)
                 sl1 = np.where(observed[:, None], l1[idx], 0.0)
-                res, _ = full_posterior(sub, np.array(th), sl0, sl1, engine, options)
+                res, _ = spec.run(sub, np.array(th), sl0, sl1, options)
                 out[i] = res[row]
             continue
         # every class of this shape in one exact pass: objects of class g use

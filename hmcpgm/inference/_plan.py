@@ -1,73 +1,24 @@
 """What each engine would cost on a hierarchy, and which one ``engine="auto"`` runs.
 
 The plan is computed before any large allocation, from the triangulations and
-counts of feasible configurations only (no table is built). Seconds per object come
-from a cost model, work units times a constant per engine:
-
-* tree: ``K`` (one message per class);
-* dense junction tree: the dense table entries ``sum(2 ** |clique|)``, plus a
-  per-clique overhead (numpy calls, amortised over a chunk of objects);
-* sparse junction tree: ``2 * feasible states`` (an upward and a downward pass),
-  plus a per-clique overhead (group tables, messages);
-* loopy BP: ``(K + E) * iterations`` (``E`` edges; ``_LOOPY_ITERATIONS`` assumed).
-
-The constants are seconds per work unit measured on the development machine (2
-cores, shared) by ``python bench/inference.py``, which prints estimated against
-measured times; they are meant for choosing an engine, not as promises.
+counts of feasible configurations only (no table is built). Each engine's row
+comes from its cost model in the engine registry (``inference/_registry.py``,
+which documents the models and their measured constants); the policy of
+``engine="auto"`` is written once, in :func:`inference_plan`, over the registry's
+``auto`` roles.
 """
 
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .._validation import check_hierarchy
-from ._engines import is_exact
+from ._registry import MAX_CLIQUE, EngineEstimate, depends_on_registry, get_engine, is_exact, size_text
+from ._registry import engine_names as registered_engines
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = [
     "EngineEstimate", "InferencePlan", "inference_plan", "choose_engine", "engine_in_use", "approximation_message",
 ]
-
-MAX_CLIQUE = 20  # the dense junction tree's default largest clique
-
-# seconds per work unit (see the module docstring); measured by bench/inference.py
-_COST = {"tree": 2e-8, "junction": 1.5e-7, "sparse": 3.5e-8, "loopy": 3e-8}
-_PER_CLIQUE = {"junction": 8e-6, "sparse": 2e-6}
-_LOOPY_ITERATIONS = 10
-
-
-@dataclass(frozen=True)
-class EngineEstimate:
-    """Cost of one engine on one hierarchy.
-
-    Attributes
-    ----------
-    engine : str
-    applies : bool
-        The engine can answer within the memory budget.
-    exact : bool
-        Its answer is the exact posterior on this hierarchy.
-    max_clique_size : int or None
-        Largest clique of its triangulation (junction trees).
-    states : int or None
-        Table entries per object: dense entries, or feasible configurations.
-    bytes_per_object : int or None
-        Working memory per object (the sparse engine adds ``structure_bytes`` once).
-    structure_bytes : int or None
-    seconds_per_object : float or None
-        From the cost model (one core).
-    note : str
-        Why it does not apply, or what it assumes.
-    """
-
-    engine: str
-    applies: bool
-    exact: bool
-    max_clique_size: int = None
-    states: int = None
-    bytes_per_object: int = None
-    structure_bytes: int = None
-    seconds_per_object: float = None
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,7 +52,7 @@ class InferencePlan:
         raise KeyError(engine)
 
     def __str__(self):
-        rows = [f"inference plan: {self.n_classes} classes ({self.kind}), budget {_size(self.budget_bytes)}; "
+        rows = [f"inference plan: {self.n_classes} classes ({self.kind}), budget {size_text(self.budget_bytes)}; "
                 f"auto runs {self.engine!r} ({'exact' if self.exact else 'approximate'})"]
         for e in self.estimates:
             parts = [f"  {e.engine:<9}", "applies" if e.applies else "refused", "exact" if e.exact else "approximate"]
@@ -110,23 +61,15 @@ class InferencePlan:
             if e.states is not None:
                 parts.append(f"{e.states:.3g} states")
             if e.bytes_per_object is not None:
-                parts.append(f"{_size(e.bytes_per_object)}/object")
+                parts.append(f"{size_text(e.bytes_per_object)}/object")
             if e.structure_bytes:
-                parts.append(f"structure {_size(e.structure_bytes)}")
+                parts.append(f"structure {size_text(e.structure_bytes)}")
             if e.seconds_per_object is not None:
                 parts.append(f"~{e.seconds_per_object:.2g} s/object")
             if e.note:
                 parts.append(e.note)
             rows.append(", ".join(parts))
         return "\n".join(rows)
-
-
-def _size(n):
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.3g} {unit}"
-        n /= 1024
-    return str(n)  # pragma: no cover
 
 
 def inference_plan(hierarchy, *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLIQUE):
@@ -167,72 +110,20 @@ def inference_plan(hierarchy, *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLI
     return _plan(hierarchy, int(budget_bytes), int(max_clique))
 
 
+@depends_on_registry
 @lru_cache(maxsize=64)
 def _plan(hierarchy, budget, max_clique):
-    k = hierarchy.n_classes
-    n_edges = len(hierarchy.edge_indices)
-    loopy_exact = is_exact("loopy", hierarchy)
-    loopy = EngineEstimate(
-        "loopy", True, loopy_exact, bytes_per_object=8 * (3 * k + 2 * n_edges),
-        seconds_per_object=_COST["loopy"] * (k + n_edges) * _LOOPY_ITERATIONS,
-        note=("exact (the hierarchy is a polytree)" if loopy_exact else "approximate on this DAG")
-        + f"; assumes {_LOOPY_ITERATIONS} iterations",
-    )
-    if hierarchy.is_forest:
-        tree = EngineEstimate("tree", True, is_exact("tree", hierarchy), bytes_per_object=8 * 4 * k,
-                              seconds_per_object=_COST["tree"] * k)
-        skip = "not needed: the tree engine is exact on forests"
-        estimates = (tree, EngineEstimate("junction", False, is_exact("junction", hierarchy), note=skip),
-                     EngineEstimate("sparse", False, is_exact("sparse", hierarchy), note=skip), loopy)
-        return InferencePlan(k, hierarchy.kind, budget, estimates, "tree", True)
-    tree = EngineEstimate("tree", False, is_exact("tree", hierarchy),
-                          note="needs a tree or forest (some class has several parents)")
-    estimates = [tree, _dense(hierarchy, budget, max_clique), _sparse(hierarchy, budget), loopy]
-    exact = [e for e in estimates[1:3] if e.applies]
+    engines = [get_engine(n) for n in registered_engines()]
+    estimates = tuple(e.cost(hierarchy, budget, max_clique) for e in engines if e.cost is not None)
+    roles = {e.name: e.auto for e in engines}
+    exact = [e for e in estimates if roles[e.engine] == "exact" and e.applies and e.exact]
     if exact:
         best = min(exact, key=lambda e: e.seconds_per_object)
-        return InferencePlan(k, hierarchy.kind, budget, tuple(estimates), best.engine, True)
-    return InferencePlan(k, hierarchy.kind, budget, tuple(estimates), "loopy", loopy_exact)
-
-
-def _dense(hierarchy, budget, max_clique):
-    from ._triangulation import triangulation
-
-    sets, _ = triangulation(hierarchy, "min-fill")
-    width = max(len(c) for c in sets)
-    entries = sum(2 ** len(c) for c in sets)
-    # log potentials, beliefs and messages (float64), and a bool grid per clique
-    per_object = 8 * 3 * entries
-    structure = sum(2 ** len(c) * len(c) for c in sets)
-    note = ""
-    applies = True
-    if width > max_clique:
-        applies = False
-        note = f"largest clique {width} > max_clique={max_clique}"
-    elif structure + per_object > budget:
-        applies = False
-        note = f"needs {_size(structure + per_object)} > budget"
-    return EngineEstimate("junction", applies, is_exact("junction", hierarchy), width, entries, per_object, structure,
-                          _COST["junction"] * entries + _PER_CLIQUE["junction"] * len(sets), note)
-
-
-def _sparse(hierarchy, budget):
-    from ._sparse_junction import sparse_size
-
-    size = sparse_size(hierarchy)
-    if size["criterion"] is None:
-        width = size["candidates"]["min-fill"]["max_clique_size"]
-        return EngineEstimate("sparse", False, is_exact("sparse", hierarchy), width,
-                              note="a clique wider than 62 classes")
-    need = size["structure_bytes"] + size["object_bytes"]
-    applies = need <= budget
-    note = f"{size['criterion']} triangulation, dense would be {size['dense_states']:.3g} states"
-    if not applies:
-        note = f"needs {_size(need)} > budget; " + note
-    return EngineEstimate("sparse", applies, is_exact("sparse", hierarchy), size["max_clique_size"],
-                          size["total_states"], size["object_bytes"], size["structure_bytes"],
-                          _COST["sparse"] * 2 * size["total_states"] + _PER_CLIQUE["sparse"] * len(size["counts"]),
-                          note)
+        return InferencePlan(hierarchy.n_classes, hierarchy.kind, budget, estimates, best.engine, True)
+    fallback = [e for e in estimates if roles[e.engine] == "fallback" and e.applies]
+    if not fallback:  # pragma: no cover - the built-in loopy engine always applies
+        raise RuntimeError("no engine of the registry can answer on this hierarchy")
+    return InferencePlan(hierarchy.n_classes, hierarchy.kind, budget, estimates, fallback[0].engine, fallback[0].exact)
 
 
 def choose_engine(hierarchy, version="full", *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLIQUE):
@@ -299,10 +190,13 @@ def engine_in_use(hierarchy, version="full", engine="auto", *, budget_bytes=DEFA
 
 def approximation_message(plan):
     """The warning text when ``engine="auto"`` falls back to an approximate engine."""
-    why = "; ".join(f"{e.engine}: {e.note}" for e in plan.estimates[1:3] if not e.applies)
+    # the exact engines auto may run that take DAGs, and why each does not fit
+    candidates = [get_engine(e.engine) for e in plan.estimates]
+    why = "; ".join(f"{e.engine}: {e.note}" for e, c in zip(plan.estimates, candidates)
+                    if c.auto == "exact" and not c.forests_only and not e.applies)
     return (
         f"engine='auto': no exact engine fits budget_bytes={plan.budget_bytes:,} on this "
-        f"{plan.n_classes}-class DAG ({why}); the mLPRs come from loopy belief propagation "
-        "and are approximate. hmcpgm.inference_plan(hierarchy) shows each engine's cost; "
+        f"{plan.n_classes}-class DAG ({why}); the mLPRs come from the approximate "
+        f"engine {plan.engine!r}. hmcpgm.inference_plan(hierarchy) shows each engine's cost; "
         "raise budget_bytes for an exact answer"
     )

@@ -83,19 +83,37 @@ rounding; tests/test_score_model_speed.py compares them with a frozen copy).
 
 A fitted model exports its parameters as plain arrays with
 :meth:`ScoreModel.to_dict` and is rebuilt with :func:`score_model_from_dict`
-(no pickle).
+(no pickle); the per-class choice of ``"auto"`` is stored as model names.
+
+The models are the rows of one table, the score-model registry
+(``likelihood/_registry.py``, :class:`ScoreModelSpec`): name, route, fitter, the
+arrays a fitted model holds, and whether ``"auto"`` considers it
+(``AUTO_CANDIDATES``). ``SCORE_MODELS`` lists its names; adding a model is one
+entry there plus its tests (docs/concepts.md, "Adding a score model").
 """
 
-from ._common import AUTO_BASELINE, AUTO_CANDIDATES, POSTERIOR_MODELS
 from ._common import TRANSFORMS as TRANSFORMS
 from ._cv import choose_candidates, cross_validated_lpr, log_loss_by_class
 from ._fit import fit_score_model
 from ._model import ScoreModel, score_model_from_dict
+from ._registry import (
+    AUTO_BASELINE,
+    AUTO_CANDIDATES,
+    LEGACY_AUTO_CANDIDATES,
+    POSTERIOR_MODELS,
+    SCORE_MODELS,
+    ScoreModelSpec,
+    get_score_model,
+)
 
 __all__ = [
     "AUTO_BASELINE",
     "AUTO_CANDIDATES",
+    "LEGACY_AUTO_CANDIDATES",
     "POSTERIOR_MODELS",
+    "SCORE_MODELS",
+    "ScoreModelSpec",
+    "get_score_model",
     "ScoreModel",
     "cross_validated_lpr",
     "fit_score_model",

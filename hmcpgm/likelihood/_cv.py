@@ -6,9 +6,8 @@ from numba import prange
 from .._numba import jit, jit_parallel
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import InputError
-from ._common import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options
 from ._grid import column_orders, forward, interp_grid, restrict_order
-from ._tables import fit_grid_models
+from ._registry import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options, fit_grid_models, get_score_model
 
 
 def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=5, seed=0, **options):
@@ -68,9 +67,9 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     folds = np.empty(len(s), dtype=np.intp)
     prevalence = np.empty((cv, s.shape[1]))
     # the sorts the tables need, once for all folds (each fold keeps its rows' part)
-    order = column_orders(s) if any(k in ("lpr", "isotonic") for k in kinds) else None
+    order = column_orders(s) if any(get_score_model(k).needs_order for k in kinds) else None
     events = None
-    if "pooled" in kinds:  # every (row, class) event in increasing order of score, ties in any order
+    if any(get_score_model(k).shared for k in kinds):  # every (row, class) event in increasing order of score
         flat = np.argsort(s.ravel())
         rows, classes = np.divmod(flat.astype(np.int32 if flat.size < 2**31 else np.int64), s.shape[1])
         events = (s.ravel()[flat], y.ravel()[flat], rows, classes)

@@ -7,10 +7,9 @@ import numpy as np
 from .._util import preview
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import HmcpgmWarning, InputError, LabelError
-from ._common import AUTO_BASELINE, AUTO_CANDIDATES, check_options
 from ._cv import choose_candidates, cross_validated_lpr, log_loss_by_class
 from ._model import ScoreModel
-from ._tables import fit_grid_models
+from ._registry import AUTO_BASELINE, AUTO_CANDIDATES, check_options, fit_grid_models, get_score_model
 
 
 def fit_score_model(
@@ -114,8 +113,8 @@ def fit_score_model(
     if not allow_empty and (n_pos == 0).any():
         raise LabelError(_empty_message(hierarchy, y, np.where(n_pos == m, 1, n_pos) if m > 1 else n_pos, m))
     prevalence = n_pos / m
-    if kind == "gaussian":
-        params = _fit_gaussian(s, y, informative)
+    if kind != "auto" and not get_score_model(kind).on_grid:
+        params = get_score_model(kind).fit(s, y, informative)
     elif kind == "auto":
         cvres = cross_validation
         if cvres is None:
@@ -130,11 +129,12 @@ def fit_score_model(
         params = fit_grid_models(s, y, informative, prevalence, AUTO_CANDIDATES, opts,
                                   only={i: choice == i for i in range(len(AUTO_CANDIDATES))})
         params["lpr"] = params.pop("lpr_by_kind")[choice, np.arange(len(choice))]
-        params["choice"] = choice.astype(float)
+        params["choice"] = np.array([AUTO_CANDIDATES[i] for i in choice], dtype=str)  # names, not positions
+        params["candidates"] = np.array(AUTO_CANDIDATES, dtype=str)  # the columns of cv_log_loss
         params["cv_log_loss"] = loss
     else:
         params = fit_grid_models(s, y, informative, prevalence, (kind,), opts)
-        if kind != "kde":
+        if get_score_model(kind).route == "posterior":
             params["lpr"] = params.pop("lpr_by_kind")[0]
     return ScoreModel(kind, hierarchy.classes, prevalence, informative, params, hierarchy)
 
@@ -164,22 +164,3 @@ def _empty_message(hierarchy, y, n_pos, m):
         "drop those classes (Hierarchy.subgraph) or pass allow_empty=True to treat their "
         "scores as carrying no evidence"
     )
-
-
-def _fit_gaussian(s, y, informative):
-    m, n_classes = s.shape
-    mean = np.zeros((n_classes, 2))
-    sd = np.ones((n_classes, 2))
-    sd_all = s.std(axis=0, ddof=1) if m > 1 else np.zeros(n_classes)
-    for k in np.flatnonzero(informative):
-        for label in (0, 1):
-            x = s[y[:, k] == label, k]
-            mean[k, label] = x.mean()
-            sd_k = x.std(ddof=1) if len(x) > 1 else sd_all[k]
-            # guard zero variance: a constant sample borrows the spread of all scores,
-            # and nothing is narrower than 1e-6 of it (or 1e-6 if all scores are equal)
-            floor = 1e-6 * (sd_all[k] if sd_all[k] > 0 else 1.0)
-            if not sd_k > 0:
-                sd_k = sd_all[k] if sd_all[k] > 0 else 1.0
-            sd[k, label] = max(sd_k, floor)
-    return {"mean": mean, "sd": sd}

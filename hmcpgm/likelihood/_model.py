@@ -5,9 +5,18 @@ import numpy as np
 from .._validation import check_hierarchy, class_matrix
 from ..exceptions import InputError
 from ..hierarchy import Hierarchy
-from ..options import SCORE_MODELS, check_choice
-from ._common import AUTO_CANDIDATES, MIN_RATIO, POSTERIOR_MODELS
+from ..options import check_choice
+from ._common import MIN_RATIO
 from ._grid import forward, interp_grid
+from ._registry import (
+    AUTO_PARAMS,
+    LEGACY_AUTO_CANDIDATES,
+    POSTERIOR_MODELS,
+    SCORE_MODELS,
+    choice_names,
+    get_score_model,
+    param_names,
+)
 
 
 class ScoreModel:
@@ -36,8 +45,10 @@ class ScoreModel:
         The fitted parameters: grid ends ``lo``, ``hi`` (on the transformed
         scale), the transform ``center``, ``scale`` and ``asinh`` flag, and the
         grid values (``lpr``, or ``density0`` and ``density1``), or the Gaussian
-        ``mean`` and ``sd``. ``"auto"`` adds ``choice`` (index into
-        ``AUTO_CANDIDATES`` per class) and ``cv_log_loss`` (K, candidates).
+        ``mean`` and ``sd``. ``"auto"`` adds ``choice`` (the name of the model
+        chosen per class), ``candidates`` (the names of the candidates) and
+        ``cv_log_loss`` (K, candidates): names, not positions, so a model saved
+        before a candidate was added reads the same.
     """
 
     def __init__(self, kind, classes, prevalence, informative, params, hierarchy=None):
@@ -45,7 +56,17 @@ class ScoreModel:
         self.classes = tuple(classes)
         self.prevalence = np.asarray(prevalence, dtype=float)
         self.informative = np.asarray(informative, dtype=bool)
-        self.params = {k: np.asarray(v, dtype=float) for k, v in params.items()}
+        params = dict(params)
+        if "choice" in params:  # positions (files of format 3 and older) become names
+            cands = params.get("candidates", LEGACY_AUTO_CANDIDATES)
+            cands = [str(c) for c in np.asarray(cands).tolist()]
+            params["candidates"] = cands
+            params["choice"] = choice_names(params["choice"], cands, len(self.classes))
+            loss = params.get("cv_log_loss")
+            if loss is not None and np.shape(loss)[1:] != (len(cands),):
+                raise InputError(f"the score model's cv_log_loss must have one column per candidate ({len(cands)}), "
+                                 f"got shape {np.shape(loss)}")
+        self.params = {k: np.asarray(v, dtype=str if k in AUTO_PARAMS else float) for k, v in params.items()}
         if hierarchy is None:
             hierarchy = Hierarchy.from_edges([], classes=self.classes)
         self._hierarchy = hierarchy
@@ -62,7 +83,7 @@ class ScoreModel:
     def choice(self):
         """tuple of str: the score model chosen per class (``"auto"``), else ``kind`` for every class."""
         if "choice" in self.params:
-            return tuple(AUTO_CANDIDATES[int(i)] for i in self.params["choice"])
+            return tuple(self.params["choice"].tolist())
         return (self.kind,) * self.n_classes
 
     def _scores(self, scores):
@@ -158,10 +179,9 @@ class ScoreModel:
 
     def _log_densities(self, s):
         p = self.params
-        if self.kind == "gaussian":
-            # clipped so z * z stays finite for scores like 1e300
-            z = np.clip((s[..., None] - p["mean"]) / p["sd"], -1e150, 1e150)
-            return -0.5 * z * z - np.log(p["sd"]) - 0.5 * np.log(2 * np.pi)
+        spec = get_score_model(self.kind)
+        if not spec.on_grid:
+            return spec.log_densities(p, s)
         f0 = self._table(s, "density0")
         f1 = self._table(s, "density1")
         # densities of t = asinh((s - c) / scale) -> densities of s (clamped like the grid)
@@ -189,20 +209,6 @@ class ScoreModel:
             "informative": self.informative.copy(),
             **{k: v.copy() for k, v in self.params.items()},
         }
-
-
-_GRID = ("lo", "hi", "center", "scale", "asinh")
-_PARAM_NAMES = {
-    "lpr": (*_GRID, "lpr"),
-    "precision": (*_GRID, "lpr"),
-    "isotonic": (*_GRID, "lpr"),
-    "platt": (*_GRID, "lpr"),
-    "logistic": (*_GRID, "lpr"),
-    "pooled": (*_GRID, "lpr"),
-    "auto": (*_GRID, "lpr", "choice", "cv_log_loss"),
-    "gaussian": ("mean", "sd"),
-    "kde": (*_GRID, "density0", "density1"),
-}
 
 
 def score_model_from_dict(data, hierarchy=None):
@@ -236,9 +242,11 @@ def score_model_from_dict(data, hierarchy=None):
     """
     kind = data.get("kind")
     check_choice(kind, "data['kind']", SCORE_MODELS)
-    names = list(_PARAM_NAMES[kind])
+    names = list(param_names(kind))
+    if kind == "auto" and "candidates" not in data:  # files of format 3 and older: positions, legacy candidates
+        names.remove("candidates")
     params = {}
-    if kind != "gaussian" and "center" not in data and "lo" in data:
+    if (kind == "auto" or get_score_model(kind).on_grid) and "center" not in data and "lo" in data:
         # models saved before the transform existed: grids on the raw scores
         k = len(np.atleast_1d(data["lo"]))
         params = {"center": np.zeros(k), "scale": np.ones(k), "asinh": np.zeros(k)}

@@ -1,83 +1,15 @@
-"""Fitting the grid models: one LPR (or density) table per class and kind.
+"""The LPR tables of the grid models: isotonic, Platt, logistic, pooled and precision.
 
-The kernel tables are in ``_kernel``; the isotonic, Platt (on the asinh scale and,
-``"logistic"``, on the scores as they are), pooled and precision tables are here.
+The kernel tables are in ``_kernel``; the registry (``_registry``) says which
+function fits which model and runs them (``fit_grid_models``).
 """
 
 import numpy as np
 
-from .._sorting import stable_argsort
-from ._grid import backward, column_orders, forward, robust_scale
-from ._kernel import kde_tables, kernel_lpr_tables
+from ._grid import robust_scale
 
 
-def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None, order=None, pooled_events=None):
-    """Grid parameters shared by the models, and one LPR (or density) table per kind.
-
-    ``only`` ({kind index: bool mask}) restricts a kind to some classes (the
-    others keep the prevalence); the pooled model is fitted on every class
-    whenever one needs it, since its map and prior are shared. ``order`` ((K, M)
-    stable argsort of each column of ``s``) and ``pooled_events`` (the scores and
-    labels of the informative classes, in increasing order of score) save the sorts
-    when the caller has them (cross-validation sorts once for all folds).
-    """
-    m, n_classes = s.shape
-    # per-class median and robust scale: the asinh grid's and the "logistic" fence's
-    robust = None
-    if opts["transform"] == "asinh" or "logistic" in kinds:
-        robust = robust_scale(s, None if order is None else np.take_along_axis(s.T, order, axis=1))
-    if opts["transform"] == "asinh":
-        center, scale = robust
-        asinh = np.ones(n_classes)
-    else:
-        center, scale, asinh = np.zeros(n_classes), np.ones(n_classes), np.zeros(n_classes)
-    t = forward(s, center, scale, asinh)
-    lo, hi = t.min(axis=0), t.max(axis=0)
-    hi = np.where(hi > lo, hi, lo + 1.0)
-    params = {"lo": lo, "hi": hi, "center": center, "scale": scale, "asinh": asinh}
-    grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, opts["gridsize"])[None, :]
-    cols = np.flatnonzero(informative)
-    t_order = None
-    if any(kind in ("lpr", "isotonic") for kind in kinds) and "kde" not in kinds:
-        # t is a non-decreasing map of s: the sort of s, ties of t put back in index order
-        t_order = column_orders(t) if order is None else stable_argsort(t.T, order)
-    if "kde" in kinds:
-        params.update(kde_tables(t, y, cols, lo, hi, opts))
-        return params
-    tables = np.empty((len(kinds), n_classes, opts["gridsize"]))
-    tables[:] = prevalence[None, :, None]
-    all_cols = cols
-    for i, kind in enumerate(kinds):
-        cols = all_cols
-        if only is not None:
-            if not np.any(only[i][all_cols]):
-                continue
-            if kind != "pooled":
-                cols = all_cols[only[i][all_cols]]
-        if not len(cols):
-            continue
-        if kind == "lpr":
-            table = kernel_lpr_tables(t[:, cols], y[:, cols], lo[cols], hi[cols], prevalence[cols], opts,
-                                      t_order[cols])
-        elif kind == "isotonic":
-            table = _isotonic_tables(t[:, cols], y[:, cols], grid[cols], prevalence[cols], opts["prior_count"],
-                                     opts["min_count"], t_order[cols])
-        elif kind == "platt":
-            table = _platt_tables(t[:, cols], y[:, cols], grid[cols])
-        elif kind == "logistic":  # Platt scaling on the scores as they are (logit-like first stages)
-            grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
-            table = _logistic_tables(s[:, cols], y[:, cols], grid_s, robust[0][cols], robust[1][cols])
-        elif kind == "pooled":
-            grid_s = backward(grid[cols], center[cols, None], scale[cols, None], asinh[cols, None])
-            table = _pooled_tables(s[:, cols], y[:, cols], grid_s, pooled_events)
-        else:  # precision
-            table = _precision_tables(t[:, cols], y[:, cols], grid[cols])
-        tables[i, cols] = np.clip(table, opts["eps"], 1.0 - opts["eps"])
-    params["lpr_by_kind"] = tables
-    return params
-
-
-def _isotonic_tables(t, y, grid, prevalence, prior_count, min_count, order):
+def isotonic_tables(t, y, grid, prevalence, prior_count, min_count, order):
     from ..calibration import isotonic_columns
 
     # direction: do positives rank above the mean rank (ranks of the stable sort)?
@@ -89,7 +21,7 @@ def _isotonic_tables(t, y, grid, prevalence, prior_count, min_count, order):
                             min_count=min_count, order=order)
 
 
-def _platt_tables(t, y, grid):
+def platt_tables(t, y, grid):
     from ..calibration import fit_logistic_pairs
 
     mean, sd = t.mean(axis=0), t.std(axis=0)
@@ -107,7 +39,7 @@ def _platt_tables(t, y, grid):
 _FENCE = 20.0  # "logistic": scores beyond this many robust scales from the median are clipped there
 
 
-def _logistic_tables(s, y, grid_s, center, scale):
+def logistic_tables(s, y, grid_s, center, scale):
     """Platt scaling on the scores as they are, robust to a few extreme scores.
 
     Scores are measured in robust scales (``scale``) from the class's median
@@ -117,10 +49,10 @@ def _logistic_tables(s, y, grid_s, center, scale):
     """
     z = np.clip((s - center) / scale, -_FENCE, _FENCE)
     zg = np.clip((grid_s - center[:, None]) / scale[:, None], -_FENCE, _FENCE)
-    return _platt_tables(z, y, zg)
+    return platt_tables(z, y, zg)
 
 
-def _pooled_tables(s, y, grid_s, events=None, n_em=6):
+def pooled_tables(s, y, grid_s, events=None, n_em=6):
     """Empirical-Bayes pooled map: ``logit LPR_k = a_k + b_k logit g(s)``, ``(a_k, b_k)`` shrunk together.
 
     ``events``: ``(scores, labels)`` of every entry of ``s`` and ``y``, in increasing
@@ -150,7 +82,7 @@ def _pooled_tables(s, y, grid_s, events=None, n_em=6):
     return 1.0 / (1.0 + np.exp(-np.clip(eta, -700, 700)))
 
 
-def _precision_tables(t, y, grid, n_quantiles=100):
+def precision_tables(t, y, grid, n_quantiles=100):
     from scipy.interpolate import make_smoothing_spline
 
     out = np.empty(grid.shape)

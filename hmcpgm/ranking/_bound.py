@@ -6,7 +6,7 @@ from .._arrays import count, event_order
 from ..exceptions import InputError
 from ._auto import greedy_sequences
 from ._checks import ranking_values
-from ._hier_rank import horn_parent
+from ._horn import horn_parent
 from ._lagrange import LAGRANGE_ITER, lagrangian
 from ._structure import better_sequences, object_sequences
 

@@ -11,12 +11,13 @@ from . import _kernels
 from ._auto import AUTO_MAX_STATES, auto_sequences, greedy_sequences
 from ._checks import object_index, ranking_values
 from ._exact import exact_sequences
+from ._horn import horn_object_sequences, horn_parent
 from ._lagrange import LAGRANGE_ITER, lagrangian
 from ._merge import chain_merge
 from ._ranking import computed_ranking
 from ._sidney import sidney_sequences
 
-__all__ = ["hier_rank", "horn_parent"]
+__all__ = ["hier_rank"]
 
 
 def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, max_iter=LAGRANGE_ITER,
@@ -169,53 +170,12 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     return ranking
 
 
-def _forest_parts(parent, k_cls):
-    """Roots and, in Horn's sequence layout, where each root's tree starts."""
-    roots = np.flatnonzero(parent < 0)
-    size = np.ones(k_cls, dtype=np.int64)
-    # accumulate subtree sizes leaves-up: a parent has a smaller depth
-    depth = np.zeros(k_cls, dtype=np.int64)
-    for k in range(k_cls):
-        d, p = 0, parent[k]
-        while p >= 0:
-            d, p = d + 1, parent[p]
-        depth[k] = d
-    for k in np.argsort(-depth, kind="stable"):
-        if parent[k] >= 0:
-            size[parent[k]] += size[k]
-    seg = np.zeros(len(roots), dtype=np.int64)
-    np.cumsum(size[roots][:-1], out=seg[1:])
-    return roots.astype(np.int64), seg
-
-
-def horn_parent(parent, values):
-    """Horn's rule on the forest ``parent`` (-1 for roots): (order, block, block mean)."""
-    k_cls = values.shape[1]
-    roots, seg = _forest_parts(parent, k_cls)
-    seq = np.empty(values.shape, dtype=np.int64)
-    _kernels.horn_sequences(values, parent, roots, seq)
-    return chain_merge(values, seq, seg)
-
-
-def _horn_object_sequences(parent, values):
-    """Each object's optimal order of the forest ``parent``, shape (M, K): Horn's
-    rule per tree, then the trees interleaved by Chain-Merge inside the object."""
-    roots, seg = _forest_parts(parent, values.shape[1])
-    seq = np.empty(values.shape, dtype=np.int64)
-    _kernels.horn_sequences(values, parent, roots, seq)
-    if len(seg) == 1:
-        return seq
-    out = np.empty_like(seq)
-    _kernels.merge_within_objects(values, seq, seg, out)
-    return out
-
-
 def _relaxed_sequences(values, hierarchy):
     """Per-object consistent orders of the relaxed method, shape (M, K)."""
     depth = np.asarray(hierarchy.depth, dtype=np.int64)
     keep = np.array(hierarchy.spanning_forest("deepest"))
     m_obj, k_cls = values.shape
-    forest_seq = _horn_object_sequences(keep, values)
+    forest_seq = horn_object_sequences(keep, values)
     ptr, idx = (np.array(a) for a in hierarchy.parent_csr)
     topo = np.asarray(hierarchy.topological_order, dtype=np.int64)
     seq = np.empty((m_obj, k_cls), dtype=np.int64)

@@ -111,8 +111,9 @@ def resolve_engine(hierarchy, version, engine="auto"):
     ``"auto"`` is :func:`hmcpgm.inference.choose_engine`'s choice (tree on forests,
     the dense junction tree where it fits) except that where that choice is the
     sparse junction tree (exact on the whole Gene Ontology, but about a second per
-    object), cross-fitting uses loopy BP: choosing a version and its exponent then
-    rests on approximate full mLPRs, and the cross-validation table says so in its
+    object), cross-fitting uses loopy BP (the engine registry's ``cross_fit_engine``):
+    choosing a version and its exponent then rests on approximate full mLPRs, and the
+    cross-validation table says so in its
     ``engine`` column. Predictions of the fitted model use the estimator's engine.
 
     Parameters
@@ -131,10 +132,10 @@ def resolve_engine(hierarchy, version, engine="auto"):
     """
     if engine != "auto" or version == "indpt":
         return engine
-    from ..inference import choose_engine
+    from ..inference import choose_engine, get_engine
 
     chosen, _ = choose_engine(hierarchy, version)
-    return "loopy" if chosen == "sparse" else chosen
+    return get_engine(chosen).cross_fit_engine or chosen
 
 
 def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine="auto", **options):
