@@ -6,6 +6,9 @@ by position, and refused when it cannot be aligned. Each check names the
 argument, what was expected and what was given.
 """
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import numpy as np
 
 from ._arrays import binary_matrix, first_true
@@ -19,12 +22,45 @@ __all__ = [
     "check_instance",
     "column_positions",
     "check_hierarchy",
+    "checked_at_the_door",
     "class_matrix",
     "is_frame",
     "label_matrix",
     "likelihood_array",
     "theta_vector",
 ]
+
+
+#: True inside :func:`checked_at_the_door`: the arrays hmcpgm's own functions hand each other were checked once.
+_CHECKED = ContextVar("hmcpgm_checked_at_the_door", default=False)
+
+
+@contextmanager
+def checked_at_the_door():
+    """A block whose inputs a public entry point has checked: nested calls skip the same checks.
+
+    scikit-learn's ``prefer_skip_nested_validation``: a public function (say
+    ``MLPR.fit``) validates its inputs once, then runs its steps inside this
+    block; there :func:`class_matrix` and :func:`label_matrix` take a numpy array
+    that already has the checked dtype and column count as it is, without
+    scanning its values again (finiteness, 0/1, hierarchy). DataFrames are still
+    aligned by name, and anything else is checked as usual. The flag is a context
+    variable: threads started inside the block check their inputs.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_parents([None, 0])
+    >>> y = label_matrix([[1, 1], [0, 0]], h)          # checked at the door
+    >>> with checked_at_the_door():
+    ...     label_matrix(y, h) is y                    # not scanned again
+    True
+    """
+    token = _CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
 
 
 def check_instance(value, cls, name, how):
@@ -157,6 +193,9 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
         values = np.ascontiguousarray(values.iloc[:, column_positions(values.columns, classes, name)].to_numpy())
     owner = _owner(classes)
     classes = _class_names(classes)
+    if (_CHECKED.get() and isinstance(values, np.ndarray) and values.dtype == dtype and values.ndim == 2
+            and values.shape[1] == len(classes)):
+        return values  # checked at the door (see checked_at_the_door)
     try:
         arr = np.asarray(values, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -232,6 +271,9 @@ def label_matrix(labels, hierarchy, name="labels", *, close=False):
 
     ``close=True`` closes the labels upward instead of raising on violations.
     """
+    if (_CHECKED.get() and isinstance(labels, np.ndarray) and labels.dtype == np.int8 and labels.ndim == 2
+            and labels.shape[1] == hierarchy.n_classes):
+        return labels  # made by label_matrix at the door (see checked_at_the_door): 0/1 and closed
     y = binary_matrix(class_matrix(labels, hierarchy, name, allow_nan=True), name)
     if close:
         y = hierarchy.close_labels(y)
