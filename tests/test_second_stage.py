@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import hierarchies
 
-from hmcpgm import MLPR, make_paper_synthetic
+from hmcpgm import MLPR, Hierarchy, make_paper_synthetic
 from hmcpgm._validation import checked_at_the_door, class_matrix, label_matrix
 from hmcpgm.applications import paper_mlprs
 from hmcpgm.exceptions import InputError, LabelError
@@ -83,8 +83,7 @@ def test_the_step_matches_brute_force_enumeration(h, data):
 
 def test_indpt_is_the_tempered_lpr_under_the_training_prevalence():
     rng = np.random.default_rng(0)
-    data = make_paper_synthetic(400, 10, seed=0)
-    h = data.hierarchy
+    h = Hierarchy.from_parents([None, 0, 0, 1])
     lik = rng.uniform(0.1, 3.0, (5, h.n_classes, 2))
     prevalence = rng.uniform(0.1, 0.6, h.n_classes)
     stage = SecondStage(h, "indpt", 0.5, None, np.full(h.n_classes, 0.5), prevalence=prevalence)
@@ -100,7 +99,7 @@ def test_indpt_is_the_tempered_lpr_under_the_training_prevalence():
     (dict(prevalence=[0.5]), "prevalence must have shape"),
 ])
 def test_refuses_bad_fields_in_one_line(bad, message):
-    h = make_paper_synthetic(100, 10, seed=0).hierarchy
+    h = Hierarchy.from_parents([None, 0, 0, 1])
     fields = dict(hierarchy=h, version="full", a=1.0, score_model=None, theta=np.full(h.n_classes, 0.5))
     with pytest.raises(InputError, match=message) as err:
         SecondStage(**{**fields, **bad})
@@ -171,7 +170,7 @@ def test_nested_checks_are_skipped_only_inside_the_door(data):
         s = np.asarray(data.train_scores, dtype=float)
         assert class_matrix(s, h) is s
     bad = y.copy()
-    child = next(j for j, ps in enumerate(h.parent_indices) if ps)
+    child = next(j for j, ps in enumerate(h.parent_indices) if len(ps))
     bad[:, child] = 1
     bad[:, h.parent_indices[child]] = 0  # a positive child under negative parents
     with pytest.raises(LabelError):
