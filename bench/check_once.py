@@ -8,9 +8,9 @@ tempering=None, recalibrate=False``) on cellcycle_FUN's cached out-of-fold joint
 scores of the training rows (``/work/cache/cellcycle_FUN.joint.npz``, made by
 ``bench/fit_time.py``), after one untimed warm-up fit that pays the imports and
 numba's loads. Printed: per round and model the wall and CPU seconds of each, the
-best of each, and the seconds spent in the input checks the current code skips
-(``label_matrix`` and ``class_matrix`` of the baseline, counted with cProfile in
-a separate, untimed fit). Timings vary with the machine's load; CPU seconds are
+best of each, and the calls and seconds of ``label_matrix`` and ``class_matrix``
+(whose nested checks the current code skips) in one default fit of each, counted
+with cProfile in a separate, untimed run. Timings vary with the machine's load; CPU seconds are
 the steadier figure on a shared machine.
 
 Usage (from the repository root)::
@@ -99,9 +99,10 @@ def main():
     commit, folder = export_baseline(args.baseline)
     print(f"cellcycle_FUN training rows, {os.cpu_count()} cores; baseline {args.baseline} = {commit[:12]}, "
           f"current {ROOT}")
-    checks = run(folder, "profile")["checks"]
-    print("baseline's input checks in one default fit (cProfile, cumulative): "
-          + ", ".join(f"{n} {c['calls']} calls {c['seconds']:.2f} s" for n, c in sorted(checks.items())))
+    for name, code in (("baseline", folder), ("current", ROOT)):
+        checks = run(code, "profile")["checks"]
+        print(f"{name}'s input checks in one default fit (cProfile, cumulative): "
+              + ", ".join(f"{n} {c['calls']} calls {c['seconds']:.3f} s" for n, c in sorted(checks.items())))
     best = {}
     for r in range(args.rounds):
         for name, code in (("baseline", folder), ("current", ROOT)):
