@@ -178,11 +178,10 @@ def cache_all(names, first_stages, seed=0, data_dir=DATA):
 def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering="one", criterion="log_loss",
               score_model="auto", max_rows=None, seed=0, test_scores="refit", data_dir=DATA):
     """Fit the auto second stage on the training rows; evaluate every version and the choice on test rows."""
-    from hmcpgm import LabelNetwork
+    from dataclasses import replace
+
     from hmcpgm.calibration import fit_recalibration
-    from hmcpgm.inference import mlpr_from_likelihoods
     from hmcpgm.selection import cross_fitted_mlpr, fit_second_stage_auto
-    from hmcpgm.tempering import temper, tempered_lpr
 
     h, keep, _, Y, _, Y_test = load(name, seed, data_dir)
     sc = first_stage_scores(name, first_stage, seed=seed, data_dir=data_dir)
@@ -213,11 +212,9 @@ def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering
         t0, c0 = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if version == "indpt":
-                p = tempered_lpr(L_test, stage.score_model.prevalence, cfg["a"])
-            else:
-                p = mlpr_from_likelihoods(LabelNetwork(h, stage.theta), temper(L_test, cfg["a"]), version=version,
-                                          engine=cfg["engine"])
+            # each version as cross-fitted here: its exponent, all evidence at it, no max constraint
+            p = replace(stage, version=version, a=cfg["a"], engine=cfg["engine"], own=None,
+                        consistency="hierrank").mlpr(L_test)
         predict_seconds, predict_cpu = time.perf_counter() - t0, time.process_time() - c0
         rows = cfg["rows"]
         g = fit_recalibration(cfg["mlpr"][:, keep], Y[rows][:, keep])

@@ -7,13 +7,52 @@ hierarchy package (which aligns label DataFrames with it), so it names no
 hmcpgm class; :mod:`hmcpgm._validation` adds the checks that need one.
 """
 
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import numpy as np
 
 from ._arrays import first_true
 from ._util import preview, repeated
 from .exceptions import InputError
 
-__all__ = ["aligned_matrices", "rows_aligned", "column_positions", "class_matrix", "is_frame"]
+__all__ = ["aligned_matrices", "at_the_door", "checked_at_the_door", "class_matrix", "column_positions", "is_frame",
+           "rows_aligned"]
+
+
+#: True inside :func:`checked_at_the_door`: the arrays hmcpgm's own functions hand each other were checked once.
+_CHECKED = ContextVar("hmcpgm_checked_at_the_door", default=False)
+
+
+@contextmanager
+def checked_at_the_door():
+    """A block whose inputs a public entry point has checked: nested calls skip the same checks.
+
+    scikit-learn's ``prefer_skip_nested_validation``: a public function (say
+    ``MLPR.fit``) validates its inputs once, then runs its steps inside this
+    block; there :func:`class_matrix` and ``hmcpgm._validation.label_matrix`` take
+    a numpy array that already has the checked dtype and column count as it is,
+    without scanning its values again (finiteness, 0/1, hierarchy). DataFrames are
+    still aligned by name, and anything else is checked as usual. The flag is a
+    context variable: threads started inside the block check their inputs.
+
+    Examples
+    --------
+    >>> with checked_at_the_door():
+    ...     x = np.zeros((2, 3))
+    ...     class_matrix(x, ["a", "b", "c"]) is x        # not scanned again
+    True
+    """
+    token = _CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
+def at_the_door():
+    """Whether the caller runs inside :func:`checked_at_the_door`."""
+    return _CHECKED.get()
 
 
 def is_frame(values):
@@ -134,6 +173,9 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
         values = np.ascontiguousarray(values.iloc[:, column_positions(values.columns, classes, name)].to_numpy())
     owner = _owner(classes)
     classes = _class_names(classes)
+    if (_CHECKED.get() and isinstance(values, np.ndarray) and values.dtype == dtype and values.ndim == 2
+            and values.shape[1] == len(classes)):
+        return values  # checked at the door (see checked_at_the_door)
     try:
         arr = np.asarray(values, dtype=dtype)
     except (TypeError, ValueError) as exc:

@@ -10,7 +10,15 @@ and what was given.
 import numpy as np
 
 from ._arrays import binary_matrix, first_true
-from ._columns import aligned_matrices, class_matrix, column_positions, is_frame, rows_aligned
+from ._columns import (
+    aligned_matrices,
+    at_the_door,
+    checked_at_the_door,
+    class_matrix,
+    column_positions,
+    is_frame,
+    rows_aligned,
+)
 from .exceptions import InputError
 from .hierarchy import Hierarchy
 
@@ -20,6 +28,7 @@ __all__ = [
     "check_instance",
     "column_positions",
     "check_hierarchy",
+    "checked_at_the_door",
     "class_matrix",
     "is_frame",
     "label_matrix",
@@ -45,6 +54,9 @@ def label_matrix(labels, hierarchy, name="labels", *, close=False):
 
     ``close=True`` closes the labels upward instead of raising on violations.
     """
+    if (at_the_door() and isinstance(labels, np.ndarray) and labels.dtype == np.int8 and labels.ndim == 2
+            and labels.shape[1] == hierarchy.n_classes):
+        return labels  # made by label_matrix at the door (see checked_at_the_door): 0/1 and closed
     y = binary_matrix(class_matrix(labels, hierarchy, name, allow_nan=True), name)
     if close:
         y = hierarchy.close_labels(y)

@@ -13,17 +13,20 @@ This module imports scikit-learn; ``import hmcpgm`` loads it only when
 ``hmcpgm.MLPR`` is first used.
 """
 
+from dataclasses import replace
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._arrays import label_target
 from ._estimator_params import check_params
-from ._validation import class_matrix, is_frame, label_matrix, rows_aligned
+from ._validation import checked_at_the_door, class_matrix, is_frame, label_matrix, rows_aligned
 from .exceptions import InputError
 from .hierarchy import Hierarchy
 from .likelihood import fit_score_model
 from .network import LabelNetwork
+from .second_stage import SecondStage
 
 #: Scores beyond +-SCORE_LIMIT are taken as +-SCORE_LIMIT (in fit and predict alike): no score model tells
 #: 1e100 from 1e308 apart, and squares and grid spans of finite numbers near 1e308 overflow.
@@ -116,6 +119,11 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     Attributes
     ----------
+    second_stage_ : hmcpgm.second_stage.SecondStage
+        The fitted second stage, the one object that turns scores into mLPRs
+        (score models, network, version, exponents, own evidence, consistency,
+        recalibration); every attribute below but ``cv_results_``, ``classes_``,
+        ``n_features_in_`` and ``feature_names_in_`` reads it.
     version_ : str
         The fitted version (the choice when ``version="auto"``). A model fitted
         without cross-fitting (a fixed version, ``tempering=None``,
@@ -232,6 +240,58 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
+    # ------------------------------------------------------------------ the fitted second stage, read
+    # Every fitted attribute below is a view of ``second_stage_``, the one object that owns the step.
+    @property
+    def hierarchy_(self):
+        """The hierarchy of the fitted model."""
+        return self.second_stage_.hierarchy
+
+    @property
+    def network_(self):
+        """The hierarchy with the fitted ``theta``."""
+        return self.second_stage_.network
+
+    @property
+    def theta_(self):
+        """``P(Y_k = 1 | all parents positive)`` estimated from the labels."""
+        return self.second_stage_.theta
+
+    @property
+    def score_model_(self):
+        """The fitted per-class score models."""
+        return self.second_stage_.score_model
+
+    @property
+    def prevalence_(self):
+        """Training fraction of positives per class (the score models' prevalence)."""
+        return self.second_stage_.score_model.prevalence
+
+    @property
+    def version_(self):
+        """The fitted version."""
+        return self.second_stage_.version
+
+    @property
+    def tempering_(self):
+        """The evidence exponent of each class."""
+        return self.second_stage_.a
+
+    @property
+    def own_tempering_(self):
+        """The exponent of each class's own evidence (nbh and full), or None."""
+        return self.second_stage_.own
+
+    @property
+    def consistency_(self):
+        """``"hierrank"`` or ``"max"`` (the max constraint)."""
+        return self.second_stage_.consistency
+
+    @property
+    def recalibration_(self):
+        """The shared increasing map of :meth:`calibrated_proba`, or None."""
+        return self.second_stage_.recalibration
+
     # ------------------------------------------------------------------ fitting
     def _fit_hierarchy(self, X, y):
         """The hierarchy to fit: the given one, or flat classes named by X's or y's columns."""
@@ -267,10 +327,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 "MLPR requires y to be passed, but the target y is None: MLPR learns from 0/1 "
                 "labels, one column per class"
             )
-        if not is_frame(X):  # standard checks of arrays (sparse, complex, empty, 1-D) first
+        if not is_frame(X):  # standard checks of arrays (sparse, complex, empty, 1-D) first, once
             X = validate_data(self, X, reset=True, dtype=np.float64)
         hierarchy = self._fit_hierarchy(X, y)
-        s = self._scores(X, hierarchy, reset=True)
+        s = self._scores(X, hierarchy, reset=True, validated=not is_frame(X))
         if is_frame(X) and is_frame(y):
             y = rows_aligned(y, X.index, "y", "X")  # by the row index, as the command line pairs rows by id
         y = self._label_array(y)
@@ -284,6 +344,17 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             raise InputError(
                 f"X has {s.shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects"
             )
+        with checked_at_the_door():  # X and y were checked above: the steps below do not scan them again
+            stage = self._fit_stage(s, labels, hierarchy)
+        # predictions run the estimator's engine (cross-fitting may have run another; cv_results_ says which)
+        self.second_stage_ = replace(stage, engine=self.engine, options=self.inference_options or {})
+        self.cv_results_ = stage.cv_table
+        self.recalibrated_on_ = None if stage.recalibration is None else "cross-fitting"
+        self.classes_ = np.asarray(hierarchy.classes, dtype=object)
+        return self
+
+    def _fit_stage(self, s, labels, hierarchy):
+        """The second stage fitted on checked scores and labels: cross-fitted, or the paper's model."""
         score_options = {"bandwidth": self.bandwidth, "gridsize": self.gridsize, "eps": self.eps}
         if self._cross_fits():
             from .selection import VERSIONS as SIMPLEST_FIRST
@@ -296,30 +367,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 engine=self.engine, recalibrate=self.recalibrate, pseudo_count=self.pseudo_count,
                 allow_empty=self.allow_empty, progress=self.verbose, **score_options,
             )
-            network = LabelNetwork(hierarchy, stage.theta)
-            model, version, a = stage.score_model, stage.version, stage.a
-            self.recalibration_, self.cv_results_ = stage.recalibration, stage.cv_table
-            self.recalibrated_on_ = None if stage.recalibration is None else "cross-fitting"
-            own, consistency = stage.own, stage.consistency
-        else:
+        else:  # the paper's model: theta and the score models, nothing cross-fitted
             network = LabelNetwork.from_labels(labels, hierarchy, pseudo_count=self.pseudo_count)
             model = fit_score_model(s, labels, hierarchy, kind=self.score_model, allow_empty=self.allow_empty,
                                     cv=self.cv, seed=self.random_state, **score_options)
-            version, a = self.version, np.ones(hierarchy.n_classes)
-            self.recalibration_, self.cv_results_ = None, None
-            self.recalibrated_on_ = None
-            own, consistency = None, "hierrank"
-        self.version_ = version
-        self.tempering_ = np.asarray(a, dtype=float)
-        self.own_tempering_ = None if own is None else np.asarray(own, dtype=float)
-        self.consistency_ = consistency
-        self.hierarchy_ = hierarchy
-        self.network_ = network
-        self.classes_ = np.asarray(hierarchy.classes, dtype=object)
-        self.theta_ = network.theta
-        self.prevalence_ = model.prevalence
-        self.score_model_ = model
-        return self
+            stage = SecondStage(hierarchy, self.version, 1.0, model, network.theta, network=network)
+        return stage
 
     def _cross_fits(self):
         """Whether fitting needs cross-fitting on the training rows (a choice, an exponent or a map)."""
@@ -330,15 +383,18 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """y as it is when a DataFrame (aligned later by name), else a checked 2-D 0/1 array."""
         return y if is_frame(y) else label_target(y, "MLPR")
 
-    def _scores(self, X, hierarchy, *, reset):
-        """(M, K) float scores in class order (DataFrames aligned by class name), clipped to +-SCORE_LIMIT."""
+    def _scores(self, X, hierarchy, *, reset, validated=False):
+        """(M, K) float scores in class order (DataFrames aligned by class name), clipped to +-SCORE_LIMIT.
+
+        ``validated``: ``X`` is the array ``validate_data`` returned in :meth:`fit` (not checked again).
+        """
         if is_frame(X):
             s = class_matrix(X, hierarchy, "X")
             if reset:
                 self.n_features_in_ = s.shape[1]
                 self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
             return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
-        s = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
+        s = X if validated else validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
         if s.shape[1] != hierarchy.n_classes:
             raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
         if reset and hasattr(self, "feature_names_in_"):
@@ -428,7 +484,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
 
     def _calibrated(self, p):
-        return p if self.recalibration_ is None else self.recalibration_(p)
+        return self.second_stage_.calibrate(p)
 
     def fit_recalibration(self, X, y):
         """Refit the recalibration map on held-out rows: the final model's own mLPRs against their labels.
@@ -481,7 +537,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 f"X has {s.shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects"
             )
         count, rate = HELD_OUT_PRIOR
-        self.recalibration_ = fit_map(self._mlpr(s), labels, prior_count=count, prior_rate=rate)
+        g = fit_map(self._mlpr(s), labels, prior_count=count, prior_rate=rate)
+        self.second_stage_ = replace(self.second_stage_, recalibration=g)
         self.recalibrated_on_ = f"held-out rows ({s.shape[0]})"
         return self
 
@@ -513,28 +570,16 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             f"version {self.version_!r} (its evidence exponents and recalibration belong to it); call fit again"
         )
 
+    def _stage(self):
+        """The fitted second stage with the version, engine and engine options predictions use now."""
+        stage = self.second_stage_
+        version, options = self.version_in_use(), self.inference_options or {}
+        if (version, self.engine, options) != (stage.version, stage.engine, stage.options):
+            stage = replace(stage, version=version, engine=self.engine, options=options)
+        return stage
+
     def _mlpr(self, s):
-        from .selection import consistent_values
-        from .tempering import own_evidence, temper, tempered_lpr
-
-        version = self.version_in_use()
-        L = self.score_model_.likelihoods(s)
-        if version == "indpt":
-            p = tempered_lpr(L, self.score_model_.prevalence, self.tempering_)
-        else:
-            from .inference import mlpr_from_likelihoods
-
-            p = mlpr_from_likelihoods(
-                self.network_,
-                temper(L, self.tempering_),
-                version=version,
-                engine=self.engine,
-                **(self.inference_options or {}),
-            )
-            own = getattr(self, "own_tempering_", None)
-            if own is not None:
-                p = own_evidence(p, L, self.tempering_, own)
-        return consistent_values(p, self.hierarchy_, getattr(self, "consistency_", "hierrank"))
+        return self._stage().predict_proba(s)
 
     def engine_in_use(self):
         """The inference engine :meth:`predict_proba` runs, and whether its answer is exact.

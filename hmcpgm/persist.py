@@ -258,6 +258,7 @@ def load_model(path):
     from .likelihood import score_model_from_dict
     from .network import LabelNetwork
     from .options import VERSIONS, check_choice
+    from .second_stage import CONSISTENCY, SecondStage
 
     path = Path(path)
     if path.is_dir():
@@ -291,25 +292,25 @@ def load_model(path):
         state.update(kind=meta["score_model_kind"], classes=classes)
         model = MLPR(hierarchy=None if meta.get("flat") else hierarchy, **params)
         check_params(model)
-        model.hierarchy_ = hierarchy
-        model.network_ = LabelNetwork(hierarchy, arrays["theta"])
-        model.score_model_ = score_model_from_dict(state, hierarchy)
-        model.version_ = meta.get("version", params.get("version"))
-        check_choice(model.version_, "the fitted version", VERSIONS)
-        model.tempering_ = arrays.get("tempering", np.ones(hierarchy.n_classes))
-        model.own_tempering_ = arrays.get("own_tempering")  # absent in files of 0.2: all evidence at tempering_
-        model.consistency_ = meta.get("consistency", "hierrank")
-        check_choice(model.consistency_, "the fitted consistency", ("hierrank", "max"))
-        model.recalibration_ = _recalibration(arrays)
+        version, consistency = meta.get("version", params.get("version")), meta.get("consistency", "hierrank")
+        check_choice(version, "the fitted version", VERSIONS)
+        check_choice(consistency, "the fitted consistency", CONSISTENCY)
+        network = LabelNetwork(hierarchy, arrays["theta"])
+        model.second_stage_ = SecondStage(
+            hierarchy, version, arrays.get("tempering", 1.0),
+            score_model_from_dict(state, hierarchy), network.theta, _recalibration(arrays),
+            engine=model.engine, options=model.inference_options or {}, network=network,
+            own=arrays.get("own_tempering"),  # absent in files of 0.2: all evidence at tempering_
+            consistency=consistency,
+        )
         # files before 0.3 hold cross-fitted maps only
-        model.recalibrated_on_ = meta.get("recalibrated_on", None if model.recalibration_ is None else "cross-fitting")
+        model.recalibrated_on_ = meta.get("recalibrated_on",
+                                          None if model.second_stage_.recalibration is None else "cross-fitting")
         model.cv_results_ = None if meta.get("cv_results") is None else pd.DataFrame(meta["cv_results"])
     except (HmcpgmError, KeyError, TypeError, ValueError) as exc:
         what = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)
         raise InputError(f"model file {path} is not a valid hmcpgm model: {what}") from None
     model.classes_ = np.asarray(hierarchy.classes, dtype=object)
-    model.theta_ = model.network_.theta
-    model.prevalence_ = arrays["prevalence"]
     model.n_features_in_ = hierarchy.n_classes
     return model
 

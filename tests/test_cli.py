@@ -108,6 +108,57 @@ def test_predict_writes_the_recalibrated_mlprs_by_default(files, tmp_path, extra
     assert np.abs(got - model.predict_proba(test)).max() > 1e-6  # not the mLPRs themselves
 
 
+@pytest.mark.parametrize("chunk", [None, "70"])
+def test_predict_with_decisions_runs_inference_once_per_chunk(files, tmp_path, monkeypatch, chunk):
+    """One predict path (hmcpgm.scale.predict_files): the decisions come from the chunk's own mLPRs."""
+    import hmcpgm.inference
+    from hmcpgm.scale import DEFAULT_CHUNK_SIZE
+
+    model = load_model(files["model"])
+    if model.version_ == "indpt":  # indpt runs no network inference: count a network version's
+        pytest.skip("the fixture's model chose indpt")
+    calls = []
+    real = hmcpgm.inference.mlpr_from_likelihoods
+
+    def counted(network, likelihoods, **options):
+        calls.append(len(likelihoods))
+        return real(network, likelihoods, **options)
+
+    monkeypatch.setattr(hmcpgm.inference, "mlpr_from_likelihoods", counted)
+    out, dec = tmp_path / "p.csv", tmp_path / "d.csv"
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--decisions", str(dec),
+                 "--id-column", "gene", "--quiet", *(["--chunk-size", chunk] if chunk else [])]) == 0
+    _, test = read_matrix(files["test"], model.hierarchy_, "scores", id_column="gene")
+    size = int(chunk) if chunk else DEFAULT_CHUNK_SIZE
+    assert calls == [min(size, len(test) - start) for start in range(0, len(test), size)]
+    monkeypatch.undo()
+    _, got = read_matrix(dec, model.hierarchy_, "decisions", id_column="gene", binary=True)
+    np.testing.assert_array_equal(got, model.predict(test))
+
+
+def test_predict_accepts_the_version_auto_the_parser_offers(files, tmp_path):
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--id-column", "gene",
+                 "--quiet", "--mlpr-version", "auto"]) == 0
+    model = load_model(files["model"])
+    _, test = read_matrix(files["test"], model.hierarchy_, "scores", id_column="gene")
+    _, got = read_matrix(out, model.hierarchy_, "mlpr", id_column="gene")
+    np.testing.assert_allclose(got, model.calibrated_proba(test), rtol=1e-12, atol=0)
+
+
+def test_predict_cafa_lines_are_the_same_in_chunks(files, tmp_path):
+    from hmcpgm.ontology import write_cafa_predictions
+
+    out = tmp_path / "p.tsv"
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--quiet", "--format", "cafa",
+                 "--id-column", "gene", "--chunk-size", "70"]) == 0
+    model = load_model(files["model"])
+    ids, test = read_matrix(files["test"], model.hierarchy_, "scores", id_column="gene")
+    whole = tmp_path / "whole.tsv"
+    write_cafa_predictions(whole, model.calibrated_proba(test), model.hierarchy_, ids)
+    assert out.read_text() == whole.read_text()
+
+
 @pytest.mark.parametrize("method", ["hierrank", "naive"])
 @pytest.mark.parametrize("source", ["hierarchy", "model"])
 def test_rank_output_is_consistent(files, tmp_path, capsys, method, source):

@@ -27,6 +27,7 @@ PUBLIC_MODULES = [
     "hmcpgm.ranking",
     "hmcpgm.likelihood",
     "hmcpgm.selection",
+    "hmcpgm.second_stage",
     "hmcpgm.tempering",
     "hmcpgm.calibration",
     "hmcpgm.network",

@@ -282,8 +282,10 @@ def paper_mlprs(model, version, score_sets, engine="auto"):
     """mLPRs of one version of the paper's model for each score matrix of ``score_sets``.
 
     ``model`` is an :class:`hmcpgm.MLPR` fitted as the paper's model (nothing
-    cross-fitted, evidence exponent 1), so one fit serves every version: indpt is
-    the class's own LPR, nbh and full come from the fitted network and likelihoods.
+    cross-fitted, evidence exponent 1), so one fit serves every version: its
+    second stage (``model.second_stage_``) with ``version`` and ``engine`` (no
+    engine options), the same numbers as ``model.set_params(version=version,
+    engine=engine).predict_proba`` without changing ``model``.
 
     Parameters
     ----------
@@ -301,9 +303,9 @@ def paper_mlprs(model, version, score_sets, engine="auto"):
     tuple of ndarray
         One (M, K) mLPR matrix per score matrix.
     """
-    from ..inference import mlpr_from_likelihoods
+    from dataclasses import replace
 
-    if version == "indpt":
-        return tuple(model.lpr(s) for s in score_sets)
-    return tuple(mlpr_from_likelihoods(model.network_, model.likelihoods(s), version=version, engine=engine)
-                 for s in score_sets)
+    from ..estimator import SCORE_LIMIT
+
+    stage = replace(model.second_stage_, version=version, engine=engine, options={})
+    return tuple(stage.predict_proba(np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)) for s in score_sets)

@@ -153,16 +153,14 @@ def _scored_rows(scores_path, labels_path, hierarchy, ontology, args):
 
 
 def command_predict(args):
-    import numpy as np
-
-    from .._atomic import AtomicFile
-    from ..io import check_output, read_matrix, write_matrix
+    from ..io import check_output
     from ..persist import load_model
+    from ..scale import DEFAULT_CHUNK_SIZE, predict_files
 
     check_output(args.output, "-o")
     if args.decisions:
         check_output(args.decisions, "--decisions")
-    at_scale = _scale_requested(args, args.scores, args.output, args.decisions)
+    _scale_requested(args, args.scores, args.output, args.decisions)  # refuses --scheduler without --chunk-size
     model = load_model(args.model)
     if args.mlpr_version:
         # the estimator's own rule: "auto" or the fitted version, or any version of the paper's model
@@ -183,55 +181,18 @@ def command_predict(args):
         model.set_params(inference_options={**(model.inference_options or {}), **_inference_options(args)})
     if args.threshold is not None:
         model.set_params(threshold=args.threshold)
-    calibrated = not args.uncalibrated  # what 'rank --fdr' needs, unless asked otherwise
-    if at_scale:
-        from ..scale import predict_files
-
-        if args.format == "cafa":
-            raise UserError("--format cafa is not available with --chunk-size, --scheduler or Parquet files yet")
-        n, positives = predict_files(model, args.scores, args.output, decisions=args.decisions,
-                                     id_column=args.id_column, chunk_size=args.chunk_size,
-                                     scheduler=args.scheduler, progress=not args.quiet, calibrated=calibrated)
-        return _predicted(model, args, n, positives)
-    ids, scores = read_matrix(args.scores, model.hierarchy_, "scores", id_column=args.id_column)
-    chunk = 2000
-    steps = _Steps(args, len(scores), "predict")
-    parts, decisions = [], []
-    for start in range(0, len(scores), chunk):
-        raw = model.predict_proba(scores[start:start + chunk])  # one inference per chunk
-        recal = model.recalibration_ if calibrated else None
-        parts.append(raw if recal is None else recal(raw))
-        if args.decisions:
-            decisions.append(model.decide(raw))
-        steps.step("objects", len(raw))
-    steps.close()
-    k = model.hierarchy_.n_classes
-    mlpr = np.concatenate(parts) if parts else np.zeros((0, k))
-    id_column = args.id_column or "id"
-    outputs = [AtomicFile(args.output)]
-    try:  # both outputs in place, or neither
-        if args.format == "cafa":
-            from ..ontology import write_cafa_predictions
-
-            write_cafa_predictions(outputs[0].file, mlpr, model.hierarchy_, ids)
-        else:
-            write_matrix(outputs[0].file, mlpr, model.hierarchy_, ids=ids, id_column=id_column)
-        if args.decisions:
-            outputs.append(AtomicFile(args.decisions))
-            d = np.concatenate(decisions) if decisions else np.zeros((0, k), dtype=np.int8)
-            write_matrix(outputs[1].file, d, model.hierarchy_, ids=ids, id_column=id_column)
-    except BaseException:
-        for out in outputs:
-            out.abort()
-        raise
-    for out in outputs:
-        out.commit()
-    _predicted(model, args, len(mlpr), int(d.sum()) if args.decisions else None)
+    # one path, chunked (a default chunk size bounds memory): one inference per chunk, decisions from its mLPRs
+    n, positives = predict_files(model, args.scores, args.output, decisions=args.decisions,
+                                 id_column=args.id_column, chunk_size=args.chunk_size or DEFAULT_CHUNK_SIZE,
+                                 scheduler=args.scheduler, progress=not args.quiet,
+                                 calibrated=not args.uncalibrated,  # what 'rank --fdr' needs, unless asked otherwise
+                                 cafa=args.format == "cafa")
+    _predicted(model, args, n, positives)
 
 
 def _predicted(model, args, n, positives):
     engine, exact = model.engine_in_use()
-    version = model.version_ if model.version == "auto" else model.version
+    version = model.version_in_use()
     how = f"{version} version" if engine == "indpt" else \
         f"{version} version, {engine} engine, {'exact' if exact else 'approximate'}"
     recalibrated = not args.uncalibrated and model.recalibration_ is not None

@@ -19,7 +19,15 @@ neither.
 """
 
 from ._execute import INSTALL, check_scheduler, open_client, scheduler_option
-from ._files import TableWriter, predict_files, rank_files, read_matrix_chunks, read_matrix_file
+from ._files import (
+    DEFAULT_CHUNK_SIZE,
+    CafaWriter,
+    TableWriter,
+    predict_files,
+    rank_files,
+    read_matrix_chunks,
+    read_matrix_file,
+)
 from ._pipeline import (
     ModelMlpr,
     NetworkMlpr,
@@ -37,5 +45,6 @@ __all__ = [
     "ChunkedRanking", "ChunkSummary", "RunStore", "N_BINS", "descending_bins",
     "ModelMlpr", "NetworkMlpr", "row_chunks", "rank_stream", "rank_chunks", "rank_model",
     "predict_stream", "predict_proba", "open_client", "check_scheduler", "scheduler_option", "INSTALL",
-    "read_matrix_chunks", "read_matrix_file", "TableWriter", "predict_files", "rank_files",
+    "read_matrix_chunks", "read_matrix_file", "TableWriter", "CafaWriter", "predict_files", "rank_files",
+    "DEFAULT_CHUNK_SIZE",
 ]

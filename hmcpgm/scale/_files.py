@@ -18,8 +18,11 @@ from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
 from ._pipeline import BLOCK_CELLS, predict_stream, progress_bar, rank_stream
 
-__all__ = ["read_matrix_chunks", "read_matrix_file", "TableWriter", "matrix_frame", "predict_files",
-           "rank_files", "is_parquet"]
+__all__ = ["read_matrix_chunks", "read_matrix_file", "TableWriter", "CafaWriter", "matrix_frame", "predict_files",
+           "rank_files", "is_parquet", "DEFAULT_CHUNK_SIZE"]
+
+#: Objects per chunk of ``hmcpgm predict`` when no ``--chunk-size`` is given: memory stays bounded on any file.
+DEFAULT_CHUNK_SIZE = 2000
 
 
 def is_parquet(path):
@@ -307,6 +310,87 @@ class TableWriter:
             self.abort()
 
 
+class CafaWriter:
+    """Write value matrices one after the other as CAFA ``target<TAB>term<TAB>score`` lines of one file.
+
+    The lines go to a hidden file beside ``path``, put in place by :meth:`close`
+    and removed by :meth:`abort` (as :class:`TableWriter`), so a file written in
+    pieces is the file :func:`hmcpgm.ontology.write_cafa_predictions` writes at once.
+
+    Parameters
+    ----------
+    path : str or Path
+        The text file to write (not Parquet).
+    hierarchy : Hierarchy
+        Names the terms (columns in ``hierarchy.classes`` order).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("GO:1", "GO:2")])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "pred.tsv")
+    ...     with CafaWriter(path, h) as w:
+    ...         w.write([[0.9, 0.25]])
+    ...         w.write([[0.5, 0.5]])
+    ...     print(open(path).read().replace(chr(9), " "), end="")   # targets numbered across pieces
+    1 GO:1 0.9
+    1 GO:2 0.25
+    2 GO:1 0.5
+    2 GO:2 0.5
+    """
+
+    def __init__(self, path, hierarchy):
+        if is_parquet(path):
+            raise InputError(f"CAFA predictions are text lines; {path} names a Parquet file (give another suffix)")
+        self.path = check_output(path)
+        self.hierarchy = hierarchy
+        self._file = None
+        self.rows = 0
+
+    def write(self, values, ids=None):
+        """Append the lines of ``values`` (M, K), one target per row.
+
+        Parameters
+        ----------
+        values : array-like of shape (M, K)
+            Scores in [0, 1].
+        ids : sequence of str, optional
+            The targets (default: row numbers from 1, counted over every piece).
+        """
+        from ..ontology import write_cafa_predictions
+
+        if self._file is None:
+            self._file = AtomicFile(self.path)
+        if ids is None:
+            ids = [str(i) for i in range(self.rows + 1, self.rows + len(values) + 1)]
+        write_cafa_predictions(self._file.file, values, self.hierarchy, ids)
+        self.rows += len(values)
+
+    def close(self):
+        """Finish the file and put it in place."""
+        if self._file is None:
+            self._file = AtomicFile(self.path)
+        self._file.commit()
+        self._file = None
+
+    def abort(self):
+        """Drop what was written; ``path`` is left as it was."""
+        if self._file is not None:
+            self._file.abort()
+            self._file = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, *exc):
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
+
+
 def _arrow_ready(frame):
     """Object columns as strings, or as int64 when they hold only integers."""
     import pandas as pd
@@ -321,8 +405,11 @@ def _arrow_ready(frame):
 
 # ---------------------------------------------------------------------- the two commands
 def predict_files(model, scores, output, *, decisions=None, id_column=None, chunk_size=None,
-                  scheduler=None, progress=False, calibrated=False):
+                  scheduler=None, progress=False, calibrated=False, cafa=False):
     """``hmcpgm predict`` on files, chunk by chunk: mLPRs (and decisions) of a scores file.
+
+    Each chunk runs inference once (``model.predict_proba``); its decisions
+    (``model.decide``) and recalibrated values come from those mLPRs.
 
     Parameters
     ----------
@@ -335,21 +422,26 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
     id_column : str, optional
         The scores' id column, carried to the outputs.
     chunk_size : int, optional
-        Objects per chunk (default: the whole file at once).
+        Objects per chunk (default: the whole file at once; the command line
+        uses :data:`DEFAULT_CHUNK_SIZE`).
     scheduler : None, "local", str or distributed.Client
         Where the chunks run (see :func:`hmcpgm.scale.rank_stream`).
     progress : bool
         Show a progress bar.
     calibrated : bool
         Write the recalibrated mLPRs (``model.calibrated_proba``) instead of the mLPRs.
+    cafa : bool
+        Write ``output`` as CAFA ``target term score`` lines (:class:`CafaWriter`)
+        instead of a matrix; the decisions stay a matrix.
 
     Returns
     -------
     (int, int or None)
         The number of objects, and of positive decisions (None without ``decisions``).
     """
-    writers = [TableWriter(output)] + ([TableWriter(decisions)] if decisions else [])
     h = model.hierarchy_
+    writers = [CafaWriter(output, h) if cafa else TableWriter(output)]
+    writers += [TableWriter(decisions)] if decisions else []
     ids = deque()
 
     def blocks():
@@ -363,7 +455,10 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
         for p, d in predict_stream(model, blocks(), scheduler=scheduler, decisions=bool(decisions),
                                    progress=progress, calibrated=calibrated):
             block_ids = ids.popleft()
-            writers[0].write(matrix_frame(p, h, ids=block_ids, id_column=id_column or "id"))
+            if cafa:
+                writers[0].write(p, block_ids)
+            else:
+                writers[0].write(matrix_frame(p, h, ids=block_ids, id_column=id_column or "id"))
             if decisions:
                 writers[1].write(matrix_frame(d, h, ids=block_ids, id_column=id_column or "id"))
                 positives += int(d.sum())

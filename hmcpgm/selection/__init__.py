@@ -22,15 +22,17 @@ rows it will be judged on:
    (:func:`hmcpgm.calibration.fit_recalibration`), and refits the score models
    and ``theta`` on all training rows.
 
-The result, :class:`SecondStage`, predicts mLPRs of new rows
-(:meth:`SecondStage.predict_proba`) and their recalibrated values for the
-Bayesian FDR (:meth:`SecondStage.predict_calibrated`).
+The result is a :class:`hmcpgm.second_stage.SecondStage` (re-exported here), the
+one object that runs the step from scores to mLPRs: it predicts mLPRs of new
+rows (:meth:`SecondStage.predict_proba`) and their recalibrated values for the
+Bayesian FDR (:meth:`SecondStage.predict_calibrated`); cross-fitting runs one per
+fold on the out-of-fold evidence (:meth:`SecondStage.mlpr`).
 """
 
+from ..second_stage import SecondStage
 from ._auto import fit_second_stage_auto
 from ._choice import CONSISTENCY, CRITERIA, VERSIONS, consistent_values, ranked_ap
 from ._crossfit import CrossFit, cross_fit, cross_fitted_mlpr, resolve_engine
-from ._stage import SecondStage
 
 __all__ = [
     "CONSISTENCY",

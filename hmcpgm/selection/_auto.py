@@ -10,6 +10,7 @@ from ..calibration import fit_recalibration
 from ..exceptions import InputError
 from ..likelihood import fit_score_model
 from ..network import LabelNetwork
+from ..second_stage import SecondStage
 from ..tempering import GROUPINGS, own_evidence, tempering_groups
 from ._choice import (
     CONSISTENCY,
@@ -25,7 +26,6 @@ from ._choice import (
 )
 from ._crossfit import cross_fit, cross_fitted_mlpr, resolve_engine
 from ._exponents import fit_exponents
-from ._stage import SecondStage
 
 
 def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="auprc",

@@ -7,49 +7,11 @@ import numpy as np
 from .._numba import jit
 from ..likelihood import log_loss_by_class
 from ..options import VERSIONS
+from ..second_stage import CONSISTENCY, consistent_values  # noqa: F401 (the selection package re-exports them)
 from ._crossfit import cross_fitted_mlpr
 
 CRITERIA = ("log_loss", "auprc")
 SCREEN_GRID = (0.1, 0.3, 1.0)
-
-
-CONSISTENCY = ("hierrank", "max")
-
-
-def consistent_values(p, hierarchy, consistency):
-    """The values HierRank ranks: ``p`` itself, or the max constraint.
-
-    Under the hierarchy a class is positive whenever a descendant is, so its
-    posterior is at least each descendant's: the max constraint lifts every class
-    to the largest value among itself and its descendants (a no-op on exact full
-    mLPRs, which satisfy it already; C-HMCNN's MCM).
-
-    Parameters
-    ----------
-    p : ndarray of shape (M, K)
-        Posteriors (mLPRs), columns in ``hierarchy.classes`` order.
-    hierarchy : Hierarchy
-        The class hierarchy.
-    consistency : {"hierrank", "max"}
-        ``"hierrank"`` returns ``p`` itself (HierRank then pools violations).
-
-    Returns
-    -------
-    ndarray of shape (M, K)
-        The values to rank: ``p`` (``"hierrank"``) or ``p`` lifted by the max constraint.
-
-    Examples
-    --------
-    >>> from hmcpgm import Hierarchy
-    >>> h = Hierarchy.from_parents([None, 0])
-    >>> consistent_values(np.array([[0.3, 0.6]]), h, "max")
-    array([[0.6, 0.6]])
-    """
-    if consistency == "hierrank":
-        return p
-    from ..corrections import mcm
-
-    return mcm(p, hierarchy)
 
 
 def ranking_positions(p, hierarchy, cols):

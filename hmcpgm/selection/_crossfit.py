@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..likelihood import AUTO_BASELINE, AUTO_CANDIDATES, choose_candidates, cross_validated_lpr, log_loss_by_class
 from ..network import LabelNetwork
-from ..tempering import temper, tempered_lpr
+from ..second_stage import SecondStage
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,18 +163,14 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
     ndarray of shape (len(rows), K)
         Each row's mLPRs from the second stage of the fold that left it out.
     """
-    from ..inference import mlpr_from_likelihoods
-
     rows = np.arange(len(crossfit.folds)) if rows is None else np.asarray(rows)
     out = np.empty((len(rows), hierarchy.n_classes))
     folds = crossfit.folds[rows]
     for f in np.unique(folds):
         idx = np.flatnonzero(folds == f)
-        if version == "indpt":  # the class's own LPR (tempered), no network
-            prevalence = crossfit.cross_validation["prevalence"][f]
-            out[idx] = tempered_lpr(crossfit.likelihoods[rows[idx]], prevalence, a)
-            continue
-        L = temper(crossfit.likelihoods[rows[idx]], a)
-        network = LabelNetwork(hierarchy, crossfit.thetas[f])
-        out[idx] = mlpr_from_likelihoods(network, L, version=version, engine=engine, **options)
+        # the second stage of fold f: its theta and its score models' prevalence (indpt's prior), fed the
+        # out-of-fold evidence of the rows it left out
+        stage = SecondStage(hierarchy, version, a, None, crossfit.thetas[f], engine=engine, options=options,
+                            prevalence=crossfit.cross_validation["prevalence"][f])
+        out[idx] = stage.mlpr(crossfit.likelihoods[rows[idx]])
     return out

@@ -1,0 +1,121 @@
+"""Fit time of ``MLPR`` when inputs are checked once at the door, against a baseline that checks at every level.
+
+The baseline's ``hmcpgm`` package is exported with ``git archive REV`` (default
+``main``) into a temporary folder; each round fits, in a fresh subprocess (the
+baseline's, then this checkout's), ``MLPR(hierarchy=h, allow_empty=True)`` (the
+default, cross-fitted) and the paper's fixed model (``version="indpt",
+tempering=None, recalibrate=False``) on cellcycle_FUN's cached out-of-fold joint
+scores of the training rows (``/work/cache/cellcycle_FUN.joint.npz``, made by
+``bench/fit_time.py``), after one untimed warm-up fit that pays the imports and
+numba's loads. Printed: per round and model the wall and CPU seconds of each, the
+best of each, and the calls and seconds of ``label_matrix`` and ``class_matrix``
+(whose nested checks the current code skips) in one default fit of each, counted
+with cProfile in a separate, untimed run. Timings vary with the machine's load; CPU seconds are
+the steadier figure on a shared machine.
+
+Usage (from the repository root)::
+
+    python bench/check_once.py [--baseline main] [--rounds 2]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = Path("/work/cache") / "cellcycle_FUN.joint.npz"
+
+CHILD = r"""
+import json, sys, time, warnings
+import numpy as np
+import hmcpgm
+from hmcpgm import Hierarchy, MLPR
+
+warnings.simplefilter("ignore")
+z = np.load(sys.argv[1], allow_pickle=True)
+h = Hierarchy.from_edges([tuple(e) for e in z["edges"]], classes=list(z["classes"]))
+s, y = z["s_train"], z["y_train"]
+models = {
+    "default": dict(allow_empty=True),
+    "paper indpt": dict(version="indpt", tempering=None, recalibrate=False, allow_empty=True),
+}
+MLPR(hierarchy=h, **models["paper indpt"]).fit(s[:200], y[:200])  # warm-up: imports, numba
+if sys.argv[2] == "profile":
+    import cProfile, pstats
+    prof = cProfile.Profile()
+    prof.enable()
+    MLPR(hierarchy=h, **models["default"]).fit(s, y)
+    prof.disable()
+    stats = pstats.Stats(prof).stats
+    out = {}
+    for (file, _, name), (_, calls, _, cum, _) in stats.items():
+        if file.endswith("_validation.py") and name in ("label_matrix", "class_matrix"):
+            out[name] = {"calls": calls, "seconds": cum}
+    print(json.dumps({"checks": out, "package": hmcpgm.__file__}))
+    sys.exit()
+out = {}
+for name, params in models.items():
+    t, c = time.perf_counter(), time.process_time()
+    MLPR(hierarchy=h, **params).fit(s, y)
+    out[name] = {"wall": time.perf_counter() - t, "cpu": time.process_time() - c}
+print(json.dumps({"fits": out, "package": hmcpgm.__file__}))
+"""
+
+
+def export_baseline(rev):
+    """The baseline's package folder (git archive of ``rev``), reused across runs."""
+    commit = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    folder = Path(tempfile.gettempdir()) / f"hmcpgm-baseline-{commit[:12]}"
+    if not (folder / "hmcpgm" / "__init__.py").is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", commit, "hmcpgm"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return commit, folder
+
+
+def run(code_root, what):
+    env = {**os.environ, "PYTHONPATH": str(code_root)}
+    done = subprocess.run([sys.executable, "-c", CHILD, str(CACHE), what], env=env, capture_output=True,
+                          text=True, check=True, cwd=tempfile.gettempdir())
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if not result["package"].startswith(str(code_root)):
+        raise RuntimeError(f"imported {result['package']}, not the code under {code_root}")
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default="main")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    if not CACHE.exists():
+        print(f"{CACHE} absent (made by bench/fit_time.py): nothing to measure")
+        return
+    commit, folder = export_baseline(args.baseline)
+    print(f"cellcycle_FUN training rows, {os.cpu_count()} cores; baseline {args.baseline} = {commit[:12]}, "
+          f"current {ROOT}")
+    for name, code in (("baseline", folder), ("current", ROOT)):
+        checks = run(code, "profile")["checks"]
+        print(f"{name}'s input checks in one default fit (cProfile, cumulative): "
+              + ", ".join(f"{n} {c['calls']} calls {c['seconds']:.3f} s" for n, c in sorted(checks.items())))
+    best = {}
+    for r in range(args.rounds):
+        for name, code in (("baseline", folder), ("current", ROOT)):
+            fits = run(code, "time")["fits"]
+            for model, t in fits.items():
+                key = (model, name)
+                best[key] = {k: min(best.get(key, {}).get(k, float("inf")), v) for k, v in t.items()}
+                print(f"round {r + 1} {model:<12} {name:<8}: {t['wall']:.2f} s wall, {t['cpu']:.2f} s CPU", flush=True)
+    for model in ("default", "paper indpt"):
+        b, c = best[model, "baseline"], best[model, "current"]
+        print(f"best {model:<12}: baseline {b['wall']:.2f} s wall / {b['cpu']:.2f} s CPU, current {c['wall']:.2f} s "
+              f"wall / {c['cpu']:.2f} s CPU; saved {b['wall'] - c['wall']:.2f} s wall, {b['cpu'] - c['cpu']:.2f} s CPU")
+
+
+if __name__ == "__main__":
+    main()

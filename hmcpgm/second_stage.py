@@ -1,0 +1,283 @@
+"""The fitted second stage: the one owner of the step from first-stage scores to the values HierRank ranks.
+
+A :class:`SecondStage` is a small frozen object that holds everything the step
+needs and runs it, in this order:
+
+1. **evidence**: the per-class score models turn scores into likelihood pairs
+   ``[L_k(0), L_k(1)]`` (:meth:`SecondStage.likelihoods`);
+2. **evidence strength**: each pair's ratio is raised to the exponent ``a_k``
+   (:func:`hmcpgm.tempering.temper`);
+3. **mLPR**: ``"nbh"`` and ``"full"`` query the label network
+   (:func:`hmcpgm.mlpr_from_likelihoods`); ``"indpt"`` is the class's own
+   tempered local precision rate under the training prevalence of its score
+   model (:func:`hmcpgm.tempering.tempered_lpr`), with no network;
+4. **own evidence** (nbh and full, optional): each class's own evidence at its
+   own exponent ``own_k`` (:func:`hmcpgm.tempering.own_evidence`);
+5. **consistency** (optional): the max constraint (:func:`consistent_values`);
+6. **recalibration** (optional): the shared increasing map ``g``
+   (:meth:`SecondStage.calibrate`), used for Bayesian FDR estimates and decisions.
+
+Steps 2-5 are :meth:`SecondStage.mlpr`; :meth:`SecondStage.predict_proba` is
+steps 1-5. Every caller builds one and calls it: :class:`hmcpgm.MLPR` (fit,
+``predict_proba``, ``calibrated_proba``, ``predict``),
+:func:`hmcpgm.selection.fit_second_stage_auto` (its result),
+:func:`hmcpgm.selection.cross_fitted_mlpr` (one stage per fold, from out-of-fold
+evidence), the benchmark's paper versions
+(:func:`hmcpgm.applications.paper_mlprs`) and model loading
+(:func:`hmcpgm.persist.load_model`).
+
+Which indpt: the second stage's indpt is ``P(Y_k = 1 | s_k)``, the score model's
+local precision rate (SPEC: ``mLPR[m, k] = LPR_k(S[m, k])``), whose prior is the
+training prevalence the score model was fitted with. The network query
+``mlpr_from_likelihoods(..., version="indpt")`` is a different public thing: the
+posterior of ``Y_k`` from its own evidence under the *network's* prior marginal
+(``theta`` with its pseudo-count, and on DAGs a product over parents that need
+not equal the prevalence); the engines are checked against pgmpy with it, and no
+second stage uses it.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .exceptions import InputError
+from .network import LabelNetwork
+from .options import VERSIONS, check_choice
+from .tempering import own_evidence, temper, tempered_lpr
+
+__all__ = ["CONSISTENCY", "SecondStage", "consistent_values"]
+
+#: What makes a version's values consistent with the hierarchy before HierRank (see :func:`consistent_values`).
+CONSISTENCY = ("hierrank", "max")
+
+
+def consistent_values(p, hierarchy, consistency):
+    """The values HierRank ranks: ``p`` itself, or the max constraint.
+
+    Under the hierarchy a class is positive whenever a descendant is, so its
+    posterior is at least each descendant's: the max constraint lifts every class
+    to the largest value among itself and its descendants (a no-op on exact full
+    mLPRs, which satisfy it already; C-HMCNN's MCM).
+
+    Parameters
+    ----------
+    p : ndarray of shape (M, K)
+        Posteriors (mLPRs), columns in ``hierarchy.classes`` order.
+    hierarchy : Hierarchy
+        The class hierarchy.
+    consistency : {"hierrank", "max"}
+        ``"hierrank"`` returns ``p`` itself (HierRank then pools violations).
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+        The values to rank: ``p`` (``"hierrank"``) or ``p`` lifted by the max constraint.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_parents([None, 0])
+    >>> consistent_values(np.array([[0.3, 0.6]]), h, "max")
+    array([[0.6, 0.6]])
+    """
+    if consistency == "hierrank":
+        return p
+    from .corrections import mcm
+
+    return mcm(p, hierarchy)
+
+
+@dataclass(frozen=True, eq=False)
+class SecondStage:
+    """A fitted second stage: scores -> likelihoods -> tempered mLPR -> own evidence -> consistency -> ``g``.
+
+    Checked once when made (version, consistency, the exponents' shapes); its
+    methods then run the step without checking again.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        The class hierarchy; its ``classes`` fix the column order.
+    version : {"indpt", "nbh", "full"}
+        The mLPR version.
+    a : float or array-like of shape (K,)
+        Evidence exponent of each class (stored as a (K,) array).
+    score_model : hmcpgm.likelihood.ScoreModel or None
+        The per-class score models; None for a stage that is only given
+        likelihoods (cross-fitting's stage of one fold, :meth:`mlpr`).
+    theta : array-like of shape (K,)
+        The network's ``P(Y_k = 1 | all parents positive)``.
+    recalibration : RecalibrationMap, optional
+        The shared increasing map ``g`` of :meth:`calibrate`.
+    engine : str, default "auto"
+        Inference engine of nbh and full (:func:`hmcpgm.mlpr_from_likelihoods`).
+    cv_table : pandas.DataFrame, optional
+        One row per (version, grouping) tried by
+        :func:`hmcpgm.selection.fit_second_stage_auto`.
+    seconds : dict, optional
+        Time per step of that fit.
+    own : array-like of shape (K,), optional
+        For nbh and full: the exponent of each class's own evidence (the other
+        classes' evidence has ``a``); None: ``a`` for all evidence. Ignored by indpt.
+    consistency : {"hierrank", "max"}, default "hierrank"
+        ``"max"``: the mLPRs are lifted by the max constraint before ranking.
+    prevalence : array-like of shape (K,), optional
+        The prior of indpt: the training prevalence of the score models (default
+        ``score_model.prevalence``).
+    options : dict, optional
+        Engine options of :func:`hmcpgm.mlpr_from_likelihoods` (``budget_bytes``, ...).
+    network : LabelNetwork, optional
+        The network of ``hierarchy`` and ``theta``, when one is already built.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_parents([None, 0])
+    >>> stage = SecondStage(h, "full", 1.0, None, [0.5, 0.5], prevalence=[0.5, 0.25])
+    >>> L = np.array([[[1.0, 1.0], [1.0, 3.0]]])      # evidence only on the child
+    >>> stage.mlpr(L).round(4)
+    array([[0.6667, 0.5   ]])
+    >>> from dataclasses import replace
+    >>> replace(stage, version="indpt").mlpr(L).round(4)    # the child's own LPR at prevalence 0.25
+    array([[0.5, 0.5]])
+    """
+
+    hierarchy: object
+    version: str
+    a: np.ndarray
+    score_model: object
+    theta: np.ndarray
+    recalibration: object = None
+    engine: str = "auto"
+    cv_table: object = None
+    seconds: dict = field(default_factory=dict)
+    own: np.ndarray | None = None
+    consistency: str = "hierrank"
+    prevalence: np.ndarray | None = None
+    options: dict = field(default_factory=dict)
+    network: LabelNetwork | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        check_choice(self.version, "version", VERSIONS)
+        check_choice(self.consistency, "consistency", CONSISTENCY)
+        network = self.network if self.network is not None else LabelNetwork(self.hierarchy, self.theta)
+        k = network.hierarchy.n_classes
+        fixed = {"network": network, "hierarchy": network.hierarchy, "theta": network.theta,
+                 "a": _exponents(self.a, k, "a"), "options": dict(self.options or {})}
+        if self.own is not None:
+            fixed["own"] = _exponents(self.own, k, "own")
+        prevalence = self.prevalence
+        if prevalence is None and self.score_model is not None:
+            prevalence = self.score_model.prevalence
+        if prevalence is not None:
+            prevalence = np.asarray(prevalence, dtype=float)
+            if prevalence.shape != (k,):
+                raise InputError(f"prevalence must have shape ({k},), got {prevalence.shape}")
+        fixed["prevalence"] = prevalence
+        for name, value in fixed.items():
+            object.__setattr__(self, name, value)
+
+    def likelihoods(self, scores):
+        """Evidence pairs ``[L_k(0), L_k(1)]`` of the score models (untempered), shape (M, K, 2).
+
+        Parameters
+        ----------
+        scores : array-like of shape (M, K)
+            First-stage scores, columns in ``hierarchy.classes`` order.
+
+        Returns
+        -------
+        ndarray of shape (M, K, 2)
+            What each class's score says about its label.
+        """
+        if self.score_model is None:
+            raise InputError("this second stage has no score models: give it likelihoods (SecondStage.mlpr)")
+        return self.score_model.likelihoods(scores)
+
+    def mlpr(self, likelihoods, **options):
+        """The step from untempered evidence to the values ranked: tempered mLPR, own evidence, consistency.
+
+        Parameters
+        ----------
+        likelihoods : ndarray of shape (M, K, 2)
+            Untempered evidence pairs (:meth:`likelihoods`, or cross-fitting's out-of-fold ones).
+        **options
+            Engine options for this call, on top of ``options`` (not used by indpt).
+
+        Returns
+        -------
+        ndarray of shape (M, K)
+            The mLPRs (after the max constraint when ``consistency="max"``).
+        """
+        if self.version == "indpt":
+            if self.prevalence is None:
+                raise InputError("the indpt version needs the training prevalence (prevalence or score_model)")
+            p = tempered_lpr(likelihoods, self.prevalence, self.a)
+        else:
+            from .inference import mlpr_from_likelihoods
+
+            p = mlpr_from_likelihoods(self.network, temper(likelihoods, self.a), version=self.version,
+                                      engine=self.engine, **{**self.options, **options})
+            if self.own is not None:
+                p = own_evidence(p, likelihoods, self.a, self.own)
+        return consistent_values(p, self.hierarchy, self.consistency)
+
+    def predict_proba(self, scores, **options):
+        """mLPRs of new rows under the version, tempering, own evidence and consistency, shape (M, K).
+
+        Parameters
+        ----------
+        scores : array-like of shape (M, K)
+            First-stage scores of the new rows.
+        **options
+            Engine options of :func:`hmcpgm.mlpr_from_likelihoods` (not used by indpt).
+
+        Returns
+        -------
+        ndarray of shape (M, K)
+            The mLPRs.
+        """
+        return self.mlpr(self.likelihoods(scores), **options)
+
+    def calibrate(self, mlpr):
+        """``g(mLPR)``, or the mLPRs themselves when there is no recalibration map.
+
+        Parameters
+        ----------
+        mlpr : array-like of shape (M, K)
+            Values made by :meth:`mlpr` or :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (M, K)
+            The recalibrated values.
+        """
+        return mlpr if self.recalibration is None else self.recalibration(mlpr)
+
+    def predict_calibrated(self, scores=None, *, mlpr=None):
+        """Recalibrated mLPRs ``g(mLPR)`` (for the Bayesian FDR); pass ``mlpr`` to skip inference.
+
+        Parameters
+        ----------
+        scores : array-like of shape (M, K), optional
+            First-stage scores of the new rows (not read when ``mlpr`` is given).
+        mlpr : array-like of shape (M, K), optional
+            The mLPRs, already computed by :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (M, K)
+            ``g(mLPR)``, or the mLPRs when there is no recalibration map.
+        """
+        p = self.predict_proba(scores) if mlpr is None else np.asarray(mlpr, dtype=float)
+        return self.calibrate(p)
+
+
+def _exponents(a, k, name):
+    """``a`` as a (K,) float array (a number is every class's)."""
+    a = np.asarray(a, dtype=float)
+    if a.ndim == 0:
+        a = np.full(k, float(a))
+    if a.shape != (k,):
+        raise InputError(f"{name} must be a number or {k} of them (one per class), got shape {a.shape}")
+    return a
