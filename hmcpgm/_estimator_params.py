@@ -32,6 +32,9 @@ def check_params(estimator):
     check_choice(estimator.score_model, "score_model", SCORE_MODELS)
     if estimator.tempering is not None:
         check_choice(estimator.tempering, "tempering", GROUPINGS)
+    from .second_stage import CONSISTENCY
+
+    check_choice(estimator.consistency, "consistency", ("auto", *CONSISTENCY))
     if not isinstance(estimator.recalibrate, bool):
         raise InputError(f"recalibrate must be True or False, got {estimator.recalibrate!r}")
     if estimator._cross_fits() and estimator.score_model not in POSTERIOR_MODELS:

@@ -78,6 +78,16 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         estimates its false discovery proportion. The ranking is unchanged.
         With held-out rows, :meth:`fit_recalibration` refits the map on the final
         model's own mLPRs: more powerful cutoffs (docs/benchmarks.md).
+    consistency : str, default "auto"
+        What makes the mLPRs consistent with the hierarchy before ranking:
+        ``"auto"`` chooses between nothing (``"hierrank"``: HierRank pools the
+        violations) and the max constraint (``"max"``) by cross-fitting; or one
+        of :data:`hmcpgm.second_stage.CONSISTENCY`: besides those two, a classic
+        correction of :mod:`hmcpgm.corrections` applied to the mLPRs (``"gpav"``,
+        the least-squares hierarchy-consistent posteriors; ``"htd"``,
+        ``"tpr_dag"``, ``"iso_tpr"``, ``"descens"``, ``"obozinski"``). Without
+        cross-fitting (a fixed version, ``tempering=None``, ``recalibrate=False``)
+        ``"auto"`` is ``"hierrank"``.
     engine : str, default "auto"
         Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`: ``"auto"`` or a
         registered engine (:data:`hmcpgm.inference.ENGINES`, described by
@@ -137,10 +147,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         evidence (indpt's fitted exponent), while the other classes' evidence
         has ``tempering_`` (:func:`hmcpgm.tempering.own_evidence`: exact for
         every class at once). None: ``tempering_`` for all evidence.
-    consistency_ : {"hierrank", "max"}
+    consistency_ : str
         ``"max"``: :meth:`predict_proba` lifts each class to the largest mLPR
         among its descendants (a lower bound of its posterior under the
-        hierarchy), chosen by cross-fitting (``cv_results_.attrs["consistency"]``).
+        hierarchy), chosen by cross-fitting (``cv_results_.attrs["consistency"]``)
+        when ``consistency="auto"``; a correction's name: the mLPRs it returns
+        are those corrected values.
     recalibration_ : RecalibrationMap or None
         The shared increasing map of :meth:`calibrated_proba`.
     recalibrated_on_ : str or None
@@ -198,6 +210,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         score_model="auto",
         tempering="one",
         recalibrate=True,
+        consistency="auto",
         engine="auto",
         threshold=0.5,
         cv=5,
@@ -216,6 +229,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.score_model = score_model
         self.tempering = tempering
         self.recalibrate = recalibrate
+        self.consistency = consistency
         self.engine = engine
         self.threshold = threshold
         self.cv = cv
@@ -365,13 +379,15 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 versions=SIMPLEST_FIRST if self.version == "auto" else (self.version,),
                 tempering=self.tempering, score_model=self.score_model, cv=self.cv, seed=self.random_state,
                 engine=self.engine, recalibrate=self.recalibrate, pseudo_count=self.pseudo_count,
-                allow_empty=self.allow_empty, progress=self.verbose, **score_options,
+                allow_empty=self.allow_empty, consistency=self.consistency, progress=self.verbose,
+                **score_options,
             )
         else:  # the paper's model: theta and the score models, nothing cross-fitted
             network = LabelNetwork.from_labels(labels, hierarchy, pseudo_count=self.pseudo_count)
             model = fit_score_model(s, labels, hierarchy, kind=self.score_model, allow_empty=self.allow_empty,
                                     cv=self.cv, seed=self.random_state, **score_options)
-            stage = SecondStage(hierarchy, self.version, 1.0, model, network.theta, network=network)
+            stage = SecondStage(hierarchy, self.version, 1.0, model, network.theta, network=network,
+                                consistency="hierrank" if self.consistency == "auto" else self.consistency)
         return stage
 
     def _cross_fits(self):

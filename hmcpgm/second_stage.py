@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .corrections import CORRECTIONS, mcm
 from .exceptions import InputError
 from .network import LabelNetwork
 from .options import VERSIONS, check_choice
@@ -47,12 +48,13 @@ from .tempering import own_evidence, temper, tempered_lpr
 
 __all__ = ["CONSISTENCY", "SecondStage", "consistent_values"]
 
-#: What makes a version's values consistent with the hierarchy before HierRank (see :func:`consistent_values`).
-CONSISTENCY = ("hierrank", "max")
+#: What makes a version's values consistent with the hierarchy before HierRank (see :func:`consistent_values`):
+#: nothing (HierRank pools violations), the max constraint, or a classic correction of :mod:`hmcpgm.corrections`.
+CONSISTENCY = ("hierrank", "max", *(name for name, c in CORRECTIONS.items() if c.consistent and name != "mcm"))
 
 
 def consistent_values(p, hierarchy, consistency):
-    """The values HierRank ranks: ``p`` itself, or the max constraint.
+    """The values HierRank ranks: ``p`` itself, the max constraint, or a classic correction of ``p``.
 
     Under the hierarchy a class is positive whenever a descendant is, so its
     posterior is at least each descendant's: the max constraint lifts every class
@@ -65,8 +67,11 @@ def consistent_values(p, hierarchy, consistency):
         Posteriors (mLPRs), columns in ``hierarchy.classes`` order.
     hierarchy : Hierarchy
         The class hierarchy.
-    consistency : {"hierrank", "max"}
-        ``"hierrank"`` returns ``p`` itself (HierRank then pools violations).
+    consistency : str, one of :data:`CONSISTENCY`
+        ``"hierrank"`` returns ``p`` itself (HierRank then pools violations);
+        ``"max"`` the max constraint; another name applies that classic
+        correction of :data:`hmcpgm.corrections.CORRECTIONS` (default options) to
+        the mLPRs, e.g. ``"gpav"``: the least-squares hierarchy-consistent values.
 
     Returns
     -------
@@ -82,9 +87,10 @@ def consistent_values(p, hierarchy, consistency):
     """
     if consistency == "hierrank":
         return p
-    from .corrections import mcm
-
-    return mcm(p, hierarchy)
+    if consistency == "max":
+        return mcm(p, hierarchy)
+    correction = CORRECTIONS[consistency]
+    return correction.function(p, hierarchy, **correction.preset)
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,7 +14,7 @@ from hmcpgm._validation import checked_at_the_door, class_matrix, label_matrix
 from hmcpgm.applications import paper_mlprs
 from hmcpgm.exceptions import InputError, LabelError
 from hmcpgm.persist import load_model, save_model
-from hmcpgm.second_stage import SecondStage
+from hmcpgm.second_stage import CONSISTENCY, SecondStage
 from hmcpgm.selection import cross_fit, cross_fitted_mlpr
 from hmcpgm.tempering import tempered_lpr
 
@@ -186,3 +186,26 @@ def test_fit_still_checks_its_inputs_at_the_door(data):
     s[0, 0] = np.nan
     with pytest.raises(ValueError):
         MLPR(hierarchy=data.hierarchy, version="indpt", tempering=None, recalibrate=False).fit(s, data.train_labels)
+
+
+@pytest.mark.parametrize("consistency", [c for c in CONSISTENCY if c != "hierrank"])
+def test_mlpr_consistency_applies_the_named_rule_to_the_mlprs(consistency, tmp_path):
+    """Reference: the rule called directly (hmcpgm.corrections) on the mLPRs of the same model without it."""
+    from hmcpgm import naive_sort
+    from hmcpgm.corrections import CORRECTIONS, mcm
+    from hmcpgm.ranking import count_violations
+
+    data = make_paper_synthetic(n_train=1200, n_test=200, seed=4)
+    h = data.hierarchy
+    params = dict(hierarchy=h, version="nbh", cv=3, tempering=None, recalibrate=False)
+    plain = MLPR(**params, consistency="hierrank").fit(data.train_scores, data.train_labels)
+    model = MLPR(**params, consistency=consistency).fit(data.train_scores, data.train_labels)
+    assert model.consistency_ == consistency
+    p = plain.predict_proba(data.test_scores)
+    rule = mcm if consistency == "max" else (lambda v, g: CORRECTIONS[consistency].function(
+        v, g, **CORRECTIONS[consistency].preset))
+    got = model.predict_proba(data.test_scores)
+    np.testing.assert_allclose(got, rule(p, h), atol=1e-12)
+    assert count_violations(naive_sort(got, h), h) == 0  # consistent: no ranking violates the hierarchy
+    save_model(model, tmp_path / "m.npz")
+    np.testing.assert_array_equal(load_model(tmp_path / "m.npz").predict_proba(data.test_scores), got)

@@ -6,6 +6,7 @@ import sys
 from ..inference import ENGINES
 from ..likelihood import SCORE_MODELS
 from ..options import VERSIONS
+from ..second_stage import CONSISTENCY
 from ._check_inference import add_check_inference
 from ._commands import (
     command_benchmark,
@@ -155,6 +156,10 @@ def build_parser():
     p.add_argument("--tempering", default="one", choices=("one", "depth", "frequency", "none"),
                    help="evidence strength: one exponent for all classes (default), one per depth or per "
                         "frequency group, fitted by cross-fitting; none = the paper's model (exponent 1)")
+    p.add_argument("--consistency", default="auto", choices=("auto", *CONSISTENCY),
+                   help="what makes the mLPRs consistent with the hierarchy before ranking: auto (nothing or the max "
+                        "constraint, chosen by cross-fitting), or that rule, or a classic correction applied to the "
+                        "mLPRs (gpav: the least-squares consistent values)")
     p.add_argument("--no-recalibrate", action="store_true",
                    help="do not fit the shared recalibration map of the mLPRs (which predict applies by default)")
     p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")
