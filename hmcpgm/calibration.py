@@ -580,12 +580,16 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
         Their labels.
     prior_count : float, default 0.0
         Pseudo-observations at ``prior_rate`` added to each isotonic block.
-    prior_rate : float in [0, 1], optional
+    prior_rate : float in [0, 1] or callable, optional
         The rate of the pseudo-observations (default: the overall rate of
         ``y``). ``prior_count=1, prior_rate=0.5`` is each block's posterior mean
         under Jeffreys' Beta(1/2, 1/2) prior: a top block of 5 positives out of
-        5 becomes 5.5 / 6, not 1 (what :meth:`hmcpgm.MLPR.fit_recalibration`
-        uses on held-out rows).
+        5 becomes 5.5 / 6, not 1. A callable (e.g. another
+        :class:`RecalibrationMap`) gives each block its own prior rate, read at
+        the block's knot: an empirical-Bayes prior (what
+        :meth:`hmcpgm.MLPR.fit_recalibration` uses on held-out rows, with the
+        cross-fitted map as the prior). The shrunk rates are pooled again where
+        they would decrease (weights: block sizes plus ``prior_count``).
 
     Returns
     -------
@@ -609,10 +613,18 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
         raise InputError("p must be a non-empty array of probabilities in [0, 1]")
     if not np.isin(y, (0, 1)).all():
         raise InputError("y must hold only 0 and 1")
-    if prior_rate is not None and not 0 <= prior_rate <= 1:
-        raise InputError(f"prior_rate must be in [0, 1], got {prior_rate!r}")
-    rate = float(y.mean()) if prior_rate is None else float(prior_rate)
-    kx, ky, _ = isotonic_knots(p, y.astype(float), prior_rate=rate, prior_count=prior_count)
+    if callable(prior_rate) and prior_count > 0:
+        kx, ky, kw = isotonic_knots(p, y.astype(float))
+        prior = np.asarray(prior_rate(kx), dtype=float)
+        if prior.shape != kx.shape or not np.all((prior >= 0) & (prior <= 1)):
+            raise InputError("prior_rate must map the knots to probabilities in [0, 1]")
+        shrunk = (ky * kw + prior_count * prior) / (kw + prior_count)
+        kx, ky, _ = isotonic_knots(kx, shrunk, weight=kw + prior_count, order="sorted")  # pooled where it decreases
+    else:
+        if prior_rate is not None and not callable(prior_rate) and not 0 <= prior_rate <= 1:
+            raise InputError(f"prior_rate must be in [0, 1], got {prior_rate!r}")
+        rate = float(y.mean()) if prior_rate is None or callable(prior_rate) else float(prior_rate)
+        kx, ky, _ = isotonic_knots(p, y.astype(float), prior_rate=rate, prior_count=prior_count)
     if kx.size == 1:
         kx, ky = np.array([0.0, 1.0]), np.repeat(ky, 2)
     return RecalibrationMap(kx, np.maximum.accumulate(ky))

@@ -32,9 +32,9 @@ from .second_stage import SecondStage
 #: 1e100 from 1e308 apart, and squares and grid spans of finite numbers near 1e308 overflow.
 SCORE_LIMIT = 1e100
 
-#: (prior_count, prior_rate) of the map :meth:`MLPR.fit_recalibration` fits on held-out rows: each
-#: isotonic block's posterior mean rate under Jeffreys' Beta(1/2, 1/2) prior
-HELD_OUT_PRIOR = (1.0, 0.5)
+#: Pseudo-events per isotonic block of the map :meth:`MLPR.fit_recalibration` fits on held-out rows, at the
+#: cross-fitted map's rate (at Jeffreys' 1/2 for a model without one)
+HELD_OUT_PRIOR_COUNT = 2.0
 
 __all__ = ["MLPR", "check_params"]
 
@@ -159,6 +159,9 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Where ``recalibration_`` was fitted: ``"cross-fitting"`` (by :meth:`fit`)
         or ``"held-out rows (M)"`` (by :meth:`fit_recalibration`, more powerful FDR
         cutoffs); None without a map.
+    crossfit_recalibration_ : RecalibrationMap or None
+        The map :meth:`fit` built by cross-fitting, kept as the prior of
+        :meth:`fit_recalibration`'s map (None after loading a held-out map).
     cv_results_ : pandas.DataFrame or None
         One row per version tried: exponents, cross-fitted AU(PRC) and log loss,
         rows and engine used, seconds, ``z`` (paired bootstrap standard errors by
@@ -364,6 +367,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.second_stage_ = replace(stage, engine=self.engine, options=self.inference_options or {})
         self.cv_results_ = stage.cv_table
         self.recalibrated_on_ = None if stage.recalibration is None else "cross-fitting"
+        self.crossfit_recalibration_ = stage.recalibration  # the prior of fit_recalibration's map
         self.classes_ = np.asarray(hierarchy.classes, dtype=object)
         return self
 
@@ -513,9 +517,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         validation set) are scored by the final model itself: the map fitted on
         them (:func:`hmcpgm.calibration.fit_recalibration`, pooled over classes)
         describes the mLPRs the cutoff will see. Each isotonic block's rate is
-        its posterior mean under Jeffreys' Beta(1/2, 1/2) prior (``HELD_OUT_PRIOR``):
-        the unshrunk rates of the few events at the very top overstate them.
-        The mLPRs and the ranking do not change;
+        its posterior mean with ``HELD_OUT_PRIOR_COUNT`` (2) pseudo-events at the
+        cross-fitted map's rate there (an empirical-Bayes prior: the held-out
+        rows outweigh it wherever they hold more than a few events; without a
+        cross-fitted map, at Jeffreys' rate 1/2): the
+        unshrunk rates of the few events at the very top overstate them. The
+        mLPRs and the ranking do not change;
         :meth:`calibrated_proba` and :meth:`predict` use the new map.
 
         Parameters
@@ -552,8 +559,9 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             raise InputError(
                 f"X has {s.shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects"
             )
-        count, rate = HELD_OUT_PRIOR
-        g = fit_map(self._mlpr(s), labels, prior_count=count, prior_rate=rate)
+        prior = getattr(self, "crossfit_recalibration_", None)
+        prior = 0.5 if prior is None else prior
+        g = fit_map(self._mlpr(s), labels, prior_count=HELD_OUT_PRIOR_COUNT, prior_rate=prior)
         self.second_stage_ = replace(self.second_stage_, recalibration=g)
         self.recalibrated_on_ = f"held-out rows ({s.shape[0]})"
         return self

@@ -306,6 +306,8 @@ def load_model(path):
         # files before 0.3 hold cross-fitted maps only
         model.recalibrated_on_ = meta.get("recalibrated_on",
                                           None if model.second_stage_.recalibration is None else "cross-fitting")
+        crossfitted = model.recalibrated_on_ == "cross-fitting"
+        model.crossfit_recalibration_ = model.second_stage_.recalibration if crossfitted else None
         model.cv_results_ = None if meta.get("cv_results") is None else pd.DataFrame(meta["cv_results"])
     except (HmcpgmError, KeyError, TypeError, ValueError) as exc:
         what = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)

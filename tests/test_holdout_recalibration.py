@@ -24,17 +24,20 @@ def _held_out(data):
     return data.test_scores[:600], data.test_labels[:600], data.test_scores[600:]
 
 
-def test_map_is_the_jeffreys_isotonic_fit_of_the_final_models_mlprs(fitted):
+def test_map_is_the_isotonic_fit_of_the_final_models_mlprs_with_the_cross_fitted_prior(fitted):
     data, model = fitted
     model = MLPR(**model.get_params()).fit(data.train_scores, data.train_labels)
     xh, yh, new = _held_out(data)
     before = model.calibrated_proba(new)
-    assert model.recalibrated_on_ == "cross-fitting"
+    assert model.recalibrated_on_ == "cross-fitting" and model.crossfit_recalibration_ is model.recalibration_
     model.fit_recalibration(xh, yh)
     assert model.recalibrated_on_ == "held-out rows (600)"
     q = model.predict_proba(new)
-    expected = fit_recalibration(model.predict_proba(xh), yh, prior_count=1.0, prior_rate=0.5)(q)
+    prior = model.crossfit_recalibration_  # the cross-fitted map, the held-out map's prior
+    expected = fit_recalibration(model.predict_proba(xh), yh, prior_count=2.0, prior_rate=prior)(q)
     np.testing.assert_array_equal(model.calibrated_proba(new), expected)
+    again = model.fit_recalibration(xh, yh).calibrated_proba(new)  # the prior stays the cross-fitted map
+    np.testing.assert_array_equal(again, expected)
     assert np.abs(model.calibrated_proba(new) - before).max() > 1e-3  # another map than cross-fitting's
 
 
@@ -124,3 +127,16 @@ def test_jeffreys_blocks_worked_by_hand():
     assert g(1.0) == pytest.approx((9.5 + 1.5) / 13)  # pooled with the pseudo-counts' weights
     with pytest.raises(InputError, match="prior_rate"):
         fit_recalibration(p, y, prior_count=1.0, prior_rate=1.5)
+
+
+def test_empirical_bayes_prior_worked_by_hand():
+    """Blocks {0.1, 0.2} (0 of 2) and {0.3, 0.4} (2 of 2), knots 0.2 and 0.3; a prior map q(x) = x gives each
+    block 2 pseudo-events at q(knot): (0 + 2 * 0.2) / 4 = 0.1 and (2 + 2 * 0.3) / 4 = 0.65."""
+    p, y = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0, 0, 1, 1])
+    g = fit_recalibration(p, y, prior_count=2.0, prior_rate=lambda x: x)
+    np.testing.assert_allclose(g(np.array([0.0, 0.2, 0.25, 0.3, 1.0])), [0.1, 0.1, 0.375, 0.65, 0.65])
+    # a prior that would make the shrunk rates decrease is pooled: 0 of 2 under q = 1, 2 of 2 under q = 0
+    g = fit_recalibration(p, y, prior_count=2.0, prior_rate=lambda x: np.where(x < 0.25, 1.0, 0.0))
+    np.testing.assert_allclose(g(np.array([0.0, 1.0])), [0.5, 0.5])  # (2 + 2) / 8 both
+    with pytest.raises(InputError, match="prior_rate"):
+        fit_recalibration(p, y, prior_count=2.0, prior_rate=lambda x: x + 2)
