@@ -45,10 +45,10 @@ def total_states(hierarchy, elimination):
 
 @SETTINGS
 @given(h=dags(max_classes=12, max_parents=4), stop=st.sampled_from([1, 2, 4, 1000]),
-       restarts=st.integers(1, 5))
-def test_searched_elimination_is_a_valid_triangulation_never_worse_than_weighted_min_fill(h, stop, restarts):
+       restarts=st.integers(1, 5), local=st.integers(0, 3))
+def test_searched_elimination_is_a_valid_triangulation_never_worse_than_weighted_min_fill(h, stop, restarts, local):
     plain = elimination_cliques(h, "weighted", max_width=62)
-    best, totals = searched_elimination(h, restarts=restarts, stop_weight=stop)
+    best, totals = searched_elimination(h, restarts=restarts, local=local, stop_weight=stop)
     assert_junction_forest(h, best)
     assert sorted(v for v, _ in best) == list(range(h.n_classes))
     # each clique is its class and the class's neighbours still alive when it was eliminated
@@ -60,10 +60,10 @@ def test_searched_elimination_is_a_valid_triangulation_never_worse_than_weighted
 
 
 @SETTINGS
-@given(h=dags(max_classes=14, max_parents=4), restarts=st.integers(2, 8))
-def test_pruned_restarts_are_those_above_the_best_total_so_far(h, restarts):
-    pruned, totals = searched_elimination(h, restarts=restarts, stop_weight=2)
-    _, full = searched_elimination(h, restarts=restarts, stop_weight=2, prune=False)
+@given(h=dags(max_classes=14, max_parents=4), restarts=st.integers(2, 8), local=st.integers(0, 4))
+def test_pruned_restarts_are_those_above_the_best_total_so_far(h, restarts, local):
+    pruned, totals = searched_elimination(h, restarts=restarts, local=local, stop_weight=2)
+    _, full = searched_elimination(h, restarts=restarts, local=local, stop_weight=2, prune=False)
     assert None not in full
     assert total_states(h, pruned) == min(full)
     for r, t in enumerate(totals):
@@ -89,7 +89,7 @@ def test_the_searched_order_is_kept_on_disk_and_a_broken_file_ignored(tmp_path, 
     monkeypatch.setitem(_triangulation._SEARCH, "stop_weight", 4)
     monkeypatch.setitem(_triangulation._SEARCH, "restarts", 6)
     expected, totals = searched_elimination(h, **_triangulation._SEARCH)
-    assert len(totals) == 6
+    assert len(totals) == 6 + _triangulation._SEARCH["local"]
     first = _triangulation._cached_search(h)
     files = list((tmp_path / "hmcpgm" / "triangulation").iterdir())
     assert first == expected and len(files) == 1

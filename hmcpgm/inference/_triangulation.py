@@ -199,9 +199,10 @@ class _Elimination:
             return (x * self.jitter[v] if self.jitter is not None else x, v)
         return (self.fills[v], len(self.adj[v]), v)
 
-    def run(self, stop_weight=None, bound=None):
+    def run(self, stop_weight=None, bound=None, follow=()):
         """Eliminate until done (True); False if the next clique has more than ``stop_weight``
-        feasible states (weighted only) or the maximal cliques so far exceed ``bound`` states."""
+        feasible states (weighted only) or the maximal cliques so far exceed ``bound`` states.
+        The classes in ``follow`` are eliminated first, in that order."""
         adj, alive, heap, current = self.adj, self.alive, self.heap, self.current
         holders = None
         partial = 0
@@ -210,14 +211,20 @@ class _Elimination:
             for i, (_, c) in enumerate(self.cliques):
                 for u in c:
                     holders[u].append(i)
+        follow = list(follow)
+        n_follow = 0
         while heap:
-            kv, v = heap[0]
-            if not alive[v] or current[v] != kv:
+            if n_follow < len(follow):
+                v = follow[n_follow]
+                n_follow += 1
+            else:
+                kv, v = heap[0]
+                if not alive[v] or current[v] != kv:
+                    heapq.heappop(heap)
+                    continue  # a stale entry
+                if stop_weight is not None and self.w[v] > stop_weight:
+                    return False
                 heapq.heappop(heap)
-                continue  # a stale entry
-            if stop_weight is not None and self.w[v] > stop_weight:
-                return False
-            heapq.heappop(heap)
             clique = frozenset(adj[v] | {v})
             if holders is not None:
                 if not any(clique <= self.cliques[i][1] for i in holders[v]):
@@ -253,7 +260,11 @@ class _Elimination:
         return True
 
 
-def searched_elimination(hierarchy, restarts=24, noise=0.3, max_width=62, power=2, stop_weight=1000, prune=True):
+_KEEP = (0.05, 0.15, 0.25, 0.35)  # parts of the best order kept by the local restarts, in turn
+
+
+def searched_elimination(hierarchy, restarts=24, noise=0.3, max_width=62, power=2, stop_weight=1000, prune=True,
+                         local=0):
     """The weighted min-fill elimination, then randomised restarts of it; the one with fewest states.
 
     The greedy weighted elimination is chaotic on large DAGs (the Gene Ontology: the
@@ -262,9 +273,10 @@ def searched_elimination(hierarchy, restarts=24, noise=0.3, max_width=62, power=
     more than ``stop_weight`` feasible states, and from there it is finished
     ``restarts`` times: the first without change (the plain weighted min-fill), the
     others with each class's key multiplied by ``exp(noise * N(0, 1))`` (seeds
-    1, 2, ...: deterministic). With ``prune``, a restart stops as soon as its maximal
-    cliques exceed the best total so far. Kept: the elimination whose maximal cliques have
-    the fewest feasible states in total.
+    1, 2, ...: deterministic). Then ``local`` restarts keep the first 5 to 35 % of
+    the best order's tail so far and redo the rest the same way. With ``prune``, a
+    restart stops as soon as its maximal cliques exceed the best total so far. Kept:
+    the elimination whose maximal cliques have the fewest feasible states in total.
 
     Returns
     -------
@@ -278,10 +290,15 @@ def searched_elimination(hierarchy, restarts=24, noise=0.3, max_width=62, power=
         return base.cliques, [sum(base.count(c) for c in junction_forest(base.cliques)[0])]
     best, best_total, totals = None, None, []
     k = hierarchy.n_classes
-    for r in range(max(1, restarts)):
+    start = len(base.cliques)
+    for r in range(max(1, restarts) + local):
         jitter = np.exp(noise * np.random.default_rng(r).standard_normal(k)) if r else None
         run = base.copy(jitter)
-        if not run.run(bound=best_total if prune else None):
+        follow = ()
+        if r >= max(1, restarts):  # keep a part of the best order, redo the rest
+            tail = [v for v, _ in best[start:]]
+            follow = tail[: int(len(tail) * _KEEP[r % len(_KEEP)])]
+        if not run.run(bound=best_total if prune else None, follow=follow):
             totals.append(None)
             continue
         total = sum(run.count(c) for c in junction_forest(run.cliques)[0])
@@ -350,7 +367,7 @@ def triangulation(hierarchy, criterion="min-fill"):
     return junction_forest(elim)
 
 
-_SEARCH = {"restarts": 24, "noise": 0.3, "max_width": 62, "power": 2, "stop_weight": 1000}
+_SEARCH = {"restarts": 24, "local": 24, "noise": 0.3, "max_width": 62, "power": 2, "stop_weight": 1000}
 _SEARCH_VERSION = 1  # raise when searched_elimination changes what it returns
 
 
