@@ -346,10 +346,13 @@ def _root_forest(sets, nbrs, counts):
 
 @lru_cache(maxsize=32)
 def sparse_size(hierarchy):
-    """Sizes of the sparse junction tree without listing any state (cheap; cached).
+    """Sizes of the sparse junction tree without listing any state (cached).
 
     Tries min-fill and the weighted min-fill, keeps the one with fewer feasible
-    states among those whose cliques fit 64-bit codes. Returns a dict: ``criterion``
+    states among those whose cliques fit 64-bit codes. On a large DAG the first call
+    searches the weighted triangulation (randomised restarts, see
+    ``_triangulation.searched_elimination``), which takes a while; its order is kept
+    on disk and later processes read it back. Returns a dict: ``criterion``
     (None if none fits), ``counts`` (feasible states per clique), ``total_states``,
     ``max_states``, ``max_clique_size``, ``separator_states``, ``max_child_states``
     (largest sum of a clique's children's separator states), ``dense_states``,
