@@ -367,7 +367,7 @@ def triangulation(hierarchy, criterion="min-fill"):
     return junction_forest(elim)
 
 
-_SEARCH = {"restarts": 24, "local": 24, "noise": 0.3, "max_width": 62, "power": 2, "stop_weight": 1000}
+_SEARCH = {"restarts": 100, "local": 24, "noise": 0.3, "max_width": 62, "power": 2, "stop_weight": 1000}
 _SEARCH_VERSION = 1  # raise when searched_elimination changes what it returns
 
 
