@@ -279,3 +279,36 @@ def test_loopy_start_is_checked():
     h = Hierarchy.from_parents([None, 0])
     with pytest.raises(InputError, match="start must be one of"):
         mlpr_from_likelihoods(LabelNetwork(h, [0.5, 0.5]), np.ones((1, 2, 2)), engine="loopy", start="tree")
+
+
+def test_sparse_on_searched_triangulations_equals_enumeration(monkeypatch, tmp_path):
+    """The randomised restarts of the triangulation search (forced on small DAGs) keep the engine exact."""
+    from strategies import from_parent_lists
+
+    from hmcpgm.inference import _plan, _sparse_junction, _triangulation
+
+    def clear():
+        for f in (_triangulation.triangulation, _sparse_junction.sparse_size,
+                  _sparse_junction.compile_sparse_junction_tree, _plan._plan):
+            f.cache_clear()
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setitem(_triangulation._SEARCH, "stop_weight", 2)
+    monkeypatch.setitem(_triangulation._SEARCH, "restarts", 4)
+    monkeypatch.setitem(_triangulation._SEARCH, "local", 4)
+    searched = 0
+    try:
+        for seed in range(8):
+            rng = np.random.default_rng(seed)
+            parents = [[]] + [sorted(rng.choice(j, size=rng.integers(1, min(j, 3) + 1), replace=False).tolist())
+                              for j in range(1, 11)]
+            h = from_parent_lists(parents, order=rng.permutation(11))
+            clear()
+            theta, lik = random_problem(h, seed)
+            got = outcome(h, theta, lik, engine="sparse")
+            searched += _sparse_junction.compile_sparse_junction_tree(h).criterion == "weighted"
+            assert_same(got, outcome(h, theta, lik, engine="enumerate"))
+    finally:
+        clear()
+    assert searched >= 2  # the searched triangulation was the one kept on some of them
+    assert list((tmp_path / "hmcpgm" / "triangulation").iterdir())  # the searched orders were kept

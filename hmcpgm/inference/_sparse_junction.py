@@ -11,11 +11,13 @@ after it every clique potential, message and belief is zero outside the
 the number of feasible states, not 2^width.
 
 Compilation (once per hierarchy, cached): triangulate the moral graph by min-fill
-and by a weighted min-fill that minimises feasible states, keep the one with fewer
-states; join the maximal cliques into a junction forest rooted where the index maps
-are smallest; list each clique's feasible states ordered by their parent-separator
-configuration (so a message up is a sum over contiguous blocks); map each state to
-its configuration on every child separator (an int32 map, or a lookup table on the
+and by a weighted min-fill that minimises feasible states (with randomised restarts
+of its tail, see ``_triangulation.searched_elimination``), keep the one with fewer
+states; join the maximal cliques into a junction forest, each tree rooted at its
+largest clique (the one clique that sends no message up); list each clique's
+feasible states ordered by their parent-separator configuration (so a message up
+is a sum over contiguous blocks); map each state to its configuration on every
+child separator (an int32 map, or a lookup table on the
 separator's bits when the separator is narrow and the clique large). A class's CPD
 goes to the clique with fewest states that holds its family; its evidence and its
 reported marginal to the clique with fewest states that holds it.
@@ -302,12 +304,15 @@ class SparseJunctionTree:
 
 
 def _root_forest(sets, nbrs, counts):
-    """Breadth-first order and parents, each tree rooted where child maps are smallest.
+    """Breadth-first order and parents, each tree rooted at its clique with most states.
 
-    A non-root clique maps nothing for its own parent separator (its states are
-    ordered by it); the parent clique holds one entry per state for each child.
-    Rooting at ``r`` costs the states of the parent end of every edge; moving the
-    root across an edge (u, v) changes that by ``counts[v] - counts[u]``.
+    Every clique but the root sends a message up, a pass over all its states: rooting
+    at the largest clique saves the largest upward pass. Among equally large cliques,
+    the root is where child maps are smallest: a non-root clique maps nothing for
+    its own parent separator (its states are ordered by it), the parent clique holds
+    one entry per state for each child, so rooting at ``r`` costs the states of the
+    parent end of every edge; moving the root across an edge (u, v) changes that by
+    ``counts[v] - counts[u]``.
     """
     n = len(sets)
     seen = [False] * n
@@ -326,7 +331,7 @@ def _root_forest(sets, nbrs, counts):
         cost = {start: sum(counts[par[v]] for v in comp if par[v] >= 0)}
         for u in comp[1:]:
             cost[u] = cost[par[u]] + counts[u] - counts[par[u]]
-        root = min(comp, key=lambda u: (cost[u], u))
+        root = min(comp, key=lambda u: (-counts[u], cost[u], u))
         queue, par = [root], {root: -1}
         for u in queue:
             for v in sorted(nbrs[u]):
@@ -341,10 +346,13 @@ def _root_forest(sets, nbrs, counts):
 
 @lru_cache(maxsize=32)
 def sparse_size(hierarchy):
-    """Sizes of the sparse junction tree without listing any state (cheap; cached).
+    """Sizes of the sparse junction tree without listing any state (cached).
 
     Tries min-fill and the weighted min-fill, keeps the one with fewer feasible
-    states among those whose cliques fit 64-bit codes. Returns a dict: ``criterion``
+    states among those whose cliques fit 64-bit codes. On a large DAG the first call
+    searches the weighted triangulation (randomised restarts, see
+    ``_triangulation.searched_elimination``), which takes a while; its order is kept
+    on disk and later processes read it back. Returns a dict: ``criterion``
     (None if none fits), ``counts`` (feasible states per clique), ``total_states``,
     ``max_states``, ``max_clique_size``, ``separator_states``, ``max_child_states``
     (largest sum of a clique's children's separator states), ``dense_states``,
@@ -427,17 +435,15 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
     n_cl = len(jt.cliques)
     log_passes = []
 
-    local = threading.local()  # each thread's working arrays, reused from batch to batch
+    # each thread's working arrays, allocated once for a full batch and reused by every batch
+    # (the last, smaller one too): first writes to fresh memory cost as much as a clique pass
+    local = threading.local()
+    rows = (jt._n_msg, jt._n_msg, n_cl, jt._n_tab, jt._n_tab, jt._n_tab, jt._n_marg)
 
     def buffers(b):
-        if getattr(local, "b", None) != b:
-            local.b = b
-            local.arrays = (
-                np.empty((jt._n_msg, b)), np.empty((jt._n_msg, b)), np.zeros((n_cl, b), dtype=np.bool_),
-                np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)), np.empty((jt._n_tab, b)),
-                np.empty((jt._n_marg, b)),
-            )
-        return local.arrays
+        if getattr(local, "flat", None) is None:
+            local.flat = tuple(np.empty(r * batch, dtype=np.bool_ if i == 2 else float) for i, r in enumerate(rows))
+        return tuple(f[: r * b].reshape(r, b) for f, r in zip(local.flat, rows))
 
     def run(start):
         sl = slice(start, min(m, start + batch))
