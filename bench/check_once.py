@@ -8,8 +8,9 @@ tempering=None, recalibrate=False``) on cellcycle_FUN's cached out-of-fold joint
 scores of the training rows (``/work/cache/cellcycle_FUN.joint.npz``, made by
 ``bench/fit_time.py``), after one untimed warm-up fit that pays the imports and
 numba's loads. Printed: per round and model the wall and CPU seconds of each, the
-best of each, and the calls and seconds of ``label_matrix`` and ``class_matrix``
-(whose nested checks the current code skips) in one default fit of each, counted
+best of each, and the calls and seconds of the input checks (``label_matrix``,
+``class_matrix``, ``aligned_matrices``, ``finite_array``, ``binary_matrix``,
+``likelihood_array``; nested ones overlap) in one default fit of each, counted
 with cProfile in a separate, untimed run. Timings vary with the machine's load; CPU seconds are
 the steadier figure on a shared machine.
 
@@ -52,9 +53,11 @@ if sys.argv[2] == "profile":
     prof.disable()
     stats = pstats.Stats(prof).stats
     out = {}
+    checks = ("label_matrix", "class_matrix", "aligned_matrices", "finite_array", "binary_matrix", "likelihood_array")
     for (file, _, name), (_, calls, _, cum, _) in stats.items():
-        if file.endswith("_validation.py") and name in ("label_matrix", "class_matrix"):
-            out[name] = {"calls": calls, "seconds": cum}
+        if "hmcpgm" in file and name in checks:
+            out[name] = {"calls": out.get(name, {}).get("calls", 0) + calls,
+                         "seconds": out.get(name, {}).get("seconds", 0.0) + cum}
     print(json.dumps({"checks": out, "package": hmcpgm.__file__}))
     sys.exit()
 out = {}
