@@ -10,6 +10,7 @@ Heavy pieces (pgmpy, scikit-learn) are imported only when first used, so
 
 from importlib import import_module
 
+from . import _numba  # noqa: F401  (first: sets numba's cache folder before any module imports numba)
 from . import exceptions
 from .exceptions import *  # noqa: F403  (every error and warning class, listed in exceptions.__all__)
 from .hierarchy import Hierarchy
