@@ -10,8 +10,8 @@ Heavy pieces (pgmpy, scikit-learn) are imported only when first used, so
 
 from importlib import import_module
 
-from . import _numba  # noqa: F401  (first: sets numba's cache folder before any module imports numba)
-from . import exceptions
+# _numba first: it sets numba's cache folder before any module imports numba
+from . import _numba, exceptions  # noqa: F401
 from .exceptions import *  # noqa: F403  (every error and warning class, listed in exceptions.__all__)
 from .hierarchy import Hierarchy
 

@@ -111,9 +111,9 @@ def resolve_engine(hierarchy, version, engine="auto"):
     ``"auto"`` is :func:`hmcpgm.inference.choose_engine`'s choice (tree on forests,
     the dense junction tree where it fits) except that where that choice is the
     sparse junction tree (exact on the whole Gene Ontology, but about 0.1 s per
-    object, for every row, fold and exponent tried), cross-fitting uses loopy BP (the engine registry's ``cross_fit_engine``):
-    choosing a version and its exponent then rests on approximate full mLPRs, and the
-    cross-validation table says so in its
+    object, for every row, fold and exponent tried), cross-fitting uses loopy BP (the
+    engine registry's ``cross_fit_engine``): choosing a version and its exponent then
+    rests on approximate full mLPRs, and the cross-validation table says so in its
     ``engine`` column. Predictions of the fitted model use the estimator's engine.
 
     Parameters
