@@ -110,6 +110,11 @@ def test_cli_fit_holdout(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "scores has 500 rows but labels has 499" in err and "short.csv" in err
     assert not (tmp_path / "bad.npz").exists()
+    before = (tmp_path / "hy.csv").read_bytes()  # -o onto a held-out input: refused, the input untouched
+    assert main([*args, "-o", str(tmp_path / "hy.csv"), "--holdout", str(tmp_path / "hs.csv"),
+                 str(tmp_path / "hy.csv")]) == 2
+    assert "is a --holdout file" in capsys.readouterr().err
+    assert (tmp_path / "hy.csv").read_bytes() == before
 
 
 def test_jeffreys_blocks_worked_by_hand():

@@ -8,8 +8,8 @@ from ._errors import UserError
 #: Per command: its input files and its output files (argument name -> what messages call it). The command line
 #: refuses an output that is an input or another output, and reads an input ``-`` (or a pipe) from a copy.
 FILES = {
-    "fit": ({"scores": "the scores file", "labels": "the labels file", "hierarchy": "the hierarchy file"},
-            {"output": "-o"}),
+    "fit": ({"scores": "the scores file", "labels": "the labels file", "hierarchy": "the hierarchy file",
+             "holdout": "a --holdout file"}, {"output": "-o"}),
     "predict": ({"model": "the model file", "scores": "the scores file"}, {"output": "-o", "decisions": "--decisions"}),
     "rank": ({"values": "the values file", "hierarchy": "the hierarchy or model file"}, {"output": "-o"}),
     "benchmark": ({"files": "an ARFF file"}, {"json": "--json"}),
