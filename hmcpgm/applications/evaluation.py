@@ -136,15 +136,11 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
             row["hit_curve_area"] = float(area_under_hit_curve(r_test, y_test))
             bayes = family != "Raw" if bayes_families is None else family in bayes_families
             if probabilities and bayes:
+                p_test = np.asarray((bayes_values or {}).get(family, v_test))[:, cols]
                 for alpha in bayes_alphas:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", CutoffWarning)
-                        p_test = (bayes_values or {}).get(family, v_test)
-                        cut = bayes_cutoff(r_test, np.asarray(p_test)[:, cols], rule="fdr", alpha=alpha)
-                    row[f"bayes_rank@{alpha}"] = int(cut.rank)
-                    row[f"bayes_fdp@{alpha}"] = fdp(cut.apply(r_test), y_test) if cut.rank else None
-                    row[f"bayes_min_fdr@{alpha}"] = None if cut.rank else float(cut.min_fdr)
-                    row[f"oracle_rank@{alpha}"] = oracle_rank(r_test, y_test, alpha)
+                    got = _bayes_power(r_test, p_test, y_test, alpha)
+                    row[f"bayes_rank@{alpha}"], row[f"bayes_fdp@{alpha}"] = got["called"], got["fdp"]
+                    row[f"bayes_min_fdr@{alpha}"], row[f"oracle_rank@{alpha}"] = got["min_fdr"], got["oracle"]
             row.update(cafa)
             row["violations"] = int(count_violations(full_test, hierarchy))
             out[f"{family}-{rank_name}"] = row
@@ -188,18 +184,22 @@ def cutoff_power(values, probabilities, labels, hierarchy, classes, alphas):
     cols = hierarchy.indices(list(classes))
     ranking = hier_rank(np.asarray(values, dtype=float), hierarchy).restrict(list(classes))
     y = np.asarray(labels)[:, cols]
-    out = {}
-    for alpha in alphas:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", CutoffWarning)
-            cut = bayes_cutoff(ranking, np.asarray(probabilities, dtype=float)[:, cols], rule="fdr", alpha=alpha)
-        out[str(alpha)] = {
-            "called": int(cut.rank),
-            "fdp": fdp(cut.apply(ranking), y) if cut.rank else None,
-            "min_fdr": None if cut.rank else float(cut.min_fdr),
-            "oracle": oracle_rank(ranking, y, alpha),
-        }
-    return out
+    p = np.asarray(probabilities, dtype=float)[:, cols]
+    return {str(alpha): _bayes_power(ranking, p, y, alpha) for alpha in alphas}
+
+
+def _bayes_power(ranking, probabilities, labels, alpha):
+    """The Bayesian FDR cutoff at ``alpha`` on ``ranking`` (columns as its classes): events called, their
+    realised FDP (None when none), the smallest estimated FDR (only then) and the oracle's count."""
+    with warnings.catch_warnings():  # nothing called: reported as 0 with min_fdr
+        warnings.simplefilter("ignore", CutoffWarning)
+        cut = bayes_cutoff(ranking, probabilities, rule="fdr", alpha=alpha)
+    return {
+        "called": int(cut.rank),
+        "fdp": fdp(cut.apply(ranking), labels) if cut.rank else None,
+        "min_fdr": None if cut.rank else float(cut.min_fdr),
+        "oracle": oracle_rank(ranking, labels, alpha),
+    }
 
 
 def oracle_rank(ranking, labels, alpha):
