@@ -108,10 +108,13 @@ def _called(m, alpha):
 def _crossfitted(r, alpha):
     """The cell of mLPR-auto's cutoff with the map fit() built by cross-fitting (``fdr_crossfitted``)."""
     c = r.get("fdr_crossfitted", {}).get(alpha)
-    if c is None:
-        return "-"
-    return _called({f"bayes_rank@{alpha}": c["called"], f"bayes_fdp@{alpha}": c["fdp"],
-                    f"bayes_min_fdr@{alpha}": c["min_fdr"], f"oracle_rank@{alpha}": c["oracle"]}, alpha)
+    return "-" if c is None else _called(_method_cells(c, alpha), alpha)
+
+
+def _method_cells(c, alpha):
+    """A ``fdr_crossfitted`` cell under the keys of a method row (``bayes_rank@alpha``, ...)."""
+    return {f"bayes_rank@{alpha}": c["called"], f"bayes_fdp@{alpha}": c["fdp"],
+            f"bayes_min_fdr@{alpha}": c["min_fdr"], f"oracle_rank@{alpha}": c["oracle"]}
 
 
 def _as_auto(results):
@@ -122,8 +125,7 @@ def _as_auto(results):
             continue
         m = dict(r["methods"]["mLPR-auto-HierRank"])
         for alpha, c in r["fdr_crossfitted"].items():
-            m.update({f"bayes_rank@{alpha}": c["called"], f"bayes_fdp@{alpha}": c["fdp"],
-                      f"oracle_rank@{alpha}": c["oracle"]})
+            m.update(_method_cells(c, alpha))
         out.append({**r, "methods": {**r["methods"], "mLPR-auto-HierRank": m}})
     return out
 
