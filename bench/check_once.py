@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _baseline import export_baseline  # bench/ is on sys.path when a script runs
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path("/work/cache") / "cellcycle_FUN.joint.npz"
 
@@ -67,18 +69,6 @@ for name, params in models.items():
     out[name] = {"wall": time.perf_counter() - t, "cpu": time.process_time() - c}
 print(json.dumps({"fits": out, "package": hmcpgm.__file__}))
 """
-
-
-def export_baseline(rev):
-    """The baseline's package folder (git archive of ``rev``), reused across runs."""
-    commit = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout.strip()
-    folder = Path(tempfile.gettempdir()) / f"hmcpgm-baseline-{commit[:12]}"
-    if not (folder / "hmcpgm" / "__init__.py").is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "archive", commit, "hmcpgm"], cwd=ROOT, capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return commit, folder
 
 
 def run(code_root, what):

@@ -30,6 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _baseline import export_baseline  # bench/ is on sys.path when a script runs
+
 ROOT = Path(__file__).resolve().parents[1]
 HMC = Path(os.environ.get("HMCPGM_HMC_DATA", ROOT.parent / "shared" / "data" / "hmc"))
 GO_FILE = HMC / "cellcycle_GO.train.arff"
@@ -59,18 +61,6 @@ seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
 np.save(out, mlpr)
 print(json.dumps({"seconds": seconds, "cpu": cpu, "setup": setup, "package": hmcpgm.__file__}))
 """
-
-
-def export_baseline(rev):
-    """The baseline's package folder (git archive of ``rev``), reused across runs."""
-    commit = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout.strip()
-    folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hmcpgm" / f"bench-baseline-{commit[:12]}"
-    if not (folder / "hmcpgm" / "__init__.py").is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "archive", commit, "hmcpgm"], cwd=ROOT, capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return commit, folder
 
 
 def run(code_root, m, out):
