@@ -219,7 +219,21 @@ def matrix_frame(matrix, hierarchy, *, ids=None, id_column="id"):
     return frame
 
 
-class TableWriter:
+class _PutInPlace:
+    """A writer used as a context manager: :meth:`close` puts its file in place on success, :meth:`abort` on an
+    exception leaves the path as it was."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, *exc):
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
+
+
+class TableWriter(_PutInPlace):
     """Write DataFrames one after the other into one CSV or Parquet file (by suffix).
 
     CSV pieces are appended under one header, as ``DataFrame.to_csv`` writes them
@@ -300,17 +314,8 @@ class TableWriter:
             self._file.abort()
             self._file = None
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, kind, *exc):
-        if kind is None:
-            self.close()
-        else:
-            self.abort()
-
-
-class CafaWriter:
+class CafaWriter(_PutInPlace):
     """Write value matrices one after the other as CAFA ``target<TAB>term<TAB>score`` lines of one file.
 
     The lines go to a hidden file beside ``path``, put in place by :meth:`close`
@@ -380,15 +385,6 @@ class CafaWriter:
         if self._file is not None:
             self._file.abort()
             self._file = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, *exc):
-        if kind is None:
-            self.close()
-        else:
-            self.abort()
 
 
 def _arrow_ready(frame):
