@@ -18,16 +18,17 @@ import os
 from pathlib import Path
 
 
-def _cache_dir():
+def user_cache_dir():
+    """hmcpgm's per-user cache folder: ``$XDG_CACHE_HOME/hmcpgm``, else ``~/.cache/hmcpgm``."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "hmcpgm" / "numba"
+    return Path(base) / "hmcpgm"
 
 
-os.environ.setdefault("NUMBA_CACHE_DIR", str(_cache_dir()))
+os.environ.setdefault("NUMBA_CACHE_DIR", str(user_cache_dir() / "numba"))
 
 from numba import njit  # noqa: E402  (after the cache folder is set)
 
-__all__ = ["jit", "jit_parallel", "njit"]
+__all__ = ["jit", "jit_parallel", "njit", "user_cache_dir"]
 
 
 def jit(func):

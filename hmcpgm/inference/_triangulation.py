@@ -17,11 +17,11 @@ one (``_sparse_junction``) and the inference plan (``_plan``).
 import hashlib
 import heapq
 import json
-import os
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
+
+from .._numba import user_cache_dir
 
 __all__ = ["elimination_cliques", "count_feasible", "eliminate_in_order", "junction_forest", "moral_adjacency",
            "searched_elimination", "triangulation"]
@@ -373,9 +373,8 @@ _SEARCH_VERSION = 1  # raise when searched_elimination changes what it returns
 
 def _cache_file(hierarchy):
     """Where the searched elimination order of ``hierarchy`` is kept across processes."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     key = json.dumps([_SEARCH_VERSION, _SEARCH, hierarchy.n_classes, [p.tolist() for p in hierarchy.parent_indices]])
-    return Path(base) / "hmcpgm" / "triangulation" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+    return user_cache_dir() / "triangulation" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
 
 
 def eliminate_in_order(hierarchy, order):
