@@ -297,10 +297,14 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
                     if own >= 0:
                         for o in range(n_obj):
                             vv[o] *= msg[own, o]
-                    tiny = False
+                    # sum, and look for products below _TINY in the same sweep: adding one to acc
+                    # is harmless, since it is either a true zero (a factor is 0, so the product
+                    # is exactly 0.0) or the pass is abandoned and redone in log space
+                    low = np.inf
                     for o in range(n_obj):
-                        tiny |= vv[o] < _TINY
-                    if tiny:
+                        acc[o] += vv[o]
+                        low = min(low, vv[o])
+                    if low < _TINY:
                         for o in range(n_obj):
                             if vv[o] >= _TINY or (bad[o] and not upward):
                                 continue
@@ -316,9 +320,7 @@ def _pass(b, upward, log_path, st, gr, el0, el1, ll0, ll1, mlin, mlog, has_log, 
                                 x += mlog[own, o]
                             if x > -math.inf:
                                 return False
-                            vv[o] = 0.0  # a true zero (hard evidence)
-                    for o in range(n_obj):
-                        acc[o] += vv[o]
+                            vv[o] = 0.0  # a true zero (hard evidence): already 0.0 in linear space
                     if upward:
                         continue
                     if any_bad:

@@ -44,7 +44,7 @@ __all__ = ["SparseJunctionTree", "compile_sparse_junction_tree", "sparse_junctio
 DEFAULT_BUDGET = 4 * 2**30  # bytes: compiled structure plus the working memory of all threads
 _MAX_WIDTH = 62  # clique members held in one int64 state code
 _GROUP_BITS = 12  # local factors are packed into groups of at most this many members
-_MAX_BATCH = 16
+_MAX_BATCH = 64
 
 
 class SparseJunctionTree:
@@ -401,7 +401,7 @@ def compile_sparse_junction_tree(hierarchy):
 def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGET, progress=False, stats=None):
     """Exact P(Y_k = 1 | all evidence) on any DAG; ``l0, l1`` are (K, M). Returns (K, M).
 
-    Objects are calibrated in batches of at most 16 per thread, as many as
+    Objects are calibrated in batches of at most 64 per thread, as many as
     ``budget_bytes`` of working memory allow, on every core; ``progress`` shows a
     tqdm bar over objects. Raises InferenceError when evidence is impossible and TooLargeError when one
     object does not fit in the budget. A dict passed as ``stats`` receives the batch
