@@ -284,6 +284,35 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------- help
+def test_benchmark_on_a_loopy_dag_answers_full_exactly_and_reports_loopy_beside(tmp_path):
+    """On a DAG with loops the paper's mLPR-full runs auto's exact engine; mLPR-full-loopy is loopy BP."""
+    from hmcpgm.applications import run_benchmark
+    from hmcpgm.inference import engine_in_use
+
+    rng = np.random.default_rng(3)
+    header = ("@RELATION loopy\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE x2 numeric\n@ATTRIBUTE class hierarchical "
+              "root/A,root/B,A/C,B/C,A/F,B/F,C/D\n@DATA\n")
+    leaves = ["D", "F", "C", "A", "B", "D@F"]
+    paths = [tmp_path / f"loopy.{part}.arff" for part in ("train", "valid", "test")]
+    for path, n in zip(paths, (80, 40, 40)):
+        rows = []
+        for i in range(n):
+            x = rng.normal(size=2) + (i % len(leaves))
+            rows.append(f"{x[0]:.4f},{x[1]:.4f},{leaves[i % len(leaves)]}")
+        path.write_text(header + "\n".join(rows) + "\n")
+    h = load_hmc_arff(paths[0]).hierarchy
+    assert h.kind == "dag" and not engine_in_use(h, "full", "loopy")[1]  # loopy BP is approximate here
+    result = run_benchmark(paths[0], paths[2], paths[1], corrections=False, progress=False)
+    assert result["engine"]["full"] == dict(zip(("engine", "exact"), engine_in_use(h, "full")))
+    assert result["engine"]["full"]["exact"] and result["engine"]["full"]["engine"] != "loopy"
+    assert result["engine"]["full-loopy"] == {"engine": "loopy", "exact": False}
+    assert {"mLPR-full-loopy-HierRank", "mLPR-full-loopy-NaiveSort"} <= set(result["methods"])
+    assert "bayes_rank@0.1" not in result["methods"]["mLPR-full-loopy-HierRank"]  # not a second stage of its own
+    gap = result["full_exact_vs_loopy"]
+    assert gap["exact_engine"] == result["engine"]["full"]["engine"]
+    assert 0 <= gap["mean_abs_diff"] <= gap["max_abs_diff"] < 1
+
+
 @pytest.mark.parametrize("command", [[], ["demo"], ["example"], ["fit"], ["predict"], ["rank"], ["benchmark"],
                                      ["evaluate"]])
 def test_help_exits_zero(command, capsys):

@@ -454,8 +454,10 @@ def size_text(n):
 # ---------------------------------------------------------------------------------------------------------------
 # The built-in engines. Runners import their modules when first called, so importing the registry stays cheap.
 
-# seconds per work unit (see the module docstring); measured by bench/inference.py
-_COST = {"tree": 2e-8, "junction": 1.5e-7, "sparse": 3.5e-8, "loopy": 3e-8}
+# seconds per work unit (see the module docstring); measured by bench/inference.py. sparse: per state and
+# pass, from bench/sparse_junction.py (0.15 s of CPU per cellcycle_GO object, 2 passes over 1.2e7 states, in
+# batches of 50 objects per core: 6e-9), rounded up for the smaller batches of short calls
+_COST = {"tree": 2e-8, "junction": 1.5e-7, "sparse": 1e-8, "loopy": 3e-8}
 _PER_CLIQUE = {"junction": 8e-6, "sparse": 2e-6}
 _NOT_NEEDED = "not needed: the tree engine is exact on forests"
 
@@ -605,7 +607,7 @@ _BUILT_IN = (
         "class has positive ancestors); the one exact engine for the Gene Ontology hierarchies. Objects are "
         "streamed in batches within ``budget_bytes``.",
         run=_sparse_run, options={"budget_bytes", "progress"}, cost=_sparse_cost, auto="exact",
-        cross_fit_engine="loopy",  # about a second per object on the whole GO: cross-fitting uses loopy BP
+        cross_fit_engine="loopy",  # ~0.1 s per GO object, for every row, fold and exponent: cross-fitting uses loopy
     ),
     Engine(
         "loopy", "batched loopy belief propagation (approximate on DAGs, exact on forests); "
