@@ -225,7 +225,9 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         seconds[f"cv_{version}"] = time.perf_counter() - t0
         bar.update()
     bar.set_postfix_str("choices", refresh=False)
-    best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin, hierarchy)
+    t0 = time.perf_counter()
+    memo = {}  # HierRank orders of the cross-fitted mLPRs, shared by the version and consistency choices
+    best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin, hierarchy, memo)
     a, eng, _ = fitted[best]
     table = pd.DataFrame(rows_table)
     table["z"] = [z.get(v, np.nan) for v in table["version"]]
@@ -234,10 +236,12 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     chosen_consistency, consistency_z = consistency, np.nan
     if consistency == "auto":
         lifted = consistent_values(p, hierarchy, "max")
-        consistency_z, _ = paired_auprc_z(p, lifted, y[rows], hierarchy, cols)
+        consistency_z, _ = paired_auprc_z(p, lifted, y[rows], hierarchy, cols, memo=memo,
+                                          keys=((best, rows.tobytes()), None))
         chosen_consistency = "max" if consistency_z > (0.0 if margin is None else margin) else "hierrank"
     p = consistent_values(p, hierarchy, chosen_consistency)
     table.attrs["consistency"] = {"chosen": chosen_consistency, "z": consistency_z}
+    seconds["choices"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     recal = None
     if recalibrate:
