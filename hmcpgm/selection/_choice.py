@@ -121,12 +121,18 @@ def _weighted_aps(t, row, weights):  # pragma: no cover - compiled
 def criterion_value(p, y, cols, criterion, hierarchy=None):
     """The criterion to minimise: mean log loss, or minus the AU(PRC) of the HierRank ranking of ``p``."""
     if criterion == "log_loss":
-        return float(log_loss_by_class(p[:, cols], y[:, cols]).mean())
-    if not y[:, cols].any():
+        return float(log_loss_by_class(_columns(p, cols), _columns(y, cols)).mean())
+    yy = _columns(y, cols)
+    if not yy.any():
         return np.nan
     if hierarchy is None:
-        return -flat_ap(p[:, cols], y[:, cols])
-    return -ranked_ap(ranking_positions(p, hierarchy, cols), y[:, cols])
+        return -flat_ap(_columns(p, cols), yy)
+    return -ranked_ap(ranking_positions(p, hierarchy, cols), yy)
+
+
+def _columns(a, cols):
+    """``a[:, cols]``, without the copy when ``cols`` are all the columns in order (the exponent search's case)."""
+    return a if len(cols) == a.shape[1] and np.array_equal(cols, np.arange(a.shape[1])) else a[:, cols]
 
 
 def flat_ap(p, y):
