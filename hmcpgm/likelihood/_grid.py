@@ -87,16 +87,23 @@ def _interp_rows_python(s, lo, width, tables, out):
     m, n_cols = s.shape
     n_tables, _, n_grid = tables.shape
     for r in prange(m):
+        cell = np.empty(n_cols, np.intp)  # the row's cells and fractions, then each table's row in turn
+        fraction = np.empty(n_cols)
         for k in range(n_cols):
             t = min(max((s[r, k] - lo[k]) / width[k], 0.0), 1.0) * (n_grid - 1)
             if not t == t:  # NaN in, NaN out
-                for j in range(n_tables):
-                    out[j, r, k] = np.nan
+                cell[k] = -1
                 continue
-            i = min(int(t), n_grid - 2)
-            frac = t - i
-            for j in range(n_tables):
-                out[j, r, k] = tables[j, k, i] * (1 - frac) + tables[j, k, i + 1] * frac
+            cell[k] = min(int(t), n_grid - 2)
+            fraction[k] = t - cell[k]
+        for j in range(n_tables):
+            for k in range(n_cols):
+                i = cell[k]
+                if i < 0:
+                    out[j, r, k] = np.nan
+                else:
+                    frac = fraction[k]
+                    out[j, r, k] = tables[j, k, i] * (1 - frac) + tables[j, k, i + 1] * frac
 
 
 _interp_rows = jit_parallel(_interp_rows_python)
