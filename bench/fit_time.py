@@ -150,15 +150,15 @@ def main(argv=None):
 
     print(f"hmcpgm from {Path(hmcpgm.__file__).parent}; {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f}")
-    print(f"{'data set':<15}{'rows x classes':>16}{'fixed fit s':>13}{'default fit s':>15}{'ratio':>8}")
+    print(f"{'data set':<22}{'rows x classes':>16}{'fixed fit s':>13}{'default fit s':>15}{'ratio':>8}")
     fits = {}
     for name in names:
         fixed, default, shape = fits[name] = time_fits(name, args.cache_dir, args.data_dir, args.repeats)
-        print(f"{name:<15}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}{default / fixed:>8.1f}",
+        print(f"{name:<22}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}{default / fixed:>8.1f}",
               flush=True)
     if base is not None:
         for name, (fixed, default, shape) in in_base("--fits-json").items():
-            print(f"{name + ' (base)':<15}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}"
+            print(f"{name + ' (base)':<22}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}"
                   f"{default / fixed:>8.1f}   default fit {default / fits[name][1]:.2f}x faster now", flush=True)
         print(f"load average {os.getloadavg()[0]:.1f}")
     if not args.candidates:
