@@ -81,14 +81,12 @@ class GridData:
         """``s``, ``t`` or ``y`` at the classes ``cols`` (``t_order``: its rows ``cols``), shared, not to be written.
 
         Made once per array and classes (every candidate of a fold reads the same
-        ones); the array itself when ``cols`` are all the classes in order.
+        ones). Always the indexed copy, even of all the classes: its memory order
+        (column-major for ``[:, cols]``) fixes the order of the fitters' sums.
         """
-        whole = getattr(self, name)
-        n = whole.shape[0] if name == "t_order" else whole.shape[1]
-        if len(cols) == n and np.array_equal(cols, np.arange(n)):
-            return whole
         key = (name, np.asarray(cols).tobytes())
         if key not in self._subsets:
+            whole = getattr(self, name)
             self._subsets[key] = whole[cols] if name == "t_order" else whole[:, cols]
         return self._subsets[key]
 
