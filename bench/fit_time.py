@@ -11,9 +11,11 @@ out-of-fold joint first-stage scores of the training rows, fits
 model, which pays the imports and numba's first loads), and prints the best wall
 time of each and their ratio. With ``--candidates`` it also times, per candidate
 of ``AUTO_CANDIDATES``, one 5-fold ``cross_validated_lpr`` and one
-``fit_score_model`` (best of ``--repeats``); with ``--base PATH`` the same
-candidate timings are measured, in a subprocess, on the hmcpgm package found in
-``PATH`` (an older checkout), so that before and after come from the same run.
+``fit_score_model`` (best of ``--repeats``). With ``--base`` (a folder holding
+an older ``hmcpgm`` package, or a git revision, exported with ``git archive`` by
+``bench/_baseline.py``) the same fits (and, with ``--candidates``, the same
+candidate timings) are measured in a subprocess on that package, after this
+checkout's, so that before and after come from the same run.
 
 Scores: ``<cache-dir>/<data set>.joint.npz`` (arrays ``s_train``, ``y_train``,
 ``classes``, ``edges``) when it exists, else computed here with
@@ -24,6 +26,7 @@ Usage (from the repository root)::
 
     python bench/fit_time.py
     python bench/fit_time.py --datasets cellcycle_FUN --repeats 3 --candidates
+    python bench/fit_time.py --repeats 2 --datasets cellcycle_FUN --base df213cb   # before and after
     git archive <old commit> hmcpgm | tar -x -C /tmp/base   # an older package to compare with
     python bench/fit_time.py --candidates --base /tmp/base
 """
@@ -111,35 +114,58 @@ def main(argv=None):
     parser.add_argument("--datasets", default="cellcycle_FUN,cellcycle_GO")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--candidates", action="store_true", help="also time each candidate score model")
-    parser.add_argument("--base", type=Path, help="an older checkout: its candidate timings, in a subprocess")
+    parser.add_argument("--base", help="an older package's folder, or a git revision: its timings, in a subprocess")
     parser.add_argument("--cache-dir", type=Path, default=CACHE)
     parser.add_argument("--data-dir", type=Path, default=DATA)
-    parser.add_argument("--candidates-json", action="store_true", help=argparse.SUPPRESS)  # subprocess mode
+    parser.add_argument("--candidates-json", action="store_true", help=argparse.SUPPRESS)  # subprocess modes
+    parser.add_argument("--fits-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     names = [d for d in args.datasets.split(",") if d]
-    if not args.candidates_json:  # this checkout's package (the subprocess gets --base's by PYTHONPATH)
+    if not (args.candidates_json or args.fits_json):  # this checkout's (the subprocess gets --base's by PYTHONPATH)
         sys.path.insert(0, str(ROOT))
     if args.candidates_json:
         print(json.dumps({n: time_candidates(n, args.cache_dir, args.data_dir, args.repeats) for n in names}))
         return
+    if args.fits_json:
+        print(json.dumps({n: time_fits(n, args.cache_dir, args.data_dir, args.repeats) for n in names}))
+        return
     import hmcpgm
+
+    base = None
+    if args.base:
+        base = Path(args.base)
+        if not (base / "hmcpgm" / "__init__.py").is_file():  # a revision: its package, exported once
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from _baseline import export_baseline
+
+            commit, base = export_baseline(args.base)
+            print(f"base {args.base} = {commit[:12]} in {base}")
+
+    def in_base(mode):
+        cmd = [sys.executable, str(Path(__file__).resolve()), mode, "--datasets", args.datasets,
+               "--repeats", str(args.repeats), "--cache-dir", str(args.cache_dir), "--data-dir", str(args.data_dir)]
+        env = {**os.environ, "PYTHONPATH": str(base.resolve())}
+        done = subprocess.run(cmd, env=env, cwd=base, capture_output=True, text=True, check=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
 
     print(f"hmcpgm from {Path(hmcpgm.__file__).parent}; {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f}")
-    print(f"{'data set':<15}{'rows x classes':>16}{'fixed fit s':>13}{'default fit s':>15}{'ratio':>8}")
+    print(f"{'data set':<22}{'rows x classes':>16}{'fixed fit s':>13}{'default fit s':>15}{'ratio':>8}")
+    fits = {}
     for name in names:
-        fixed, default, shape = time_fits(name, args.cache_dir, args.data_dir, args.repeats)
-        print(f"{name:<15}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}{default / fixed:>8.1f}",
+        fixed, default, shape = fits[name] = time_fits(name, args.cache_dir, args.data_dir, args.repeats)
+        print(f"{name:<22}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}{default / fixed:>8.1f}",
               flush=True)
-    if not (args.candidates or args.base):
+    if base is not None:
+        for name, (fixed, default, shape) in in_base("--fits-json").items():
+            print(f"{name + ' (base)':<22}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}"
+                  f"{default / fixed:>8.1f}   default fit {default / fits[name][1]:.2f}x faster now", flush=True)
+        print(f"load average {os.getloadavg()[0]:.1f}")
+    if not args.candidates:
         return
     rows = {"this": {n: time_candidates(n, args.cache_dir, args.data_dir, args.repeats) for n in names}}
-    if args.base:
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--candidates-json", "--datasets", args.datasets,
-               "--repeats", str(args.repeats), "--cache-dir", str(args.cache_dir), "--data-dir", str(args.data_dir)]
-        env = {**os.environ, "PYTHONPATH": str(args.base.resolve())}
-        done = subprocess.run(cmd, env=env, cwd=args.base, capture_output=True, text=True, check=True)
-        rows["base"] = json.loads(done.stdout.strip().splitlines()[-1])
+    if base is not None:
+        rows["base"] = in_base("--candidates-json")
     print("\nper candidate, seconds of one 5-fold cross_validated_lpr / one fit_score_model (best of "
           f"{args.repeats})")
     for name in names:

@@ -16,7 +16,7 @@ import numpy as np
 from ._validation import check_hierarchy
 from .exceptions import InputError
 
-__all__ = ["GROUPINGS", "own_evidence", "temper", "tempered_lpr", "tempering_groups"]
+__all__ = ["GROUPINGS", "log_evidence_ratio", "own_evidence", "temper", "tempered_lpr", "tempering_groups"]
 
 GROUPINGS = ("one", "depth", "frequency")
 
@@ -95,7 +95,34 @@ def tempered_lpr(likelihoods, prevalence, a=1.0):
     return 0.5 * (1.0 + np.tanh(0.5 * logit))
 
 
-def own_evidence(mlpr, likelihoods, a, own):
+def log_evidence_ratio(likelihoods):
+    """``log(L_k(1) / L_k(0))`` of each evidence pair, an infinite or undefined ratio at +-745 (its sign).
+
+    The factor :func:`own_evidence` raises to ``own - a``; computed once, it serves
+    every call on the same likelihoods (an exponent search).
+
+    Parameters
+    ----------
+    likelihoods : array of shape (M, K, 2)
+        Evidence pairs ``[L_k(0), L_k(1)]``.
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+        The log likelihood ratios.
+
+    Examples
+    --------
+    >>> log_evidence_ratio(np.array([[[1.0, np.e], [1.0, 0.0]]]))
+    array([[   1., -745.]])
+    """
+    L = np.asarray(likelihoods, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.log(L[..., 1]) - np.log(L[..., 0])
+        return np.where(np.isfinite(log_ratio), log_ratio, np.where(L[..., 1] > L[..., 0], 745.0, -745.0))
+
+
+def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None):
     """Posteriors with each class's own evidence at strength ``own`` and every other class's at ``a``.
 
     ``mlpr`` are the posteriors of a network query in which every class's
@@ -121,6 +148,8 @@ def own_evidence(mlpr, likelihoods, a, own):
         The untempered evidence pairs ``[L_k(0), L_k(1)]``.
     a, own : float or array of shape (K,)
         The exponents of the query and of each class's own evidence.
+    log_ratio : array of shape (M, K), optional
+        :func:`log_evidence_ratio` of ``likelihoods``, when already computed.
 
     Returns
     -------
@@ -138,9 +167,9 @@ def own_evidence(mlpr, likelihoods, a, own):
     shift = np.broadcast_to(np.asarray(own, dtype=float) - np.asarray(a, dtype=float), (L.shape[1],))
     if not np.any(shift):
         return np.asarray(mlpr, dtype=float).copy()
+    if log_ratio is None:
+        log_ratio = log_evidence_ratio(L)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_ratio = np.log(L[..., 1]) - np.log(L[..., 0])
-        log_ratio = np.where(np.isfinite(log_ratio), log_ratio, np.where(L[..., 1] > L[..., 0], 745.0, -745.0))
         logit = np.log(p) - np.log1p(-np.minimum(p, 1 - 1e-16)) + shift * log_ratio
     q = 0.5 * (1.0 + np.tanh(0.5 * logit))
     hard = (p >= 1.0) | (p <= 1e-300)

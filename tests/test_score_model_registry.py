@@ -70,3 +70,23 @@ def test_positions_read_through_the_legacy_table_and_names_as_they_are():
         score_model_from_dict(bad, H)
     with pytest.raises(InputError, match=r"choice names \['beta'\], which are not candidates"):
         score_model_from_dict(dict(state, choice=np.array(["beta", "lpr", "lpr"])), H)
+
+
+def test_grid_data_columns_are_the_indexed_copies_made_once():
+    """Every candidate of a fold reads the same column subsets: one copy each, with the memory order of
+    ``a[:, cols]`` (column-major), which fixes the order of the fitters' sums (bit-for-bit the same tables)."""
+    from hmcpgm.likelihood._registry import GridData
+
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=(20, 5))
+    y = rng.random((20, 5)) < 0.4
+    order = np.argsort(s.T, axis=1, kind="stable")
+    data = GridData(s, s * 2, y, None, None, None, None, None, None, None, {}, order)
+    for cols in (np.arange(5), np.array([0, 3, 4])):
+        for name, whole in (("s", s), ("t", s * 2), ("y", y)):
+            got = data.columns(name, cols)
+            want = whole[:, cols]
+            np.testing.assert_array_equal(got, want)
+            assert got.flags.f_contiguous == want.flags.f_contiguous and got.dtype == want.dtype
+            assert data.columns(name, cols) is got  # made once
+        np.testing.assert_array_equal(data.columns("t_order", cols), order[cols])

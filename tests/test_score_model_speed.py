@@ -288,6 +288,25 @@ def test_grid_interpolation_equals_the_numpy_version(seed, m, k, n_grid):
     np.testing.assert_array_equal(interp_grid(s, lo, hi, table), ref.interp_grid(s, lo, hi, table))
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(1, 30), k=st.integers(1, 6), n_grid=st.integers(2, 40),
+       n_tables=st.integers(1, 4))
+def test_grid_interpolation_of_several_tables_equals_the_numpy_version_table_by_table(seed, m, k, n_grid, n_tables):
+    from hmcpgm.likelihood._grid import interp_grids
+
+    rng = np.random.default_rng(seed)
+    lo = rng.normal(size=k)
+    hi = lo + rng.choice([0.0, 1e-9, 1.0, 5.0], size=k)
+    tables = rng.random((n_tables, k, n_grid))
+    s = lo + (hi - lo + 0.5) * rng.uniform(-0.5, 1.5, size=(m, k))
+    s[0] = hi
+    missing = rng.random((m, k)) < 0.1
+    want = np.stack([ref.interp_grid(s, lo, hi, table) for table in tables])
+    s[missing] = np.nan  # NaN in, NaN out
+    want[:, missing] = np.nan
+    np.testing.assert_array_equal(interp_grids(s, lo, hi, tables), want)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 60), digits=st.integers(0, 3), zero_iqr=st.booleans())
 def test_robust_scale_from_sorted_values_equals_the_numpy_version(seed, n, digits, zero_iqr):

@@ -51,6 +51,57 @@ def test_flat_ap_is_scikit_learns_micro_average_precision(seed, m, k, levels):
     assert flat_ap(p, y) == pytest.approx(average_precision_score(y.ravel(), p.ravel()), abs=1e-12)
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), m=st.integers(1, 30), k=st.integers(1, 6), levels=st.integers(1, 8),
+       signed_zeros=st.booleans(), nan=st.booleans())
+def test_flat_ap_equals_the_event_by_event_sum_bit_for_bit(seed, m, k, levels, signed_zeros, nan):
+    """Reference: the definition over the distinct values in decreasing order, each value's events entering
+    together (precision and recall after it), in plain Python; flat_ap computes it from one sort of the values
+    and the hits' values: the same float, not just close."""
+
+    def event_by_event(s, t):
+        n_pos = float(sum(t))
+        if n_pos <= 0:
+            return np.nan
+        ap, previous, hits, seen = 0.0, 0.0, 0.0, 0
+        for v in sorted(set(s.tolist()), reverse=True):
+            group = s == v
+            hits += float(t[group].sum())
+            seen += int(group.sum())
+            recall = hits / n_pos
+            ap += (recall - previous) * (hits / seen)
+            previous = recall
+        return ap
+
+    rng = np.random.default_rng(seed)
+    p = rng.integers(0, levels, (m, k)) / levels if seed % 2 else rng.random((m, k))
+    if signed_zeros:  # -0.0 and 0.0 tie
+        p[rng.random((m, k)) < 0.3] = -0.0
+    if nan:
+        p[rng.random((m, k)) < 0.2] = np.nan
+    y = (rng.random((m, k)) < 0.3).astype(np.int8)
+    got = flat_ap(p, y)
+    if nan and np.isnan(p).any():  # no order of a nan value
+        assert np.isnan(got)
+        return
+    expected = event_by_event(p.ravel(), y.ravel())
+    assert (np.isnan(got) and np.isnan(expected)) or got == expected
+
+
+def test_ranking_order_is_the_order_of_the_hierrank_ranks_and_is_kept_in_the_memo():
+    from hmcpgm.selection._choice import ranking_order, ranking_positions
+
+    rng = np.random.default_rng(4)
+    h = Hierarchy.from_edges([(0, 1), (0, 2), (2, 3)], classes=[3, 0, 2, 1])
+    p = rng.random((7, 4))
+    for cols in (np.arange(4), np.array([0, 2, 3])):
+        ranks = ranking_positions(p, h, cols)  # 1 = first
+        memo = {}
+        order = ranking_order(p, h, cols, memo, "key")
+        np.testing.assert_array_equal(order, np.argsort(ranks.ravel(), kind="stable"))
+        assert memo["key"] is order and ranking_order(None, h, cols, memo, "key") is order
+
+
 def test_paired_bootstrap_z_by_explicit_resamples():
     """Reference: re-rank nothing, but score each resample by repeating its rows (ranked_ap's weights are
     checked against that above), with the generator drawn in the same order."""

@@ -87,6 +87,24 @@ def test_cross_fitted_mlpr_never_sees_the_label_it_predicts():
     assert fit.likelihoods.shape == (1200, 25, 2) and np.all(fit.likelihoods > 0)
 
 
+def test_the_final_fit_reuses_cross_fits_choice_and_gets_the_same_model():
+    """Reference: fit_score_model given only cross_validated_lpr's output computes the loss and the choice
+    itself; given cross_fit's dict (which carries them) it must fit the same model, array for array."""
+    from hmcpgm.likelihood import AUTO_BASELINE, choose_candidates, fit_score_model, log_loss_by_class
+
+    data = make_paper_synthetic(900, 10, seed=4)
+    h, s, y = data.hierarchy, data.train_scores, data.train_labels
+    fit = cross_fit(s, y, h, cv=3)
+    cv = fit.cross_validation
+    np.testing.assert_array_equal(cv["choice"], choose_candidates(cv["lpr"], y, baseline=AUTO_BASELINE))
+    np.testing.assert_array_equal(cv["log_loss"], log_loss_by_class(cv["lpr"], y))
+    plain = {key: cv[key] for key in ("lpr", "folds", "prevalence")}
+    got, want = (fit_score_model(s, y, h, kind="auto", cross_validation=c, cv=3) for c in (cv, plain))
+    assert set(got.params) == set(want.params)
+    for key, value in want.params.items():
+        np.testing.assert_array_equal(got.params[key], value, err_msg=key)
+
+
 def test_forest_without_edges_chooses_the_simplest_version():
     # no hierarchy: indpt, nbh and full coincide (up to theta's pseudo-count in the
     # network's prior against the plain prevalence of the LPR), so the simplest is kept

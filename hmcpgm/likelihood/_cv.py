@@ -6,7 +6,7 @@ from numba import prange
 from .._numba import jit, jit_parallel
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import InputError
-from ._grid import column_orders, forward, interp_grid, restrict_order
+from ._grid import column_orders, forward, interp_grids, restrict_order
 from ._registry import AUTO_CANDIDATES, POSTERIOR_MODELS, check_options, fit_grid_models, get_score_model
 
 
@@ -86,9 +86,8 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
             order=None if order is None else restrict_order(order, keep),
             pooled_events=None if events is None else _fold_events(events, keep, informative))
         t = forward(s[test], params["center"], params["scale"], params["asinh"])
-        for i in range(len(kinds)):
-            lpr = interp_grid(t, params["lo"], params["hi"], params["lpr_by_kind"][i])
-            out[i][test] = np.where(informative, lpr, prevalence[f])
+        lpr = interp_grids(t, params["lo"], params["hi"], params["lpr_by_kind"])  # every kind's at once
+        out[:, test] = np.where(informative, lpr, prevalence[f])
     return {"lpr": out, "folds": folds, "prevalence": prevalence}
 
 

@@ -65,7 +65,10 @@ def fit_score_model(
         per-class choice.
     cross_validation : dict, optional
         ``"auto"``: the output of :func:`cross_validated_lpr` on these scores
-        and labels with ``kinds=AUTO_CANDIDATES``, reused instead of recomputed.
+        and labels with ``kinds=AUTO_CANDIDATES``, reused instead of recomputed;
+        with its :func:`log_loss_by_class` (key ``"log_loss"``) and
+        :func:`choose_candidates` (key ``"choice"``) when the caller has them
+        (:func:`hmcpgm.selection.cross_fit` adds them).
     allow_empty : bool, default False
         A class with no positive (or no negative) training example is an error
         unless this is True; then its likelihoods are ``[1, 1]`` (its score
@@ -124,8 +127,8 @@ def fit_score_model(
                 f"cross_validation['lpr'] must have shape {(len(AUTO_CANDIDATES), *s.shape)} "
                 f"(cross_validated_lpr with kinds=AUTO_CANDIDATES), got {np.shape(cvres.get('lpr'))}"
             )
-        loss = log_loss_by_class(cvres["lpr"], y)
-        choice = choose_candidates(cvres["lpr"], y, baseline=AUTO_BASELINE)
+        loss = cvres["log_loss"] if "log_loss" in cvres else log_loss_by_class(cvres["lpr"], y)
+        choice = cvres["choice"] if "choice" in cvres else choose_candidates(cvres["lpr"], y, baseline=AUTO_BASELINE)
         params = fit_grid_models(s, y, informative, prevalence, AUTO_CANDIDATES, opts,
                                   only={i: choice == i for i in range(len(AUTO_CANDIDATES))})
         params["lpr"] = params.pop("lpr_by_kind")[choice, np.arange(len(choice))]

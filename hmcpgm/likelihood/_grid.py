@@ -65,25 +65,45 @@ def interp_grid(s, lo, hi, table):
     One compiled pass, rows in parallel (the arithmetic of the numpy form:
     ``t = clip((s - lo) / width, 0, 1) * (G - 1)``, cell ``min(int(t), G - 2)``).
     """
+    return interp_grids(s, lo, hi, np.asarray(table, dtype=float)[None])[0]
+
+
+def interp_grids(s, lo, hi, tables):
+    """:func:`interp_grid` of the same scores on several tables of shape (K, G) at once: shape (T, M, K).
+
+    Each score's cell and fraction are found once for all ``tables`` (T, K, G)
+    (cross-validation reads every candidate's table at a fold's rows), with the
+    arithmetic of :func:`interp_grid`.
+    """
     s = np.ascontiguousarray(s, dtype=float)
-    out = np.empty(s.shape)
+    tables = np.ascontiguousarray(tables, dtype=float)
+    out = np.empty((tables.shape[0], *s.shape))
     width = np.where(hi > lo, hi - lo, 1.0)
-    _interp_rows(s, np.ascontiguousarray(lo, dtype=float), width, np.ascontiguousarray(table, dtype=float), out)
+    _interp_rows(s, np.ascontiguousarray(lo, dtype=float), width, tables, out)
     return out
 
 
-def _interp_rows_python(s, lo, width, table, out):
+def _interp_rows_python(s, lo, width, tables, out):
     m, n_cols = s.shape
-    n_grid = table.shape[1]
+    n_tables, _, n_grid = tables.shape
     for r in prange(m):
+        cell = np.empty(n_cols, np.intp)  # the row's cells and fractions, then each table's row in turn
+        fraction = np.empty(n_cols)
         for k in range(n_cols):
             t = min(max((s[r, k] - lo[k]) / width[k], 0.0), 1.0) * (n_grid - 1)
             if not t == t:  # NaN in, NaN out
-                out[r, k] = np.nan
+                cell[k] = -1
                 continue
-            i = min(int(t), n_grid - 2)
-            frac = t - i
-            out[r, k] = table[k, i] * (1 - frac) + table[k, i + 1] * frac
+            cell[k] = min(int(t), n_grid - 2)
+            fraction[k] = t - cell[k]
+        for j in range(n_tables):
+            for k in range(n_cols):
+                i = cell[k]
+                if i < 0:
+                    out[j, r, k] = np.nan
+                else:
+                    frac = fraction[k]
+                    out[j, r, k] = tables[j, k, i] * (1 - frac) + tables[j, k, i + 1] * frac
 
 
 _interp_rows = jit_parallel(_interp_rows_python)

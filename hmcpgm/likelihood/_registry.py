@@ -15,7 +15,7 @@ list of that time, frozen here as ``LEGACY_AUTO_CANDIDATES``: they load as the
 same models.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -56,6 +56,9 @@ class GridData:
         Per-class median and robust scale of ``s`` (when a model needs it).
     pooled_events : tuple or None
         Scores and labels of every event, sorted by score (a shared model, when known).
+
+    The fitters read their classes' columns through :meth:`columns`, which makes
+    each subset once for all of them (the models only read it).
     """
 
     s: np.ndarray
@@ -72,6 +75,20 @@ class GridData:
     t_order: np.ndarray = None
     robust: tuple = None
     pooled_events: tuple = None
+    _subsets: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def columns(self, name, cols):
+        """``s``, ``t`` or ``y`` at the classes ``cols`` (``t_order``: its rows ``cols``), shared, not to be written.
+
+        Made once per array and classes (every candidate of a fold reads the same
+        ones). Always the indexed copy, even of all the classes: its memory order
+        (column-major for ``[:, cols]``) fixes the order of the fitters' sums.
+        """
+        key = (name, np.asarray(cols).tobytes())
+        if key not in self._subsets:
+            whole = getattr(self, name)
+            self._subsets[key] = whole[cols] if name == "t_order" else whole[:, cols]
+        return self._subsets[key]
 
     def scores_grid(self, cols):
         """The grid of classes ``cols`` on the scale of the scores (K', G)."""
@@ -124,30 +141,31 @@ class ScoreModelSpec:
 
 
 def _lpr(data, cols):
-    return kernel_lpr_tables(data.t[:, cols], data.y[:, cols], data.lo[cols], data.hi[cols], data.prevalence[cols],
-                             data.opts, data.t_order[cols])
+    return kernel_lpr_tables(data.columns("t", cols), data.columns("y", cols), data.lo[cols], data.hi[cols],
+                             data.prevalence[cols], data.opts, data.columns("t_order", cols))
 
 
 def _isotonic(data, cols):
-    return isotonic_tables(data.t[:, cols], data.y[:, cols], data.grid[cols], data.prevalence[cols],
-                           data.opts["prior_count"], data.opts["min_count"], data.t_order[cols])
+    return isotonic_tables(data.columns("t", cols), data.columns("y", cols), data.grid[cols], data.prevalence[cols],
+                           data.opts["prior_count"], data.opts["min_count"], data.columns("t_order", cols))
 
 
 def _platt(data, cols):
-    return platt_tables(data.t[:, cols], data.y[:, cols], data.grid[cols])
+    return platt_tables(data.columns("t", cols), data.columns("y", cols), data.grid[cols])
 
 
 def _logistic(data, cols):  # Platt scaling on the scores as they are (logit-like first stages)
-    return logistic_tables(data.s[:, cols], data.y[:, cols], data.scores_grid(cols), data.robust[0][cols],
-                           data.robust[1][cols])
+    return logistic_tables(data.columns("s", cols), data.columns("y", cols), data.scores_grid(cols),
+                           data.robust[0][cols], data.robust[1][cols])
 
 
 def _pooled(data, cols):
-    return pooled_tables(data.s[:, cols], data.y[:, cols], data.scores_grid(cols), data.pooled_events)
+    return pooled_tables(data.columns("s", cols), data.columns("y", cols), data.scores_grid(cols),
+                         data.pooled_events)
 
 
 def _precision(data, cols):
-    return precision_tables(data.t[:, cols], data.y[:, cols], data.grid[cols])
+    return precision_tables(data.columns("t", cols), data.columns("y", cols), data.grid[cols])
 
 
 def _kde(data, cols):

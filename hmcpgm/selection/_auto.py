@@ -11,7 +11,7 @@ from ..exceptions import InputError
 from ..likelihood import fit_score_model
 from ..network import LabelNetwork
 from ..second_stage import SecondStage
-from ..tempering import GROUPINGS, own_evidence, tempering_groups
+from ..tempering import GROUPINGS, log_evidence_ratio, own_evidence, tempering_groups
 from ._choice import (
     CONSISTENCY,
     CRITERIA,
@@ -175,16 +175,22 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         kept = {}
 
         indpt_parts = indpt_logit_parts(crossfit) if version == "indpt" else None
+        # what every evaluation of this version reads: the rows' labels, evidence and its log ratio
+        y_rows = y[rows]
+        own_parts = None if version == "indpt" else (crossfit.likelihoods[rows],)
+        if own_parts is not None:
+            own_parts += (log_evidence_ratio(own_parts[0]),)
 
-        def evaluate(a, version=version, rows=rows, eng=eng, kept=kept, parts=indpt_parts, own=own):
+        def evaluate(a, version=version, rows=rows, eng=eng, kept=kept, parts=indpt_parts, own=own, y_rows=y_rows,
+                     own_parts=own_parts):
             if parts is not None:  # indpt: logit LPR = logit prevalence + a log Bayes factor, no network
                 p = 0.5 * (1.0 + np.tanh(0.5 * (parts[0] + np.asarray(a, float) * parts[1])))
             else:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # loopy non-convergence on a few objects: judged by the loss
                     p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng)
-                p = own_evidence(p, crossfit.likelihoods[rows], a, own)
-            value = criterion_value(p, y[rows], cols, criterion)  # flat AU(PRC): cheap, fine for one exponent
+                p = own_evidence(p, own_parts[0], a, own, log_ratio=own_parts[1])
+            value = criterion_value(p, y_rows, cols, criterion)  # flat AU(PRC): cheap, fine for one exponent
             if not kept or value < kept["value"]:
                 kept.update(value=value, a=np.asarray(a, float), mlpr=p)
             return value
@@ -225,7 +231,9 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         seconds[f"cv_{version}"] = time.perf_counter() - t0
         bar.update()
     bar.set_postfix_str("choices", refresh=False)
-    best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin, hierarchy)
+    t0 = time.perf_counter()
+    memo = {}  # HierRank orders of the cross-fitted mLPRs, shared by the version and consistency choices
+    best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin, hierarchy, memo)
     a, eng, _ = fitted[best]
     table = pd.DataFrame(rows_table)
     table["z"] = [z.get(v, np.nan) for v in table["version"]]
@@ -234,10 +242,12 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     chosen_consistency, consistency_z = consistency, np.nan
     if consistency == "auto":
         lifted = consistent_values(p, hierarchy, "max")
-        consistency_z, _ = paired_auprc_z(p, lifted, y[rows], hierarchy, cols)
+        consistency_z, _ = paired_auprc_z(p, lifted, y[rows], hierarchy, cols, memo=memo,
+                                          keys=((best, rows.tobytes()), None))
         chosen_consistency = "max" if consistency_z > (0.0 if margin is None else margin) else "hierrank"
     p = consistent_values(p, hierarchy, chosen_consistency)
     table.attrs["consistency"] = {"chosen": chosen_consistency, "z": consistency_z}
+    seconds["choices"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     recal = None
     if recalibrate:

@@ -22,6 +22,25 @@ def ranking_positions(p, hierarchy, cols):
     return hier_rank(p, hierarchy).restrict(keep).ranks
 
 
+def ranking_order(p, hierarchy, cols, memo=None, key=None):
+    """Flat indices (into ``p[:, cols]``) of the events in the HierRank ranking order of ``p``.
+
+    ``memo`` (a dict) keeps each order under ``key``: the version choice and the
+    consistency choice rank the same cross-fitted mLPRs several times.
+    """
+    from ..ranking import hier_rank
+
+    if memo is not None and key in memo:
+        return memo[key]
+    ranking = hier_rank(p, hierarchy)
+    if not np.array_equal(cols, np.arange(hierarchy.n_classes)):
+        ranking = ranking.restrict([hierarchy.classes[c] for c in cols])
+    order = np.asarray(ranking.order, dtype=np.intp)  # the events in rank order: the inverse of the ranks
+    if memo is not None:
+        memo[key] = order
+    return order
+
+
 def ranked_ap(ranks, y, weights=None):
     """Micro AU(PRC) of a ranking given by the events' ranks, optionally with row weights.
 
@@ -102,12 +121,18 @@ def _weighted_aps(t, row, weights):  # pragma: no cover - compiled
 def criterion_value(p, y, cols, criterion, hierarchy=None):
     """The criterion to minimise: mean log loss, or minus the AU(PRC) of the HierRank ranking of ``p``."""
     if criterion == "log_loss":
-        return float(log_loss_by_class(p[:, cols], y[:, cols]).mean())
-    if not y[:, cols].any():
+        return float(log_loss_by_class(_columns(p, cols), _columns(y, cols)).mean())
+    yy = _columns(y, cols)
+    if not yy.any():
         return np.nan
     if hierarchy is None:
-        return -flat_ap(p[:, cols], y[:, cols])
-    return -ranked_ap(ranking_positions(p, hierarchy, cols), y[:, cols])
+        return -flat_ap(_columns(p, cols), yy)
+    return -ranked_ap(ranking_positions(p, hierarchy, cols), yy)
+
+
+def _columns(a, cols):
+    """``a[:, cols]``, without the copy when ``cols`` are all the columns in order (the exponent search's case)."""
+    return a if len(cols) == a.shape[1] and np.array_equal(cols, np.arange(a.shape[1])) else a[:, cols]
 
 
 def flat_ap(p, y):
@@ -124,7 +149,7 @@ def flat_ap(p, y):
     Returns
     -------
     float
-        The AU(PRC); nan without a positive.
+        The AU(PRC); nan without a positive or with a nan value.
 
     Examples
     --------
@@ -132,41 +157,42 @@ def flat_ap(p, y):
     0.8333333333333333
     """
     s = np.asarray(p, dtype=float).ravel()
-    order = np.argsort(-s)  # order within ties is irrelevant: tie groups enter together
-    return float(_ap_tied(s[order], np.asarray(y).ravel()[order].astype(np.float64)))
+    t = np.asarray(y).ravel()
+    if np.isnan(s).any():  # no order of a nan value
+        return np.nan
+    # only the values holding a hit add to the sum: per distinct value v of a hit, the hits and the
+    # events with a value >= v, from the sorted hit values and one sort of the values (no argsort)
+    hit = t != 0
+    if not hit.any():
+        return np.nan
+    values, counts = np.unique(s[hit], return_counts=True)
+    hits = np.cumsum(counts[::-1]).astype(np.float64)  # distinct hit values decreasing: hits so far
+    seen = s.size - np.searchsorted(np.sort(s), values[::-1], side="left")  # events so far
+    return float(_ap_groups(hits, seen.astype(np.float64), hits[-1]))
 
 
 @jit
-def _ap_tied(s, t):  # pragma: no cover - compiled
-    """``sum_i (R_i - R_{i-1}) P_i`` over the distinct values of ``s`` (sorted decreasing) as thresholds."""
-    n = s.size
-    n_pos = 0.0
-    for i in range(n):
-        n_pos += t[i]
-    if n_pos <= 0:
-        return np.nan
-    hits = 0.0
+def _ap_groups(hits, seen, n_pos):  # pragma: no cover - compiled
+    """``sum_g (R_g - R_{g-1}) P_g`` over the distinct values of the hits, decreasing (``hits``, ``seen``: hits
+    and events with a value at least the group's): recall ``R_g = hits_g / n_pos``, precision ``P_g = hits_g / seen_g``
+    (a value without a hit would add an exact zero)."""
     ap = 0.0
     previous = 0.0
-    i = 0
-    while i < n:
-        j = i
-        while j < n and s[j] == s[i]:
-            hits += t[j]
-            j += 1
-        recall = hits / n_pos
-        ap += (recall - previous) * (hits / j)
+    for g in range(hits.size):
+        recall = hits[g] / n_pos
+        ap += (recall - previous) * (hits[g] / seen[g])
         previous = recall
-        i = j
     return ap
 
 
-def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0):
+def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0, memo=None, keys=(None, None)):
     """How much better ``p_other``'s ranking is than ``p_simple``'s, in bootstrap standard errors.
 
     Both rankings are HierRank rankings of the same rows; rows are resampled
     (the same resample for both, so the difference is paired) and the AU(PRC)
     difference ``other - simple`` divided by its bootstrap standard deviation.
+    ``memo`` and ``keys``: the two rankings are kept in (or taken from) the dict
+    ``memo`` under ``keys`` (:func:`ranking_order`).
     """
     yy = y[:, cols]
     k = yy.shape[1]
@@ -176,8 +202,8 @@ def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0):
     for b in range(n_boot):
         weights[:, b + 1] = np.bincount(rng.integers(0, m, m), minlength=m)
     aps = []
-    for p in (p_simple, p_other):
-        order = _rank_order(ranking_positions(p, hierarchy, cols))
+    for p, key in zip((p_simple, p_other), keys):
+        order = ranking_order(p, hierarchy, cols, memo if key is not None else None, key)
         aps.append(_weighted_aps(yy.ravel()[order].astype(float), order // k, weights))
     d = aps[1] - aps[0]
     diff = float(d[0])
@@ -217,7 +243,7 @@ def _row_losses(p, y, cols):
     return -(t * np.log(q) + (1 - t) * np.log1p(-q)).mean(axis=1)
 
 
-def choose_version(predictions, y, cols, criterion, versions, margin, hierarchy=None):
+def choose_version(predictions, y, cols, criterion, versions, margin, hierarchy=None, memo=None):
     """The simplest version whose criterion is not clearly worse than the best one's.
 
     With the log loss, "clearly worse" means a paired z statistic (per-row loss
@@ -225,9 +251,25 @@ def choose_version(predictions, y, cols, criterion, versions, margin, hierarchy=
     above ``margin``; versions are ordered by complexity indpt < nbh < full.
     With AU(PRC) (of the HierRank rankings), a more complex version replaces a
     simpler one only when its AU(PRC) on the rows both predicted is higher by
-    more than ``margin`` paired bootstrap standard errors.
+    more than ``margin`` paired bootstrap standard errors. ``memo`` (a dict)
+    keeps the HierRank orders of the comparisons under ``(version, rows)``
+    (:func:`ranking_order`), for a later comparison of the same mLPRs.
     """
     order = [v for v in VERSIONS if v in versions]
+    if margin is not None and criterion == "auprc":  # the paired comparisons alone decide
+        memo = {} if memo is None else memo
+        z, chosen = {order[0]: 0.0}, order[0]
+        for v in order[1:]:
+            rows_c, rows_v = predictions[chosen]["rows"], predictions[v]["rows"]
+            common = np.intersect1d(rows_c, rows_v)
+            pc = predictions[chosen]["mlpr"][np.searchsorted(rows_c, common)]
+            pv = predictions[v]["mlpr"][np.searchsorted(rows_v, common)]
+            rows_key = common.tobytes()
+            z[v], _ = paired_auprc_z(pc, pv, y[common], hierarchy, cols, memo=memo,
+                                     keys=((chosen, rows_key), (v, rows_key)))
+            if z[v] > margin:
+                chosen = v
+        return chosen, z
     values = {}
     for v in order:
         rows, p = predictions[v]["rows"], predictions[v]["mlpr"]
@@ -235,17 +277,6 @@ def choose_version(predictions, y, cols, criterion, versions, margin, hierarchy=
     best = min(order, key=lambda v: values[v])
     if margin is None:
         return best, {}
-    if criterion == "auprc":
-        z, chosen = {order[0]: 0.0}, order[0]
-        for v in order[1:]:
-            rows_c, rows_v = predictions[chosen]["rows"], predictions[v]["rows"]
-            common = np.intersect1d(rows_c, rows_v)
-            pc = predictions[chosen]["mlpr"][np.searchsorted(rows_c, common)]
-            pv = predictions[v]["mlpr"][np.searchsorted(rows_v, common)]
-            z[v], _ = paired_auprc_z(pc, pv, y[common], hierarchy, cols)
-            if z[v] > margin:
-                chosen = v
-        return chosen, z
     z = {}
     best_rows = predictions[best]["rows"]
     best_loss = dict(zip(best_rows.tolist(), _row_losses(predictions[best]["mlpr"], y[best_rows], cols)))

@@ -32,7 +32,9 @@ class CrossFit:
         The 0/1 training labels.
     cross_validation : dict
         The output of :func:`hmcpgm.likelihood.cross_validated_lpr` (``lpr`` of every
-        candidate, ``folds``, ``prevalence`` of each fold's models).
+        candidate, ``folds``, ``prevalence`` of each fold's models); with
+        ``score_model="auto"`` also the per-class ``log_loss`` and ``choice`` made from it
+        (:func:`hmcpgm.likelihood.fit_score_model` reuses them for the final fit).
     """
 
     likelihoods: np.ndarray
@@ -87,6 +89,8 @@ def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, ps
     loss = log_loss_by_class(res["lpr"], y)
     pick = choose_candidates(res["lpr"], y, baseline=AUTO_BASELINE) if score_model == "auto" else \
         np.zeros(y.shape[1], np.intp)
+    if score_model == "auto":  # the final fit's choice (fit_score_model reads them instead of recomputing)
+        res = {**res, "log_loss": loss, "choice": pick}
     lpr = res["lpr"][pick, :, np.arange(len(pick))].T  # (M, K)
     folds = res["folds"]
     p = res["prevalence"][folds]  # (M, K) prevalence of the models that scored each row
