@@ -455,8 +455,8 @@ def size_text(n):
 # The built-in engines. Runners import their modules when first called, so importing the registry stays cheap.
 
 # seconds per work unit (see the module docstring); measured by bench/inference.py. sparse: per state and
-# pass, from bench/sparse_junction.py (0.15 s of CPU per cellcycle_GO object, 2 passes over 1.2e7 states, in
-# batches of 50 objects per core: 6e-9), rounded up for the smaller batches of short calls
+# pass, from bench/sparse_junction.py (0.12-0.16 s of CPU per cellcycle_GO object, 2 passes over 1.2e7 states,
+# in batches of 50 objects per core: 5e-9 to 7e-9), rounded up for the smaller batches of short calls
 _COST = {"tree": 2e-8, "junction": 1.5e-7, "sparse": 1e-8, "loopy": 3e-8}
 _PER_CLIQUE = {"junction": 8e-6, "sparse": 2e-6}
 _NOT_NEEDED = "not needed: the tree engine is exact on forests"
