@@ -1,8 +1,10 @@
-"""The baseline package of the before/after bench scripts: ``git archive`` of a revision, extracted once."""
+"""The before/after bench scripts' shared parts: the baseline package (``git archive`` of a revision,
+extracted once) and a child script run on one package or the other."""
 
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -29,3 +31,24 @@ def export_baseline(rev):
             shutil.rmtree(scratch, ignore_errors=True)
             raise
     return commit, folder
+
+
+def run_child(code_root, child, *args):
+    """Standard output of ``python -c child args`` run on the ``hmcpgm`` package under ``code_root``.
+
+    The child runs in the temporary folder with ``PYTHONPATH=code_root``, so it
+    imports that package and not this checkout's; standard error is shown when it fails.
+    """
+    env = {**os.environ, "PYTHONPATH": str(code_root)}
+    done = subprocess.run([sys.executable, "-c", child, *map(str, args)], env=env, capture_output=True, text=True,
+                          cwd=tempfile.gettempdir())
+    if done.returncode:
+        sys.stderr.write(done.stderr)
+    done.check_returncode()
+    return done.stdout
+
+
+def check_package(package, code_root):
+    """Refuse a child's result whose ``hmcpgm`` was imported from anywhere but ``code_root``."""
+    if not str(package).startswith(str(code_root)):
+        raise RuntimeError(f"imported {package}, not the code under {code_root}")

@@ -22,12 +22,9 @@ Usage (from the repository root)::
 import argparse
 import json
 import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-from _baseline import export_baseline  # bench/ is on sys.path when a script runs
+from _baseline import check_package, export_baseline, run_child  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path("/work/cache") / "cellcycle_FUN.joint.npz"
@@ -72,12 +69,8 @@ print(json.dumps({"fits": out, "package": hmcpgm.__file__}))
 
 
 def run(code_root, what):
-    env = {**os.environ, "PYTHONPATH": str(code_root)}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(CACHE), what], env=env, capture_output=True,
-                          text=True, check=True, cwd=tempfile.gettempdir())
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    if not result["package"].startswith(str(code_root)):
-        raise RuntimeError(f"imported {result['package']}, not the code under {code_root}")
+    result = json.loads(run_child(code_root, CHILD, CACHE, what).strip().splitlines()[-1])
+    check_package(result["package"], code_root)
     return result
 
 

@@ -26,12 +26,10 @@ Usage (from the repository root)::
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from _baseline import export_baseline  # bench/ is on sys.path when a script runs
+from _baseline import check_package, export_baseline, run_child  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path("/work/cache")
@@ -68,12 +66,9 @@ def run(code_root, path, repeats, out):
     """Run the child on the package under ``code_root``; its json and arrays."""
     import numpy as np
 
-    env = {**os.environ, "PYTHONPATH": str(code_root)}
-    subprocess.run([sys.executable, "-c", CHILD, str(path), str(repeats), str(out)], env=env, check=True,
-                   cwd=tempfile.gettempdir())
+    run_child(code_root, CHILD, path, repeats, out)
     info = json.loads(Path(f"{out}.json").read_text())
-    if not info["package"].startswith(str(code_root)):
-        raise RuntimeError(f"imported {info['package']}, not the code under {code_root}")
+    check_package(info["package"], code_root)
     return info, dict(np.load(f"{out}.npz"))
 
 

@@ -25,13 +25,10 @@ Usage (from the repository root)::
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from _baseline import export_baseline  # bench/ is on sys.path when a script runs
+from _baseline import check_package, export_baseline, run_child  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path("/work/cache") / "cellcycle_FUN.joint.npz"
@@ -77,12 +74,7 @@ print(hmcpgm.__file__)
 
 
 def run(code_root, rows, out):
-    env = {**os.environ, "PYTHONPATH": str(code_root)}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(CACHE), str(rows), str(out)], env=env,
-                          capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-    package = done.stdout.strip().splitlines()[-1]
-    if not package.startswith(str(code_root)):
-        raise RuntimeError(f"imported {package}, not the code under {code_root}")
+    check_package(run_child(code_root, CHILD, CACHE, rows, out).strip().splitlines()[-1], code_root)
 
 
 def main():

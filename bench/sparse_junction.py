@@ -30,11 +30,10 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from _baseline import export_baseline  # bench/ is on sys.path when a script runs
+from _baseline import check_package, export_baseline, run_child  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
 HMC = Path(os.environ.get("HMCPGM_HMC_DATA", ROOT.parent / "shared" / "data" / "hmc"))
@@ -68,12 +67,8 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "setup": setup, "package": hmc
 
 
 def run(code_root, m, out):
-    env = {**os.environ, "PYTHONPATH": str(code_root)}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(GO_FILE), str(m), str(out)], env=env,
-                          capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    if not result["package"].startswith(str(code_root)):
-        raise RuntimeError(f"imported {result['package']}, not the code under {code_root}")
+    result = json.loads(run_child(code_root, CHILD, GO_FILE, m, out).strip().splitlines()[-1])
+    check_package(result["package"], code_root)
     return result
 
 
