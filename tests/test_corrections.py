@@ -141,6 +141,19 @@ def test_descens_tau_by_hand():
     check(run(tpr_dag, positive="descendants", bottomup="tau", t=0.5), want)
 
 
+def test_descens_tau_rounds_like_hemdag():
+    # HEMDAG's tpr.dag (R/tpr.dag.R, bottomup == "tau") takes each pool's mean first and then mixes:
+    # t * ((p + sum C) / (1 + |C|)) + (1 - t) * ((p + sum D) / (1 + |D|)). With t = .3, a = 0 and two
+    # children at .15 (no further descendants) the sums are exact, so the result must be this float to the
+    # bit; t * (p + sum C) / (1 + |C|), mixing first, rounds to another (0.03 against 0.029999999999999995)
+    t = 0.3
+    want = t * ((0.0 + (0.15 + 0.15)) / (1 + 2)) + (1 - t) * ((0.0 + 0.0) / (1 + 0))
+    assert want != t * (0.0 + (0.15 + 0.15)) / (1 + 2)
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c")], classes=["b", "a", "c"])
+    got = tpr_dag([[0.15, 0.0, 0.15]], h, positive="descendants", bottomup="tau", t=t)
+    assert got.tolist() == [[want, want, want]]  # then HTD caps b and c at a
+
+
 def test_iso_tpr_by_hand():
     # bottom-up as in the threshold-free test: a = 7/12, b = .65, c = .8, d = .9, e = .2.
     # Isotonic regression: pool {a, b, c, d}: (35 + 39 + 48 + 54) / 60 / 4 = 11/15; e = .2 fits below.

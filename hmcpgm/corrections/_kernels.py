@@ -100,9 +100,9 @@ def tpr_tau(x, down, child_ptr, child_idx, far_ptr, far_idx, t):
                 if x[v, i] > x[k, i]:
                     d_total[i] += x[v, i]
                     d_count[i] += 1.0
-        for i in range(m):
+        for i in range(m):  # each pool's mean first, then the mix: HEMDAG's order of the floating-point operations
             p = x[k, i]
-            x[k, i] = t * (p + c_total[i]) / (1.0 + c_count[i]) + (1.0 - t) * (p + d_total[i]) / (1.0 + d_count[i])
+            x[k, i] = t * ((p + c_total[i]) / (1.0 + c_count[i])) + (1.0 - t) * ((p + d_total[i]) / (1.0 + d_count[i]))
 
 
 @jit
