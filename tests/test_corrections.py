@@ -126,6 +126,44 @@ def test_tpr_weighted_threshold_by_hand():
     check(run(tpr_dag, bottomup="weighted_threshold", t=0.7, w=0.25), want)
 
 
+def test_descens_threshold_variants_by_hand():
+    # positive = "descendants" (HEMDAG's DESCENS): the current values of ALL descendants are pooled.
+    # threshold t = .7: b over {d=.9, e=.2}: (.4 + .9) / 2 = .65; c over {d}: .8;
+    # a over {b=.65, c=.8, d=.9, e=.2} above .7: (.3 + .8 + .9) / 3 = 2/3 (children only would give (.3 + .8) / 2).
+    # HTD: b = .65, c = 2/3, d = min(.9, .65, 2/3) = .65, e = .2
+    want = {"a": 2 / 3, "b": 0.65, "c": 2 / 3, "d": 0.65, "e": 0.2}
+    check(run(tpr_dag, positive="descendants", bottomup="threshold", t=0.7), want)
+    # weighted threshold t = .5, w = .25: b = .25 * .4 + .75 * .9 = .775; c = .25 * .7 + .75 * .9 = .85;
+    # a: mean of {.775, .85, .9} = 2.525 / 3, a = .075 + .75 * 2.525 / 3 = .70625; HTD caps b, c, d there
+    a = 0.075 + 0.75 * 2.525 / 3
+    check(run(tpr_dag, positive="descendants", bottomup="weighted_threshold", t=0.5, w=0.25),
+          {"a": a, "b": a, "c": a, "d": a, "e": 0.2})
+    # weighted threshold-free w = .5: b = .5 * .4 + .5 * .9 = .65; c = .8; a: {.65, .8, .9} above .3
+    # (e = .2 is not): a = .15 + .5 * 2.35 / 3; HTD caps b, c, d there
+    a = 0.15 + 0.5 * 2.35 / 3
+    check(run(tpr_dag, positive="descendants", bottomup="weighted_threshold_free", w=0.5),
+          {"a": a, "b": a, "c": a, "d": a, "e": 0.2})
+
+
+def test_tpr_positive_means_strictly_above_by_hand():
+    # HEMDAG selects children[j, ] > t and children[j, ] > parent[j] (strict). threshold t = .9 with
+    # d = .9: no class has a positive child or descendant, so the bottom-up step changes nothing
+    # (with d counted, b would rise to (.4 + .9) / 2 = .65)
+    high = {**FLAT, "a": 0.95}
+    for positive in ("children", "descendants"):
+        check(run(tpr_dag, high, positive=positive, bottomup="threshold", t=0.9),
+              {"a": 0.95, "b": 0.4, "c": 0.7, "d": 0.4, "e": 0.2})
+    # threshold-free with b = .4, d = .4 (equal: not positive), e = .7: b = (.4 + .7) / 2 = .55
+    # (with d counted it would be (.4 + .4 + .7) / 3 = .5); c = .7 (d below); a = (.3 + .55 + .7) / 3.
+    # HTD: b = .55 > a: b = a; c = a; d = min(.4, a) = .4; e = min(.7, b) = a
+    flat = {"a": 0.3, "b": 0.4, "c": 0.7, "d": 0.4, "e": 0.7}
+    a = 1.55 / 3
+    check(run(tpr_dag, flat), {"a": a, "b": a, "c": a, "d": 0.4, "e": a})
+    # weighted threshold-free, w = .5: b = .5 * .4 + .5 * .7 = .55 (not .5 * .4 + .5 * .55); a as above
+    a = 0.15 + 0.5 * (0.55 + 0.7) / 2
+    check(run(tpr_dag, flat, bottomup="weighted_threshold_free", w=0.5), {"a": a, "b": a, "c": a, "d": 0.4, "e": a})
+
+
 def test_tpr_weighted_keeps_class_without_positive_children():
     # t = .95: no child above it, so every class keeps its flat value before HTD
     got = run(tpr_dag, bottomup="weighted_threshold", t=0.95, w=0.25)
@@ -225,6 +263,12 @@ def test_qnorm_by_hand():
     # m = ((5 + 1) / 2, (5 + 2) / 2, (5 + 3) / 2) = (3, 3.5, 4); a tie of three has rank 2 (an integer): m_2
     y = np.array([[5.0, 1.0], [5.0, 2.0], [5.0, 3.0]])
     np.testing.assert_allclose(qnorm(y), [[3.5, 3.0], [3.5, 3.5], [3.5, 4.0]])
+    # a tie at the top reads the last rank mean, a tie of four in the middle the two middle ones. Sorted
+    # columns (1, 2, 3, 4), (1, 2, 9, 9), (7, 7, 7, 7): m = (3, 11/3, 19/3, 20/3). Column 1: 9, 9 have
+    # rank 3.5 -> (m_3 + m_4) / 2 = 6.5; column 2: rank 2.5 everywhere -> (m_2 + m_3) / 2 = 5
+    z = np.array([[1.0, 2.0, 7.0], [2.0, 9.0, 7.0], [3.0, 9.0, 7.0], [4.0, 1.0, 7.0]])
+    np.testing.assert_allclose(qnorm(z), [[3.0, 11 / 3, 5.0], [11 / 3, 6.5, 5.0], [19 / 3, 6.5, 5.0],
+                                          [20 / 3, 3.0, 5.0]])
 
 
 # --------------------------------------------------------------------------- GPAV (isotonic regression)
