@@ -156,15 +156,20 @@ def tpr_dag(values, hierarchy, *, positive="children", bottomup="threshold_free"
     positive : {"children", "descendants"}
         Whose values pool into a class.
     bottomup : {"threshold_free", "threshold", "weighted_threshold_free", "weighted_threshold", "tau"}
-        The selection and update rule above; ``"tau"`` needs ``positive="descendants"``.
+        The selection and update rule above (HEMDAG's ``"threshold.free"`` and so
+        on, spelled with underscores); ``"tau"`` needs ``positive="descendants"``.
     topdown : {"htd", "gpav"}
         The consistency step: HTD-DAG (TPR-DAG, the default here) or the exact
         isotonic regression (ISO-TPR, the default of HEMDAG's ``tpr.dag``).
     t : float in [0, 1], default 0.5
         The threshold of the threshold rules; the balance between children and
         further descendants of ``"tau"``. Unused by the threshold-free rules.
+        HEMDAG's ``tpr.dag`` defaults to ``t=0`` (every child above 0 counts).
     w : float in [0, 1], default 0.5
         The weight of the class's own value in the weighted rules; unused otherwise.
+        HEMDAG's ``tpr.dag`` defaults to ``w=0`` (the mean of the positive nodes alone).
+        To reproduce a call of ``tpr.dag`` that relies on its defaults, pass
+        ``topdown="gpav"``, ``t=0`` and ``w=0``.
 
     Returns
     -------
