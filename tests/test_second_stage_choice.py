@@ -209,6 +209,29 @@ def test_correction_values_are_consistent_families():
                         assert np.all(v[:, child] <= v[:, p] + 1e-12), name
 
 
+def test_evaluate_methods_records_the_validation_auprc_a_user_can_choose_by():
+    # reference: scikit-learn's average precision of the values themselves (consistent, no ties, so the
+    # NaiveSort ranking is the order of the values), on the validation rows and on the test rows
+    from sklearn.metrics import average_precision_score
+
+    from hmcpgm.applications.evaluation import evaluate_methods
+
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "c"), ("b", "c")], classes=["c", "a", "r", "b"])
+    rng = np.random.default_rng(4)
+    y_valid, y_test = (h.close_labels((rng.random((m, 4)) < 0.4).astype(int)) for m in (60, 40))
+    values = {}
+    for name, noise in (("sharp", 0.3), ("blurred", 3.0)):
+        v = tuple(np.clip(y + noise * rng.random(y.shape), 0, None) for y in (y_valid, y_test))
+        values[name] = tuple(np.stack([x[:, 0], x[:, 1] + x[:, 0], x[:, 2] + 2 * x.sum(1), x[:, 3] + x[:, 0]], 1)
+                             for x in v)  # child <= parent: c <= a, b <= r
+    got = evaluate_methods(values, h, y_valid, y_test, auprc=True, rankers={n: ("NaiveSort",) for n in values})
+    for name, (v_valid, v_test) in values.items():
+        row = got[f"{name}-NaiveSort"]
+        assert row["valid_auprc"] == pytest.approx(average_precision_score(y_valid.ravel(), v_valid.ravel()))
+        assert row["auprc"] == pytest.approx(average_precision_score(y_test.ravel(), v_test.ravel()))
+    assert got["sharp-NaiveSort"]["valid_auprc"] > got["blurred-NaiveSort"]["valid_auprc"]
+
+
 def test_fitted_choice_is_visible_and_saved(tmp_path):
     from hmcpgm.datasets import make_paper_synthetic
     from hmcpgm.persist import load_model, save_model

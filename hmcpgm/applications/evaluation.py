@@ -63,7 +63,9 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
         longest prefix of the same ranking whose realised FDP is at most alpha:
         what a cutoff that knew the test labels would call).
     auprc : bool
-        ``auprc``: micro-averaged area under the PR curve of the test ranking.
+        ``auprc``: micro-averaged area under the PR curve of the test ranking;
+        ``valid_auprc``: the same of the validation ranking (what a user without
+        test labels can choose a method by).
     bayes_values : dict, optional
         Family name -> (M, K) test probabilities that the Bayesian FDR cutoff averages
         instead of the family's test values (e.g. recalibrated mLPRs), on the
@@ -116,6 +118,7 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
             row = {}
             if auprc:
                 row["auprc"] = average_precision(-r_test.ranks.astype(float), y_test, exclude_roots=False)
+                row["valid_auprc"] = average_precision(-r_valid.ranks.astype(float), y_valid, exclude_roots=False)
             precision, recall = precision_recall_at(r_test, y_test, kappas)
             row.update({f"precision@{k}": float(p) for k, p in zip(kappas, np.atleast_1d(precision))})
             row.update({f"recall@{k}": float(r) for k, r in zip(kappas, np.atleast_1d(recall))})
