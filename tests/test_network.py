@@ -54,6 +54,24 @@ def test_pgmpy_joint_equals_the_model_and_respects_the_hierarchy(h, seed):
     np.testing.assert_allclose(marg, np.exp(net.log_prior(configs)) @ configs, atol=1e-12)
 
 
+@settings(max_examples=25, deadline=None)
+@given(hierarchies(max_classes=6, max_parents=2), st.integers(0, 2**32 - 1), st.booleans())
+def test_log_prior_marginals_by_enumeration(h, seed, with_zero):
+    # reference: P(Y_k = 1) summed over every configuration with the joint written out by hand
+    rng = np.random.default_rng(seed)
+    theta = rng.uniform(0.05, 0.95, h.n_classes)
+    if with_zero:
+        theta[rng.integers(h.n_classes)] = 0.0
+    marginal = np.zeros(h.n_classes)
+    for y in itertools.product((0, 1), repeat=h.n_classes):
+        marginal += joint_by_hand(h, theta, y) * np.array(y)
+    with np.errstate(divide="ignore"):
+        expected = np.log(marginal)
+    got = LabelNetwork(h, theta).log_prior_marginals
+    assert np.array_equal(np.isneginf(got), marginal == 0)
+    np.testing.assert_allclose(got[marginal > 0], expected[marginal > 0], rtol=1e-12, atol=1e-12)
+
+
 @settings(max_examples=15, deadline=None)
 @given(hierarchies(max_classes=6), st.integers(0, 2**32 - 1))
 def test_from_pgmpy_gives_back_the_network(h, seed):
