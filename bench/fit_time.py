@@ -11,7 +11,9 @@ out-of-fold joint first-stage scores of the training rows, fits
 model, which pays the imports and numba's first loads), and prints the best wall
 time of each and their ratio. With ``--candidates`` it also times, per candidate
 of ``AUTO_CANDIDATES``, one 5-fold ``cross_validated_lpr`` and one
-``fit_score_model`` (best of ``--repeats``). With ``--base`` (a folder holding
+``fit_score_model`` (best of ``--repeats``), and how many fixed-model fits the
+candidates' cross-validation alone costs (a floor of the default's fit while it
+chooses each class's score model by 5-fold cross-validation). With ``--base`` (a folder holding
 an older ``hmcpgm`` package, or a git revision, exported with ``git archive`` by
 ``bench/_baseline.py``) the same fits (and, with ``--candidates``, the same
 candidate timings) are measured in a subprocess on that package, after this
@@ -175,6 +177,12 @@ def main(argv=None):
                 b_cv, b_fit = rows["base"][name][kind]
                 line += f"   base {b_cv:7.2f} / {b_fit:5.2f}   speed-up {b_cv / cv:5.1f}x / {b_fit / fit:4.1f}x"
             print(line, flush=True)
+    # what the default's per-class choice of score model costs before any inference: a floor of its fit
+    for name in names:
+        cvs = [cv for cv, _ in rows["this"][name].values()]
+        print(f"{name}: the {len(cvs)} candidates' 5-fold cross-validation alone takes {sum(cvs):.2f} s, "
+              f"{sum(cvs) / fits[name][0]:.1f}x the fixed model's fit; the cheapest candidate's alone "
+              f"{min(cvs) / fits[name][0]:.1f}x", flush=True)
 
 
 if __name__ == "__main__":
