@@ -12,10 +12,11 @@ are not forests) or ``"subgraphs"`` (one run per class on its neighbourhood).
 """
 
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
-from ..network import LabelNetwork, log_prior
+from .._numba import jit
 from ._common import impossible_evidence, posterior_from_logs
 from ._registry import get_engine
 
@@ -61,14 +62,9 @@ def _nbh_local(hierarchy, theta, l0, l1):
     """
     from ._tree import child_messages
 
-    n_par = np.array([len(p) for p in hierarchy.parent_indices])
-    edges = np.asarray(hierarchy.edge_indices).reshape(-1, 2)
-    lone_child = n_par[edges[:, 1]] == 1
-    local = n_par <= 1
-    local[edges[~lone_child, 0]] = False  # a child with another parent couples k to it
+    local, e, nr, pp, parents, pair_parent, pair_ancestor = _local_plan(hierarchy)
     s0 = np.zeros_like(l0)
     s1 = np.zeros_like(l1)
-    e = edges[lone_child & local[edges[:, 0]]]
     if len(e):
         m0, m1, _, _ = child_messages(l0[e[:, 1]], l1[e[:, 1]], theta[e[:, 1]])
         np.add.at(s0, e[:, 0], m0)
@@ -76,16 +72,19 @@ def _nbh_local(hierarchy, theta, l0, l1):
     with np.errstate(divide="ignore"):
         log_th = np.log(theta)[:, None]
         log_1mth = np.log1p(-theta)[:, None]
-    log_pi = LabelNetwork(hierarchy, theta).log_prior_marginals[:, None]
-    with np.errstate(divide="ignore"):
-        log_1mpi = np.log(-np.expm1(log_pi))
     w1 = log_th + l1 + s1
     w0 = log_1mth + l0 + s0
-    nr = np.flatnonzero(local & (n_par == 1))
     if len(nr):
-        pp = np.array([hierarchy.parent_indices[j][0] for j in nr], dtype=np.intp)
-        par1 = log_pi[pp] + l1[pp]  # parent positive
-        par0 = log_1mpi[pp] + l0[pp]  # parent negative: the class is negative
+        # log P(Y_p = 1) of the parents: as LabelNetwork.log_prior_marginals, the sum of log theta
+        # over p and its ancestors (summed in the same order), for these parents only
+        finite = np.where(np.isfinite(log_th[:, 0]), log_th[:, 0], 0.0)
+        log_pi = log_th[parents, 0] + np.bincount(pair_parent, weights=finite[pair_ancestor],
+                                                  minlength=len(parents))
+        log_pi[pair_parent[theta[pair_ancestor] == 0]] = -np.inf  # an ancestor with theta = 0
+        with np.errstate(divide="ignore"):
+            log_1mpi = np.log(-np.expm1(log_pi))
+        par1 = log_pi[pp, None] + l1[parents[pp]]  # parent positive
+        par0 = log_1mpi[pp, None] + l0[parents[pp]]  # parent negative: the class is negative
         w1[nr] += par1
         w0[nr] = np.logaddexp(par1 + log_1mth[nr], par0) + l0[nr] + s0[nr]
     out = posterior_from_logs(w0, w1)
@@ -94,6 +93,24 @@ def _nbh_local(hierarchy, theta, l0, l1):
         raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))
     out[~local] = np.nan
     return out, local
+
+
+@lru_cache(maxsize=8)
+def _local_plan(hierarchy):
+    """What :func:`_nbh_local` needs of the hierarchy: the mask of its classes, the (parent, child)
+    edges whose messages it sums, the classes with one parent (``nr``) and the position of that
+    parent in ``parents`` (``pp``), and the (parent position, ancestor) pairs of those parents."""
+    n_par = np.array([len(p) for p in hierarchy.parent_indices])
+    edges = np.asarray(hierarchy.edge_indices).reshape(-1, 2)
+    lone_child = n_par[edges[:, 1]] == 1
+    local = n_par <= 1
+    local[edges[~lone_child, 0]] = False  # a child with another parent couples k to it
+    e = edges[lone_child & local[edges[:, 0]]]
+    nr = np.flatnonzero(local & (n_par == 1))
+    parents, pp = np.unique(np.array([hierarchy.parent_indices[j][0] for j in nr], dtype=np.intp),
+                            return_inverse=True)
+    pair_parent, pair_ancestor = np.nonzero(hierarchy.ancestor_matrix[parents])
+    return local, e, nr, pp, parents, pair_parent, pair_ancestor
 
 
 def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
@@ -106,55 +123,67 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
     absorbed into that child (the child takes its parents, and theta becomes the
     product of both). Networks of the same shape share one compiled hierarchy (and
     junction tree). The reduction depends only on the hierarchy and is cached
-    (:func:`_reduced_shapes`); only the products of theta are formed per call.
+    (:func:`_reduced_shapes`), with the gather indices of every shape's evidence
+    and theta products: per call, one ``multiply.reduceat`` forms every product of
+    theta and each shape is solved in one pass for all its networks and objects.
     """
-    shapes = {
-        sub: [(i, idx, observed, [float(np.prod(theta[list(g)])) for g in groups], row)
-              for i, idx, observed, groups, row in members]
-        for sub, members in _reduced_shapes(hierarchy, tuple(int(k) for k in classes)).items()
-    }
+    reduction = _reduced_shapes(hierarchy, tuple(int(k) for k in classes))
+    products = np.multiply.reduceat(np.asarray(theta, dtype=float)[reduction.members], reduction.starts)
     out = np.empty((len(classes), l0.shape[1]))
-    m = l0.shape[1]
-    for sub, members in shapes.items():
+    for shape in reduction.shapes:
+        sub, n, g = shape.sub, shape.sub.n_classes, len(shape.positions)
+        th = products[shape.offset:shape.offset + n * g].reshape(g, n).T  # (n, G): column g is network g
         if spec.nbh == "own_on_dags" and not sub.is_forest:  # an approximate engine answers for itself
-            for i, idx, observed, th, row in members:
-                sl0 = np.where(observed[:, None], l0[idx], 0.0)
-                sl1 = np.where(observed[:, None], l1[idx], 0.0)
-                res, _ = spec.run(sub, np.array(th), sl0, sl1, options)
-                out[i] = res[row]
+            for j, i in enumerate(shape.positions):
+                obs = shape.observed[:, j, None]
+                sl0 = np.where(obs, l0[shape.index[:, j]], 0.0)
+                sl1 = np.where(obs, l1[shape.index[:, j]], 0.0)
+                res, _ = spec.run(sub, th[:, j].copy(), sl0, sl1, options)
+                out[i] = res[shape.rows[j]]
             continue
-        # every class of this shape in one exact pass: objects of class g use
-        # column g of theta; small networks by enumerating their consistent
-        # labellings, larger ones by the junction tree
-        from ._junction import junction_full
-
-        g = len(members)
-        sl0 = np.concatenate([np.where(obs[:, None], l0[idx], 0.0) for _, idx, obs, _, _ in members], axis=1)
-        sl1 = np.concatenate([np.where(obs[:, None], l1[idx], 0.0) for _, idx, obs, _, _ in members], axis=1)
-        th = np.array([t for _, _, _, t, _ in members]).T  # (n, G)
-        gid = np.repeat(np.arange(g), m)
-        if sub.n_classes <= _NBH_ENUMERATE:
-            res = _enumerate_grouped(sub, th, sl0, sl1, gid)
+        # every network of this shape in one exact pass: small networks by
+        # enumerating their consistent labellings, larger ones by the junction tree
+        if n <= _NBH_ENUMERATE:
+            out[shape.positions] = _enumerate_grouped(sub, th, l0, l1, shape.index, shape.observed, shape.rows)
         else:
-            wanted = sorted({row for *_, row in members})
-            res = junction_full(sub, th, sl0, sl1, options.get("max_clique", 20), gid, wanted)
-        for j, (i, _, _, _, row) in enumerate(members):
-            out[i] = res[row, j * m:(j + 1) * m]
+            from ._junction import junction_grouped
+
+            out[shape.positions] = junction_grouped(sub, th, l0, l1, shape.index, shape.observed, shape.rows,
+                                                    options.get("max_clique", 20))
     bad = np.isnan(out)
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))
     return out
 
 
+class _Shape(NamedTuple):
+    """The G reduced networks of one shape: ``sub`` (n classes), their ``positions`` in the classes asked
+    for, the original class of each node (``index``, (n, G)), whether it carries evidence (``observed``),
+    the node of the class itself (``rows``, (G,)) and where their theta products start (``offset``)."""
+
+    sub: object
+    positions: np.ndarray
+    index: np.ndarray
+    observed: np.ndarray
+    rows: np.ndarray
+    offset: int
+
+
+class _Reduction(NamedTuple):
+    """Every shape, and the theta products of their nodes: node ``i`` (shape by shape, network by network,
+    node by node) has theta ``prod(theta[members[starts[i]:starts[i + 1]]])``."""
+
+    shapes: list
+    members: np.ndarray
+    starts: np.ndarray
+
+
 @lru_cache(maxsize=8)
 def _reduced_shapes(hierarchy, classes):
-    """The reduced neighbourhood network of each class, grouped by shape.
+    """The reduced neighbourhood network of each class, grouped by shape (a :class:`_Reduction`).
 
-    Returns ``{sub: [(i, idx, observed, groups, row), ...]}``: ``sub`` the shape's
-    Hierarchy, ``i`` the position in ``classes``, ``idx`` the original class of each
-    node of the reduced network, ``observed`` which nodes carry evidence, ``groups``
-    the original classes whose thetas multiply into each node's theta, ``row`` the
-    node of the class itself.
+    ``groups`` below are the original classes whose thetas multiply into each
+    node's theta.
     """
     from ..hierarchy import Hierarchy
 
@@ -194,44 +223,97 @@ def _reduced_shapes(hierarchy, classes):
         key = tuple(tuple(sorted(pos[q] for q in par[v])) for v in order)
         idx = np.array(order, dtype=np.intp)
         shapes.setdefault(key, []).append((i, idx, np.isin(idx, s), [group[v] for v in order], pos[k]))
-    return {Hierarchy.from_parents([list(p) for p in key]): members for key, members in shapes.items()}
+    out, members, lengths = [], [], []
+    offset = 0
+    for key, nets in shapes.items():
+        out.append(_Shape(
+            Hierarchy.from_parents([list(p) for p in key]),
+            np.array([i for i, *_ in nets], dtype=np.intp),
+            np.stack([idx for _, idx, *_ in nets], axis=1),
+            np.stack([obs for _, _, obs, *_ in nets], axis=1),
+            np.array([row for *_, row in nets], dtype=np.intp),
+            offset,
+        ))
+        for *_, groups, _ in nets:
+            members.extend(v for grp in groups for v in grp)
+            lengths.extend(len(grp) for grp in groups)
+        offset += len(key) * len(nets)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.intp)
+    return _Reduction(out, np.array(members, dtype=np.intp), starts)
 
 
 _NBH_ENUMERATE = 10  # reduced neighbourhood networks up to this size are enumerated
 
 
-def _enumerate_grouped(sub, theta, l0, l1, gid):
-    """Exact posteriors of a small network by summing over its consistent labellings.
+def _enumerate_grouped(sub, theta, l0, l1, index, observed, rows):
+    """Exact posteriors in G small networks of one shape by summing over their consistent labellings.
 
-    ``theta`` is (n, G); object ``j`` (a column of ``l0, l1``) uses column
-    ``gid[j]``. Only labellings whose positive set is closed under parents have
-    non-zero prior, so only those are listed. Impossible evidence gives NaN.
+    Network ``g`` has the parameters ``theta[:, g]`` ((n, G)) and its node ``v``
+    the evidence ``l0[index[v, g]], l1[index[v, g]]`` where ``observed[v, g]``.
+    Returns the (G, M) posterior of node ``rows[g]`` in network ``g``. Only
+    labellings whose positive set is closed under parents have non-zero prior, so
+    only those are listed (:func:`_consistent_labellings`). Impossible evidence gives NaN.
     """
-    n = sub.n_classes
-    configs = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
-    for j in range(n):
-        ps = sub.parent_indices[j]
-        if len(ps):
-            configs = configs[~configs[:, j] | configs[:, ps].all(axis=1)]
-    logp = log_prior(sub, theta, configs)  # (G, C)
-    out = np.empty_like(l0)
-    m = l0.shape[1]
-    cols = np.arange(n)
-    idx = configs.astype(np.intp)
-    cf = configs.astype(float)
-    chunk = max(1, 2**22 // (len(configs) * n))
-    for start in range(0, m, chunk):
-        sl = slice(start, start + chunk)
-        logl = np.stack([l0[:, sl].T, l1[:, sl].T], axis=2)  # (mm, n, 2)
-        w = logl[:, cols, idx].sum(axis=2) + logp[gid[sl]]  # (mm, C)
-        top = w.max(axis=1, keepdims=True)
-        ok = np.isfinite(top[:, 0])
-        top[~ok] = 0.0
-        p = np.exp(w - top)
-        with np.errstate(invalid="ignore"):
-            out[:, sl] = ((p @ cf) / p.sum(axis=1, keepdims=True)).T
-        out[:, start + np.flatnonzero(~ok)] = np.nan
+    configs, parent_mask = _consistent_labellings(sub)
+    out = np.empty((len(rows), l0.shape[1]))
+    _enumerate_kernel(configs, parent_mask, np.ascontiguousarray(theta, dtype=float), l0, l1,
+                      np.ascontiguousarray(index, dtype=np.int64), np.ascontiguousarray(observed, dtype=np.bool_),
+                      np.asarray(rows, dtype=np.int64), out)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _consistent_labellings(sub):
+    """The labellings of ``sub`` closed under parents, as bit masks (bit ``v`` is node ``v``), and each
+    node's mask of parents."""
+    n = sub.n_classes
+    configs = np.arange(2**n, dtype=np.int64)
+    parent_mask = np.array([sum(1 << int(q) for q in sub.parent_indices[v]) for v in range(n)], dtype=np.int64)
+    for v in range(n):
+        on = (configs >> v) & 1 == 1
+        configs = configs[~on | ((configs & parent_mask[v]) == parent_mask[v])]
+    return configs, parent_mask
+
+
+@jit
+def _enumerate_kernel(configs, parent_mask, theta, l0, l1, index, observed, rows, out):
+    """The sums of :func:`_enumerate_grouped`: for each network, log P(labelling) by the CPD rule of
+    :func:`hmcpgm.network.log_cpd`; for each object, the weight of each labelling and the posterior of the row."""
+    n = len(parent_mask)
+    n_conf = len(configs)
+    logp = np.empty(n_conf)
+    w = np.empty(n_conf)
+    e0 = np.empty(n)
+    e1 = np.empty(n)
+    for g in range(theta.shape[1]):
+        for c in range(n_conf):
+            lp = 0.0
+            for v in range(n):
+                p1 = theta[v, g] if (configs[c] & parent_mask[v]) == parent_mask[v] else 0.0
+                lp += np.log(p1 if (configs[c] >> v) & 1 else 1.0 - p1)
+            logp[c] = lp
+        row = rows[g]
+        for t in range(l0.shape[1]):
+            for v in range(n):
+                e0[v] = l0[index[v, g], t] if observed[v, g] else 0.0
+                e1[v] = l1[index[v, g], t] if observed[v, g] else 0.0
+            top = -np.inf
+            for c in range(n_conf):
+                s = 0.0
+                for v in range(n):
+                    s += e1[v] if (configs[c] >> v) & 1 else e0[v]
+                w[c] = s + logp[c]
+                top = max(top, w[c])
+            if not np.isfinite(top):
+                out[g, t] = np.nan
+                continue
+            num, den = 0.0, 0.0
+            for c in range(n_conf):
+                p = np.exp(w[c] - top)
+                den += p
+                if (configs[c] >> row) & 1:
+                    num += p
+            out[g, t] = num / den
 
 
 def _irredundant(ps, anc):
