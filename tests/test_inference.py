@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import hierarchies
+from strategies import from_parent_lists, hierarchies
 
 from hmcpgm import (
     ConvergenceWarning,
@@ -428,6 +428,115 @@ def test_nbh_on_larger_dags_is_inference_with_restricted_evidence(monkeypatch, e
     monkeypatch.setattr(hmcpgm.inference._nbh, "_NBH_ENUMERATE", enumerate_up_to)
     theta, lik = random_problem(h, seed, n_objects=4)
     assert_same(answer(h, theta, lik, version="nbh", engine="junction"), restricted_nbh_reference(h, theta, lik))
+
+
+@st.composite
+def hub_dags(draw):
+    """DAGs with a class (the hub) of 4-6 parents and 6-8 children, so that its reduced neighbourhood
+    network (all of them) has more than ``_NBH_ENUMERATE`` nodes and takes the junction-tree route: a
+    parent may have an earlier parent as its own parent, a child the hub and one of its parents or an
+    earlier child; columns shuffled."""
+    n_par, n_kid = draw(st.integers(4, 6)), draw(st.integers(6, 8))
+    parents = [[draw(st.integers(0, j - 1))] if j and draw(st.booleans()) else [] for j in range(n_par)]
+    hub = n_par
+    parents.append(list(range(n_par)))
+    for c in range(n_kid):
+        extra = draw(st.sampled_from(["none", "parent", "child"]))
+        second = {"none": [], "parent": [draw(st.integers(0, n_par - 1))],
+                  "child": [hub + 1 + draw(st.integers(0, c - 1))] if c else []}[extra]
+        parents.append(sorted([hub, *second]))
+    return from_parent_lists(parents, draw(st.permutations(range(len(parents)))))
+
+
+def largest_reduced_network(h):
+    """The size of the largest reduced neighbourhood network nbh solves on ``h`` (by enumeration or
+    junction tree)."""
+    from hmcpgm.inference._nbh import _nbh_local, _reduced_shapes
+
+    zero = np.zeros((h.n_classes, 1))
+    _, local = _nbh_local(h, np.full(h.n_classes, 0.5), zero, zero)
+    rest = tuple(int(k) for k in np.flatnonzero(~local))
+    return max(shape.sub.n_classes for shape in _reduced_shapes(h, rest).shapes) if rest else 0
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hub_dags(), st.integers(0, 2**32 - 1))
+def test_nbh_through_the_junction_tree_is_inference_with_restricted_evidence(h, seed):
+    # without patching _NBH_ENUMERATE: the hub's reduced network goes to the compiled junction tree
+    from hmcpgm.inference._nbh import _NBH_ENUMERATE
+
+    assert largest_reduced_network(h) > _NBH_ENUMERATE
+    theta, lik = random_problem(h, seed, n_objects=4)
+    assert_same(answer(h, theta, lik, version="nbh", engine="junction"), restricted_nbh_reference(h, theta, lik))
+
+
+@SETTINGS
+@given(hierarchies(kind="dag", max_classes=11), st.integers(0, 2**32 - 1))
+def test_grouped_solvers_of_reduced_networks_equal_enumeration(h, seed):
+    # both solvers of nbh's reduced networks, G networks of one shape at once, each network with its
+    # own theta and its own evidence rows, against the enumerate engine object by object; an object
+    # whose evidence is impossible (hard evidence, theta of 0 or 1) is NaN
+    from hmcpgm.inference._common import log_likelihood_pairs
+    from hmcpgm.inference._junction import junction_grouped
+    from hmcpgm.inference._nbh import _enumerate_grouped
+
+    rng = np.random.default_rng(seed)
+    n, g, m = h.n_classes, 3, 5
+    theta = np.stack([random_problem(h, seed + j)[0] for j in range(g)], axis=1)  # (n, G)
+    lik = random_problem(Hierarchy.from_parents([None] * (2 * n)), seed, n_objects=m, exotic=0.15)[1]
+    index = rng.integers(0, 2 * n, size=(n, g))
+    observed = rng.uniform(size=(n, g)) < 0.7
+    rows = rng.integers(0, n, size=g)
+    l0, l1 = log_likelihood_pairs(lik)
+    by_junction = junction_grouped(h, theta, l0, l1, index, observed, rows)
+    by_enumeration = _enumerate_grouped(h, theta, l0, l1, index, observed, rows)
+    for j in range(g):
+        restricted = np.where(observed[None, :, j, None], lik[:, index[:, j]], 1.0)
+        for t in range(m):
+            ref = answer(h, theta[:, j], restricted[t:t + 1], engine="enumerate")
+            if isinstance(ref, str):
+                assert np.isnan(by_junction[j, t]) and np.isnan(by_enumeration[j, t])
+            else:
+                np.testing.assert_allclose(by_junction[j, t], ref[0, rows[j]], rtol=0, atol=ATOL)
+                np.testing.assert_allclose(by_enumeration[j, t], ref[0, rows[j]], rtol=0, atol=ATOL)
+
+
+def hub_with_lone_children():
+    """5 root parents c0-c4 of a hub c5 with 7 children c6-c12 (c6 also a child of c0), columns in
+    reverse topological order: the hub's reduced network (13 nodes) takes the junction-tree route."""
+    parents = [[], [], [], [], [], [0, 1, 2, 3, 4], [0, 5]] + [[5]] * 6
+    h = from_parent_lists(parents, order=range(len(parents) - 1, -1, -1))
+    return h, h.indices([f"c{j}" for j in range(len(parents))])
+
+
+def test_nbh_refuses_evidence_only_the_hubs_junction_tree_sees_as_impossible():
+    from hmcpgm.inference._nbh import _NBH_ENUMERATE
+
+    h, col = hub_with_lone_children()
+    assert largest_reduced_network(h) > _NBH_ENUMERATE
+    lik = np.ones((4, h.n_classes, 2))
+    lik[2, col[1], 1] = 0.0  # c1 negative, and c9 (a lone child of the hub) positive: only
+    lik[2, col[9], 0] = 0.0  # the hub's neighbourhood holds both
+    net = LabelNetwork(h, np.full(h.n_classes, 0.5))
+    assert np.all(np.isfinite(mlpr_from_likelihoods(net, lik[[0, 1, 3]], version="nbh", engine="junction")))
+    with pytest.raises(InferenceError, match=r"1 object\(s\) \(first: object 2\) have probability zero"):
+        mlpr_from_likelihoods(net, lik, version="nbh", engine="junction")
+    assert answer(h, net.theta, lik, version="nbh", engine="enumerate") == "impossible"
+
+
+def test_nbh_with_a_theta_of_zero_above_the_hub():
+    # theta(c3) = 0 rules out the hub and its children: hard evidence for a child of the hub is
+    # impossible; soft evidence gives them posterior 0 and leaves the rest equal to enumeration
+    h, col = hub_with_lone_children()
+    theta = np.linspace(0.3, 0.8, h.n_classes)
+    theta[col[3]] = 0.0
+    lik = np.random.default_rng(3).uniform(0.1, 1.0, size=(3, h.n_classes, 2))
+    out = answer(h, theta, lik, version="nbh", engine="junction")
+    assert_same(out, restricted_nbh_reference(h, theta, lik))
+    assert np.all(out[:, col[5:]] == 0.0)
+    lik[1, col[10], 0] = 0.0
+    with pytest.raises(InferenceError, match=r"first: object 1"):
+        mlpr_from_likelihoods(LabelNetwork(h, theta), lik, version="nbh", engine="junction")
 
 
 # ---------------------------------------------------------------- the Gene Ontology hierarchy
