@@ -370,7 +370,10 @@ def _lse_into(table, start, stop, groups, group_base, out, top):
 def _calibrate_grouped(size, off, parent, cmap, sep_off, pmap, pm_off, fac_ptr, fac_class, fac_shift, fac_pmask,
                        row_clique, row_shift, theta, l0, l1, index, observed, m0, m1):
     """The two-pass log-space calibration of :func:`junction_full` for each network and object (see
-    :func:`junction_grouped`); writes the log marginals of each network's row into ``m0, m1``."""
+    :func:`junction_grouped`); writes the log marginals of each network's row into ``m0, m1``.
+
+    Only one class's marginal is wanted: the downward pass visits the cliques on the path from the
+    root to that class's clique (the other beliefs are never read), and checks every root."""
     n_cliques = len(size)
     total = off[n_cliques]
     base = np.empty(total)
@@ -380,7 +383,13 @@ def _calibrate_grouped(size, off, parent, cmap, sep_off, pmap, pm_off, fac_ptr, 
     up = np.empty(sep_off[n_cliques])
     down = np.empty(sep_off[n_cliques])
     scratch = np.empty(total)
+    on_path = np.zeros(n_cliques, dtype=np.bool_)
     for g in range(theta.shape[1]):
+        on_path[:] = False
+        b = row_clique[g]
+        while b >= 0:
+            on_path[b] = True
+            b = parent[b]
         for b in range(n_cliques):  # log CPDs, as JunctionTree.log_potentials
             for c in range(off[b], off[b + 1]):
                 base[c] = 0.0
@@ -411,8 +420,10 @@ def _calibrate_grouped(size, off, parent, cmap, sep_off, pmap, pm_off, fac_ptr, 
                 for c in range(off[p + 1] - off[p]):
                     beta[off[p] + c] += up[s0 + pmap[pm_off[b] + c]]
             impossible = False
-            for b in range(n_cliques):  # downward: parents first
+            for b in range(n_cliques):  # downward, parents first: the roots and the path to the row's clique
                 p = parent[b]
+                if p >= 0 and not on_path[b]:
+                    continue
                 if p >= 0:
                     s0 = sep_off[b]
                     for c in range(off[p + 1] - off[p]):
