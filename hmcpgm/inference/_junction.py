@@ -15,6 +15,11 @@ irrelevant and is set to -inf (the 0/0 := 0 rule).
 
 The cost is exponential in the largest clique: compilation refuses, with the
 size and classes of the largest clique, when it exceeds ``max_clique``.
+
+:func:`junction_grouped` runs the same calibration in compiled code, object by
+object, for many small networks of one shape (the nbh version's reduced
+neighbourhoods), where the per-clique numpy calls of :func:`junction_full` would
+cost more than the arithmetic.
 """
 
 from functools import cached_property, lru_cache
