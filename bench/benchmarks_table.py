@@ -161,8 +161,8 @@ def _best_correction(result):
 
 
 def _chosen_correction(result):
-    """The correction a user without test labels would pick: the best validation AU(PRC) (None in
-    results made before ``valid_auprc`` was recorded)."""
+    """The correction a user without test labels would pick: the best validation AU(PRC), ties to the
+    first name in sorted order (None in results made before ``valid_auprc`` was recorded)."""
     fams = _corrections(result)
     if not fams or any("valid_auprc" not in result["methods"][f"{f}-NaiveSort"] for f in fams):
         return None, None
