@@ -141,22 +141,16 @@ class JunctionTree:
             self.base.append((grid, {v: i for i, v in enumerate(c)}))
 
     def log_potentials(self, theta):
-        """Log CPD potential of every clique for these theta.
-
-        ``theta`` of shape (K,) gives arrays of shape (2,)*size; of shape (K, G)
-        (G parameter sets) it gives arrays of shape (G,) + (2,)*size.
-        """
+        """Log CPD potential of every clique for these theta ((K,)): arrays of shape (2,)*size."""
         h = self._hierarchy
         theta = np.asarray(theta, dtype=float)
-        th = theta.reshape(len(theta), -1)  # (K, G)
         out = []
         for b, (grid, col) in enumerate(self.base):
-            logp = np.zeros((th.shape[1], len(grid)))
+            logp = np.zeros(len(grid))
             for k in self.assigned[b]:
                 on = grid[:, [col[v] for v in h.parent_indices[k]]].all(axis=1)
-                logp += log_cpd(grid[None, :, col[k]], on[None, :], th[k][:, None])
-            shape = (2,) * len(col)
-            out.append(logp[0].reshape(shape) if theta.ndim == 1 else logp.reshape((-1,) + shape))
+                logp += log_cpd(grid[:, col[k]], on, theta[k])
+            out.append(logp.reshape((2,) * len(col)))
         return out
 
     @cached_property
@@ -245,16 +239,10 @@ def _normalise(x):
     return x - top.reshape((-1,) + (1,) * (x.ndim - 1))
 
 
-def junction_full(hierarchy, theta, l0, l1, max_clique=20, theta_index=None, rows=None):
-    """Exact P(Y_k = 1 | all evidence) on any DAG; ``l0, l1`` are (K, M). Returns (K, M).
-
-    ``theta`` is (K,), or (K, G) with ``theta_index`` (M,) naming each object's
-    column: several networks of the same shape calibrated in one pass. With
-    ``rows`` (class indices) only those rows of the result are filled.
-    """
+def junction_full(hierarchy, theta, l0, l1, max_clique=20):
+    """Exact P(Y_k = 1 | all evidence) on any DAG; ``theta`` is (K,), ``l0, l1`` are (K, M). Returns (K, M)."""
     jt = compile_junction_tree(hierarchy, max_clique)
     base = jt.log_potentials(theta)
-    grouped = theta_index is not None
     k, m = l0.shape
     out = np.empty((k, m))
     per_object = sum(2 ** len(c) for c in jt.cliques)
@@ -265,10 +253,7 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20, theta_index=None, row
         """Log potential of clique ``b`` with the evidence ``ev`` (K, mm, 2) of the objects ``sl``."""
         c = jt.cliques[b]
         mm = sl.stop - sl.start
-        if grouped:
-            psi = base[b][theta_index[sl]]
-        else:
-            psi = np.broadcast_to(base[b], (mm,) + base[b].shape).copy()
+        psi = np.broadcast_to(base[b], (mm,) + base[b].shape).copy()
         for j in jt.assigned[b]:
             shape = [mm] + [2 if v == j else 1 for v in c]
             psi += ev[j].reshape(shape)
@@ -308,7 +293,7 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20, theta_index=None, row
                 cavity[np.isnan(cavity)] = -np.inf
                 beta += _normalise(_lse(cavity, red)).transpose(perm).reshape([mm] + shape)
             belief[b] = _normalise(beta)
-        for j in (range(k) if rows is None else rows):
+        for j in range(k):
             b = jt.smallest[j]
             c = jt.cliques[b]
             i = int(np.flatnonzero(c == j)[0])
