@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import hierarchies
 
 from hmcpgm import Hierarchy, HierarchyError, InputError, LabelError
 
@@ -170,3 +171,13 @@ def test_from_obo(tmp_path):
     assert set(bp.classes) == {"GO:1", "GO:2", "GO:3"}
     with pytest.raises(InputError, match="namespace 'nope' has no term"):
         Hierarchy.from_obo(path, namespace="nope")
+
+
+@settings(max_examples=30, deadline=None)
+@given(hierarchies(max_classes=8, max_parents=3))
+def test_ancestor_pairs_are_networkx_ancestors_in_class_then_ancestor_order(h):
+    g = h.to_networkx()
+    expected = [(k, a) for k, name in enumerate(h.classes) for a in sorted(h.indices(list(nx.ancestors(g, name))))]
+    desc, anc = h.ancestor_pairs
+    assert list(zip(desc.tolist(), anc.tolist())) == expected
+    assert not desc.flags.writeable and not anc.flags.writeable

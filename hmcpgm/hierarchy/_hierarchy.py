@@ -442,6 +442,18 @@ class Hierarchy:
         return ancestor_closure(self.topological_order, self.parent_indices)
 
     @cached_property
+    def ancestor_pairs(self):
+        """(descendant, ancestor) int arrays: each class with each of its proper ancestors.
+
+        The True entries of :attr:`ancestor_matrix`, row by row (by class, then by
+        ancestor index); read-only, computed once per hierarchy.
+        """
+        pairs = np.nonzero(self.ancestor_matrix)
+        for a in pairs:
+            a.flags.writeable = False
+        return pairs
+
+    @cached_property
     def kind(self):
         """str: ``"tree"`` (one root, one parent each), ``"forest"`` or ``"dag"``."""
         if any(len(p) > 1 for p in self.parent_indices):

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._numba import jit
+from ..network import LabelNetwork
 from ._common import impossible_evidence, posterior_from_logs
 from ._registry import get_engine
 
@@ -62,7 +63,7 @@ def _nbh_local(hierarchy, theta, l0, l1):
     """
     from ._tree import child_messages
 
-    local, e, nr, pp, parents, pair_parent, pair_ancestor = _local_plan(hierarchy)
+    local, e, nr, pp, parents = _local_plan(hierarchy)
     s0 = np.zeros_like(l0)
     s1 = np.zeros_like(l1)
     if len(e):
@@ -75,12 +76,7 @@ def _nbh_local(hierarchy, theta, l0, l1):
     w1 = log_th + l1 + s1
     w0 = log_1mth + l0 + s0
     if len(nr):
-        # log P(Y_p = 1) of the parents: as LabelNetwork.log_prior_marginals, the sum of log theta
-        # over p and its ancestors (summed in the same order), for these parents only
-        finite = np.where(np.isfinite(log_th[:, 0]), log_th[:, 0], 0.0)
-        log_pi = log_th[parents, 0] + np.bincount(pair_parent, weights=finite[pair_ancestor],
-                                                  minlength=len(parents))
-        log_pi[pair_parent[theta[pair_ancestor] == 0]] = -np.inf  # an ancestor with theta = 0
+        log_pi = LabelNetwork(hierarchy, theta).log_prior_marginals[parents]  # log P(Y_p = 1)
         with np.errstate(divide="ignore"):
             log_1mpi = np.log(-np.expm1(log_pi))
         par1 = log_pi[pp, None] + l1[parents[pp]]  # parent positive
@@ -99,7 +95,7 @@ def _nbh_local(hierarchy, theta, l0, l1):
 def _local_plan(hierarchy):
     """What :func:`_nbh_local` needs of the hierarchy: the mask of its classes, the (parent, child)
     edges whose messages it sums, the classes with one parent (``nr``) and the position of that
-    parent in ``parents`` (``pp``), and the (parent position, ancestor) pairs of those parents."""
+    parent in ``parents`` (``pp``)."""
     n_par = np.array([len(p) for p in hierarchy.parent_indices])
     edges = np.asarray(hierarchy.edge_indices).reshape(-1, 2)
     lone_child = n_par[edges[:, 1]] == 1
@@ -109,8 +105,7 @@ def _local_plan(hierarchy):
     nr = np.flatnonzero(local & (n_par == 1))
     parents, pp = np.unique(np.array([hierarchy.parent_indices[j][0] for j in nr], dtype=np.intp),
                             return_inverse=True)
-    pair_parent, pair_ancestor = np.nonzero(hierarchy.ancestor_matrix[parents])
-    return local, e, nr, pp, parents, pair_parent, pair_ancestor
+    return local, e, nr, pp, parents
 
 
 def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):

@@ -232,7 +232,7 @@ class LabelNetwork:
             log_theta = np.log(self.theta)
         # the sums over each class's ancestors, as (class, ancestor) pairs: numpy's matrix product of a
         # bool (K, K) matrix takes a slow generic path (about 0.5 s on the Gene Ontology, per network)
-        desc, anc = np.nonzero(self.hierarchy.ancestor_matrix)
+        desc, anc = self.hierarchy.ancestor_pairs
         finite = np.where(np.isfinite(log_theta), log_theta, 0.0)
         out = log_theta + np.bincount(desc, weights=finite[anc], minlength=len(log_theta))
         zero = ~np.isfinite(log_theta)

@@ -130,7 +130,7 @@ def count_violations(ranking, hierarchy, *, pairs="ancestors"):
         ranking = as_ranking(arr, (arr.size // k_cls, k_cls))
     rank = ranking.ranks
     if pairs == "ancestors":
-        desc, anc = np.nonzero(hierarchy.ancestor_matrix)
+        desc, anc = hierarchy.ancestor_pairs
     elif pairs == "edges":
         e = np.asarray(hierarchy.edge_indices)
         anc, desc = e[:, 0], e[:, 1]
