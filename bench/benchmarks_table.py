@@ -152,22 +152,25 @@ def _corrections(result):
                    if k.startswith(("iso-", "platt-")) and k.endswith("-NaiveSort")})
 
 
-def _best_correction(result):
+def _correction_by(result, metric):
+    """The correction with the largest ``metric``, ties to the first name in sorted order, and its
+    numbers (None, None without corrections or when a result does not record ``metric``)."""
     fams = _corrections(result)
-    if not fams:
+    if not fams or any(metric not in result["methods"][f"{f}-NaiveSort"] for f in fams):
         return None, None
-    best = max(fams, key=lambda f: result["methods"][f"{f}-NaiveSort"]["auprc"])
+    best = max(fams, key=lambda f: result["methods"][f"{f}-NaiveSort"][metric])
     return best, result["methods"][f"{best}-NaiveSort"]
 
 
+def _best_correction(result):
+    """The best correction on the test rows: the oracle's pick, the strongest baseline."""
+    return _correction_by(result, "auprc")
+
+
 def _chosen_correction(result):
-    """The correction a user without test labels would pick: the best validation AU(PRC), ties to the
-    first name in sorted order (None in results made before ``valid_auprc`` was recorded)."""
-    fams = _corrections(result)
-    if not fams or any("valid_auprc" not in result["methods"][f"{f}-NaiveSort"] for f in fams):
-        return None, None
-    chosen = max(fams, key=lambda f: result["methods"][f"{f}-NaiveSort"]["valid_auprc"])
-    return chosen, result["methods"][f"{chosen}-NaiveSort"]
+    """The correction a user without test labels would pick: the best validation AU(PRC) (None in
+    results made before ``valid_auprc`` was recorded)."""
+    return _correction_by(result, "valid_auprc")
 
 
 def _summary(label, gaps):
