@@ -17,8 +17,7 @@ def export_baseline(rev):
     The archive is extracted into a scratch folder that is renamed into place only
     when complete, so an interrupted extraction is never taken for a baseline.
     """
-    commit = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout.strip()
+    commit = git("rev-parse", rev)
     folder = Path(tempfile.gettempdir()) / f"hmcpgm-baseline-{commit[:12]}"
     if not (folder / "hmcpgm" / "__init__.py").is_file():
         scratch = Path(tempfile.mkdtemp(prefix=f"{folder.name}.", dir=folder.parent))
@@ -31,6 +30,17 @@ def export_baseline(rev):
             shutil.rmtree(scratch, ignore_errors=True)
             raise
     return commit, folder
+
+
+def git(*args):
+    """Standard output of ``git args`` in this checkout, stripped."""
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def describe_checkout():
+    """This checkout's short commit, with ``" + uncommitted changes"`` when its package has any."""
+    dirty = git("status", "--porcelain", "hmcpgm")
+    return git("rev-parse", "--short", "HEAD") + (" + uncommitted changes" if dirty else "")
 
 
 def run_child(code_root, child, *args):

@@ -29,11 +29,16 @@ two versions' posteriors.
 import argparse
 import json
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
-from _baseline import check_package, export_baseline, run_child  # bench/ is on sys.path when a script runs
+from _baseline import (  # bench/ is on sys.path when a script runs
+    check_package,
+    describe_checkout,
+    export_baseline,
+    git,
+    run_child,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path("/work/cache")
@@ -75,9 +80,6 @@ def run(code_root, path, rows, repeats, out):
     return result
 
 
-def git(*args):
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -110,9 +112,8 @@ def main():
 
     rows = [int(r) for r in args.rows.split(",") if r]
     commit, folder = export_baseline(args.baseline or git("merge-base", "HEAD", "main"))
-    dirty = git("status", "--porcelain", "hmcpgm")
     print(f"cellcycle_GO, nbh version; baseline {commit[:12]} (git archive in {folder}), current "
-          f"{git('rev-parse', '--short', 'HEAD')}{' + uncommitted changes' if dirty else ''} ({ROOT}); "
+          f"{describe_checkout()} ({ROOT}); "
           f"load average {os.getloadavg()[0]:.1f}")
     times = {name: {m: [] for m in rows} for name in ("baseline", "current")}
     with tempfile.TemporaryDirectory() as tmp:

@@ -29,11 +29,15 @@ Evidence: likelihood ratios exp(N(1.5 (2y - 1), 1)) from the first training labe
 import argparse
 import json
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
-from _baseline import check_package, export_baseline, run_child  # bench/ is on sys.path when a script runs
+from _baseline import (  # bench/ is on sys.path when a script runs
+    check_package,
+    describe_checkout,
+    export_baseline,
+    run_child,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 HMC = Path(os.environ.get("HMCPGM_HMC_DATA", ROOT.parent / "shared" / "data" / "hmc"))
@@ -85,12 +89,8 @@ def main():
     import numpy as np
 
     commit, folder = export_baseline(args.baseline)
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "hmcpgm"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.strip()
     print(f"cellcycle_GO, {args.objects} objects, {os.cpu_count()} cores; baseline {commit[:12]} "
-          f"(git archive in {folder}), current {head}{' + uncommitted changes' if dirty else ''} ({ROOT})")
+          f"(git archive in {folder}), current {describe_checkout()} ({ROOT})")
     times = {"baseline": [], "current": []}
     cpu = {"baseline": [], "current": []}
     with tempfile.TemporaryDirectory() as tmp:
