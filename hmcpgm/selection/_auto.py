@@ -177,9 +177,10 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         indpt_parts = indpt_logit_parts(crossfit) if version == "indpt" else None
         # what every evaluation of this version reads: the rows' labels, evidence and its log ratio
         y_rows = y[rows]
-        own_parts = None if version == "indpt" else (crossfit.likelihoods[rows],)
-        if own_parts is not None:
-            own_parts += (log_evidence_ratio(own_parts[0]),)
+        own_parts = None
+        if version != "indpt":
+            own_likelihoods = crossfit.likelihoods[rows]
+            own_parts = (own_likelihoods, log_evidence_ratio(own_likelihoods))
 
         def evaluate(a, version=version, rows=rows, eng=eng, kept=kept, parts=indpt_parts, own=own, y_rows=y_rows,
                      own_parts=own_parts):
