@@ -26,6 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ._interrupt import check_interrupt
 from .exceptions import InputError
 
 __all__ = ["AtomicFile", "atomic_write", "check_distinct", "is_stream", "stdout_stream", "data_on_stdout", "spooled"]
@@ -146,8 +147,12 @@ class AtomicFile:
         self._close = True
 
     def commit(self):
-        """Flush, sync and put the file in place (or finish writing through)."""
+        """Flush, sync and put the file in place (or finish writing through).
+
+        A recorded Ctrl-C (:func:`~hmcpgm._interrupt.check_interrupt`) aborts instead.
+        """
         try:
+            check_interrupt()
             self.file.flush()
             if self._temp is not None:
                 os.fsync(self.file.fileno())

@@ -420,6 +420,66 @@ def test_fdr_message_shows_the_value_past_1(files, tmp_path, capsys):
         assert "to 1.0000000000000009" in _one_error_line(capsys.readouterr().err)
 
 
+def _ctrl_c_at_the_next_collection():
+    """A gc callback that presses Ctrl-C once: Python swallows the KeyboardInterrupt raised inside it."""
+    import gc
+
+    fired = []
+
+    def callback(phase, info):
+        if phase == "start" and not fired:
+            fired.append(True)
+            signal.raise_signal(signal.SIGINT)
+
+    gc.callbacks.append(callback)
+    return fired, lambda: gc.callbacks.remove(callback)
+
+
+@pytest.mark.parametrize("command", ["predict", "rank"])
+def test_ctrl_c_swallowed_by_a_gc_callback_still_interrupts(files, tmp_path, capsys, command):
+    """dask's distributed watches every collection; a Ctrl-C landing there must not be lost (a CI failure)."""
+    out = tmp_path / "out.csv"
+    out.write_text("the old output\n")
+    args = (["predict", files["model"], files["small"]] if command == "predict"
+            else ["rank", files["small"], files["model"], "--fdr", "0.1"])
+    fired, disarm = _ctrl_c_at_the_next_collection()
+    handler, hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
+    try:
+        status = main([*map(str, args), "-o", str(out), "--id-column", "gene", "--quiet"])
+    finally:
+        disarm()
+    assert fired  # the interrupt did land in a collection
+    assert status == 130
+    assert capsys.readouterr().err.strip() == "hmcpgm: interrupted"
+    assert out.read_text() == "the old output\n"
+    assert not _leftovers(tmp_path)
+    assert signal.getsignal(signal.SIGINT) is handler and sys.unraisablehook is hook  # restored
+
+
+def test_atomic_write_does_not_commit_after_a_swallowed_ctrl_c(tmp_path):
+    import gc
+
+    from hmcpgm._atomic import atomic_write
+    from hmcpgm._interrupt import ctrl_c_recorded
+
+    out = tmp_path / "out.txt"
+    out.write_text("old")
+    with ctrl_c_recorded():
+        with pytest.raises(KeyboardInterrupt):
+            with atomic_write(out) as fh:
+                fh.write("new")
+                fired, disarm = _ctrl_c_at_the_next_collection()
+                try:
+                    gc.collect()  # returns normally: the interrupt was swallowed
+                finally:
+                    disarm()
+                assert fired
+    assert out.read_text() == "old"
+    with atomic_write(out) as fh:  # outside the block nothing is remembered
+        fh.write("new")
+    assert out.read_text() == "new"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["predict", "rank"])
 def test_ctrl_c_on_a_dask_run_is_one_line(files, tmp_path, command):

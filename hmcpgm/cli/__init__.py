@@ -44,6 +44,14 @@ def _for_the_command_line(message):
 
 def main(argv=None):
     """Entry point of the ``hmcpgm`` command; returns the exit status."""
+    from .._interrupt import ctrl_c_recorded
+
+    with ctrl_c_recorded():
+        return _main(argv)
+
+
+def _main(argv):
+    from .._interrupt import check_interrupt
     from ..exceptions import HmcpgmError
 
     args = build_parser().parse_args(argv)
@@ -52,6 +60,7 @@ def main(argv=None):
         warnings.simplefilter("default")  # record each warning once, print them after the progress bars
         try:
             _run(args)
+            check_interrupt()  # one swallowed after the last output was committed
         except (HmcpgmError, UserError, OSError) as exc:  # OSError: missing files, unwritable outputs
             if isinstance(exc, BrokenPipeError):
                 return _closed_pipe()

@@ -10,6 +10,7 @@ import importlib
 import re
 from collections import deque
 
+from .._interrupt import check_interrupt
 from ..exceptions import InputError, MissingDependencyError
 
 __all__ = [
@@ -195,6 +196,7 @@ def ordered_map(func, items, *, client=None, shared=(), window=None):
     """
     if client is None:
         for key, payload in items:
+            check_interrupt()
             if is_dask_collection(payload):
                 payload = payload.compute()
             yield func(key, payload, *shared)
@@ -208,6 +210,12 @@ def ordered_map(func, items, *, client=None, shared=(), window=None):
             payload = client.compute(payload)
         pending.append(client.submit(func, key, payload, *shared, pure=False))
         if len(pending) >= window:
-            yield pending.popleft().result()
+            yield _result(pending.popleft())
     while pending:
-        yield pending.popleft().result()
+        yield _result(pending.popleft())
+
+
+def _result(future):
+    result = future.result()
+    check_interrupt()  # a Ctrl-C swallowed by a callback of distributed's (its garbage-collector watch)
+    return result
