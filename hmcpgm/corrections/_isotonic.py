@@ -7,7 +7,7 @@ partitioning by minimum cuts (:mod:`._partition`), exact everywhere.
 
 import numpy as np
 
-from .._validation import class_matrix, is_frame
+from .._validation import class_matrix, is_frame, rows_aligned
 from ..exceptions import InputError
 from ._inputs import matrix_in, matrix_out
 from ._kernels import cap_rows
@@ -18,12 +18,17 @@ from ._structure import dag_passes
 __all__ = ["gpav", "isotonic_rows"]
 
 
-def weight_matrix(weights, shape, hierarchy):
-    """(M, K) positive finite weights from None (ones), a (K,) vector per class, or an (M, K) matrix."""
+def weight_matrix(weights, shape, hierarchy, values=None):
+    """(M, K) positive finite weights from None (ones), a (K,) vector per class, or an (M, K) matrix; a
+    DataFrame beside DataFrame ``values`` is paired with them by row index."""
     if weights is None:
         return np.ones(shape)
     if is_frame(weights):
+        if is_frame(values):
+            weights = rows_aligned(weights, values.index, "weights", "values")
         w = class_matrix(weights, hierarchy, "weights")
+        if w.shape[0] != shape[0]:  # the kernels read one weight row per value row, unchecked
+            raise InputError(f"weights has {w.shape[0]} rows but values has {shape[0]}; give one row per object")
     else:
         try:
             w = np.asarray(weights, dtype=float)
@@ -99,8 +104,10 @@ def gpav(values, hierarchy, weights=None):
         DataFrame with columns named by class).
     hierarchy : Hierarchy
         Any tree, forest or DAG; its ``classes`` name the columns.
-    weights : array-like of shape (K,) or (M, K), optional
+    weights : array-like of shape (K,) or (M, K), or DataFrame, optional
         Positive weights ``w`` per class (HEMDAG's ``W``) or per entry; default 1.
+        A DataFrame is aligned by column name, and by row index when ``values``
+        is a DataFrame too.
 
     Returns
     -------
@@ -124,5 +131,5 @@ def gpav(values, hierarchy, weights=None):
     [[4.5, 4.5, 4.0, 4.0]]
     """
     x = matrix_in(values, hierarchy)
-    w = weight_matrix(weights, x.shape, hierarchy)
+    w = weight_matrix(weights, x.shape, hierarchy, values)
     return matrix_out(isotonic_rows(x, w, hierarchy), values, hierarchy)
