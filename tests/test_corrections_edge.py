@@ -67,6 +67,9 @@ def test_add_root_takes_frames_with_string_headers_of_int_classes():
     assert values.iloc[0].tolist() == [0.6, 0.3, 0.6]
     assert rooted.parents(0) == ("00",)
     np.testing.assert_array_equal(htd(values, rooted).to_numpy(), [[0.6, 0.3, 0.3]])
+    # a root named like a class's header would make such frames ambiguous
+    with pytest.raises(InputError, match="already a class"):
+        add_root(frame, CHAIN, root="0")
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, "high", None])

@@ -391,11 +391,12 @@ def add_root(values, hierarchy, root="00", value=None):
         One column per class (an array in ``hierarchy.classes`` order, or a
         DataFrame with columns named by class).
     hierarchy : Hierarchy
-        The hierarchy to root; ``root`` must not be one of its classes.
+        The hierarchy to root; ``root`` must not be one of its classes (nor name
+        one as a string: ``"1"`` beside a class ``1``).
     root : hashable, default "00"
         The new class's name (HEMDAG's default).
     value : float, optional
-        The root's value in every row; default the largest value of ``values``.
+        The root's value in every row (finite); default the largest value of ``values``.
 
     Returns
     -------
@@ -412,15 +413,21 @@ def add_root(values, hierarchy, root="00", value=None):
     ([[0.7, 0.2, 0.7], [0.7, 0.4, 0.1]], ('00', 'a', 'b'), ('00',))
     """
     x = matrix_in(values, hierarchy)
-    if root in hierarchy:
+    if root in hierarchy or str(root) in {str(c) for c in hierarchy.classes}:
         raise InputError(f"root {root!r} is already a class of the hierarchy; choose another name")
-    top = (float(x.max()) if x.size else 0.0) if value is None else float(value)
+    if value is None:
+        top = float(x.max()) if x.size else 0.0
+    elif isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) or (
+        not np.isfinite(value)
+    ):
+        raise InputError(f"value must be a finite number (the root's value in every row) or None; got {value!r}")
+    else:
+        top = float(value)
     edges = [(root, c) for c in hierarchy.roots] + list(hierarchy.edges)
     rooted = Hierarchy.from_edges(edges, classes=[root, *hierarchy.classes])
     out = np.column_stack([np.full(len(x), top), x])
     if is_frame(values):
-        import pandas as pd
-
-        frame = pd.DataFrame(out, index=values.index, columns=[root, *hierarchy.classes])
-        return frame[[root, *values.columns]], rooted
+        frame = matrix_out(x, values, hierarchy)  # the columns of ``values``, which may be str(class)
+        frame.insert(0, root, top)
+        return frame, rooted
     return out, rooted
