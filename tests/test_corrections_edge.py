@@ -91,6 +91,8 @@ def test_tau_without_descendants_is_refused_when_the_options_are_resolved():
     assert one_line(exc)
     assert resolve_options("tpr_dag", {"bottomup": "tau", "positive": "descendants"})["bottomup"] == "tau"
     assert resolve_options("descens", {"bottomup": "tau"})["positive"] == "descendants"
+    with pytest.raises(InputError, match="option 'method' of correction 'obozinski' must be one of"):
+        resolve_options("obozinski", {"method": np.array(["max", "and"])})  # was numpy's ambiguous-truth error
     x, y = np.random.default_rng(0).random((20, 2)), np.ones((20, 2), dtype=int)
     with pytest.raises(InputError, match="positive='descendants'"):
         HierarchicalCorrection(CHAIN, options={"bottomup": "tau"}).fit(x, y)

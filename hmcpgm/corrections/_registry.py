@@ -150,8 +150,10 @@ def resolve_options(name, options=None):
             ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
             if not ok or not 0.0 <= float(value) <= 1.0:
                 raise InputError(f"option {k!r} of correction {name!r} must be {UNIT}; got {value!r}")
-        elif value not in allowed:
+        elif not isinstance(value, str) or value not in allowed:  # an array would compare element-wise
             raise InputError(
                 f"option {k!r} of correction {name!r} must be one of {', '.join(map(repr, allowed))}; got {value!r}"
             )
+    if out.get("bottomup") == "tau" and out.get("positive") != "descendants":  # tpr_dag's own check, before a fit
+        raise InputError(f"bottomup='tau' is a DESCENS rule: correction {name!r} needs positive='descendants' with it")
     return out
