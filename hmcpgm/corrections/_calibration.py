@@ -12,7 +12,7 @@ from numba import prange
 
 from .._arrays import binary_matrix, finite_array
 from .._numba import jit, jit_parallel
-from .._validation import column_positions, is_frame
+from .._validation import column_positions, is_frame, rows_aligned
 from ..exceptions import InputError
 
 __all__ = ["CALIBRATIONS", "Calibration", "calibrate", "fit_calibration"]
@@ -220,7 +220,8 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     scores : array-like or DataFrame of shape (M, K)
         Training scores (e.g. out-of-fold first-stage scores).
     labels : array-like or DataFrame of shape (M, K)
-        0/1 labels; a DataFrame is aligned to a DataFrame ``scores`` by column name.
+        0/1 labels; a DataFrame is aligned to a DataFrame ``scores`` by column name
+        and row index.
     method : {"isotonic", "platt", "none"}
         The family of the maps.
 
@@ -240,6 +241,7 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     classes = tuple(scores.columns) if is_frame(scores) else None
     s = _scores(scores, "scores")
     if is_frame(labels) and classes is not None:
+        labels = rows_aligned(labels, scores.index, "labels", "scores")  # by the row index, as MLPR pairs them
         labels = labels.iloc[:, column_positions(labels.columns, classes, "labels")].to_numpy()
     y = binary_matrix(labels.to_numpy() if is_frame(labels) else labels, "labels").astype(np.float64)
     if y.shape != s.shape:

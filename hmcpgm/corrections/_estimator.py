@@ -5,7 +5,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._arrays import binary_matrix, label_target
-from .._validation import check_hierarchy, class_matrix, is_frame
+from .._validation import check_hierarchy, class_matrix, is_frame, rows_aligned
 from ..exceptions import InputError
 from ..hierarchy import Hierarchy
 from ._calibration import CALIBRATIONS, fit_calibration
@@ -139,7 +139,8 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Training first-stage scores, one column per class (an array in
             ``hierarchy.classes`` order, or a DataFrame with columns named by class).
         y : array-like or DataFrame of shape (M, K)
-            0/1 training labels.
+            0/1 training labels (a DataFrame beside a DataFrame ``X`` is paired
+            with it by row index).
 
         Returns
         -------
@@ -156,6 +157,8 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             X = validate_data(self, X, reset=True, dtype=np.float64)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True)
+        if is_frame(X) and is_frame(y):
+            y = rows_aligned(y, X.index, "y", "X")  # by the row index, as MLPR pairs them
         labels = class_matrix(y, hierarchy, "y") if is_frame(y) else label_target(y, "HierarchicalCorrection")
         if labels.shape[1] != s.shape[1]:
             raise InputError(f"y has {labels.shape[1]} columns but X has {s.shape[1]}: one label column per class")
