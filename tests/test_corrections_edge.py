@@ -129,3 +129,106 @@ def test_estimator_fit_pairs_frame_rows_by_index_like_mlpr():
         pd.testing.assert_frame_equal(a, b)
     with pytest.raises(InputError, match="row indexes hold different labels"):
         HierarchicalCorrection(h).fit(x, y.rename(index={"g5": "other"}))
+
+
+# --------------------------------------------------------------------------- invariants on any input layout
+def _every_correction():
+    """(label, function(values, hierarchy), needs probabilities, idempotent) for every registry entry and option."""
+    out = []
+    for name, entry in CORRECTIONS.items():
+        variants = [{"method": m} for m in ("max", "and", "or")] if name == "obozinski" else [{}]
+        if name == "descens":
+            variants.append({"bottomup": "tau", "t": 0.3})
+        if name == "tpr_dag":
+            variants += [{"bottomup": b, "t": 0.4, "w": 0.3} for b in ("threshold", "weighted_threshold")]
+        for options in variants:
+            method = options.get("method")
+            out.append((f"{name}{options or ''}", lambda v, h, e=entry, o=options: e(v, h, **o),
+                        method in ("and", "or"), name in ("flat", "htd", "gpav", "mcm") or method == "max"))
+    return out
+
+
+EVERY = _every_correction()
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_every_correction_is_indifferent_to_the_layout_of_its_input(data):
+    # int or string class names, columns in no topological order; the same numbers from float32, int, Fortran,
+    # read-only arrays and from a DataFrame with permuted str(class) headers; the input never changes
+    h = data.draw(hierarchies(max_classes=7, int_names=data.draw(st.booleans())))
+    k = h.n_classes
+    y = data.draw(value_matrices(k, max_objects=3, low=-1.5, high=2.5))
+    y32 = y.astype(np.float32)
+    perm = data.draw(st.permutations(range(k)))
+    for label, func, probabilities, idempotent in EVERY:
+        base = np.clip(y32, 0.0, 1.0).astype(np.float64) if probabilities else y32.astype(np.float64)
+        want = np.asarray(func(base, h))
+        assert want.shape == base.shape and np.all(np.isfinite(want)), label
+        layouts = {"float32": base.astype(np.float32), "fortran": np.asfortranarray(base),
+                   "read-only": base.copy()}
+        layouts["read-only"].flags.writeable = False
+        if np.all(base == np.round(base)):
+            layouts["int"] = base.astype(np.int64)
+        for kind, arr in layouts.items():
+            before = arr.copy()
+            np.testing.assert_array_equal(np.asarray(func(arr, h)), want, err_msg=f"{label} {kind}")
+            np.testing.assert_array_equal(arr, before, err_msg=f"{label} mutated its {kind} input")
+        headers = [str(h.classes[j]) for j in perm]
+        frame = pd.DataFrame(base[:, perm], columns=headers, index=[f"o{i}" for i in range(len(base))])
+        before = frame.copy()
+        got = func(frame, h)
+        assert list(got.columns) == headers and list(got.index) == list(frame.index), label
+        np.testing.assert_array_equal(got.to_numpy(), want[:, perm], err_msg=label)
+        pd.testing.assert_frame_equal(frame, before)
+        if CORRECTIONS[label.split("{")[0]].consistent:
+            e = h.edge_indices
+            assert np.all(want[:, e[:, 1]] <= want[:, e[:, 0]]), label  # exactly, values outside [0, 1] too
+        if idempotent:
+            np.testing.assert_allclose(np.asarray(func(want, h)), want, rtol=0, atol=1e-12, err_msg=label)
+
+
+def test_normalisations_follow_their_rows_and_columns():
+    # maxnorm and qnorm treat every column alike and every row alike: permuting either permutes the result
+    from hmcpgm.corrections import maxnorm, qnorm
+
+    rng = np.random.default_rng(3)
+    y = np.round(rng.random((9, 5)) * 4 - 1, 1)  # ties, negatives, zeros
+    rows, cols = rng.permutation(9), rng.permutation(5)
+    for norm in (maxnorm, qnorm):
+        want = norm(y)
+        np.testing.assert_allclose(norm(y[rows][:, cols]), want[rows][:, cols], rtol=0, atol=1e-12)
+        frame = pd.DataFrame(y[:, cols], columns=[f"c {j}" for j in cols])
+        got = norm(frame)
+        assert list(got.columns) == list(frame.columns)
+        np.testing.assert_allclose(got.to_numpy(), want[:, cols], rtol=0, atol=1e-12)
+        assert norm(y[:0]).shape == (0, 5) and norm(frame.iloc[:0]).shape == (0, 5)
+
+
+@pytest.mark.parametrize("calibration", ["isotonic", "platt", "none"])
+def test_estimator_behaves_like_a_scikit_learn_estimator_on_matching_shapes(calibration):
+    # scikit-learn's generic checks of these properties are expected failures (they pass X with other column
+    # counts than y), so they are made here on data of the right shape
+    import pickle
+
+    from sklearn.base import clone
+
+    h, x, y = _problem(80, seed=4)
+    xa, ya = x.to_numpy(), y.to_numpy()
+    xa0, ya0 = xa.copy(), ya.copy()
+    model = HierarchicalCorrection(h, calibration=calibration, correction="iso_tpr").fit(xa, ya)
+    np.testing.assert_array_equal(xa, xa0)
+    np.testing.assert_array_equal(ya, ya0)
+    state = {k: v for k, v in vars(model).items()}
+    p = model.predict_proba(xa)
+    assert vars(model).keys() == state.keys()  # predicting leaves the fitted state alone
+    np.testing.assert_array_equal(HierarchicalCorrection(h, calibration=calibration, correction="iso_tpr")
+                                  .fit(xa, ya).predict_proba(xa), p)  # fit is deterministic
+    order = np.random.default_rng(5).permutation(len(xa))
+    np.testing.assert_array_equal(model.predict_proba(xa[order]), p[order])  # row order and subsets
+    np.testing.assert_array_equal(model.predict_proba(xa[7:8]), p[7:8])
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(xa), p)
+    twin = clone(model)
+    assert not hasattr(twin, "correction_") and twin.get_params() == model.get_params()
+    twin.set_params(correction="htd", options=None)
+    assert twin.fit(xa, ya).predict(xa).shape == ya.shape and h.violations(twin.predict(xa)) == 0
