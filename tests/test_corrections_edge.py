@@ -232,3 +232,6 @@ def test_estimator_behaves_like_a_scikit_learn_estimator_on_matching_shapes(cali
     assert not hasattr(twin, "correction_") and twin.get_params() == model.get_params()
     twin.set_params(correction="htd", options=None)
     assert twin.fit(xa, ya).predict(xa).shape == ya.shape and h.violations(twin.predict(xa)) == 0
+    # the calibrated scores are a new array, even with nothing to calibrate ("none" returned X itself)
+    c_order = np.ascontiguousarray(xa)
+    assert not np.shares_memory(model.calibrated(c_order), c_order)

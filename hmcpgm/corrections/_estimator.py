@@ -197,7 +197,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             return self.calibration_.transform(s)
         if self.calibration in NORMALISATIONS:
             return NORMALISATIONS[self.calibration](s)
-        return s
+        return s.copy()  # "none": a new array, never X itself (validate_data passes a float64 X through)
 
     def predict_proba(self, X):
         """Calibrated, then corrected values.
