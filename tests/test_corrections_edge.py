@@ -16,10 +16,7 @@ from hmcpgm.corrections import (
     fit_calibration,
     gpav,
     htd,
-    mcm,
-    obozinski,
     resolve_options,
-    tpr_dag,
 )
 from hmcpgm.exceptions import InputError
 
