@@ -115,6 +115,9 @@ def test_fit_calibration_pairs_frame_rows_by_index():
     with pytest.raises(InputError, match="row indexes hold different labels") as exc:
         fit_calibration(x, y.rename(index={"g3": "other"}))
     assert one_line(exc)
+    # the column names name the maps: duplicates were accepted by fit and refused by every transform of a frame
+    with pytest.raises(InputError, match=r"scores has duplicate column names: \['a'\]"):
+        fit_calibration(x.set_axis(["a", "b", "a"], axis=1), y.to_numpy())
 
 
 def test_estimator_fit_pairs_frame_rows_by_index_like_mlpr():

@@ -239,6 +239,8 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     if method not in CALIBRATIONS:
         raise InputError(f"method must be one of {', '.join(map(repr, CALIBRATIONS))}; got {method!r}")
     classes = tuple(scores.columns) if is_frame(scores) else None
+    if classes is not None:
+        column_positions(classes, classes, "scores")  # names every map: refuse duplicates now, not at transform
     s = _scores(scores, "scores")
     if is_frame(labels) and classes is not None:
         labels = rows_aligned(labels, scores.index, "labels", "scores")  # by the row index, as MLPR pairs them
