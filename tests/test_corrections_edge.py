@@ -16,6 +16,7 @@ from hmcpgm.corrections import (
     fit_calibration,
     gpav,
     htd,
+    obozinski,
     resolve_options,
 )
 from hmcpgm.exceptions import InputError
@@ -235,3 +236,12 @@ def test_estimator_behaves_like_a_scikit_learn_estimator_on_matching_shapes(cali
     # the calibrated scores are a new array, even with nothing to calibrate ("none" returned X itself)
     c_order = np.ascontiguousarray(xa)
     assert not np.shares_memory(model.calibrated(c_order), c_order)
+
+
+def test_out_of_range_probabilities_are_named_by_class():
+    # the position was that of the class order, not of the DataFrame's columns, and the value printed as
+    # np.float64(1.6)
+    frame = pd.DataFrame([[0.3, 1.6]], columns=[0, 1])  # child 1 holds 1.6; in class order it is column 0
+    with pytest.raises(InputError, match=r"row 0, class 1 holds 1\.6$") as exc:
+        obozinski(frame, CHAIN, "and")
+    assert one_line(exc)

@@ -31,10 +31,13 @@ def class_major(x):
     return np.ascontiguousarray(x.T)
 
 
-def unit_interval(x, name="values", why=""):
-    """Refuse values outside [0, 1] (one line, naming the first offender)."""
+def unit_interval(x, hierarchy, name="values", why=""):
+    """Refuse values outside [0, 1] of a class-order matrix (one line, naming the first offender's row and class:
+    a DataFrame's columns may come in another order)."""
     bad = np.argwhere((x < 0) | (x > 1))
     if len(bad):
         i, k = bad[0]
-        raise InputError(f"{name} must lie in [0, 1]{why}; row {i}, column {k} holds {x[i, k]!r}")
+        raise InputError(
+            f"{name} must lie in [0, 1]{why}; row {i}, class {hierarchy.classes[k]!r} holds {float(x[i, k])!r}"
+        )
     return x

@@ -255,7 +255,7 @@ def obozinski(values, hierarchy, method="max"):
     method = _choice(method, OBOZINSKI, "method")
     x = matrix_in(values, hierarchy)
     if method != "max":
-        unit_interval(x, "values", f" for obozinski(method={method!r}) (probabilities)")
+        unit_interval(x, hierarchy, "values", f" for obozinski(method={method!r}) (probabilities)")
     return matrix_out(obozinski_rows(x, hierarchy, method), values, hierarchy)
 
 
