@@ -245,3 +245,17 @@ def test_out_of_range_probabilities_are_named_by_class():
     with pytest.raises(InputError, match=r"row 0, class 1 holds 1\.6$") as exc:
         obozinski(frame, CHAIN, "and")
     assert one_line(exc)
+
+
+@pytest.mark.parametrize("rows", [0, 1])
+def test_every_correction_keeps_empty_and_single_row_frames_with_odd_names(rows):
+    # names with spaces beside an int name, two roots, one class under both; columns in another order
+    h = Hierarchy.from_edges([("a b", 7), (" d", 7)], classes=[7, " d", "a b"])
+    frame = pd.DataFrame(np.full((rows, 3), 0.25) + [0.5, 0.0, 0.0], columns=[" d", 7, "a b"],
+                         index=pd.Index(["x"] * rows, name="object"))
+    for label, func, _, _ in EVERY:
+        out = func(frame, h)
+        assert isinstance(out, pd.DataFrame) and out.shape == (rows, 3), label
+        assert list(out.columns) == [" d", 7, "a b"] and out.index.equals(frame.index), label
+        if rows and CORRECTIONS[label.split("{")[0]].consistent:
+            assert (out[7] <= out[" d"]).all() and (out[7] <= out["a b"]).all(), label
