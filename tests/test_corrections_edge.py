@@ -259,3 +259,19 @@ def test_every_correction_keeps_empty_and_single_row_frames_with_odd_names(rows)
         assert list(out.columns) == [" d", 7, "a b"] and out.index.equals(frame.index), label
         if rows and CORRECTIONS[label.split("{")[0]].consistent:
             assert (out[7] <= out[" d"]).all() and (out[7] <= out["a b"]).all(), label
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_gpav_is_equivariant_under_shifts_and_scalings(data):
+    # least squares: gpav(a y + c) = a gpav(y) + c for a > 0, and scaling every weight of a row changes nothing;
+    # a tolerance that were absolute rather than relative to the size of the values would break this
+    h = data.draw(hierarchies(max_classes=12, max_parents=3))
+    k = h.n_classes
+    y = data.draw(value_matrices(k, max_objects=3))
+    w = np.asarray(data.draw(st.lists(st.floats(0.1, 10.0), min_size=k, max_size=k)))
+    a = data.draw(st.sampled_from([1e-6, 0.01, 3.0, 1e4]))
+    c = data.draw(st.sampled_from([-1e3, -1.0, 0.0, 7.0]))
+    x = gpav(y, h, weights=w)
+    np.testing.assert_allclose(gpav(a * y + c, h, weights=w), a * x + c, rtol=0, atol=1e-9 * (a + abs(c)))
+    np.testing.assert_allclose(gpav(y, h, weights=w * 1e3), x, rtol=0, atol=1e-12)
