@@ -68,6 +68,9 @@ def test_add_root_takes_frames_with_string_headers_of_int_classes():
     # a root named like a class's header would make such frames ambiguous
     with pytest.raises(InputError, match="already a class"):
         add_root(frame, CHAIN, root="0")
+    for root in (None, ["r"]):  # were networkx's "None cannot be a node" and a bare "unhashable type"
+        with pytest.raises(InputError, match="root must be a hashable class name"):
+            add_root(frame, CHAIN, root=root)
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, "high", None])

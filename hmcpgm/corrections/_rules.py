@@ -413,6 +413,12 @@ def add_root(values, hierarchy, root="00", value=None):
     ([[0.7, 0.2, 0.7], [0.7, 0.4, 0.1]], ('00', 'a', 'b'), ('00',))
     """
     x = matrix_in(values, hierarchy)
+    try:
+        hash(root)
+    except TypeError:
+        root = None
+    if root is None:
+        raise InputError("root must be a hashable class name other than None (HEMDAG's is '00')")
     if root in hierarchy or str(root) in {str(c) for c in hierarchy.classes}:
         raise InputError(f"root {root!r} is already a class of the hierarchy; choose another name")
     if value is None:
