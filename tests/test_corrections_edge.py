@@ -53,6 +53,11 @@ def test_gpav_pairs_weight_frame_rows_by_index():
     np.testing.assert_allclose(got.loc["g2"].to_numpy(), [(0.2 + 0.8) / 2] * 2)
     with pytest.raises(InputError, match="row indexes hold different labels"):
         gpav(values, CHAIN, weights=weights.rename(index={"g2": "g3"}))
+    # a Series holds one weight per class, named by its index (it was read by position: here w0 = 1, w1 = 3)
+    got = gpav(values, CHAIN, weights=pd.Series({1: 1.0, 0: 3.0}))
+    np.testing.assert_allclose(got.to_numpy(), [[(3 * 0.3 + 0.6) / 4] * 2, [(3 * 0.2 + 0.8) / 4] * 2])
+    with pytest.raises(InputError, match=r"weights has 2 columns but the hierarchy has 2 classes \(missing: \[0\]"):
+        gpav(values, CHAIN, weights=pd.Series({1: 1.0, "x": 3.0}))
 
 
 # --------------------------------------------------------------------------- add_root

@@ -7,7 +7,7 @@ partitioning by minimum cuts (:mod:`._partition`), exact everywhere.
 
 import numpy as np
 
-from .._validation import class_matrix, is_frame, rows_aligned
+from .._validation import class_matrix, column_positions, is_frame, rows_aligned
 from ..exceptions import InputError
 from ._inputs import matrix_in, matrix_out
 from ._kernels import cap_rows
@@ -23,6 +23,8 @@ def weight_matrix(weights, shape, hierarchy, values=None):
     DataFrame beside DataFrame ``values`` is paired with them by row index."""
     if weights is None:
         return np.ones(shape)
+    if hasattr(weights, "index") and getattr(weights, "ndim", 0) == 1:  # a Series: one weight per class, by name
+        weights = np.asarray(weights)[column_positions(weights.index, hierarchy, "weights")]
     if is_frame(weights):
         if is_frame(values):
             weights = rows_aligned(weights, values.index, "weights", "values")
@@ -106,8 +108,8 @@ def gpav(values, hierarchy, weights=None):
         Any tree, forest or DAG; its ``classes`` name the columns.
     weights : array-like of shape (K,) or (M, K), or DataFrame, optional
         Positive weights ``w`` per class (HEMDAG's ``W``) or per entry; default 1.
-        A DataFrame is aligned by column name, and by row index when ``values``
-        is a DataFrame too.
+        A Series is aligned by its index (class names), a DataFrame by column
+        name, and by row index when ``values`` is a DataFrame too.
 
     Returns
     -------
