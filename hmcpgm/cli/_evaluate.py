@@ -73,7 +73,8 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         s = read_cafa_predictions(predictions, h, targets, onto)
         if not s.any():
             continue
-        metrics = cafa_metrics(s, y, h, ia=ia, exclude_roots=exclude_roots, normalization=normalization,
+        weights = None if ia is None else {t: ia.get(t, 0.0) for t in h.classes}  # cafaeval: a term without IA has 0
+        metrics = cafa_metrics(s, y, h, ia=weights, exclude_roots=exclude_roots, normalization=normalization,
                                threshold_step=threshold_step)  # without ia: estimated from the ground truth
         auprc = average_precision(propagate_max(s, h), h.close_labels(y), h, exclude_roots=exclude_roots)
         results[ns] = {"n_targets": len(targets), **metrics, "auprc": auprc}

@@ -1,0 +1,164 @@
+"""Gene Ontology files that real releases and CAFA submissions hold, read as the CAFA evaluator (cafaeval 1.3) reads them.
+
+Small hand-made files with the features readers trip on (three namespaces, obsolete
+terms, alternative ids, part_of and other relations, cross-namespace edges, IA files
+that skip terms, ...); every number is compared with cafaeval run on the same files.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from hmcpgm.cli import main
+
+pytest.importorskip("obonet")
+
+OBO = """format-version: 1.2
+data-version: releases/2024-01-01
+default-namespace: gene_ontology
+ontology: go
+
+[Term]
+id: GO:0008150
+name: biological_process
+namespace: biological_process
+alt_id: GO:0000004
+
+[Term]
+id: GO:0000001
+name: b1 thing
+namespace: biological_process
+is_a: GO:0008150 ! biological_process
+
+[Term]
+id: GO:0000002
+name: b2
+namespace: biological_process
+alt_id: GO:0000902
+is_a: GO:0000001 ! b1 thing
+relationship: part_of GO:0000003 ! b3
+
+[Term]
+id: GO:0000003
+name: b3
+namespace: biological_process
+is_a: GO:0008150
+relationship: regulates GO:0000001 ! b1
+relationship: has_part GO:0000005
+
+[Term]
+id: GO:0000005
+name: b5
+namespace: biological_process
+is_a: GO:0008150 ! biological_process
+intersection_of: GO:0000001
+intersection_of: part_of GO:0000003
+
+[Term]
+id: GO:0000006
+name: obsolete b6
+namespace: biological_process
+is_obsolete: true
+replaced_by: GO:0000002
+consider: GO:0000003
+
+[Term]
+id: GO:0003674
+name: molecular_function
+namespace: molecular_function
+
+[Term]
+id: GO:0000011
+name: m1
+namespace: molecular_function
+is_a: GO:0003674 ! molecular_function
+relationship: part_of GO:0000001 ! another namespace
+
+[Term]
+id: GO:0005575
+name: cellular_component
+namespace: cellular_component
+
+[Term]
+id: GO:0000021
+name: c1
+namespace: cellular_component
+is_a: GO:0005575
+relationship: part_of GO:0000022
+
+[Term]
+id: GO:0000022
+name: c2
+namespace: cellular_component
+is_a: GO:0005575
+
+[Term]
+id: GO:0000023
+name: without namespace
+is_a: GO:0005575
+
+[Typedef]
+id: part_of
+name: part of
+namespace: external
+is_transitive: true
+"""
+
+GROUND_TRUTH = [("P1", "GO:0000002"), ("P1", "GO:0000011"), ("P2", "GO:0000902"), ("P3", "GO:0000006"),
+                ("P3", "GO:0000005"), ("P4", "GO:0000021"), ("P5", "GO:0000004"), ("P6", "GO:9999999"),
+                ("P2", "GO:0000902")]
+
+PREDICTIONS = [("P1", "GO:0000002", "0.5"), ("P1", "GO:0000002", "0.7"), ("P2", "GO:0000902", "0.3"),
+               ("P2", "GO:0000003", "1"), ("P3", "GO:0000005", "0"), ("P3", "GO:0000001", "0.25"),
+               ("P4", "GO:0000021", "0.99"), ("P4", "GO:0000022", "0.07"), ("P5", "GO:0000001", "0.01"),
+               ("P9", "GO:0000001", "0.9"), ("P1", "GO:0000011", "0.6"), ("P1", "GO:0000006", "0.9")]
+
+
+def _write(folder, obo=OBO, gt=GROUND_TRUTH, pred=PREDICTIONS, ia=None):
+    (folder / "go.obo").write_text(obo)
+    (folder / "gt.tsv").write_text("".join("\t".join(r) + "\n" for r in gt))
+    (folder / "pred").mkdir(exist_ok=True)
+    (folder / "pred" / "m.tsv").write_text("".join("\t".join(r) + "\n" for r in pred))
+    if ia is not None:
+        (folder / "ia.tsv").write_text("".join(f"{t}\t{v}\n" for t, v in ia.items()))
+
+
+def _evaluate_against_cafaeval(folder, *options, ia=True, norm="cafa", no_orphans=False):
+    """Run ``hmcpgm evaluate`` and cafaeval on the files of ``folder``; compare every number they share."""
+    cafaeval = pytest.importorskip("cafaeval.evaluation")
+    out = folder / "r.json"
+    ia_option = ["--ia", str(folder / "ia.tsv")] if ia else []
+    argv = ["evaluate", str(folder / "go.obo"), str(folder / "pred" / "m.tsv"), str(folder / "gt.tsv"),
+            "--json", str(out), "--normalization", norm, *(["--exclude-roots"] if no_orphans else []),
+            *ia_option, *options]
+    assert main(argv) == 0
+    mine = json.loads(out.read_text())
+    df, best = cafaeval.cafa_eval(str(folder / "go.obo"), str(folder / "pred"), str(folder / "gt.tsv"),
+                                  ia=str(folder / "ia.tsv") if ia else None, norm=norm, no_orphans=no_orphans,
+                                  n_cpu=1)
+    df = df.reset_index()
+    assert set(mine) == set(df["ns"])
+    for ns, r in mine.items():
+        f = best["f"].reset_index().set_index("ns").loc[ns]
+        assert (r["fmax"], r["fmax_threshold"], r["fmax_coverage"]) == pytest.approx((f["f"], f["tau"], f["cov"]),
+                                                                                     abs=1e-9)
+        if ia:
+            fw = best["f_w"].reset_index().set_index("ns").loc[ns]
+            rows = df[df["ns"] == ns].reset_index(drop=True)
+            i = int(np.argmin(rows["s_w"].to_numpy()))
+            assert (r["weighted_fmax"], r["weighted_fmax_threshold"]) == pytest.approx((fw["f_w"], fw["tau"]),
+                                                                                       abs=1e-9)
+            assert (r["smin"], r["smin_threshold"]) == pytest.approx((rows["s_w"][i], rows["tau"][i]), abs=1e-9)
+    return mine
+
+
+def test_an_ia_file_without_the_terms_of_a_namespace_weighs_them_zero(tmp_path, capsys):
+    # the IA file gives no value to the molecular-function terms: cafaeval counts them as IA 0
+    ia = {"GO:0008150": 0, "GO:0000001": 0.5, "GO:0000002": 1.5, "GO:0000003": 0.7, "GO:0000005": 2,
+          "GO:0000021": 1, "GO:0000022": 0.25}
+    _write(tmp_path, ia=ia)
+    for norm, no_orphans in [("cafa", False), ("pred", True), ("gt", False)]:
+        mine = _evaluate_against_cafaeval(tmp_path, norm=norm, no_orphans=no_orphans)
+        assert set(mine) == {"biological_process", "molecular_function", "cellular_component"}
+        assert mine["molecular_function"]["weighted_fmax"] == 0.0
