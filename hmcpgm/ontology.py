@@ -17,14 +17,16 @@ The files the protein-function community exchanges, read the way the CAFA evalua
 """
 
 import csv
+import io
 import re
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .exceptions import InputError
+from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
 __all__ = [
@@ -105,8 +107,35 @@ class Ontology:
         return self.alt_ids.get(term, ())
 
 
+def _open_text(path):
+    """A text stream over a UTF-8 file, gzip-compressed or not (GO releases its GAF files as ``.gaf.gz``)."""
+    path = Path(path)
+    with path.open("rb") as fh:
+        compressed = fh.read(2) == b"\x1f\x8b"
+    if compressed:
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8-sig")
+    return path.open(encoding="utf-8-sig")
+
+
+@contextmanager
+def _reading(path, what):
+    """``_open_text(path)``, with undecodable or truncated contents as a one-line InputError."""
+    import gzip
+
+    try:
+        with _open_text(path) as fh:
+            yield fh
+    except UnicodeDecodeError:
+        raise InputError(f"{what} {path} is not UTF-8 text (plain or gzip-compressed); save it as UTF-8") from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(f"{what} {path}: cannot decompress it ({exc})") from None
+
+
 def is_obo_file(path):
-    """Whether ``path`` is an OBO file: an ``.obo`` suffix, or a first line ``format-version:`` or ``[Term]``.
+    """Whether ``path`` is an OBO file: an ``.obo`` or ``.obo.gz`` suffix, or a first line ``format-version:`` or
+    ``[Term]``.
 
     Parameters
     ----------
@@ -119,14 +148,14 @@ def is_obo_file(path):
         True for an OBO file.
     """
     path = Path(path)
-    if path.suffix.lower() == ".obo":
+    if path.name.lower().endswith((".obo", ".obo.gz")):
         return True
     try:
-        with path.open(encoding="utf-8-sig", errors="replace") as fh:
+        with _open_text(path) as fh:
             for line in fh:
                 if line.strip():
                     return line.startswith(("format-version:", "[Term]"))
-    except OSError:
+    except (OSError, EOFError, UnicodeDecodeError):
         return False
     return False
 
@@ -163,8 +192,12 @@ def read_ontology(path, relations=("is_a", "part_of")):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"ontology file {str(path)!r} does not exist")
+    with _reading(path, "ontology file") as fh:
+        text = fh.read()
+    # OBO does not require a blank line before a stanza header; obonet splits stanzas at blank lines only
+    text = re.sub(r"(?m)^(?=\[[A-Za-z]+\][ \t]*$)", "\n", text)
     try:
-        graph = obonet.read_obo(str(path))
+        graph = obonet.read_obo(io.StringIO(text))
     except Exception as exc:  # obonet raises plain exceptions on malformed files
         raise InputError(f"ontology file {path}: cannot read it as OBO ({exc})") from None
     relations = set(relations)
@@ -185,7 +218,12 @@ def read_ontology(path, relations=("is_a", "part_of")):
             edges[namespace_of[child]][(parent, child)] = None
     if not by_namespace:
         raise InputError(f"ontology file {path} has no term with a namespace")
-    hierarchies = {ns: Hierarchy.from_edges(list(edges[ns]), classes=terms) for ns, terms in by_namespace.items()}
+    hierarchies = {}
+    for ns, terms in by_namespace.items():
+        try:
+            hierarchies[ns] = Hierarchy.from_edges(list(edges[ns]), classes=terms)
+        except HierarchyError as exc:
+            raise HierarchyError(f"ontology file {path}, namespace {ns}: {exc}") from None
     return Ontology(hierarchies, names, {a: tuple(t) for a, t in alt_ids.items()})
 
 
@@ -262,7 +300,7 @@ def is_annotation_file(path):
         have two fields, the second not a number (a label matrix has 0/1 cells).
     """
     try:
-        with Path(path).open(encoding="utf-8-sig", errors="replace") as fh:
+        with _open_text(path) as fh:
             lines = []
             for line in fh:
                 if line.startswith("!gaf-version"):
@@ -271,7 +309,7 @@ def is_annotation_file(path):
                     lines.append(line.rstrip("\r\n"))
                 if len(lines) == 2:
                     break
-    except OSError:
+    except (OSError, EOFError, UnicodeDecodeError):
         return False
     rows = [_fields(line) for line in lines]
     return bool(rows) and all(len(r) == 2 and not _is_number(r[1]) for r in rows)
@@ -283,7 +321,7 @@ def _annotation_pairs(path):
     if not path.is_file():
         raise FileNotFoundError(f"annotation file {str(path)!r} does not exist")
     pairs, gaf = [], False
-    with path.open(encoding="utf-8-sig") as fh:
+    with _reading(path, "annotation file") as fh:
         for number, line in enumerate(fh, 1):
             if line.startswith("!gaf-version"):
                 gaf = True
@@ -398,7 +436,7 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
     column = {c: k for k, c in enumerate(hierarchy.classes)}
     row = {t: i for i, t in enumerate(targets)}
     values = np.zeros((len(row), hierarchy.n_classes))
-    with path.open(encoding="utf-8-sig") as fh:
+    with _reading(path, "predictions file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
             if len(fields) < 3 or fields[0] not in row:

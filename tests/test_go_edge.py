@@ -1,4 +1,4 @@
-"""Gene Ontology files that real releases and CAFA submissions hold, read as the CAFA evaluator (cafaeval 1.3) reads them.
+"""Gene Ontology files as real releases and CAFA submissions hold them, read as cafaeval 1.3 reads them.
 
 Small hand-made files with the features readers trip on (three namespaces, obsolete
 terms, alternative ids, part_of and other relations, cross-namespace edges, IA files
@@ -162,3 +162,51 @@ def test_an_ia_file_without_the_terms_of_a_namespace_weighs_them_zero(tmp_path, 
         mine = _evaluate_against_cafaeval(tmp_path, norm=norm, no_orphans=no_orphans)
         assert set(mine) == {"biological_process", "molecular_function", "cellular_component"}
         assert mine["molecular_function"]["weighted_fmax"] == 0.0
+
+
+def test_stanzas_without_blank_lines_between_them_are_read_as_cafaeval_reads_them(tmp_path):
+    # OBO does not require a blank line before "[Term]"; obonet alone refuses such a file
+    no_blank = "\n".join(line for line in OBO.splitlines() if line.strip()) + "\n"
+    _write(tmp_path, obo=no_blank)
+    mine = _evaluate_against_cafaeval(tmp_path, ia=False)
+    assert set(mine) == {"biological_process", "molecular_function", "cellular_component"}
+
+
+def test_gzip_compressed_ontology_ground_truth_and_predictions_read_as_plain_ones(tmp_path, capsys):
+    import gzip
+
+    _write(tmp_path)
+    gz = tmp_path / "gz"
+    gz.mkdir()
+    for name in ("go.obo", "gt.tsv", "pred/m.tsv"):
+        (gz / (name.replace("/", "_") + ".gz")).write_bytes(gzip.compress((tmp_path / name).read_bytes()))
+    assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred" / "m.tsv"), str(tmp_path / "gt.tsv"),
+                 "--json", str(tmp_path / "plain.json")]) == 0
+    assert main(["evaluate", str(gz / "go.obo.gz"), str(gz / "pred_m.tsv.gz"), str(gz / "gt.tsv.gz"),
+                 "--json", str(tmp_path / "gz.json")]) == 0
+    plain = json.loads((tmp_path / "plain.json").read_text())
+    assert len(plain) == 3 and json.loads((tmp_path / "gz.json").read_text()) == plain
+
+
+def test_unreadable_files_and_cycles_are_one_line_errors_naming_the_file(tmp_path, capsys):
+    _write(tmp_path)
+    (tmp_path / "latin1.tsv").write_bytes("P1\tGO:0000002\nP\xe9\tGO:0000001\n".encode("latin-1"))
+    (tmp_path / "cut.gz").write_bytes(__import__("gzip").compress(b"P1\tGO:0000002\n" * 50)[:30])
+    for bad in ("latin1.tsv", "cut.gz"):
+        assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / bad)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("hmcpgm: error: annotation file") and bad in err and len(err.splitlines()) == 1
+    # a part_of cycle: cafaeval stops with "doesn't represent an acyclic graph"; here the file and namespace are named
+    (tmp_path / "go.obo").write_text(OBO.replace("is_a: GO:0008150\nrelationship: regulates",
+                                                 "is_a: GO:0008150\nrelationship: part_of GO:0000002\n"
+                                                 "relationship: regulates"))
+    assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / "gt.tsv")]) == 2
+    err = capsys.readouterr().err
+    assert "go.obo, namespace biological_process" in err and "cycle" in err and len(err.splitlines()) == 1
+
+
+def test_a_warning_about_the_ground_truth_prints_once_not_once_per_namespace(tmp_path, capsys):
+    _write(tmp_path)  # GO:0000006 (obsolete) and GO:9999999 (unknown) are left out of the ground truth
+    assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred" / "m.tsv"), str(tmp_path / "gt.tsv")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("name terms that are not in the ontology (first: 'GO:0000006')") == 1
