@@ -442,6 +442,9 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
             if len(fields) < 3 or fields[0] not in row:
                 continue
             terms = ontology.canonical(fields[1]) if ontology is not None else (fields[1],)
+            cols = [column[t] for t in terms if t in column]
+            if not cols:
+                continue  # a term of another namespace, or unknown: cafaeval reads no score there
             try:
                 score = float(fields[2])
             except ValueError:
@@ -449,10 +452,10 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
                     continue  # a header line
                 raise InputError(f"predictions file {path}, line {number}: the score {fields[2]!r} is not a number") \
                     from None
-            for term in terms:
-                k = column.get(term)
-                if k is not None:
-                    values[row[fields[0]], k] = max(values[row[fields[0]], k], score)
+            if score == np.inf:
+                raise InputError(f"predictions file {path}, line {number}: the score {fields[2]!r} is infinite")
+            for k in cols:  # max(old, NaN) keeps the old score: a NaN line counts as absent, as in cafaeval
+                values[row[fields[0]], k] = max(values[row[fields[0]], k], score)
     return values
 
 

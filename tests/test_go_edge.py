@@ -210,3 +210,24 @@ def test_a_warning_about_the_ground_truth_prints_once_not_once_per_namespace(tmp
     assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred" / "m.tsv"), str(tmp_path / "gt.tsv")]) == 0
     err = capsys.readouterr().err
     assert err.count("name terms that are not in the ontology (first: 'GO:0000006')") == 1
+
+
+def test_prediction_lines_cafaeval_reads_no_score_from_and_odd_scores(tmp_path, capsys):
+    # a CAFA submission's AUTHOR/MODEL/KEYWORDS/END lines, scores above 1 and below 0, 0 and 1 exactly, a NaN
+    # (max(old, NaN) keeps the old score in both readers), space separators, a non-number on an unknown term's line
+    pred = [("AUTHOR", "Team"), ("MODEL", "1"), ("KEYWORDS", "sequence alignment, machine learning."),
+            ("P1", "GO:0000002", "1.5"), ("P1", "GO:0000001", "-0.3"), ("P1 GO:0000005 0.07",),
+            ("P2", "GO:0000902", "0.57"), ("P2", "GO:0000003", "0.29"), ("P2", "GO:0000005", "0.58"),
+            ("P2", "GO:0000005", "nan"), ("P3", "GO:0000022", "1.0"), ("P3", "GO:0000021", "0"),
+            ("P3", "GO:0000011", "0.9"), ("P7", "GO:0000002", "0.9"), ("P1", "GO:1234567", "N/A"), ("END",)]
+    gt = [("P1", "GO:0000002"), ("P2", "GO:0000005"), ("P3", "GO:0000021")]
+    ia = {"GO:0000001": 0.5, "GO:0000002": 1.5, "GO:0000003": 0.7, "GO:0000005": 2, "GO:0000021": 1,
+          "GO:0000022": 0.25}
+    _write(tmp_path, gt=gt, pred=pred, ia=ia)
+    for norm, no_orphans in [("cafa", False), ("pred", True)]:
+        mine = _evaluate_against_cafaeval(tmp_path, norm=norm, no_orphans=no_orphans)
+        assert set(mine) == {"biological_process", "cellular_component"}
+    # an infinite score: cafaeval takes it as above every threshold; here the line is named
+    _write(tmp_path, gt=gt, pred=[("P1", "GO:0000002", "0.5"), ("P1", "GO:0000001", "inf")])
+    assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / "gt.tsv")]) == 2
+    assert "m.tsv, line 2: the score 'inf' is infinite" in capsys.readouterr().err
