@@ -296,8 +296,9 @@ def is_annotation_file(path):
     Returns
     -------
     bool
-        True for a GAF file (``!gaf-version`` header) or a file whose first lines
-        have two fields, the second not a number (a label matrix has 0/1 cells).
+        True for a GAF file (``!gaf-version`` header, or 15 or more tab-separated
+        columns) or a file whose first lines have two or three fields (CAFA 5's
+        ``EntryID term aspect``), the second not a number (a label matrix has 0/1 cells).
     """
     try:
         with _open_text(path) as fh:
@@ -311,25 +312,34 @@ def is_annotation_file(path):
                     break
     except (OSError, EOFError, UnicodeDecodeError):
         return False
+    if lines and len(lines[0].split("\t")) >= _GAF_COLUMNS:  # a GAF file without its header
+        return True
     rows = [_fields(line) for line in lines]
-    return bool(rows) and all(len(r) == 2 and not _is_number(r[1]) for r in rows)
+    return bool(rows) and all(len(r) in (2, 3) and not _is_number(r[1]) for r in rows)
+
+
+_GAF_COLUMNS = 15  # GAF 1.0 has 15 columns, GAF 2.x 17
 
 
 def _annotation_pairs(path):
-    """``(target, term)`` pairs of a two-column file or a GAF file, in file order."""
+    """``(target, term)`` pairs of a two-column file or a GAF file, in file order, and whether the first pair may
+    be a header (the first line of a file of columns)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"annotation file {str(path)!r} does not exist")
-    pairs, gaf = [], False
+    pairs, gaf, header = [], None, False
     with _reading(path, "annotation file") as fh:
         for number, line in enumerate(fh, 1):
             if line.startswith("!gaf-version"):
                 gaf = True
             if not line.strip() or line.startswith(("!", "#")):
                 continue
+            if gaf is None:  # the first line of data: a GAF file stripped of its header still has its columns
+                gaf = len(line.split("\t")) >= _GAF_COLUMNS
+                header = not gaf
             if gaf:
                 row = line.rstrip("\r\n").split("\t")
-                if len(row) < 15:
+                if len(row) < _GAF_COLUMNS:
                     raise InputError(f"annotation file {path}, line {number}: a GAF line has at least 15 tab-separated "
                                      f"columns, this one has {len(row)}")
                 if "NOT" in row[3].split("|"):
@@ -342,7 +352,7 @@ def _annotation_pairs(path):
                         f"annotation file {path}, line {number}: expected 'target term', got {line.strip()!r}"
                     )
                 pairs.append((row[0], row[1]))
-    return pairs
+    return pairs, header
 
 
 def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
@@ -375,7 +385,7 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
     UserWarning
         When lines name terms that no namespace of the ontology knows (they are left out).
     """
-    pairs = _annotation_pairs(path)
+    pairs, header = _annotation_pairs(path)
     column = {c: k for k, c in enumerate(hierarchy.classes)}
     if ontology is None:
         full, canonical = hierarchy, (lambda t: (t,) if t in column else ())
@@ -383,6 +393,8 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
         if namespace is None:
             namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
         full, canonical = ontology.hierarchy(namespace), ontology.canonical
+    if header and not canonical(pairs[0][1]):
+        pairs = pairs[1:]  # a header line, e.g. CAFA 5's "EntryID term aspect"
     closure = {}
 
     def columns_of(term):

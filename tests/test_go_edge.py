@@ -231,3 +231,28 @@ def test_prediction_lines_cafaeval_reads_no_score_from_and_odd_scores(tmp_path, 
     _write(tmp_path, gt=gt, pred=[("P1", "GO:0000002", "0.5"), ("P1", "GO:0000001", "inf")])
     assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / "gt.tsv")]) == 2
     assert "m.tsv, line 2: the score 'inf' is infinite" in capsys.readouterr().err
+
+
+def test_cafa5_terms_file_and_a_gaf_without_its_header_are_annotations(tmp_path, recwarn):
+    from hmcpgm.ontology import is_annotation_file, read_annotations, read_ontology
+
+    (tmp_path / "go.obo").write_text(OBO)
+    go = read_ontology(tmp_path / "go.obo")
+    bp = go.hierarchy("biological_process")
+    pairs = [("P1", "GO:0000002"), ("P2", "GO:0000902"), ("P3", "GO:0000005"), ("P3", "GO:0000021")]
+    (tmp_path / "two.tsv").write_text("".join(f"{g}\t{t}\n" for g, t in pairs))
+    # CAFA 5's train_terms.tsv: a header, then target, term, aspect
+    (tmp_path / "train_terms.tsv").write_text("EntryID\tterm\taspect\n" + "".join(f"{g}\t{t}\tBPO\n" for g, t in pairs))
+    gaf_row = "UniProtKB\t{}\tsym\t{}\t{}\tPMID:1\tIDA\t\tP\tname\t\tprotein\ttaxon:9606\t20240101\tGO_Central\t\t\n"
+    body = "".join(gaf_row.format(g, "", t) for g, t in pairs) + gaf_row.format("P4", "NOT|involved_in", "GO:0000001")
+    (tmp_path / "with_header.gaf").write_text("!gaf-version: 2.2\n!generated-by: GOC\n" + body)
+    (tmp_path / "no_header.gaf").write_text(body)
+    ids, y = read_annotations(tmp_path / "two.tsv", bp, go)
+    for name in ("train_terms.tsv", "with_header.gaf", "no_header.gaf"):
+        assert is_annotation_file(tmp_path / name)
+        other_ids, other_y = read_annotations(tmp_path / name, bp, go)
+        assert other_ids.tolist() == ids.tolist() and np.array_equal(other_y, y), name
+    assert not [w for w in recwarn if "not in the ontology" in str(w.message)]  # the header is no unknown term
+    # a label matrix is still one: its rows hold 0/1 cells
+    (tmp_path / "labels.csv").write_text("gene,GO:0000001,GO:0000002\ng1,0,1\ng2,1,0\n")
+    assert not is_annotation_file(tmp_path / "labels.csv")
