@@ -256,3 +256,16 @@ def test_cafa5_terms_file_and_a_gaf_without_its_header_are_annotations(tmp_path,
     # a label matrix is still one: its rows hold 0/1 cells
     (tmp_path / "labels.csv").write_text("gene,GO:0000001,GO:0000002\ng1,0,1\ng2,1,0\n")
     assert not is_annotation_file(tmp_path / "labels.csv")
+
+
+def test_a_namespace_whose_scores_all_lie_below_the_first_threshold_is_left_out_as_cafaeval_does(tmp_path):
+    gt = [("P1", "GO:0000002"), ("P2", "GO:0000005"), ("P3", "GO:0000021")]
+    _write(tmp_path, gt=gt, pred=[("P1", "GO:0000002", "0.005"), ("P2", "GO:0000001", "0"),
+                                  ("P3", "GO:0000021", "0.5")])
+    mine = _evaluate_against_cafaeval(tmp_path, ia=False)
+    assert set(mine) == {"cellular_component"}
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} is not JSON")
+
+    json.loads((tmp_path / "r.json").read_text(), parse_constant=refuse)

@@ -57,7 +57,7 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
     dict
         ``{namespace: {"n_targets", "fmax", "fmax_threshold", "fmax_coverage", "smin",
         "smin_threshold", "weighted_fmax", "weighted_fmax_threshold", "auprc"}}`` for
-        each namespace with ground truth and predictions.
+        each namespace with ground truth and a prediction at the first threshold or above.
     """
     from ..metrics import average_precision, cafa_metrics, propagate_max
     from ..ontology import read_annotations, read_cafa_predictions, read_ontology
@@ -76,6 +76,8 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         weights = None if ia is None else {t: ia.get(t, 0.0) for t in h.classes}  # cafaeval: a term without IA has 0
         metrics = cafa_metrics(s, y, h, ia=weights, exclude_roots=exclude_roots, normalization=normalization,
                                threshold_step=threshold_step)  # without ia: estimated from the ground truth
+        if metrics["fmax_coverage"] == 0:
+            continue  # no score reaches a threshold: cafaeval keeps no row of the namespace
         auprc = average_precision(propagate_max(s, h), h.close_labels(y), h, exclude_roots=exclude_roots)
         results[ns] = {"n_targets": len(targets), **metrics, "auprc": auprc}
     return results
