@@ -269,3 +269,32 @@ def test_a_namespace_whose_scores_all_lie_below_the_first_threshold_is_left_out_
         raise AssertionError(f"{constant} is not JSON")
 
     json.loads((tmp_path / "r.json").read_text(), parse_constant=refuse)
+
+
+def test_cafa_curve_of_more_targets_than_a_block_equals_cafaeval():
+    # the counts are summed over blocks of targets (memory): the curve is cafaeval's all the same
+    evaluation = pytest.importorskip("cafaeval.evaluation")
+    from cafaeval.graph import GroundTruth, Prediction
+
+    from hmcpgm import Hierarchy
+    from hmcpgm.metrics import cafa_curve
+
+    rng = np.random.default_rng(3)
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "c"), ("b", "c"), ("b", "d")])
+    m = 700
+    s = np.round(rng.random((m, 5)), 2)
+    y = h.close_labels((rng.random((m, 5)) < 0.3) | (np.arange(5) == h.index("r")))
+    ia = np.array([0, 1, 0.5, 2, 0.3])
+    taus = np.arange(0.01, 1, 0.01)
+    ids = {f"T{i}": i for i in range(m)}
+    for weighted in (False, True):
+        toi = np.flatnonzero(ia > 0) if weighted else np.arange(5)
+        theirs = evaluation.normalize(
+            evaluation.compute_metrics(Prediction(ids, s), GroundTruth(ids, y.astype(bool)), taus, toi,
+                                       ia if weighted else None, n_cpu=1),
+            "ns", taus, np.full(len(taus), m), "cafa")
+        theirs = theirs[theirs["cov"] > 0].reset_index(drop=True)
+        mine = cafa_curve(s, y, h, weighted=weighted, ia=ia, propagate=False)
+        assert len(mine) == len(theirs) > 10
+        for col, their_col in [("precision", "pr"), ("recall", "rc"), ("f", "f"), ("s", "s"), ("coverage", "cov")]:
+            np.testing.assert_allclose(mine[col], theirs[their_col], rtol=0, atol=1e-9, err_msg=col)

@@ -128,6 +128,9 @@ def _thresholds(step):
     return np.arange(step, 1, step)
 
 
+_CHUNK_ROWS = 256
+
+
 def _sums(taus, g, pred, w):
     """Per tau: targets with a prediction, TP, FP, FN, summed precision and recall (cafaeval's matrix).
 
@@ -137,6 +140,8 @@ def _sums(taus, g, pred, w):
     give every tau's counts: the same comparisons in O(M K + M T).
     """
     m, n_taus = pred.shape[0], len(taus)
+    if m > _CHUNK_ROWS:  # by blocks of targets: the (M, K) temporaries of a whole namespace weigh gigabytes
+        return sum(_sums(taus, g[i:i + _CHUNK_ROWS], pred[i:i + _CHUNK_ROWS], w) for i in range(0, m, _CHUNK_ROWS))
     weights = np.ones(pred.shape[1]) if w is None else np.asarray(w, dtype=float)
     bins = np.searchsorted(taus, pred, side="right")  # number of taus <= value
     flat = (np.arange(m)[:, None] * (n_taus + 1) + bins).ravel()
