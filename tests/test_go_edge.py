@@ -298,3 +298,19 @@ def test_cafa_curve_of_more_targets_than_a_block_equals_cafaeval():
         assert len(mine) == len(theirs) > 10
         for col, their_col in [("precision", "pr"), ("recall", "rc"), ("f", "f"), ("s", "s"), ("coverage", "cov")]:
             np.testing.assert_allclose(mine[col], theirs[their_col], rtol=0, atol=1e-9, err_msg=col)
+
+
+def test_trailing_modifiers_and_comments_on_obo_lines_and_an_alt_id_column(tmp_path, capsys):
+    from hmcpgm.ontology import read_ontology
+
+    obo = OBO.replace("is_a: GO:0000001 ! b1 thing", 'is_a: GO:0000001 {source="x"} ! b1 thing')
+    (tmp_path / "go.obo").write_text(obo.replace("\n", "\r\n"))
+    bp = read_ontology(tmp_path / "go.obo").hierarchy("biological_process")
+    assert set(bp.parents("GO:0000002")) == {"GO:0000001", "GO:0000003"}  # the OBO format's edge (cafaeval drops it)
+    assert set(bp.parents("GO:0000005")) == {"GO:0008150"}  # intersection_of makes no edge
+    # a scores column named by an alternative id (a term merged since): the message names the term
+    (tmp_path / "scores.csv").write_text("gene,GO:0000001,GO:0000902\ng1,0.5,0.2\n")
+    (tmp_path / "labels.tsv").write_text("g1\tGO:0000002\n")
+    assert main(["fit", str(tmp_path / "scores.csv"), str(tmp_path / "labels.tsv"), str(tmp_path / "go.obo"),
+                 "--namespace", "biological_process", "--id-column", "gene", "-o", str(tmp_path / "m.npz")]) == 2
+    assert "'GO:0000902'); it is an alternative id of GO:0000002" in capsys.readouterr().err
