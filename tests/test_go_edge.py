@@ -314,3 +314,15 @@ def test_trailing_modifiers_and_comments_on_obo_lines_and_an_alt_id_column(tmp_p
     assert main(["fit", str(tmp_path / "scores.csv"), str(tmp_path / "labels.tsv"), str(tmp_path / "go.obo"),
                  "--namespace", "biological_process", "--id-column", "gene", "-o", str(tmp_path / "m.npz")]) == 2
     assert "'GO:0000902'); it is an alternative id of GO:0000002" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("norm", ["cafa", "pred", "gt"])
+def test_a_single_target_with_tied_scores_on_the_threshold_grid(tmp_path, norm):
+    # scores on the grid itself (0.07, 0.29, 0.57 are not equal to numpy.arange's taus) and tied across terms
+    pred = [("P1", "GO:0000002", "0.57"), ("P1", "GO:0000005", "0.57"), ("P1", "GO:0000003", "0.29"),
+            ("P1", "GO:0000001", "0.07"), ("P1", "GO:0000021", "0.29")]
+    ia = {"GO:0000001": 0.5, "GO:0000002": 1.5, "GO:0000003": 0.7, "GO:0000005": 2}
+    _write(tmp_path, gt=[("P1", "GO:0000002")], pred=pred, ia=ia)
+    for no_orphans in (False, True):
+        mine = _evaluate_against_cafaeval(tmp_path, norm=norm, no_orphans=no_orphans)
+        assert set(mine) == {"biological_process"} and mine["biological_process"]["n_targets"] == 1
