@@ -326,3 +326,22 @@ def test_a_single_target_with_tied_scores_on_the_threshold_grid(tmp_path, norm):
     for no_orphans in (False, True):
         mine = _evaluate_against_cafaeval(tmp_path, norm=norm, no_orphans=no_orphans)
         assert set(mine) == {"biological_process"} and mine["biological_process"]["n_targets"] == 1
+
+
+def test_fmax_ties_that_differ_in_the_last_bit_go_to_the_smallest_threshold_as_in_cafaeval(tmp_path):
+    # the IA-weighted precision at tau 0.21 (two targets) and at 0.70 (one) are the same number; cafaeval's sums
+    # give it twice bit for bit and keep 0.21, sums in another order differed in the last bit and kept 0.70
+    edges = [(23, 24), (23, 25), (24, 27), (24, 29), (24, 30), (25, 26), (25, 28), (25, 30), (26, 28), (26, 29),
+             (29, 31)]
+    terms = [f"GO:{k:07d}" for k in range(23, 32)]
+    parents = {c: [f"GO:{p:07d}" for p, q in edges if f"GO:{q:07d}" == c] for c in terms}
+    obo = "format-version: 1.2\n\n" + "".join(
+        f"[Term]\nid: {t}\nname: t{t[-2:]}\nnamespace: molecular_function\n" + "".join(f"is_a: {p}\n" for p in ps)
+        + "\n" for t, ps in parents.items())
+    ia = dict(zip(terms, [1.3, 2.7, 0.1, 0.1, 0.0, 1.3, 0.0, 0.0, 0.0]))
+    scores = {"P000": [0.7, 0.0, 0.6, 0.4, 0.4, 0.2, 0.4, 0.3, 0.2],
+              "P001": [0.4, 0.0, 0.0, 0.0, 0.7, 0.0, 0.0, 0.0, 0.8]}
+    pred = [(g, t, str(v)) for g, row in scores.items() for t, v in zip(terms, row) if v > 0]
+    _write(tmp_path, obo=obo, gt=[("P000", terms[1]), ("P001", terms[1]), ("P001", terms[4])], pred=pred, ia=ia)
+    mine = _evaluate_against_cafaeval(tmp_path, norm="pred")
+    assert mine["molecular_function"]["weighted_fmax_threshold"] == pytest.approx(0.21)
