@@ -345,3 +345,20 @@ def test_fmax_ties_that_differ_in_the_last_bit_go_to_the_smallest_threshold_as_i
     _write(tmp_path, obo=obo, gt=[("P000", terms[1]), ("P001", terms[1]), ("P001", terms[4])], pred=pred, ia=ia)
     mine = _evaluate_against_cafaeval(tmp_path, norm="pred")
     assert mine["molecular_function"]["weighted_fmax_threshold"] == pytest.approx(0.21)
+
+
+def test_a_folder_of_predictions_reads_the_ontology_once(tmp_path, monkeypatch, capsys):
+    import hmcpgm.ontology
+
+    _write(tmp_path)
+    for name in ("a.tsv", "sub/b.tsv"):
+        (tmp_path / "pred" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "pred" / name).write_text((tmp_path / "pred" / "m.tsv").read_text())
+    calls = []
+    read = hmcpgm.ontology.read_ontology
+    monkeypatch.setattr(hmcpgm.ontology, "read_ontology", lambda *a, **k: calls.append(a) or read(*a, **k))
+    assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / "gt.tsv"),
+                 "--json", str(tmp_path / "r.json")]) == 0
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert sorted(results) == ["a.tsv", "m.tsv", "sub/b.tsv"] and results["a.tsv"] == results["sub/b.tsv"]
+    assert len(calls) == 1

@@ -38,8 +38,9 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
 
     Parameters
     ----------
-    ontology : str or Path
-        An OBO file (one evaluation per namespace) or an edge list.
+    ontology : str, Path or Ontology
+        An OBO file (one evaluation per namespace) or an edge list, or the ontology read
+        from one (:func:`hmcpgm.ontology.read_ontology`; a folder of predictions reads it once).
     predictions : str or Path
         ``target term score`` lines.
     ground_truth : str or Path
@@ -60,9 +61,9 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         each namespace with ground truth and a prediction at the first threshold or above.
     """
     from ..metrics import average_precision, cafa_metrics, propagate_max
-    from ..ontology import read_annotations, read_cafa_predictions, read_ontology
+    from ..ontology import Ontology, read_annotations, read_cafa_predictions, read_ontology
 
-    onto = read_ontology(ontology, relations)
+    onto = ontology if isinstance(ontology, Ontology) else read_ontology(ontology, relations)
     if ia is not None and not isinstance(ia, dict):
         ia = read_ia(ia)
     results = {}
@@ -98,6 +99,7 @@ def format_evaluation(results):
 def command_evaluate(args):
     """Run ``hmcpgm evaluate`` (see :func:`add_evaluate_parser`)."""
     from ..io import check_output
+    from ..ontology import read_ontology
     from ._commands import UserError
 
     if args.json:
@@ -115,9 +117,10 @@ def command_evaluate(args):
         raise UserError(f"PREDICTIONS {args.predictions!r} is a folder without files")
     ia = read_ia(args.ia) if args.ia else None
     relations = tuple(r.strip() for r in args.relations.split(",") if r.strip())
+    ontology = read_ontology(args.ontology, relations)  # once for all the prediction files
     out = {}
     for path in files:
-        results = evaluate_files(args.ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
+        results = evaluate_files(ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
                                  normalization=args.normalization, threshold_step=args.threshold_step,
                                  relations=relations)
         if len(files) > 1:
