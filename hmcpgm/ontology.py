@@ -174,7 +174,9 @@ def read_ontology(path, relations=("is_a", "part_of")):
     -------
     Ontology
         Obsolete terms and terms without a namespace (or of namespace ``external``)
-        are left out, as are edges between namespaces.
+        are left out, as are edges between namespaces; when no term names its
+        namespace (e.g. the Human Phenotype Ontology), every term is in the header's
+        ``default-namespace``.
 
     Raises
     ------
@@ -202,8 +204,13 @@ def read_ontology(path, relations=("is_a", "part_of")):
         raise InputError(f"ontology file {path}: cannot read it as OBO ({exc})") from None
     relations = set(relations)
     by_namespace, names, alt_ids = {}, {}, {}
+    # no term names its namespace (the Human Phenotype Ontology): the header's default-namespace holds them all;
+    # cafaeval reads no term there. A node without data is only the end of an edge (e.g. an obsolete parent).
+    default = None
+    if not any(data.get("namespace") for _, data in graph.nodes(data=True)):
+        default = (graph.graph.get("default-namespace") or [None])[0]
     for term, data in graph.nodes(data=True):
-        ns = data.get("namespace")
+        ns = data.get("namespace", default if data else None)
         if not ns or ns == "external":
             continue
         by_namespace.setdefault(ns, []).append(term)

@@ -362,3 +362,40 @@ def test_a_folder_of_predictions_reads_the_ontology_once(tmp_path, monkeypatch, 
     results = json.loads((tmp_path / "r.json").read_text())
     assert sorted(results) == ["a.tsv", "m.tsv", "sub/b.tsv"] and results["a.tsv"] == results["sub/b.tsv"]
     assert len(calls) == 1
+
+
+def test_an_ontology_whose_terms_name_no_namespace_takes_the_default_namespace(tmp_path):
+    from hmcpgm.ontology import read_ontology
+
+    hpo = """format-version: 1.2
+default-namespace: human_phenotype
+ontology: hp
+
+[Term]
+id: HP:0000001
+name: All
+
+[Term]
+id: HP:0000118
+name: Phenotypic abnormality
+is_a: HP:0000001 ! All
+
+[Term]
+id: HP:0000707
+name: Abnormality of the nervous system
+alt_id: HP:0001333
+is_a: HP:0000118 ! Phenotypic abnormality
+is_a: HP:0099999 ! an obsolete term, left out
+
+[Term]
+id: HP:0099999
+name: obsolete thing
+is_obsolete: true
+"""
+    (tmp_path / "hp.obo").write_text(hpo)
+    h = read_ontology(tmp_path / "hp.obo").hierarchy("human_phenotype")
+    assert list(h.classes) == ["HP:0000001", "HP:0000118", "HP:0000707"]
+    assert h.parents("HP:0000707") == ("HP:0000118",)
+    # GO names the namespace of every term: a term without one stays out, whatever default-namespace says
+    (tmp_path / "go.obo").write_text(OBO)
+    assert "GO:0000023" not in read_ontology(tmp_path / "go.obo").canonical("GO:0000023")
