@@ -35,6 +35,7 @@ __all__ = [
     "is_obo_file",
     "read_annotations",
     "read_cafa_predictions",
+    "read_cafa_predictions_per_namespace",
     "read_ontology",
     "restrict_hierarchy",
     "write_cafa_predictions",
@@ -449,33 +450,74 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
     ndarray of float, shape (len(targets), K)
         The largest score given to each (target, term) pair, 0 when none is.
     """
+    return _read_predictions(path, [(hierarchy, targets)], ontology)[0]
+
+
+def read_cafa_predictions_per_namespace(path, ontology, targets):
+    """Read ``target term score`` lines once into one value matrix per namespace.
+
+    Parameters
+    ----------
+    path : str or Path
+        CAFA-format predictions (whitespace or tab separated, extra columns ignored).
+    ontology : Ontology
+        Its hierarchies give the columns; alternative ids count for their terms.
+    targets : dict of str to sequence of str
+        Namespace -> its rows (e.g. the targets annotated in it).
+
+    Returns
+    -------
+    dict of str to ndarray of float
+        Namespace -> ``(len(targets[namespace]), K)`` matrix, as :func:`read_cafa_predictions`
+        gives it; one pass over the file (CAFA files run to gigabytes).
+    """
+    names = list(targets)
+    matrices = _read_predictions(path, [(ontology.hierarchy(ns), targets[ns]) for ns in names], ontology)
+    return dict(zip(names, matrices))
+
+
+def _read_predictions(path, tables, ontology):
+    """One ``(len(targets), K)`` matrix per ``(hierarchy, targets)`` of ``tables``, in one pass over ``path``."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"predictions file {str(path)!r} does not exist")
-    column = {c: k for k, c in enumerate(hierarchy.classes)}
-    row = {t: i for i, t in enumerate(targets)}
-    values = np.zeros((len(row), hierarchy.n_classes))
+    tables = [({c: k for k, c in enumerate(h.classes)}, {t: i for i, t in enumerate(targets)},
+               np.zeros((len(targets), h.n_classes))) for h, targets in tables]
     with _reading(path, "predictions file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
-            if len(fields) < 3 or fields[0] not in row:
+            if len(fields) < 3:
                 continue
-            terms = ontology.canonical(fields[1]) if ontology is not None else (fields[1],)
-            cols = [column[t] for t in terms if t in column]
-            if not cols:
-                continue  # a term of another namespace, or unknown: cafaeval reads no score there
-            try:
-                score = float(fields[2])
-            except ValueError:
-                if number == 1:
-                    continue  # a header line
-                raise InputError(f"predictions file {path}, line {number}: the score {fields[2]!r} is not a number") \
-                    from None
-            if score == np.inf:
-                raise InputError(f"predictions file {path}, line {number}: the score {fields[2]!r} is infinite")
-            for k in cols:  # max(old, NaN) keeps the old score: a NaN line counts as absent, as in cafaeval
-                values[row[fields[0]], k] = max(values[row[fields[0]], k], score)
-    return values
+            score = terms = None
+            for column, row, values in tables:
+                i = row.get(fields[0])
+                if i is None:
+                    continue
+                if terms is None:
+                    terms = ontology.canonical(fields[1]) if ontology is not None else (fields[1],)
+                cols = [column[t] for t in terms if t in column]
+                if not cols:
+                    continue  # a term of another namespace, or unknown: cafaeval reads no score there
+                if score is None:
+                    score = _score(fields[2], path, number)
+                    if score is None:
+                        break  # a header line
+                for k in cols:  # max(old, NaN) keeps the old score: a NaN line counts as absent, as in cafaeval
+                    values[i, k] = max(values[i, k], score)
+    return [values for _, _, values in tables]
+
+
+def _score(text, path, number):
+    """The score of a prediction line; None for a header (a first line whose score is no number)."""
+    try:
+        score = float(text)
+    except ValueError:
+        if number == 1:
+            return None
+        raise InputError(f"predictions file {path}, line {number}: the score {text!r} is not a number") from None
+    if score == np.inf:
+        raise InputError(f"predictions file {path}, line {number}: the score {text!r} is infinite")
+    return score
 
 
 _SAFE_ID = re.compile(r"\S+")

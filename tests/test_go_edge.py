@@ -399,3 +399,21 @@ is_obsolete: true
     # GO names the namespace of every term: a term without one stays out, whatever default-namespace says
     (tmp_path / "go.obo").write_text(OBO)
     assert "GO:0000023" not in read_ontology(tmp_path / "go.obo").canonical("GO:0000023")
+
+
+def test_predictions_read_once_for_every_namespace_equal_one_namespace_at_a_time(tmp_path):
+    from hmcpgm.ontology import (
+        read_annotations,
+        read_cafa_predictions,
+        read_cafa_predictions_per_namespace,
+        read_ontology,
+    )
+
+    _write(tmp_path)
+    go = read_ontology(tmp_path / "go.obo")
+    targets = {ns: read_annotations(tmp_path / "gt.tsv", h, go)[0] for ns, h in go.hierarchies.items()}
+    together = read_cafa_predictions_per_namespace(tmp_path / "pred" / "m.tsv", go, targets)
+    assert list(together) == list(targets)
+    for ns, h in go.hierarchies.items():
+        alone = read_cafa_predictions(tmp_path / "pred" / "m.tsv", h, targets[ns], go)
+        assert alone.any() and np.array_equal(together[ns], alone)

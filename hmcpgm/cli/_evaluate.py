@@ -61,17 +61,17 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         each namespace with ground truth and a prediction at the first threshold or above.
     """
     from ..metrics import average_precision, cafa_metrics, propagate_max
-    from ..ontology import Ontology, read_annotations, read_cafa_predictions, read_ontology
+    from ..ontology import Ontology, read_annotations, read_cafa_predictions_per_namespace, read_ontology
 
     onto = ontology if isinstance(ontology, Ontology) else read_ontology(ontology, relations)
     if ia is not None and not isinstance(ia, dict):
         ia = read_ia(ia)
+    annotated = {ns: read_annotations(ground_truth, h, onto, namespace=ns) for ns, h in onto.hierarchies.items()}
+    annotated = {ns: (targets, y) for ns, (targets, y) in annotated.items() if len(targets)}
+    scores = read_cafa_predictions_per_namespace(predictions, onto, {ns: t for ns, (t, _) in annotated.items()})
     results = {}
-    for ns, h in onto.hierarchies.items():
-        targets, y = read_annotations(ground_truth, h, onto, namespace=ns)
-        if len(targets) == 0:
-            continue
-        s = read_cafa_predictions(predictions, h, targets, onto)
+    for ns, (targets, y) in annotated.items():
+        h, s = onto.hierarchy(ns), scores[ns]
         if not s.any():
             continue
         weights = None if ia is None else {t: ia.get(t, 0.0) for t in h.classes}  # cafaeval: a term without IA has 0
