@@ -17,14 +17,16 @@ The files the protein-function community exchanges, read the way the CAFA evalua
 """
 
 import csv
+import io
 import re
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .exceptions import InputError
+from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "is_obo_file",
     "read_annotations",
     "read_cafa_predictions",
+    "read_cafa_predictions_per_namespace",
     "read_ontology",
     "restrict_hierarchy",
     "write_cafa_predictions",
@@ -105,8 +108,35 @@ class Ontology:
         return self.alt_ids.get(term, ())
 
 
+def _open_text(path):
+    """A text stream over a UTF-8 file, gzip-compressed or not (GO releases its GAF files as ``.gaf.gz``)."""
+    path = Path(path)
+    with path.open("rb") as fh:
+        compressed = fh.read(2) == b"\x1f\x8b"
+    if compressed:
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8-sig")
+    return path.open(encoding="utf-8-sig")
+
+
+@contextmanager
+def _reading(path, what):
+    """``_open_text(path)``, with undecodable or truncated contents as a one-line InputError."""
+    import gzip
+
+    try:
+        with _open_text(path) as fh:
+            yield fh
+    except UnicodeDecodeError:
+        raise InputError(f"{what} {path} is not UTF-8 text (plain or gzip-compressed); save it as UTF-8") from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(f"{what} {path}: cannot decompress it ({exc})") from None
+
+
 def is_obo_file(path):
-    """Whether ``path`` is an OBO file: an ``.obo`` suffix, or a first line ``format-version:`` or ``[Term]``.
+    """Whether ``path`` is an OBO file: an ``.obo`` or ``.obo.gz`` suffix, or a first line ``format-version:`` or
+    ``[Term]``.
 
     Parameters
     ----------
@@ -119,14 +149,14 @@ def is_obo_file(path):
         True for an OBO file.
     """
     path = Path(path)
-    if path.suffix.lower() == ".obo":
+    if path.name.lower().endswith((".obo", ".obo.gz")):
         return True
     try:
-        with path.open(encoding="utf-8-sig", errors="replace") as fh:
+        with _open_text(path) as fh:
             for line in fh:
                 if line.strip():
                     return line.startswith(("format-version:", "[Term]"))
-    except OSError:
+    except (OSError, EOFError, UnicodeDecodeError):
         return False
     return False
 
@@ -145,7 +175,9 @@ def read_ontology(path, relations=("is_a", "part_of")):
     -------
     Ontology
         Obsolete terms and terms without a namespace (or of namespace ``external``)
-        are left out, as are edges between namespaces.
+        are left out, as are edges between namespaces; when no term names its
+        namespace (e.g. the Human Phenotype Ontology), every term is in the header's
+        ``default-namespace``.
 
     Raises
     ------
@@ -163,14 +195,23 @@ def read_ontology(path, relations=("is_a", "part_of")):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"ontology file {str(path)!r} does not exist")
+    with _reading(path, "ontology file") as fh:
+        text = fh.read()
+    # OBO does not require a blank line before a stanza header; obonet splits stanzas at blank lines only
+    text = re.sub(r"(?m)^(?=\[[A-Za-z]+\][ \t]*$)", "\n", text)
     try:
-        graph = obonet.read_obo(str(path))
+        graph = obonet.read_obo(io.StringIO(text))
     except Exception as exc:  # obonet raises plain exceptions on malformed files
         raise InputError(f"ontology file {path}: cannot read it as OBO ({exc})") from None
     relations = set(relations)
     by_namespace, names, alt_ids = {}, {}, {}
+    # no term names its namespace (the Human Phenotype Ontology): the header's default-namespace holds them all;
+    # cafaeval reads no term there. A node without data is only the end of an edge (e.g. an obsolete parent).
+    default = None
+    if not any(data.get("namespace") for _, data in graph.nodes(data=True)):
+        default = (graph.graph.get("default-namespace") or [None])[0]
     for term, data in graph.nodes(data=True):
-        ns = data.get("namespace")
+        ns = data.get("namespace", default if data else None)
         if not ns or ns == "external":
             continue
         by_namespace.setdefault(ns, []).append(term)
@@ -185,7 +226,12 @@ def read_ontology(path, relations=("is_a", "part_of")):
             edges[namespace_of[child]][(parent, child)] = None
     if not by_namespace:
         raise InputError(f"ontology file {path} has no term with a namespace")
-    hierarchies = {ns: Hierarchy.from_edges(list(edges[ns]), classes=terms) for ns, terms in by_namespace.items()}
+    hierarchies = {}
+    for ns, terms in by_namespace.items():
+        try:
+            hierarchies[ns] = Hierarchy.from_edges(list(edges[ns]), classes=terms)
+        except HierarchyError as exc:
+            raise HierarchyError(f"ontology file {path}, namespace {ns}: {exc}") from None
     return Ontology(hierarchies, names, {a: tuple(t) for a, t in alt_ids.items()})
 
 
@@ -258,11 +304,12 @@ def is_annotation_file(path):
     Returns
     -------
     bool
-        True for a GAF file (``!gaf-version`` header) or a file whose first lines
-        have two fields, the second not a number (a label matrix has 0/1 cells).
+        True for a GAF file (``!gaf-version`` header, or 15 or more tab-separated
+        columns) or a file whose first lines have two or three fields (CAFA 5's
+        ``EntryID term aspect``), the second not a number (a label matrix has 0/1 cells).
     """
     try:
-        with Path(path).open(encoding="utf-8-sig", errors="replace") as fh:
+        with _open_text(path) as fh:
             lines = []
             for line in fh:
                 if line.startswith("!gaf-version"):
@@ -271,27 +318,36 @@ def is_annotation_file(path):
                     lines.append(line.rstrip("\r\n"))
                 if len(lines) == 2:
                     break
-    except OSError:
+    except (OSError, EOFError, UnicodeDecodeError):
         return False
+    if lines and len(lines[0].split("\t")) >= _GAF_COLUMNS:  # a GAF file without its header
+        return True
     rows = [_fields(line) for line in lines]
-    return bool(rows) and all(len(r) == 2 and not _is_number(r[1]) for r in rows)
+    return bool(rows) and all(len(r) in (2, 3) and not _is_number(r[1]) for r in rows)
+
+
+_GAF_COLUMNS = 15  # GAF 1.0 has 15 columns, GAF 2.x 17
 
 
 def _annotation_pairs(path):
-    """``(target, term)`` pairs of a two-column file or a GAF file, in file order."""
+    """``(target, term)`` pairs of a two-column file or a GAF file, in file order, and whether the first pair may
+    be a header (the first line of a file of columns)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"annotation file {str(path)!r} does not exist")
-    pairs, gaf = [], False
-    with path.open(encoding="utf-8-sig") as fh:
+    pairs, gaf, header = [], None, False
+    with _reading(path, "annotation file") as fh:
         for number, line in enumerate(fh, 1):
             if line.startswith("!gaf-version"):
                 gaf = True
             if not line.strip() or line.startswith(("!", "#")):
                 continue
+            if gaf is None:  # the first line of data: a GAF file stripped of its header still has its columns
+                gaf = len(line.split("\t")) >= _GAF_COLUMNS
+                header = not gaf
             if gaf:
                 row = line.rstrip("\r\n").split("\t")
-                if len(row) < 15:
+                if len(row) < _GAF_COLUMNS:
                     raise InputError(f"annotation file {path}, line {number}: a GAF line has at least 15 tab-separated "
                                      f"columns, this one has {len(row)}")
                 if "NOT" in row[3].split("|"):
@@ -304,7 +360,7 @@ def _annotation_pairs(path):
                         f"annotation file {path}, line {number}: expected 'target term', got {line.strip()!r}"
                     )
                 pairs.append((row[0], row[1]))
-    return pairs
+    return pairs, header
 
 
 def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
@@ -337,7 +393,7 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
     UserWarning
         When lines name terms that no namespace of the ontology knows (they are left out).
     """
-    pairs = _annotation_pairs(path)
+    pairs, header = _annotation_pairs(path)
     column = {c: k for k, c in enumerate(hierarchy.classes)}
     if ontology is None:
         full, canonical = hierarchy, (lambda t: (t,) if t in column else ())
@@ -345,6 +401,8 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
         if namespace is None:
             namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
         full, canonical = ontology.hierarchy(namespace), ontology.canonical
+    if header and not canonical(pairs[0][1]):
+        pairs = pairs[1:]  # a header line, e.g. CAFA 5's "EntryID term aspect"
     closure = {}
 
     def columns_of(term):
@@ -392,30 +450,74 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
     ndarray of float, shape (len(targets), K)
         The largest score given to each (target, term) pair, 0 when none is.
     """
+    return _read_predictions(path, [(hierarchy, targets)], ontology)[0]
+
+
+def read_cafa_predictions_per_namespace(path, ontology, targets):
+    """Read ``target term score`` lines once into one value matrix per namespace.
+
+    Parameters
+    ----------
+    path : str or Path
+        CAFA-format predictions (whitespace or tab separated, extra columns ignored).
+    ontology : Ontology
+        Its hierarchies give the columns; alternative ids count for their terms.
+    targets : dict of str to sequence of str
+        Namespace -> its rows (e.g. the targets annotated in it).
+
+    Returns
+    -------
+    dict of str to ndarray of float
+        Namespace -> ``(len(targets[namespace]), K)`` matrix, as :func:`read_cafa_predictions`
+        gives it; one pass over the file (CAFA files run to gigabytes).
+    """
+    names = list(targets)
+    matrices = _read_predictions(path, [(ontology.hierarchy(ns), targets[ns]) for ns in names], ontology)
+    return dict(zip(names, matrices))
+
+
+def _read_predictions(path, tables, ontology):
+    """One ``(len(targets), K)`` matrix per ``(hierarchy, targets)`` of ``tables``, in one pass over ``path``."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"predictions file {str(path)!r} does not exist")
-    column = {c: k for k, c in enumerate(hierarchy.classes)}
-    row = {t: i for i, t in enumerate(targets)}
-    values = np.zeros((len(row), hierarchy.n_classes))
-    with path.open(encoding="utf-8-sig") as fh:
+    tables = [({c: k for k, c in enumerate(h.classes)}, {t: i for i, t in enumerate(targets)},
+               np.zeros((len(targets), h.n_classes))) for h, targets in tables]
+    with _reading(path, "predictions file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
-            if len(fields) < 3 or fields[0] not in row:
+            if len(fields) < 3:
                 continue
-            terms = ontology.canonical(fields[1]) if ontology is not None else (fields[1],)
-            try:
-                score = float(fields[2])
-            except ValueError:
-                if number == 1:
-                    continue  # a header line
-                raise InputError(f"predictions file {path}, line {number}: the score {fields[2]!r} is not a number") \
-                    from None
-            for term in terms:
-                k = column.get(term)
-                if k is not None:
-                    values[row[fields[0]], k] = max(values[row[fields[0]], k], score)
-    return values
+            score = terms = None
+            for column, row, values in tables:
+                i = row.get(fields[0])
+                if i is None:
+                    continue
+                if terms is None:
+                    terms = ontology.canonical(fields[1]) if ontology is not None else (fields[1],)
+                cols = [column[t] for t in terms if t in column]
+                if not cols:
+                    continue  # a term of another namespace, or unknown: cafaeval reads no score there
+                if score is None:
+                    score = _score(fields[2], path, number)
+                    if score is None:
+                        break  # a header line
+                for k in cols:  # max(old, NaN) keeps the old score: a NaN line counts as absent, as in cafaeval
+                    values[i, k] = max(values[i, k], score)
+    return [values for _, _, values in tables]
+
+
+def _score(text, path, number):
+    """The score of a prediction line; None for a header (a first line whose score is no number)."""
+    try:
+        score = float(text)
+    except ValueError:
+        if number == 1:
+            return None
+        raise InputError(f"predictions file {path}, line {number}: the score {text!r} is not a number") from None
+    if score == np.inf:
+        raise InputError(f"predictions file {path}, line {number}: the score {text!r} is infinite")
+    return score
 
 
 _SAFE_ID = re.compile(r"\S+")

@@ -72,8 +72,9 @@ def _main(argv):
             print("hmcpgm: interrupted", file=sys.stderr)
             return 130
     try:
-        for w in caught:
-            print(f"hmcpgm: warning: {_for_the_command_line(str(w.message))}", file=sys.stderr)
+        # once each: the registry of "default" is reset whenever a library changes the filters (pandas does)
+        for message in dict.fromkeys(str(w.message) for w in caught):
+            print(f"hmcpgm: warning: {_for_the_command_line(message)}", file=sys.stderr)
         sys.stdout.flush()
     except BrokenPipeError:
         return _closed_pipe()

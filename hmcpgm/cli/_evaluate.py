@@ -38,8 +38,9 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
 
     Parameters
     ----------
-    ontology : str or Path
-        An OBO file (one evaluation per namespace) or an edge list.
+    ontology : str, Path or Ontology
+        An OBO file (one evaluation per namespace) or an edge list, or the ontology read
+        from one (:func:`hmcpgm.ontology.read_ontology`; a folder of predictions reads it once).
     predictions : str or Path
         ``target term score`` lines.
     ground_truth : str or Path
@@ -57,24 +58,27 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
     dict
         ``{namespace: {"n_targets", "fmax", "fmax_threshold", "fmax_coverage", "smin",
         "smin_threshold", "weighted_fmax", "weighted_fmax_threshold", "auprc"}}`` for
-        each namespace with ground truth and predictions.
+        each namespace with ground truth and a prediction at the first threshold or above.
     """
     from ..metrics import average_precision, cafa_metrics, propagate_max
-    from ..ontology import read_annotations, read_cafa_predictions, read_ontology
+    from ..ontology import Ontology, read_annotations, read_cafa_predictions_per_namespace, read_ontology
 
-    onto = read_ontology(ontology, relations)
+    onto = ontology if isinstance(ontology, Ontology) else read_ontology(ontology, relations)
     if ia is not None and not isinstance(ia, dict):
         ia = read_ia(ia)
+    annotated = {ns: read_annotations(ground_truth, h, onto, namespace=ns) for ns, h in onto.hierarchies.items()}
+    annotated = {ns: (targets, y) for ns, (targets, y) in annotated.items() if len(targets)}
+    scores = read_cafa_predictions_per_namespace(predictions, onto, {ns: t for ns, (t, _) in annotated.items()})
     results = {}
-    for ns, h in onto.hierarchies.items():
-        targets, y = read_annotations(ground_truth, h, onto, namespace=ns)
-        if len(targets) == 0:
-            continue
-        s = read_cafa_predictions(predictions, h, targets, onto)
+    for ns, (targets, y) in annotated.items():
+        h, s = onto.hierarchy(ns), scores[ns]
         if not s.any():
             continue
-        metrics = cafa_metrics(s, y, h, ia=ia, exclude_roots=exclude_roots, normalization=normalization,
+        weights = None if ia is None else {t: ia.get(t, 0.0) for t in h.classes}  # cafaeval: a term without IA has 0
+        metrics = cafa_metrics(s, y, h, ia=weights, exclude_roots=exclude_roots, normalization=normalization,
                                threshold_step=threshold_step)  # without ia: estimated from the ground truth
+        if metrics["fmax_coverage"] == 0:
+            continue  # no score reaches a threshold: cafaeval keeps no row of the namespace
         auprc = average_precision(propagate_max(s, h), h.close_labels(y), h, exclude_roots=exclude_roots)
         results[ns] = {"n_targets": len(targets), **metrics, "auprc": auprc}
     return results
@@ -95,6 +99,7 @@ def format_evaluation(results):
 def command_evaluate(args):
     """Run ``hmcpgm evaluate`` (see :func:`add_evaluate_parser`)."""
     from ..io import check_output
+    from ..ontology import read_ontology
     from ._commands import UserError
 
     if args.json:
@@ -112,9 +117,10 @@ def command_evaluate(args):
         raise UserError(f"PREDICTIONS {args.predictions!r} is a folder without files")
     ia = read_ia(args.ia) if args.ia else None
     relations = tuple(r.strip() for r in args.relations.split(",") if r.strip())
+    ontology = read_ontology(args.ontology, relations)  # once for all the prediction files
     out = {}
     for path in files:
-        results = evaluate_files(args.ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
+        results = evaluate_files(ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
                                  normalization=args.normalization, threshold_step=args.threshold_step,
                                  relations=relations)
         if len(files) > 1:

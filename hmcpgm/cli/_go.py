@@ -63,6 +63,8 @@ def hierarchy_argument(path, args, matrix_path):
         hint = ""
         if outside == classes[:1] and getattr(args, "id_column", None) is None:
             hint = f"; if it holds the objects' ids, pass --id-column {outside[0]}"
+        elif ontology.alt_ids.get(outside[0]):  # a term merged into another since the scores were made
+            hint = f"; it is an alternative id of {', '.join(ontology.alt_ids[outside[0]])}: rename the column"
         raise UserError(f"{matrix_path}: {len(outside)} columns are not terms of {where} in {path} "
                         f"(first: {outside[0]!r}){hint}")
     return restrict_hierarchy(full, classes), ontology

@@ -21,7 +21,7 @@ classes (terms) of one namespace:
 - Fmax is the largest F, Smin the smallest ``sqrt(ru^2 + mi^2)``, where the remaining
   uncertainty ``ru`` and the misinformation ``mi`` are the information-accretion (IA)
   weighted sums of the false negatives and false positives, averaged over all
-  targets; ties go to the smallest tau;
+  targets; ties go to the smallest tau (values equal up to rounding are ties);
 - the unweighted metrics evaluate every term (cafaeval's default; ``exclude_roots=True``
   is its ``-no_orphans``: the terms without parents are left out); the IA-weighted
   ones evaluate the terms of positive IA, whatever ``exclude_roots`` says (as cafaeval
@@ -128,6 +128,9 @@ def _thresholds(step):
     return np.arange(step, 1, step)
 
 
+_CHUNK_ROWS = 256
+
+
 def _sums(taus, g, pred, w):
     """Per tau: targets with a prediction, TP, FP, FN, summed precision and recall (cafaeval's matrix).
 
@@ -137,6 +140,8 @@ def _sums(taus, g, pred, w):
     give every tau's counts: the same comparisons in O(M K + M T).
     """
     m, n_taus = pred.shape[0], len(taus)
+    if m > _CHUNK_ROWS:  # by blocks of targets: the (M, K) temporaries of a whole namespace weigh gigabytes
+        return sum(_sums(taus, g[i:i + _CHUNK_ROWS], pred[i:i + _CHUNK_ROWS], w) for i in range(0, m, _CHUNK_ROWS))
     weights = np.ones(pred.shape[1]) if w is None else np.asarray(w, dtype=float)
     bins = np.searchsorted(taus, pred, side="right")  # number of taus <= value
     flat = (np.arange(m)[:, None] * (n_taus + 1) + bins).ravel()
@@ -254,10 +259,18 @@ def _curves(values, labels, hierarchy, *, ia, weighted, exclude_roots, normaliza
     return curves
 
 
+_TIE = 1e-12  # relative: values this close are one value summed in two orders
+
+
 def _best(curve, column, smallest=False):
+    """The row of the best value, the smallest tau among ties (values equal up to rounding, as cafaeval gets
+    them bit for bit where its sums and these differ in the last bit)."""
     if len(curve) == 0:
         return ThresholdScore(float("nan"), float("nan"), 0.0)
-    i = int(np.argmin(curve[column].to_numpy()) if smallest else np.argmax(curve[column].to_numpy()))
+    v = curve[column].to_numpy()
+    best = v.min() if smallest else v.max()
+    slack = _TIE * max(1.0, abs(best))
+    i = int(np.flatnonzero(v <= best + slack if smallest else v >= best - slack)[0])
     row = curve.iloc[i]
     return ThresholdScore(float(row[column]), float(row["tau"]), float(row["coverage"]))
 
