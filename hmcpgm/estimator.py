@@ -345,7 +345,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 "labels, one column per class"
             )
         if not is_frame(X):  # standard checks of arrays (sparse, complex, empty, 1-D) first, once
-            X = validate_data(self, X, reset=True, dtype=np.float64)
+            X = self._score_array(X, reset=True, min_rows=1)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True, validated=not is_frame(X))
         if is_frame(X) and is_frame(y):
@@ -414,12 +414,29 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 self.n_features_in_ = s.shape[1]
                 self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
             return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
-        s = X if validated else validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
+        s = X if validated else self._score_array(X, reset=reset, min_rows=0)
         if s.shape[1] != hierarchy.n_classes:
             raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
         if reset and hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        s = class_matrix(s, hierarchy, "X")  # finite, or one line naming the row and class
         return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
+
+    def _score_array(self, X, *, reset, min_rows):
+        """scikit-learn's checks of an array ``X`` (type, dimensions, feature count), each refusal one line.
+
+        Finiteness is left to :func:`class_matrix`, whose message names the row and class;
+        ``min_rows=0`` lets predictions of no objects be empty, as they are for a DataFrame.
+        """
+        try:
+            return validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite=False,
+                                 ensure_min_samples=min_rows)
+        except ValueError as exc:
+            lines = str(exc).strip().splitlines()
+            first = lines[0].rstrip(":") if lines else type(exc).__name__
+            if len(lines) == 1 and first.startswith("X "):
+                raise
+            raise InputError(f"X must be a real (n_objects, n_classes) array of scores: {first}") from None
 
     # ------------------------------------------------------------------ prediction
     def _check_X(self, X):
@@ -552,6 +569,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         from .calibration import fit_recalibration as fit_map
 
         s = self._check_X(X)
+        if s.shape[0] == 0:
+            raise InputError("X has no rows: fit_recalibration needs held-out rows of scores and their labels y")
         if is_frame(X) and is_frame(y):
             y = rows_aligned(y, X.index, "y", "X")
         labels = label_matrix(self._label_array(y), self.hierarchy_, "y", close=self.close_labels)
