@@ -5,12 +5,15 @@ input (no rows, a header-only file, standard input, a hierarchy whose columns ar
 not in topological order) gives the answer the plain case gives.
 """
 
+import io
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from hmcpgm import MLPR, Hierarchy, InputError, LabelNetwork
+from hmcpgm.cli import main
 
 #: The paper's model: a fixed version, exponent 1, nothing cross-fitted.
 PAPER = {"version": "full", "tempering": None, "recalibrate": False}
@@ -81,3 +84,51 @@ def test_fit_recalibration_on_zero_rows_names_X(fitted):
     with pytest.raises(InputError) as exc:
         model.fit_recalibration(X[:0], y[:0])
     assert _one_line(exc).startswith("X has no rows")
+
+
+# ---------------------------------------------------------------------- the command line
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """Example files of a small hierarchy with awkward class names, and a model fitted on them."""
+    d = tmp_path_factory.mktemp("edge_cli")
+    names = ["root, A", 'b "quoted"', "c", "d"]
+    h = Hierarchy.from_edges([(names[0], names[1]), (names[0], names[2]), (names[1], names[3])], classes=names)
+    X, y = _data(h, [0.6, 0.5, 0.5, 0.5])
+    ids = [f"g{i}" for i in range(len(X))]
+    pd.DataFrame({"parent": [names[0], names[0], names[1]], "child": names[1:]}).to_csv(d / "h.csv", index=False)
+    pd.DataFrame(X, columns=names).assign(gene=ids)[["gene", *names]].to_csv(d / "s.csv", index=False)
+    pd.DataFrame(y, columns=names).assign(gene=ids)[["gene", *names]].to_csv(d / "l.csv", index=False)
+    assert main(["fit", str(d / "s.csv"), str(d / "l.csv"), str(d / "h.csv"), "-o", str(d / "m.npz"),
+                 "--id-column", "gene", "--tempering", "none", "--no-recalibrate", "--mlpr-version", "full",
+                 "--quiet"]) == 0
+    return d
+
+
+def _refused(argv, capsys, *words):
+    capsys.readouterr()
+    assert main(argv) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hmcpgm: error: "), lines
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]
+
+
+@pytest.mark.parametrize("chunk", [[], ["--chunk-size", "2"]])
+@pytest.mark.parametrize("ids", [[], ["--id-column", "gene"]])
+@pytest.mark.parametrize("command", ["predict", "rank"])
+def test_a_header_only_file_is_refused_as_having_no_rows(folder, capsys, command, ids, chunk):
+    header = (folder / "s.csv").read_text().splitlines()[0]
+    (folder / "header.csv").write_text((header if ids else header.removeprefix("gene,")) + "\n")
+    argv = ([command, str(folder / "m.npz"), str(folder / "header.csv")] if command == "predict"
+            else [command, str(folder / "header.csv"), str(folder / "m.npz")])
+    _refused([*argv, "-o", str(folder / "out.csv"), *ids, *chunk, "--quiet"], capsys, "header.csv", "no data rows")
+    assert not (folder / "out.csv").exists()
+
+
+def test_standard_input_is_named_as_such_in_messages(folder, capsys, monkeypatch):
+    bad = (folder / "s.csv").read_text().replace("g3,", "g3,high", 1)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bad.encode())))
+    message = _refused(["predict", str(folder / "m.npz"), "-", "-o", str(folder / "o.csv"), "--id-column", "gene",
+                        "--quiet"], capsys, "standard input", "row 4 (line 5)", "not a number")
+    assert "hmcpgm-stdin" not in message
