@@ -132,3 +132,28 @@ def test_standard_input_is_named_as_such_in_messages(folder, capsys, monkeypatch
     message = _refused(["predict", str(folder / "m.npz"), "-", "-o", str(folder / "o.csv"), "--id-column", "gene",
                         "--quiet"], capsys, "standard input", "row 4 (line 5)", "not a number")
     assert "hmcpgm-stdin" not in message
+
+
+# ---------------------------------------------------------------------- score models on odd scores
+def test_a_class_with_constant_scores_carries_no_evidence_in_the_gaussian_model():
+    """Constant scores say nothing about the label: the class's LPR is its training prevalence.
+
+    0.3 is not exact in binary, so the sample standard deviations of the constant scores came out
+    as rounding noise (about 1e-16 and 1e-15), whose ratio read as strong evidence.
+    """
+    h = _tree()
+    X, y = _data(h, [0.6, 0.5, 0.5])
+    X[:, 1] = 0.3
+    model = MLPR(hierarchy=h, score_model="gaussian", **PAPER).fit(X, y)
+    np.testing.assert_allclose(model.lpr(X)[:, 1], y[:, 1].mean(), rtol=1e-12)
+    np.testing.assert_allclose(model.likelihoods(X)[:, 1, 0], model.likelihoods(X)[:, 1, 1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("unit", [1e-300, 1e90])
+def test_the_gaussian_model_does_not_depend_on_the_unit_of_the_scores(unit):
+    """Scores in another unit (tiny e-values, huge margins) give the same LPRs: the model is affine invariant."""
+    h = _tree()
+    X, y = _data(h, [0.6, 0.5, 0.5])
+    plain = MLPR(hierarchy=h, score_model="gaussian", **PAPER).fit(X, y)
+    scaled = MLPR(hierarchy=h, score_model="gaussian", **PAPER).fit(X * unit, y)
+    np.testing.assert_allclose(scaled.predict_proba(X * unit), plain.predict_proba(X), rtol=1e-6)
