@@ -411,6 +411,9 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
                     continue  # a header line
                 raise InputError(f"predictions file {path}, line {number}: the score {fields[2]!r} is not a number") \
                     from None
+            if not 0 <= score <= 1:  # NaN too: CAFA scores are probabilities
+                raise InputError(f"predictions file {path}, line {number}: the score {fields[2]!r} is not a "
+                                 "probability in [0, 1]")
             for term in terms:
                 k = column.get(term)
                 if k is not None:

@@ -157,3 +157,13 @@ def test_the_gaussian_model_does_not_depend_on_the_unit_of_the_scores(unit):
     plain = MLPR(hierarchy=h, score_model="gaussian", **PAPER).fit(X, y)
     scaled = MLPR(hierarchy=h, score_model="gaussian", **PAPER).fit(X * unit, y)
     np.testing.assert_allclose(scaled.predict_proba(X * unit), plain.predict_proba(X), rtol=1e-6)
+
+
+@pytest.mark.parametrize("score", ["nan", "inf", "1.9", "-0.1"])
+def test_evaluate_refuses_a_prediction_score_that_is_not_a_probability(tmp_path, capsys, score):
+    """NaN scores were dropped and 1.9 read as a certainty, so a broken predictions file was scored."""
+    (tmp_path / "o.csv").write_text("parent,child\nR,B\nR,C\nB,D\n")
+    (tmp_path / "p.tsv").write_text(f"t1\tR\t0.9\nt1\tB\t0.7\nt2\tC\t{score}\n")
+    (tmp_path / "g.tsv").write_text("t1\tD\nt2\tC\n")
+    argv = ["evaluate", *(str(tmp_path / f) for f in ("o.csv", "p.tsv", "g.tsv"))]
+    _refused(argv, capsys, "p.tsv", "line 3", repr(score), "[0, 1]")
