@@ -167,3 +167,17 @@ def test_evaluate_refuses_a_prediction_score_that_is_not_a_probability(tmp_path,
     (tmp_path / "g.tsv").write_text("t1\tD\nt2\tC\n")
     argv = ["evaluate", *(str(tmp_path / f) for f in ("o.csv", "p.tsv", "g.tsv"))]
     _refused(argv, capsys, "p.tsv", "line 3", repr(score), "[0, 1]")
+
+
+def test_an_arff_file_saved_with_a_byte_order_mark_reads_like_plain_utf8(tmp_path):
+    """Editors on Windows save 'UTF-8 with BOM'; CSV inputs accept it, and so must ARFF inputs."""
+    from hmcpgm.datasets import load_hmc_arff
+
+    text = ("@RELATION tiny\n@ATTRIBUTE x numeric\n@ATTRIBUTE class hierarchical A,A/B,C\n@DATA\n"
+            "0.5,A@A/B\n?,C\n-1.25,A\n")
+    (tmp_path / "plain.arff").write_text(text, encoding="utf-8")
+    (tmp_path / "bom.arff").write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    plain, bom = load_hmc_arff(tmp_path / "plain.arff"), load_hmc_arff(tmp_path / "bom.arff")
+    assert bom.hierarchy.classes == plain.hierarchy.classes
+    np.testing.assert_array_equal(bom.labels, plain.labels)
+    np.testing.assert_array_equal(bom.features, plain.features)
