@@ -6,6 +6,7 @@ not in topological order) gives the answer the plain case gives.
 """
 
 import io
+import itertools
 import sys
 
 import numpy as np
@@ -181,3 +182,40 @@ def test_an_arff_file_saved_with_a_byte_order_mark_reads_like_plain_utf8(tmp_pat
     assert bom.hierarchy.classes == plain.hierarchy.classes
     np.testing.assert_array_equal(bom.labels, plain.labels)
     np.testing.assert_array_equal(bom.features, plain.features)
+
+
+# ---------------------------------------------------------------------- answers against enumeration
+def _enumerated(hierarchy, theta, lik, keep):
+    """P(Y_k = 1 | the evidence of the classes in ``keep``) by summing over all 2^K label vectors."""
+    k = hierarchy.n_classes
+    post, total = np.zeros((lik.shape[0], k)), np.zeros(lik.shape[0])
+    for labels in itertools.product((0, 1), repeat=k):
+        prior = 1.0
+        for c in range(k):
+            p = theta[c] if all(labels[j] for j in hierarchy.parent_indices[c]) else 0.0
+            prior *= p if labels[c] else 1 - p
+        weight = prior * np.prod([lik[:, c, labels[c]] for c in range(k) if keep[c]], axis=0)
+        post += weight[:, None] * np.array(labels)
+        total += weight
+    return post / total[:, None]
+
+
+@pytest.mark.parametrize("version", ["full", "nbh"])
+def test_mlprs_on_a_dag_out_of_topological_order_match_enumeration(version):
+    """Two roots, a class with two parents, columns children first: the mLPRs are exact posteriors."""
+    h = Hierarchy.from_edges([("b", "d"), ("c", "d"), ("a", "b"), ("a", "c"), ("e", "c")],
+                             classes=["d", "b", "c", "a", "e"])
+    rng = np.random.default_rng(5)
+    y = LabelNetwork(h, [0.5, 0.6, 0.6, 0.6, 0.7]).sample(600, rng)
+    X = 1.5 * y + rng.normal(size=(600, 1)) + 0.5 * rng.normal(size=y.shape)  # shared errors: exponent < 1
+    model = MLPR(hierarchy=h, version=version, recalibrate=False, consistency="hierrank", cv=3).fit(X, y)
+    raw = model.score_model_.likelihoods(X[:30])
+    own = model.own_tempering_ if model.own_tempering_ is not None else model.tempering_
+    expected = np.zeros((30, h.n_classes))
+    for k in range(h.n_classes):
+        lik = raw ** model.tempering_[None, :, None]
+        lik[:, k] = raw[:, k] ** own[k]
+        near = {k, *h.parent_indices[k], *h.child_indices[k]}
+        keep = [version == "full" or c in near for c in range(h.n_classes)]
+        expected[:, k] = _enumerated(h, model.theta_, lik, keep)[:, k]
+    np.testing.assert_allclose(model.predict_proba(X[:30]), expected, atol=1e-12)
