@@ -723,6 +723,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         p = np.asarray(mlpr, dtype=float)
         if p.ndim != 2 or p.shape[1] != self.hierarchy_.n_classes:
             raise InputError(f"mlpr must have shape (M, {self.hierarchy_.n_classes}), got {p.shape}")
+        bad = np.flatnonzero(~((p >= -1e-9) & (p <= 1 + 1e-9)))  # NaN included; rounding of a sum is no error
+        if bad.size:
+            row, k = divmod(int(bad[0]), p.shape[1])
+            what = "finite" if not np.isfinite(p[row, k]) else "posterior probabilities in [0, 1]"
+            raise InputError(f"mlpr must be {what} (the output of predict_proba); row {row}, class "
+                             f"{self.hierarchy_.classes[k]!r} holds {p[row, k]}")
         if p.shape[0] == 0:
             return np.zeros(p.shape, dtype=np.int8)
         means = self._calibrated(hier_rank(p, self.hierarchy_).block_means)

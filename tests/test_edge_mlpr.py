@@ -219,3 +219,16 @@ def test_mlprs_on_a_dag_out_of_topological_order_match_enumeration(version):
         keep = [version == "full" or c in near for c in range(h.n_classes)]
         expected[:, k] = _enumerated(h, model.theta_, lik, keep)[:, k]
     np.testing.assert_allclose(model.predict_proba(X[:30]), expected, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- decide: mLPRs only
+@pytest.mark.parametrize("value, words", [(np.nan, "finite"), (np.inf, "finite"), (3.0, "[0, 1]"), (-0.5, "[0, 1]")])
+def test_decide_refuses_values_that_are_not_mlprs(fitted, value, words):
+    """decide(mlpr) turned 3.0 into positive decisions and named a NaN 'values'."""
+    model, _, _ = fitted
+    mlpr = np.full((2, 3), 0.2)
+    mlpr[1, 2] = value
+    with pytest.raises(InputError) as exc:
+        model.decide(mlpr)
+    message = _one_line(exc)
+    assert message.startswith("mlpr must") and words in message and "row 1, class 'c'" in message, message
