@@ -232,3 +232,23 @@ def test_decide_refuses_values_that_are_not_mlprs(fitted, value, words):
         model.decide(mlpr)
     message = _one_line(exc)
     assert message.startswith("mlpr must") and words in message and "row 1, class 'c'" in message, message
+
+
+@pytest.mark.parametrize("ids", [True, False])
+def test_fit_refuses_holdout_rows_that_were_trained_on(folder, tmp_path, capsys, ids):
+    """--holdout given the training rows recalibrated on them and reported 'held-out objects'."""
+    scores, labels = pd.read_csv(folder / "s.csv"), pd.read_csv(folder / "l.csv")
+    if not ids:
+        scores, labels = scores.drop(columns="gene"), labels.drop(columns="gene")
+    scores.iloc[:200].to_csv(tmp_path / "s.csv", index=False)
+    labels.iloc[:200].to_csv(tmp_path / "l.csv", index=False)
+    scores.iloc[150:].to_csv(tmp_path / "hs.csv", index=False)  # 50 training rows among the held-out ones
+    labels.iloc[150:].to_csv(tmp_path / "hl.csv", index=False)
+    base = ["fit", str(tmp_path / "s.csv"), str(tmp_path / "l.csv"), str(folder / "h.csv"), "-o",
+            str(tmp_path / "m.npz"), "--quiet", *(["--id-column", "gene"] if ids else [])]
+    if ids:
+        _refused([*base, "--holdout", str(tmp_path / "hs.csv"), str(tmp_path / "hl.csv")], capsys,
+                 "--holdout", "50 of its objects", "'g150'")
+    _refused([*base, "--holdout", str(tmp_path / "s.csv"), str(tmp_path / "l.csv")], capsys,
+             "--holdout", "training")
+    assert not (tmp_path / "m.npz").exists()
