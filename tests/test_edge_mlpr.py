@@ -12,6 +12,9 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import hierarchies
 
 from hmcpgm import MLPR, Hierarchy, InputError, LabelNetwork
 from hmcpgm.cli import main
@@ -252,3 +255,29 @@ def test_fit_refuses_holdout_rows_that_were_trained_on(folder, tmp_path, capsys,
     _refused([*base, "--holdout", str(tmp_path / "s.csv"), str(tmp_path / "l.csv")], capsys,
              "--holdout", "training")
     assert not (tmp_path / "m.npz").exists()
+
+
+# ---------------------------------------------------------------------- DataFrames aligned by name, any hierarchy
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(h=hierarchies(kind="dag", min_classes=2, max_classes=6), int_names=st.booleans(), seed=st.integers(0, 99))
+def test_dataframes_in_any_column_and_row_order_give_the_array_answer(h, int_names, seed):
+    """Columns permuted and labels' rows shuffled: fit and predict align by name and index, never by position."""
+    if int_names:
+        h = Hierarchy.from_edges([(h.classes.index(p), h.classes.index(c)) for p, c in h.edges],
+                                 classes=list(range(h.n_classes)))
+    rng = np.random.default_rng(seed)
+    y = LabelNetwork(h, rng.uniform(0.3, 0.9, h.n_classes)).sample(120, rng)
+    X = rng.normal(loc=1.5 * y)
+    params = dict(hierarchy=h, score_model="gaussian", allow_empty=True, **PAPER)
+    expected = MLPR(**params).fit(X, y).predict_proba(X[:7])
+    cols = list(rng.permutation(list(h.classes)))
+    Xf = pd.DataFrame(X, columns=list(h.classes), index=[f"o{i}" for i in range(120)])
+    yf = pd.DataFrame(y, columns=list(h.classes), index=Xf.index).sample(frac=1.0, random_state=seed)
+    model = MLPR(**params).fit(Xf[cols], yf[list(rng.permutation(list(h.classes)))])
+    got = model.predict_proba(Xf[cols].iloc[:7])
+    assert list(got.columns) == list(h.classes) and list(got.index) == list(Xf.index[:7])
+    np.testing.assert_array_equal(got.to_numpy(), expected)
+    decisions = model.predict(Xf[cols].iloc[:7]).to_numpy()
+    for k in range(h.n_classes):
+        for parent in h.parent_indices[k]:
+            assert (decisions[:, k] <= decisions[:, parent]).all()
