@@ -14,6 +14,7 @@ data row under the header, which is line 2 of the file; messages give both.
 """
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +70,8 @@ def _text_lines(path, what):
 
 
 def _delimiter(first_line, what, path, error=InputError):
-    found = [d for d in _DELIMITERS if d in first_line]
+    unquoted = re.sub(r'"[^"]*"', "", first_line)  # a quoted name may hold any delimiter: '"root, A";b'
+    found = [d for d in _DELIMITERS if d in unquoted]
     if found:
         return found[0]
     if len(first_line.split()) > 1:
@@ -167,8 +169,13 @@ def write_hierarchy(hierarchy, path):
         writer.writerows(hierarchy.edges)
 
 
-def _header(path, what):
-    """The stripped column names of a CSV file and its delimiter."""
+def _header(path, what, fits=None):
+    """The stripped column names of a CSV file and its delimiter.
+
+    ``fits(names)``: whether the names are those expected. When the first delimiter of the
+    line does not give such names and another does (a ';' file with a comma in a class
+    name), the other is the delimiter.
+    """
     with path.open("rb") as fh:
         first = fh.readline()
     try:
@@ -182,7 +189,13 @@ def _header(path, what):
     if not text.strip():
         raise InputError(f"{what} {path} is empty: expected a header line of class names")
     delimiter = _delimiter(text, what, path)
-    names = [name.strip() for name in next(csv.reader([text], delimiter=delimiter))]
+
+    def split(d):
+        return [name.strip() for name in next(csv.reader([text], delimiter=d))]
+
+    if fits is not None and not fits(split(delimiter)):
+        delimiter = next((d for d in _DELIMITERS if d != delimiter and d in text and fits(split(d))), delimiter)
+    names = split(delimiter)
     dup = repeated(names)
     if dup:
         raise InputError(f"{what} {path}: the header names a column twice: {preview(dict.fromkeys(dup))}")
@@ -327,7 +340,8 @@ def matrix_layout(path, hierarchy, name, *, id_column=None, header=None):
     path = _check_input_file(path, what)
     delimiter, lines = ",", header is None
     if lines:
-        header, delimiter = _header(path, what)
+        wanted = {str(c) for c in hierarchy.classes}
+        header, delimiter = _header(path, what, fits=lambda names: wanted <= set(names))
     if id_column is not None and id_column in {str(c) for c in hierarchy.classes}:
         raise InputError(f"the id column {id_column!r} is the name of a class of the hierarchy; the ids need a "
                          "column of their own")

@@ -281,3 +281,17 @@ def test_dataframes_in_any_column_and_row_order_give_the_array_answer(h, int_nam
     for k in range(h.n_classes):
         for parent in h.parent_indices[k]:
             assert (decisions[:, k] <= decisions[:, parent]).all()
+
+
+def test_semicolon_files_with_a_comma_in_a_class_name_read_like_comma_files(folder, tmp_path, capsys):
+    """Spreadsheets in many locales save ';'-separated CSV, quoting only fields that hold a ';'."""
+    for name in ("s", "l"):
+        pd.read_csv(folder / f"{name}.csv").to_csv(tmp_path / f"{name}.csv", sep=";", index=False)
+    (tmp_path / "h.csv").write_text('"root, A";"b ""quoted"""\n"root, A";c\n"b ""quoted""";d\n')
+    assert "root, A;" in (tmp_path / "s.csv").read_text().splitlines()[0]  # the comma is not quoted
+    common = ["--id-column", "gene", "--tempering", "none", "--no-recalibrate", "--mlpr-version", "full", "--quiet"]
+    assert main(["fit", *(str(tmp_path / f"{n}.csv") for n in "slh"), "-o", str(tmp_path / "m.npz"), *common]) == 0
+    for model, out in ((folder / "m.npz", "plain.csv"), (tmp_path / "m.npz", "semi.csv")):
+        assert main(["predict", str(model), str(tmp_path / "s.csv"), "-o", str(tmp_path / out), "--id-column",
+                     "gene", "--quiet"]) == 0
+    assert (tmp_path / "semi.csv").read_text() == (tmp_path / "plain.csv").read_text()
