@@ -295,3 +295,19 @@ def test_semicolon_files_with_a_comma_in_a_class_name_read_like_comma_files(fold
         assert main(["predict", str(model), str(tmp_path / "s.csv"), "-o", str(tmp_path / out), "--id-column",
                      "gene", "--quiet"]) == 0
     assert (tmp_path / "semi.csv").read_text() == (tmp_path / "plain.csv").read_text()
+
+
+def test_evaluate_json_to_standard_output(tmp_path, capsys, monkeypatch):
+    """--json - wrote a file named '-' into the working folder; '-' is standard output everywhere else."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "o.csv").write_text("parent,child\nR,B\nR,C\nB,D\n")
+    (tmp_path / "p.tsv").write_text("t1\tR\t0.9\nt1\tB\t0.7\nt2\tC\t0.4\nt2\tD\t0.8\n")
+    (tmp_path / "g.tsv").write_text("t1\tD\nt2\tC\n")
+    capsys.readouterr()
+    assert main(["evaluate", "o.csv", "p.tsv", "g.tsv", "--json", "-"]) == 0
+    out = capsys.readouterr()
+    assert not (tmp_path / "-").exists()
+    import json
+
+    assert json.loads(out.out)["all"]["n_targets"] == 2  # only the JSON on standard output
+    assert "Fmax" in out.err

@@ -14,6 +14,10 @@ FILES = {
     "predict": ({"model": "the model file", "scores": "the scores file"}, {"output": "-o", "decisions": "--decisions"}),
     "rank": ({"values": "the values file", "hierarchy": "the hierarchy or model file"}, {"output": "-o"}),
     "benchmark": ({"files": "an ARFF file"}, {"json": "--json"}),
+    "evaluate": ({"ontology": "the ontology file", "predictions": "the predictions", "ground_truth":
+                  "the ground truth file", "ia": "the --ia file"}, {"json": "--json"}),
+    "check-inference": ({"hierarchy": "the hierarchy file", "model": "the --model file", "scores":
+                         "the --scores file"}, {"json": "--json"}),
 }
 
 

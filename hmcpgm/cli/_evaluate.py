@@ -125,7 +125,10 @@ def command_evaluate(args):
         print("(Smin and weighted Fmax weigh terms by information accretion estimated from GROUND_TRUTH; "
               "pass --ia FILE to use given values)")
     if args.json:
-        Path(args.json).write_text(json.dumps(out[None] if len(files) == 1 else out, indent=2))
+        from .._atomic import atomic_write
+
+        with atomic_write(args.json) as fh:  # "-": standard output (messages went to standard error)
+            fh.write(json.dumps(out[None] if len(files) == 1 else out, indent=2) + "\n")
         print(f"wrote {args.json}")
 
 
