@@ -311,3 +311,15 @@ def test_evaluate_json_to_standard_output(tmp_path, capsys, monkeypatch):
 
     assert json.loads(out.out)["all"]["n_targets"] == 2  # only the JSON on standard output
     assert "Fmax" in out.err
+
+
+@pytest.mark.parametrize("empty", [0, 1, 2])
+def test_benchmark_refuses_an_arff_file_without_rows(tmp_path, capsys, empty):
+    """A header-only test or validation file ended in a scikit-learn traceback (SimpleImputer, 0 samples)."""
+    header = "@RELATION t\n@ATTRIBUTE x numeric\n@ATTRIBUTE class hierarchical A,A/B,C\n@DATA\n"
+    rng = np.random.default_rng(0)
+    rows = "".join(f"{rng.normal():.3f},{rng.choice(['A', 'A@A/B', 'C'])}\n" for _ in range(60))
+    files = [tmp_path / f"{n}.arff" for n in ("train", "valid", "test")]
+    for i, path in enumerate(files):
+        path.write_text(header + ("" if i == empty else rows))
+    _refused(["benchmark", *map(str, files), "--quiet"], capsys, files[empty].name, "no data rows")
