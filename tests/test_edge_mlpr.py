@@ -323,3 +323,19 @@ def test_benchmark_refuses_an_arff_file_without_rows(tmp_path, capsys, empty):
     for i, path in enumerate(files):
         path.write_text(header + ("" if i == empty else rows))
     _refused(["benchmark", *map(str, files), "--quiet"], capsys, files[empty].name, "no data rows")
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"random_state": -1}, ["random_state", "-1"]),
+    ({"random_state": 2**32}, ["random_state", str(2**32)]),
+    ({"tempering": "none"}, ["tempering", "'none'", "None"]),
+])
+def test_parameters_are_refused_in_one_line_naming_them(params, words):
+    """random_state=-1 failed deep in numpy ('Seed must be between 0 and 2**32 - 1'); tempering='none' (the
+    command line's word) did not say that Python's is None."""
+    X, y = _data(_tree(), [0.6, 0.5, 0.5], m=60)
+    with pytest.raises(InputError) as exc:
+        MLPR(hierarchy=_tree(), **params).fit(X, y)
+    message = _one_line(exc)
+    for word in words:
+        assert word in message, message
