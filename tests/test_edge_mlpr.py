@@ -339,3 +339,17 @@ def test_parameters_are_refused_in_one_line_naming_them(params, words):
     message = _one_line(exc)
     for word in words:
         assert word in message, message
+
+
+def test_the_precision_model_reads_binary_scores():
+    """A first stage that outputs 0/1 decisions: fewer than five distinct scores gave every object the class's
+    prevalence (no evidence at all); the LPR of a score is the fraction of positives among the rows that have it."""
+    h = Hierarchy.from_edges([], classes=["a", "b"])
+    rng = np.random.default_rng(0)
+    y = (rng.random((2000, 2)) < [0.3, 0.6]).astype(int)
+    X = np.where(rng.random((2000, 2)) < 0.8, y, 1 - y) * [1.0, 7.0] - [0.0, 3.0]  # values 0, 1 and -3, 4
+    model = MLPR(hierarchy=h, score_model="precision", **PAPER).fit(X, y)
+    for k in range(2):
+        for value in np.unique(X[:, k]):
+            rows = X[:, k] == value
+            np.testing.assert_allclose(model.lpr(X[rows])[:, k], y[rows, k].mean(), rtol=1e-9)
