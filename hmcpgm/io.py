@@ -185,7 +185,7 @@ def _header(path, what, fits=None):
         raise
     if "\x00" in text:
         raise InputError(f"{what} {path} is not a text file (it holds NUL bytes); expected a CSV file")
-    text = text.rstrip("\r\n")
+    text = re.split(r"\r\n|\r|\n", text, maxsplit=1)[0]  # CR alone ends a line too (old Mac files)
     if not text.strip():
         raise InputError(f"{what} {path} is empty: expected a header line of class names")
     delimiter = _delimiter(text, what, path)
@@ -386,8 +386,9 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
                                                            skiprows=range(1, first_row + 1), nrows=len(frame)))
         _raise_first_bad_cell(frame.astype(str), class_columns, layout, first_row)
     ids = None
-    if layout.id_column is not None:
-        ids = frame[layout.id_column].to_numpy()
+    if layout.id_column is not None:  # stripped, as the header's names are
+        ids = frame[layout.id_column]
+        ids = (ids.str.strip() if pd.api.types.is_string_dtype(ids) else ids).to_numpy(dtype=object)
         _check_ids(ids, layout, first_row)
     values = frame[class_columns].to_numpy(dtype=float)
     bad = first_true(~np.isfinite(values))

@@ -353,3 +353,22 @@ def test_the_precision_model_reads_binary_scores():
         for value in np.unique(X[:, k]):
             rows = X[:, k] == value
             np.testing.assert_allclose(model.lpr(X[rows])[:, k], y[rows, k].mean(), rtol=1e-9)
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param(lambda text: text.replace("\n", "\r"), id="cr-line-endings"),
+    pytest.param(lambda text: "\n".join(", ".join(f" {f} " for f in line.split(",")) if i else line
+                                        for i, line in enumerate(text.splitlines())) + "\n", id="padded-ids"),
+])
+def test_old_mac_line_endings_and_padded_ids_read_like_plain_csv(folder, tmp_path, change):
+    """A file with CR line endings ended in a _csv.Error traceback; ' g0 ' was written out with its spaces."""
+    names = ['"root, A"', '"b ""quoted"""', "c", "d"]
+    plain = pd.DataFrame(np.random.default_rng(1).normal(size=(5, 4)), columns=names)
+    text = "gene," + ",".join(plain.columns) + "\n" + "".join(
+        f"g{i}," + ",".join(repr(float(v)) for v in row) + "\n" for i, row in enumerate(plain.to_numpy()))
+    (tmp_path / "plain.csv").write_text(text)
+    (tmp_path / "odd.csv").write_bytes(change(text).encode())
+    for name in ("plain", "odd"):
+        assert main(["predict", str(folder / "m.npz"), str(tmp_path / f"{name}.csv"), "-o",
+                     str(tmp_path / f"p_{name}.csv"), "--id-column", "gene", "--quiet"]) == 0
+    assert (tmp_path / "p_odd.csv").read_text() == (tmp_path / "p_plain.csv").read_text()
