@@ -13,6 +13,7 @@ read as strings. Rows are numbered as a user sees them: ``row 1`` is the first
 data row under the header, which is line 2 of the file; messages give both.
 """
 
+import contextlib
 import csv
 import re
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
 __all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output",
-           "MatrixLayout", "matrix_layout", "frame_matrix", "PARQUET"]
+           "MatrixLayout", "matrix_layout", "frame_matrix", "utf8_text", "PARQUET"]
 
 _DELIMITERS = ("\t", ",", ";")
 
@@ -55,6 +56,38 @@ def _encoding(path, what):
             f"{what} {path} is UTF-16 (or UTF-32) encoded; save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet)"
         )
     return "utf-8-sig"
+
+
+@contextlib.contextmanager
+def utf8_text(path, what):
+    """``path`` open as UTF-8 text (a byte-order mark dropped); another encoding is a one-line InputError.
+
+    For readers that stream a file's lines: a ``UnicodeDecodeError`` met in the block
+    becomes an error naming the file, the first bad byte and its line.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str
+        What messages call it (``"predictions file"``).
+
+    Yields
+    ------
+    file object
+    """
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            yield fh
+    except UnicodeDecodeError:
+        with open(path, "rb") as fh:  # where: the file again, line by line, in binary
+            for number, raw in enumerate(fh, 1):
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"{what} {path} is not UTF-8: byte {raw[exc.start]:#04x} on line {number} "
+                                     "cannot be decoded; save the file as UTF-8") from None
+        raise
 
 
 def _text_lines(path, what):

@@ -26,6 +26,7 @@ import numpy as np
 
 from .exceptions import InputError
 from .hierarchy import Hierarchy
+from .io import utf8_text
 
 __all__ = [
     "Ontology",
@@ -283,7 +284,7 @@ def _annotation_pairs(path):
     if not path.is_file():
         raise FileNotFoundError(f"annotation file {str(path)!r} does not exist")
     pairs, gaf = [], False
-    with path.open(encoding="utf-8-sig") as fh:
+    with utf8_text(path, "annotation file") as fh:
         for number, line in enumerate(fh, 1):
             if line.startswith("!gaf-version"):
                 gaf = True
@@ -398,7 +399,7 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
     column = {c: k for k, c in enumerate(hierarchy.classes)}
     row = {t: i for i, t in enumerate(targets)}
     values = np.zeros((len(row), hierarchy.n_classes))
-    with path.open(encoding="utf-8-sig") as fh:
+    with utf8_text(path, "predictions file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
             if len(fields) < 3 or fields[0] not in row:

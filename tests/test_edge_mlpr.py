@@ -372,3 +372,16 @@ def test_old_mac_line_endings_and_padded_ids_read_like_plain_csv(folder, tmp_pat
         assert main(["predict", str(folder / "m.npz"), str(tmp_path / f"{name}.csv"), "-o",
                      str(tmp_path / f"p_{name}.csv"), "--id-column", "gene", "--quiet"]) == 0
     assert (tmp_path / "p_odd.csv").read_text() == (tmp_path / "p_plain.csv").read_text()
+
+
+@pytest.mark.parametrize("which", ["p.tsv", "g.tsv", "ia.tsv"])
+def test_evaluate_refuses_a_file_that_is_not_utf8_in_one_line(tmp_path, capsys, which):
+    """A Latin-1 byte in the predictions, ground truth or IA file ended in a UnicodeDecodeError traceback."""
+    (tmp_path / "o.csv").write_text("parent,child\nR,B\nR,C\nB,D\n")
+    (tmp_path / "p.tsv").write_text("t1\tR\t0.9\nt1\tB\t0.7\nt2\tC\t0.4\n")
+    (tmp_path / "g.tsv").write_text("t1\tD\nt2\tC\n")
+    (tmp_path / "ia.tsv").write_text("R\t0\nB\t1\nC\t1\nD\t1\n")
+    (tmp_path / which).write_bytes((tmp_path / which).read_bytes() + "t3\tcaf\u00e9\t0.5\n".encode("latin-1"))
+    argv = ["evaluate", *(str(tmp_path / f) for f in ("o.csv", "p.tsv", "g.tsv")), "--ia", str(tmp_path / "ia.tsv")]
+    line = len((tmp_path / which).read_bytes().splitlines())
+    _refused(argv, capsys, which, "not UTF-8", f"byte 0xe9 on line {line}")

@@ -16,9 +16,10 @@ __all__ = ["add_evaluate_parser", "command_evaluate", "evaluate_files", "format_
 def read_ia(path):
     """Information accretion from a ``term ia`` file (cafaeval's ``-ia`` format): a dict term -> float."""
     from ..exceptions import InputError
+    from ..io import utf8_text
 
     ia = {}
-    with Path(path).open(encoding="utf-8-sig") as fh:
+    with utf8_text(path, "IA file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
             if not fields:
