@@ -140,9 +140,7 @@ def command_fit(args):
 
 def _not_the_training_file(held_out, training):
     """Refuse ``--holdout`` scores that are the training scores file: the map would be fitted on trained rows."""
-    from .._atomic import is_stream
-
-    if not (is_stream(held_out) or is_stream(training)) and os.path.samefile(held_out, training):
+    if os.path.isfile(held_out) and os.path.isfile(training) and os.path.samefile(held_out, training):
         raise UserError(f"--holdout: the scores file {held_out} is the training scores file; held-out rows must "
                         "be objects the model is not fitted on")
 
