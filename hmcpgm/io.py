@@ -32,6 +32,10 @@ __all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "
 
 _DELIMITERS = ("\t", ",", ";")
 
+#: The cells pandas reads as missing by default (its documented ``na_values``); kept for class columns only.
+_MISSING = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+            "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+
 #: File name suffixes read and written as Parquet (every other name is CSV).
 PARQUET = (".parquet", ".pq")
 
@@ -325,8 +329,10 @@ class MatrixLayout:
             Keyword arguments of ``pandas.read_csv``.
         """
         options = dict(sep=self.delimiter, header=0, names=self.header, encoding="utf-8-sig", engine="c")
-        if self.id_column:
+        if self.id_column:  # an id is text as written: 'NA' or 'None' names an object (an empty cell is refused)
             options["dtype"] = {self.id_column: str}
+            options["keep_default_na"] = False
+            options["na_values"] = {c: _MISSING for c in self.class_columns}
         return {**options, **extra}
 
     def row(self, r):

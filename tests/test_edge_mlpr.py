@@ -385,3 +385,13 @@ def test_evaluate_refuses_a_file_that_is_not_utf8_in_one_line(tmp_path, capsys, 
     argv = ["evaluate", *(str(tmp_path / f) for f in ("o.csv", "p.tsv", "g.tsv")), "--ia", str(tmp_path / "ia.tsv")]
     line = len((tmp_path / which).read_bytes().splitlines())
     _refused(argv, capsys, which, "not UTF-8", f"byte 0xe9 on line {line}")
+
+
+@pytest.mark.parametrize("name", ["NA", "None", "null", "NaN"])
+def test_an_id_that_pandas_reads_as_missing_is_an_id(folder, tmp_path, name):
+    """The object id 'NA' (or 'None', 'null') was refused as 'no value in the id column'."""
+    text = (folder / "s.csv").read_text().replace("\ng3,", f"\n{name},", 1)
+    (tmp_path / "s.csv").write_text(text)
+    assert main(["predict", str(folder / "m.npz"), str(tmp_path / "s.csv"), "-o", str(tmp_path / "p.csv"),
+                 "--id-column", "gene", "--quiet"]) == 0
+    assert pd.read_csv(tmp_path / "p.csv", dtype=str, keep_default_na=False)["gene"].iloc[3] == name
