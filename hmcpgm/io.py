@@ -111,7 +111,7 @@ def _delimiter(first_line, what, path, error=InputError):
     found = [d for d in _DELIMITERS if d in unquoted]
     if found:
         return found[0]
-    if len(first_line.split()) > 1:
+    if len(unquoted.split()) > 1:
         raise error(
             f"{what} {path}: cannot tell the delimiter of the first line {first_line!r}; separate "
             "fields with commas, tabs or semicolons"
