@@ -39,6 +39,19 @@ HELD_OUT_PRIOR_COUNT = 2.0
 __all__ = ["MLPR", "check_params"]
 
 
+def _as_pandas(data):
+    """A table of another library (pyarrow, polars: the dataframe interchange protocol) as a pandas DataFrame.
+
+    Its columns have names, so they are aligned by class name as a DataFrame's are, never
+    taken in position order; anything else is returned as it is.
+    """
+    if is_frame(data) or not hasattr(data, "__dataframe__"):
+        return data
+    import pandas as pd
+
+    return pd.api.interchange.from_dataframe(data)
+
+
 class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     """mLPRs from first-stage scores and a class hierarchy (Ye et al.).
 
@@ -339,6 +352,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The fitted estimator.
         """
         check_params(self)
+        X, y = _as_pandas(X), _as_pandas(y)
         if y is None:
             raise InputError(
                 "MLPR requires y to be passed, but the target y is None: MLPR learns from 0/1 "
@@ -466,7 +480,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         from .tempering import temper
 
-        s = self._check_X(X)  # checks the fitted state first
+        s = self._check_X(_as_pandas(X))  # checks the fitted state first
         return temper(self.score_model_.likelihoods(s), self.tempering_)
 
     def lpr(self, X):
@@ -482,7 +496,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        s = self._check_X(X)
+        X = _as_pandas(X)
+        s = self._check_X(X)  # checks the fitted state first
         return self._wrap(self.score_model_.lpr(s), X)
 
     def predict_proba(self, X):
@@ -499,6 +514,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
             ``X`` is one.
         """
+        X = _as_pandas(X)
         return self._wrap(self._mlpr(self._check_X(X)), X)
 
     def calibrated_proba(self, X):
@@ -518,6 +534,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (with ``X``'s index) when ``X`` is one.
         """
+        X = _as_pandas(X)
         return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
 
     def _calibrated(self, p):
@@ -568,6 +585,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         from .calibration import fit_recalibration as fit_map
 
+        X, y = _as_pandas(X), _as_pandas(y)
         s = self._check_X(X)
         if s.shape[0] == 0:
             raise InputError("X has no rows: fit_recalibration needs held-out rows of scores and their labels y")
@@ -662,6 +680,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of int8, shape (M, K)
             The 0/1 decisions; a DataFrame (with ``X``'s index) when ``X`` is one.
         """
+        X = _as_pandas(X)
         return self._wrap(self.decide(self._mlpr(self._check_X(X))), X)
 
     def score(self, X, y, sample_weight=None):
@@ -693,6 +712,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
         if sample_weight is not None:
             raise InputError("MLPR.score takes no sample_weight: it is the average precision of a ranking")
+        X, y = _as_pandas(X), _as_pandas(y)
         if is_frame(X) and is_frame(y):
             y = rows_aligned(y, X.index, "y", "X")
         labels = label_matrix(self._label_array(y), self.hierarchy_, "y", close=self.close_labels)

@@ -413,3 +413,20 @@ def test_a_hierarchy_whose_first_line_is_one_quoted_class_name(tmp_path):
     for name in ("h.csv", "no_header.csv"):
         got = read_hierarchy(tmp_path / name)
         assert set(got.classes) == set(h.classes) and set(got.edges) == set(h.edges)
+
+
+def test_a_pyarrow_table_is_aligned_by_class_name_like_a_dataframe():
+    """A pyarrow Table (any table of the dataframe interchange protocol: polars too) names its columns, yet
+    its columns were taken in position order: permuted columns gave wrong mLPRs without a word."""
+    pa = pytest.importorskip("pyarrow")
+    h = _tree()
+    X, y = _data(h, [0.6, 0.5, 0.5])
+    frame = pd.DataFrame(X, columns=list(h.classes))
+    expected = MLPR(hierarchy=h, **PAPER).fit(X, y).predict_proba(X[:5])
+    table = pa.Table.from_pandas(frame[["c", "a", "b"]])
+    labels = pa.Table.from_pandas(pd.DataFrame(y, columns=list(h.classes))[["b", "c", "a"]])
+    model = MLPR(hierarchy=h, **PAPER).fit(table, labels)
+    got = model.predict_proba(pa.Table.from_pandas(frame[["b", "c", "a"]].iloc[:5]))
+    assert list(got.columns) == list(h.classes)
+    np.testing.assert_allclose(got.to_numpy(), expected, rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(table.slice(0, 5)).to_numpy(), model.predict(frame.iloc[:5]).to_numpy())
