@@ -681,7 +681,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The 0/1 decisions; a DataFrame (with ``X``'s index) when ``X`` is one.
         """
         X = _as_pandas(X)
-        return self._wrap(self.decide(self._mlpr(self._check_X(X))), X)
+        return self._wrap(self._decide(self._mlpr(self._check_X(X))), X)
 
     def score(self, X, y, sample_weight=None):
         """Average precision of the HierRank ranking of ``X``'s events against the labels ``y``.
@@ -729,17 +729,24 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
         Parameters
         ----------
-        mlpr : ndarray of shape (M, K)
-            Output of :meth:`predict_proba`, columns in ``classes_`` order.
+        mlpr : ndarray or DataFrame of shape (M, K)
+            Output of :meth:`predict_proba`: an array in ``classes_`` order, a
+            DataFrame with columns named by class (any order).
 
         Returns
         -------
-        ndarray of int8, shape (M, K)
-            The 0/1 decisions, hierarchy-consistent.
+        ndarray or DataFrame of int8, shape (M, K)
+            The 0/1 decisions, hierarchy-consistent; a DataFrame (with ``mlpr``'s
+            index) when ``mlpr`` is one.
         """
+        check_is_fitted(self, ["network_"])
+        mlpr = _as_pandas(mlpr)
+        p = class_matrix(mlpr, self.hierarchy_, "mlpr", allow_nan=True) if is_frame(mlpr) else mlpr
+        return self._wrap(self._decide(p), mlpr)
+
+    def _decide(self, mlpr):
         from .ranking import hier_rank
 
-        check_is_fitted(self, ["network_"])
         p = np.asarray(mlpr, dtype=float)
         if p.ndim != 2 or p.shape[1] != self.hierarchy_.n_classes:
             raise InputError(f"mlpr must have shape (M, {self.hierarchy_.n_classes}), got {p.shape}")

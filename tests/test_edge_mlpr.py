@@ -430,3 +430,15 @@ def test_a_pyarrow_table_is_aligned_by_class_name_like_a_dataframe():
     assert list(got.columns) == list(h.classes)
     np.testing.assert_allclose(got.to_numpy(), expected, rtol=1e-12)
     np.testing.assert_array_equal(model.predict(table.slice(0, 5)).to_numpy(), model.predict(frame.iloc[:5]).to_numpy())
+
+
+def test_decide_aligns_a_dataframe_of_mlprs_by_class_name(fitted):
+    """decide(DataFrame) took the columns in position order: mLPRs with their columns reordered were decided
+    as if each class had another's posterior."""
+    model, X, _ = fitted
+    frame = pd.DataFrame(X[:20], columns=list(model.classes_), index=[f"o{i}" for i in range(20)])
+    mlpr = model.predict_proba(frame)
+    got = model.decide(mlpr[["c", "a", "b"]])
+    assert list(got.columns) == list(model.classes_) and list(got.index) == list(frame.index)
+    np.testing.assert_array_equal(got.to_numpy(), model.decide(mlpr.to_numpy()))
+    np.testing.assert_array_equal(got.to_numpy(), model.predict(frame).to_numpy())
