@@ -442,3 +442,18 @@ def test_decide_aligns_a_dataframe_of_mlprs_by_class_name(fitted):
     assert list(got.columns) == list(model.classes_) and list(got.index) == list(frame.index)
     np.testing.assert_array_equal(got.to_numpy(), model.decide(mlpr.to_numpy()))
     np.testing.assert_array_equal(got.to_numpy(), model.predict(frame).to_numpy())
+
+
+@pytest.mark.parametrize("score_model", ["lpr", "auto"])
+def test_the_paper_model_is_the_network_and_score_models_fitted_by_hand(score_model):
+    """MLPR(version='full', tempering=None, recalibrate=False) adds nothing to its parts: theta from
+    LabelNetwork.from_labels, evidence from fit_score_model, mLPRs from mlpr_from_likelihoods."""
+    from hmcpgm import fit_score_model, mlpr_from_likelihoods
+
+    h = Hierarchy.from_edges([("b", "d"), ("c", "d"), ("a", "b"), ("a", "c")], classes=["d", "b", "c", "a"])
+    X, y = _data(h, [0.5, 0.6, 0.6, 0.6], m=400, seed=1)
+    model = MLPR(hierarchy=h, score_model=score_model, **PAPER).fit(X, y)
+    network = LabelNetwork.from_labels(y, h, pseudo_count=0.5)
+    evidence = fit_score_model(X, y, h, kind=score_model, cv=5, seed=0).likelihoods(X[:50])
+    np.testing.assert_array_equal(model.theta_, network.theta)
+    np.testing.assert_allclose(model.predict_proba(X[:50]), mlpr_from_likelihoods(network, evidence), atol=1e-15)
