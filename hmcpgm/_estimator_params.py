@@ -30,8 +30,9 @@ def check_params(estimator):
 
     check_choice(estimator.version, "version", ("auto", *VERSIONS))
     check_choice(estimator.score_model, "score_model", SCORE_MODELS)
-    if estimator.tempering is not None:
-        check_choice(estimator.tempering, "tempering", GROUPINGS)
+    if estimator.tempering is not None and estimator.tempering not in GROUPINGS:
+        raise InputError(f"tempering must be one of {', '.join(map(repr, GROUPINGS))} or None (exponent 1, the "
+                         f"paper's model); got {estimator.tempering!r}")
     from .second_stage import CONSISTENCY
 
     check_choice(estimator.consistency, "consistency", ("auto", *CONSISTENCY))
@@ -45,8 +46,9 @@ def check_params(estimator):
         )
     if isinstance(estimator.cv, bool) or not isinstance(estimator.cv, (int, np.integer)) or estimator.cv < 2:
         raise InputError(f"cv must be an integer >= 2, got {estimator.cv!r}")
-    if isinstance(estimator.random_state, bool) or not isinstance(estimator.random_state, (int, np.integer)):
-        raise InputError(f"random_state must be an integer, got {estimator.random_state!r}")
+    if (isinstance(estimator.random_state, bool) or not isinstance(estimator.random_state, (int, np.integer))
+            or not 0 <= estimator.random_state < 2**32):
+        raise InputError(f"random_state must be an integer in [0, 2**32 - 1] (a seed), got {estimator.random_state!r}")
     check_choice(estimator.engine, "engine", ENGINES)
     if estimator.hierarchy is not None:
         check_hierarchy(estimator.hierarchy)

@@ -13,7 +13,9 @@ read as strings. Rows are numbered as a user sees them: ``row 1`` is the first
 data row under the header, which is line 2 of the file; messages give both.
 """
 
+import contextlib
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,9 +28,13 @@ from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
 __all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output",
-           "MatrixLayout", "matrix_layout", "frame_matrix", "PARQUET"]
+           "MatrixLayout", "matrix_layout", "frame_matrix", "utf8_text", "PARQUET"]
 
 _DELIMITERS = ("\t", ",", ";")
+
+#: The cells pandas reads as missing by default (its documented ``na_values``); kept for class columns only.
+_MISSING = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+            "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
 
 #: File name suffixes read and written as Parquet (every other name is CSV).
 PARQUET = (".parquet", ".pq")
@@ -56,6 +62,38 @@ def _encoding(path, what):
     return "utf-8-sig"
 
 
+@contextlib.contextmanager
+def utf8_text(path, what):
+    """``path`` open as UTF-8 text (a byte-order mark dropped); another encoding is a one-line InputError.
+
+    For readers that stream a file's lines: a ``UnicodeDecodeError`` met in the block
+    becomes an error naming the file, the first bad byte and its line.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str
+        What messages call it (``"predictions file"``).
+
+    Yields
+    ------
+    file object
+    """
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            yield fh
+    except UnicodeDecodeError:
+        with open(path, "rb") as fh:  # where: the file again, line by line, in binary
+            for number, raw in enumerate(fh, 1):
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"{what} {path} is not UTF-8: byte {raw[exc.start]:#04x} on line {number} "
+                                     "cannot be decoded; save the file as UTF-8") from None
+        raise
+
+
 def _text_lines(path, what):
     """The lines of a UTF-8 text file, or a one-line InputError for another encoding."""
     try:
@@ -69,10 +107,11 @@ def _text_lines(path, what):
 
 
 def _delimiter(first_line, what, path, error=InputError):
-    found = [d for d in _DELIMITERS if d in first_line]
+    unquoted = re.sub(r'"[^"]*"', "", first_line)  # a quoted name may hold any delimiter: '"root, A";b'
+    found = [d for d in _DELIMITERS if d in unquoted]
     if found:
         return found[0]
-    if len(first_line.split()) > 1:
+    if len(unquoted.split()) > 1:
         raise error(
             f"{what} {path}: cannot tell the delimiter of the first line {first_line!r}; separate "
             "fields with commas, tabs or semicolons"
@@ -167,8 +206,13 @@ def write_hierarchy(hierarchy, path):
         writer.writerows(hierarchy.edges)
 
 
-def _header(path, what):
-    """The stripped column names of a CSV file and its delimiter."""
+def _header(path, what, fits=None):
+    """The stripped column names of a CSV file and its delimiter.
+
+    ``fits(names)``: whether the names are those expected. When the first delimiter of the
+    line does not give such names and another does (a ';' file with a comma in a class
+    name), the other is the delimiter.
+    """
     with path.open("rb") as fh:
         first = fh.readline()
     try:
@@ -178,11 +222,17 @@ def _header(path, what):
         raise
     if "\x00" in text:
         raise InputError(f"{what} {path} is not a text file (it holds NUL bytes); expected a CSV file")
-    text = text.rstrip("\r\n")
+    text = re.split(r"\r\n|\r|\n", text, maxsplit=1)[0]  # CR alone ends a line too (old Mac files)
     if not text.strip():
         raise InputError(f"{what} {path} is empty: expected a header line of class names")
     delimiter = _delimiter(text, what, path)
-    names = [name.strip() for name in next(csv.reader([text], delimiter=delimiter))]
+
+    def split(d):
+        return [name.strip() for name in next(csv.reader([text], delimiter=d))]
+
+    if fits is not None and not fits(split(delimiter)):
+        delimiter = next((d for d in _DELIMITERS if d != delimiter and d in text and fits(split(d))), delimiter)
+    names = split(delimiter)
     dup = repeated(names)
     if dup:
         raise InputError(f"{what} {path}: the header names a column twice: {preview(dict.fromkeys(dup))}")
@@ -279,8 +329,10 @@ class MatrixLayout:
             Keyword arguments of ``pandas.read_csv``.
         """
         options = dict(sep=self.delimiter, header=0, names=self.header, encoding="utf-8-sig", engine="c")
-        if self.id_column:
+        if self.id_column:  # an id is text as written: 'NA' or 'None' names an object (an empty cell is refused)
             options["dtype"] = {self.id_column: str}
+            options["keep_default_na"] = False
+            options["na_values"] = {c: _MISSING for c in self.class_columns}
         return {**options, **extra}
 
     def row(self, r):
@@ -327,7 +379,8 @@ def matrix_layout(path, hierarchy, name, *, id_column=None, header=None):
     path = _check_input_file(path, what)
     delimiter, lines = ",", header is None
     if lines:
-        header, delimiter = _header(path, what)
+        wanted = {str(c) for c in hierarchy.classes}
+        header, delimiter = _header(path, what, fits=lambda names: wanted <= set(names))
     if id_column is not None and id_column in {str(c) for c in hierarchy.classes}:
         raise InputError(f"the id column {id_column!r} is the name of a class of the hierarchy; the ids need a "
                          "column of their own")
@@ -372,8 +425,9 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
                                                            skiprows=range(1, first_row + 1), nrows=len(frame)))
         _raise_first_bad_cell(frame.astype(str), class_columns, layout, first_row)
     ids = None
-    if layout.id_column is not None:
-        ids = frame[layout.id_column].to_numpy()
+    if layout.id_column is not None:  # stripped, as the header's names are
+        ids = frame[layout.id_column]
+        ids = (ids.str.strip() if pd.api.types.is_string_dtype(ids) else ids).to_numpy(dtype=object)
         _check_ids(ids, layout, first_row)
     values = frame[class_columns].to_numpy(dtype=float)
     bad = first_true(~np.isfinite(values))

@@ -129,9 +129,26 @@ def _reading(path, what):
         with _open_text(path) as fh:
             yield fh
     except UnicodeDecodeError:
-        raise InputError(f"{what} {path} is not UTF-8 text (plain or gzip-compressed); save it as UTF-8") from None
+        where = _first_undecodable(path)
+        raise InputError(f"{what} {path} is not UTF-8 text (plain or gzip-compressed){where}; save it as UTF-8") \
+            from None
     except (EOFError, gzip.BadGzipFile) as exc:
         raise InputError(f"{what} {path}: cannot decompress it ({exc})") from None
+
+
+def _first_undecodable(path):
+    """Where the first byte that is not UTF-8 lies (``": byte 0xe9 on line 3 cannot be decoded"``), or ``""``."""
+    import gzip
+
+    with Path(path).open("rb") as fh:
+        compressed = fh.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if compressed else Path(path).open("rb")) as fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f": byte {raw[exc.start]:#04x} on line {number} cannot be decoded"
+    return ""
 
 
 def is_obo_file(path):
@@ -483,6 +500,7 @@ def _read_predictions(path, tables, ontology):
         raise FileNotFoundError(f"predictions file {str(path)!r} does not exist")
     tables = [({c: k for k, c in enumerate(h.classes)}, {t: i for i, t in enumerate(targets)},
                np.zeros((len(targets), h.n_classes))) for h, targets in tables]
+    odd = []  # line numbers of NaN scores and scores outside [0, 1]
     with _reading(path, "predictions file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
@@ -502,8 +520,14 @@ def _read_predictions(path, tables, ontology):
                     score = _score(fields[2], path, number)
                     if score is None:
                         break  # a header line
+                    if not 0 <= score <= 1:
+                        odd.append(number)
                 for k in cols:  # max(old, NaN) keeps the old score: a NaN line counts as absent, as in cafaeval
                     values[i, k] = max(values[i, k], score)
+    if odd:
+        warnings.warn(f"{len(odd)} lines of predictions file {path} hold a NaN score or one outside [0, 1] (first: "
+                      f"line {odd[0]}); read as cafaeval reads them: NaN as no prediction, the others as they are, "
+                      "above or below every threshold", stacklevel=3)
     return [values for _, _, values in tables]
 
 

@@ -220,8 +220,9 @@ def test_bad_arrays_name_the_argument():
     with pytest.raises(InputError, match="X has 10 rows but y has 2000"):
         MLPR(hierarchy=h, **PAPER).fit(s[:10], y)
     nan = s.copy()
-    nan[5, 2] = np.nan
-    with pytest.raises(ValueError, match="Input X contains NaN"):
+    nan[5, 2] = np.nan  # one line naming the row and the class (column 2 of h is class 'b')
+    NOT_FINITE = "X must be finite; 1 entries are NaN or infinite, the first at row 5, class 'b'"
+    with pytest.raises(InputError, match=NOT_FINITE):
         MLPR(hierarchy=h, **PAPER).fit(nan, y)
     with pytest.raises(InputError, match="y has 3 columns but the hierarchy has 4 classes"):
         MLPR(hierarchy=h, **PAPER).fit(s, y[:, :3])
@@ -234,7 +235,7 @@ def test_bad_arrays_name_the_argument():
     model = MLPR(hierarchy=h, **PAPER).fit(s, y)
     with pytest.raises(ValueError, match="X has 3 features, but MLPR is expecting 4 features"):
         model.predict_proba(s[:, :3])
-    with pytest.raises(ValueError, match="Input X contains NaN"):
+    with pytest.raises(InputError, match=NOT_FINITE):
         model.predict_proba(nan)
 
 

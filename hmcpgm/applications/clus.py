@@ -164,7 +164,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
 
     from ..datasets import load_hmc_arff
     from ..estimator import MLPR
-    from ..exceptions import HierarchyError
+    from ..exceptions import HierarchyError, InputError
     from ..first_stage import fit_first_stage, out_of_fold_scores, predict_scores
     from ..inference import engine_in_use
     from ..plot import reliability_table
@@ -176,6 +176,9 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         part: load_hmc_arff(d) if isinstance(d, (str, Path)) else d
         for part, d in (("train", train), ("valid", valid), ("test", test)) if d is not None
     }
+    for part, d in data.items():
+        if len(d.labels) == 0:
+            raise InputError(f"the {part} rows ({d.path}) are empty: the ARFF file has no data rows")
     if "valid" not in data:
         data["train"], data["valid"] = split_validation(data["train"], valid_fraction, seed)
     hierarchy = data["train"].hierarchy

@@ -92,16 +92,34 @@ def _run(args):
     given = {what: getattr(args, name, None) for name, what in inputs.items()}
     written = {what: getattr(args, name, None) for name, what in outputs.items()}
     check_distinct(given, written)
+    copies = {}  # temporary copy of a stream -> how messages name it
+
+    def spool(value):
+        path = stack.enter_context(spooled(value))
+        if path is not None and str(path) != str(value):
+            copies[str(path)] = "standard input (-)" if str(value) == "-" else repr(str(value))
+        return path
+
     with contextlib.ExitStack() as stack:
         for name in inputs:
             value = getattr(args, name, None)
-            if isinstance(value, list):
-                setattr(args, name, [stack.enter_context(spooled(v)) for v in value])
-            else:
-                setattr(args, name, stack.enter_context(spooled(value)))
+            setattr(args, name, [spool(v) for v in value] if isinstance(value, list) else spool(value))
         if "-" in written.values():
             stack.enter_context(data_on_stdout())  # data to standard output, messages to standard error
-        args.run(args)
+        try:
+            args.run(args)
+        except Exception as exc:  # a message naming a temporary copy names the stream the user gave instead
+            _name_streams(exc, copies)
+            raise
+
+
+def _name_streams(exc, copies):
+    """Replace, in ``exc``'s message, each temporary copy's path by the input the user gave."""
+    for copy, given in copies.items():
+        exc.args = tuple(a.replace(repr(copy), given).replace(copy, given) if isinstance(a, str) else a
+                         for a in exc.args)
+        if isinstance(exc, OSError) and exc.filename == copy:
+            exc.filename = given
 
 
 def _closed_pipe():

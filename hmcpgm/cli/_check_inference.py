@@ -179,5 +179,8 @@ def command_check_inference(args):
             "engines": _records(report),
             "loopy_errors_by_class_structure": {n: _records(t) for n, t in grouped.items()},
         }
-        Path(args.json).write_text(json.dumps(out, indent=2))
+        from .._atomic import atomic_write
+
+        with atomic_write(args.json) as fh:  # "-": standard output (messages went to standard error)
+            fh.write(json.dumps(out, indent=2) + "\n")
         print(f"wrote {args.json}")

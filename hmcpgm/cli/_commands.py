@@ -1,5 +1,6 @@
 """The commands of the ``hmcpgm`` command line: each reads its files, calls the public API, writes."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,10 @@ FILES = {
     "predict": ({"model": "the model file", "scores": "the scores file"}, {"output": "-o", "decisions": "--decisions"}),
     "rank": ({"values": "the values file", "hierarchy": "the hierarchy or model file"}, {"output": "-o"}),
     "benchmark": ({"files": "an ARFF file"}, {"json": "--json"}),
+    "evaluate": ({"ontology": "the ontology file", "predictions": "the predictions", "ground_truth":
+                  "the ground truth file", "ia": "the --ia file"}, {"json": "--json"}),
+    "check-inference": ({"hierarchy": "the hierarchy file", "model": "the --model file", "scores":
+                         "the --scores file"}, {"json": "--json"}),
 }
 
 
@@ -100,8 +105,12 @@ def command_fit(args):
     check_output(args.output, "-o")
     steps = _Steps(args, 4, "fit")
     hierarchy, ontology = hierarchy_argument(args.hierarchy, args, args.scores)
-    scores, labels = _scored_rows(args.scores, args.labels, hierarchy, ontology, args)
-    holdout = None if args.holdout is None else _scored_rows(*args.holdout, hierarchy, ontology, args)
+    ids, scores, labels = _scored_rows(args.scores, args.labels, hierarchy, ontology, args)
+    holdout = None
+    if args.holdout is not None:
+        _not_the_training_file(args.holdout[0], args.scores)
+        held_ids, *holdout = _scored_rows(*args.holdout, hierarchy, ontology, args)
+        _not_trained_on(held_ids, ids)
     steps.step("read")
     model = MLPR(
         hierarchy=hierarchy, version=args.mlpr_version or "auto", score_model=args.score_model,
@@ -129,8 +138,27 @@ def command_fit(args):
     print(f"fitted on {len(scores)} objects x {hierarchy.n_classes} classes, {chosen}; saved {args.output}")
 
 
+def _not_the_training_file(held_out, training):
+    """Refuse ``--holdout`` scores that are the training scores file: the map would be fitted on trained rows."""
+    if os.path.isfile(held_out) and os.path.isfile(training) and os.path.samefile(held_out, training):
+        raise UserError(f"--holdout: the scores file {held_out} is the training scores file; held-out rows must "
+                        "be objects the model is not fitted on")
+
+
+def _not_trained_on(held_ids, ids):
+    """Refuse ``--holdout`` objects whose ids are training objects (with --id-column)."""
+    import numpy as np
+
+    if held_ids is None or ids is None:
+        return
+    both = np.isin(held_ids, ids)
+    if both.any():
+        raise UserError(f"--holdout: {int(both.sum())} of its objects are training objects (first: "
+                        f"{held_ids[np.argmax(both)]!r}); held-out rows must be objects the model is not fitted on")
+
+
 def _scored_rows(scores_path, labels_path, hierarchy, ontology, args):
-    """Scores and 0/1 labels of the same objects (paired by id with --id-column, else by position), checked."""
+    """Ids (or None), scores and 0/1 labels of the same objects (paired by id with --id-column, else by position)."""
     from ..io import align_by_id, read_matrix
     from ..ontology import is_annotation_file
     from ._go import annotation_labels
@@ -152,7 +180,7 @@ def _scored_rows(scores_path, labels_path, hierarchy, ontology, args):
             (lambda r: f"row {r + 1} (line {r + 2})") if ids is None else (lambda r: f"the object with id {ids[r]!r}")
         )
         hierarchy.check_labels(labels, f"the labels of {labels_path}", where=where)
-    return scores, labels
+    return ids, scores, labels
 
 
 def command_predict(args):

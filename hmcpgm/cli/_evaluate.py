@@ -16,9 +16,10 @@ __all__ = ["add_evaluate_parser", "command_evaluate", "evaluate_files", "format_
 def read_ia(path):
     """Information accretion from a ``term ia`` file (cafaeval's ``-ia`` format): a dict term -> float."""
     from ..exceptions import InputError
+    from ..io import utf8_text
 
     ia = {}
-    with Path(path).open(encoding="utf-8-sig") as fh:
+    with utf8_text(path, "IA file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
             if not fields:
@@ -131,7 +132,10 @@ def command_evaluate(args):
         print("(Smin and weighted Fmax weigh terms by information accretion estimated from GROUND_TRUTH; "
               "pass --ia FILE to use given values)")
     if args.json:
-        Path(args.json).write_text(json.dumps(out[None] if len(files) == 1 else out, indent=2))
+        from .._atomic import atomic_write
+
+        with atomic_write(args.json) as fh:  # "-": standard output (messages went to standard error)
+            fh.write(json.dumps(out[None] if len(files) == 1 else out, indent=2) + "\n")
         print(f"wrote {args.json}")
 
 

@@ -103,7 +103,7 @@ def load_hmc_arff(path, *, super_root="root"):
     except OSError as exc:
         raise InputError(f"cannot read ARFF file {str(path)!r}: {exc.strerror}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows "UTF-8 with BOM") is dropped
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
     return _parse(text.splitlines(), str(path), super_root)

@@ -172,16 +172,31 @@ def _kde(data, cols):
     return kde_tables(data.t, data.y, cols, data.lo, data.hi, data.opts)
 
 
+def _spread(x):
+    """The sample standard deviation of ``x``: exactly 0 when ``x`` is constant, and unit free.
+
+    A constant sample's ``std`` is rounding noise (1e-16 for 0.3s), not 0; scores near
+    1e-300 have squares that underflow to 0, so they are measured in units of their largest.
+    """
+    if len(x) < 2 or x.min() == x.max():
+        return 0.0
+    sd = x.std(ddof=1)
+    if not 0 < sd < np.inf:
+        unit = np.abs(x).max()
+        sd = (x / unit).std(ddof=1) * unit
+    return float(sd)
+
+
 def _fit_gaussian(s, y, informative):
     m, n_classes = s.shape
     mean = np.zeros((n_classes, 2))
     sd = np.ones((n_classes, 2))
-    sd_all = s.std(axis=0, ddof=1) if m > 1 else np.zeros(n_classes)
+    sd_all = np.array([_spread(s[:, k]) for k in range(n_classes)])
     for k in np.flatnonzero(informative):
         for label in (0, 1):
             x = s[y[:, k] == label, k]
             mean[k, label] = x.mean()
-            sd_k = x.std(ddof=1) if len(x) > 1 else sd_all[k]
+            sd_k = _spread(x) if len(x) > 1 else sd_all[k]
             # guard zero variance: a constant sample borrows the spread of all scores,
             # and nothing is narrower than 1e-6 of it (or 1e-6 if all scores are equal)
             floor = 1e-6 * (sd_all[k] if sd_all[k] > 0 else 1.0)

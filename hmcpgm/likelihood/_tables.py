@@ -94,8 +94,10 @@ def precision_tables(t, y, grid, n_quantiles=100):
         pos_above = np.concatenate([np.cumsum(yk[order][::-1])[::-1], [0]])  # positives at rank >= i
         cuts = np.quantile(xs, np.linspace(0, 1, n_quantiles + 1)[:-1])
         first = np.unique(np.searchsorted(xs, cuts, side="left"))  # ties: one point per distinct cut
-        if len(first) < 5:  # too few distinct scores to smooth: the class's prevalence
-            out[j] = yk.mean()
+        if len(first) < 5:  # too few distinct quantiles to smooth: each group's rate of positives, nearest group
+            ys, bounds = yk[order], np.append(first, n)
+            rate = np.array([ys[a:b].mean() for a, b in zip(bounds[:-1], bounds[1:])])
+            out[j] = rate[np.searchsorted((xs[first[1:] - 1] + xs[first[1:]]) / 2, grid[j])]
             continue
         count = n - first
         u = first / n

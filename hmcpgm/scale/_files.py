@@ -64,6 +64,8 @@ def read_matrix_chunks(path, hierarchy, name, *, chunk_size=None, id_column=None
         blocks, layout = _csv_frames(path, hierarchy, name, chunk_size, id_column)
     seen, first_row = {}, 0
     for frame in blocks:
+        if len(frame) == 0:  # a header-only file: pandas gives its columns no numeric dtype; refused below
+            continue
         ids, values = frame_matrix(frame, layout, first_row=first_row)
         if ids is not None:
             for i, key in enumerate(ids):
