@@ -28,7 +28,7 @@ from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
 __all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output",
-           "MatrixLayout", "matrix_layout", "frame_matrix", "utf8_text", "PARQUET"]
+           "MatrixLayout", "matrix_layout", "frame_matrix", "open_text", "utf8_text", "PARQUET"]
 
 _DELIMITERS = ("\t", ",", ";")
 
@@ -62,12 +62,46 @@ def _encoding(path, what):
     return "utf-8-sig"
 
 
+def open_text(path):
+    r"""A text stream over a UTF-8 file (a byte-order mark dropped), gzip-compressed or not.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; compressed files are told by their first bytes, not by their name
+        (GO releases its GAF files as ``.gaf.gz``).
+
+    Returns
+    -------
+    file object
+        Open for reading text; the caller closes it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = Path(d) / "a.txt"
+    ...     _ = path.write_bytes(b"\xef\xbb\xbfGO:1 0.5\n")
+    ...     with open_text(path) as fh:
+    ...         fh.read()
+    'GO:1 0.5\n'
+    """
+    path = Path(path)
+    with path.open("rb") as fh:
+        compressed = fh.read(2) == b"\x1f\x8b"
+    if compressed:
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8-sig")
+    return path.open(encoding="utf-8-sig")
+
+
 @contextlib.contextmanager
 def utf8_text(path, what):
-    """``path`` open as UTF-8 text (a byte-order mark dropped); another encoding is a one-line InputError.
+    """:func:`open_text` for readers that stream a file's lines; bad contents are a one-line InputError.
 
-    For readers that stream a file's lines: a ``UnicodeDecodeError`` met in the block
-    becomes an error naming the file, the first bad byte and its line.
+    A ``UnicodeDecodeError`` met in the block becomes an error naming the file, the
+    first bad byte and its line; a truncated or broken gzip file one naming the file.
 
     Parameters
     ----------
@@ -80,18 +114,31 @@ def utf8_text(path, what):
     ------
     file object
     """
+    import gzip
+
     try:
-        with open(path, encoding="utf-8-sig") as fh:
+        with open_text(path) as fh:
             yield fh
     except UnicodeDecodeError:
-        with open(path, "rb") as fh:  # where: the file again, line by line, in binary
-            for number, raw in enumerate(fh, 1):
-                try:
-                    raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise InputError(f"{what} {path} is not UTF-8: byte {raw[exc.start]:#04x} on line {number} "
-                                     "cannot be decoded; save the file as UTF-8") from None
-        raise
+        raise InputError(f"{what} {path} is not UTF-8 text (plain or gzip-compressed){_first_undecodable(path)}; "
+                         "save it as UTF-8") from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(f"{what} {path}: cannot decompress it ({exc})") from None
+
+
+def _first_undecodable(path):
+    """Where the first byte that is not UTF-8 lies (``": byte 0xe9 on line 3 cannot be decoded"``), or ``""``."""
+    import gzip
+
+    with Path(path).open("rb") as fh:
+        compressed = fh.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if compressed else Path(path).open("rb")) as fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f": byte {raw[exc.start]:#04x} on line {number} cannot be decoded"
+    return ""
 
 
 def _text_lines(path, what):

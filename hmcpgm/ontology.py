@@ -20,7 +20,6 @@ import csv
 import io
 import re
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import numpy as np
 
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
+from .io import open_text, utf8_text
 
 __all__ = [
     "Ontology",
@@ -108,49 +108,6 @@ class Ontology:
         return self.alt_ids.get(term, ())
 
 
-def _open_text(path):
-    """A text stream over a UTF-8 file, gzip-compressed or not (GO releases its GAF files as ``.gaf.gz``)."""
-    path = Path(path)
-    with path.open("rb") as fh:
-        compressed = fh.read(2) == b"\x1f\x8b"
-    if compressed:
-        import gzip
-
-        return gzip.open(path, "rt", encoding="utf-8-sig")
-    return path.open(encoding="utf-8-sig")
-
-
-@contextmanager
-def _reading(path, what):
-    """``_open_text(path)``, with undecodable or truncated contents as a one-line InputError."""
-    import gzip
-
-    try:
-        with _open_text(path) as fh:
-            yield fh
-    except UnicodeDecodeError:
-        where = _first_undecodable(path)
-        raise InputError(f"{what} {path} is not UTF-8 text (plain or gzip-compressed){where}; save it as UTF-8") \
-            from None
-    except (EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"{what} {path}: cannot decompress it ({exc})") from None
-
-
-def _first_undecodable(path):
-    """Where the first byte that is not UTF-8 lies (``": byte 0xe9 on line 3 cannot be decoded"``), or ``""``."""
-    import gzip
-
-    with Path(path).open("rb") as fh:
-        compressed = fh.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rb") if compressed else Path(path).open("rb")) as fh:
-        for number, raw in enumerate(fh, 1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return f": byte {raw[exc.start]:#04x} on line {number} cannot be decoded"
-    return ""
-
-
 def is_obo_file(path):
     """Whether ``path`` is an OBO file: an ``.obo`` or ``.obo.gz`` suffix, or a first line ``format-version:`` or
     ``[Term]``.
@@ -169,7 +126,7 @@ def is_obo_file(path):
     if path.name.lower().endswith((".obo", ".obo.gz")):
         return True
     try:
-        with _open_text(path) as fh:
+        with open_text(path) as fh:
             for line in fh:
                 if line.strip():
                     return line.startswith(("format-version:", "[Term]"))
@@ -212,7 +169,7 @@ def read_ontology(path, relations=("is_a", "part_of")):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"ontology file {str(path)!r} does not exist")
-    with _reading(path, "ontology file") as fh:
+    with utf8_text(path, "ontology file") as fh:
         text = fh.read()
     # OBO does not require a blank line before a stanza header; obonet splits stanzas at blank lines only
     text = re.sub(r"(?m)^(?=\[[A-Za-z]+\][ \t]*$)", "\n", text)
@@ -326,7 +283,7 @@ def is_annotation_file(path):
         ``EntryID term aspect``), the second not a number (a label matrix has 0/1 cells).
     """
     try:
-        with _open_text(path) as fh:
+        with open_text(path) as fh:
             lines = []
             for line in fh:
                 if line.startswith("!gaf-version"):
@@ -353,7 +310,7 @@ def _annotation_pairs(path):
     if not path.is_file():
         raise FileNotFoundError(f"annotation file {str(path)!r} does not exist")
     pairs, gaf, header = [], None, False
-    with _reading(path, "annotation file") as fh:
+    with utf8_text(path, "annotation file") as fh:
         for number, line in enumerate(fh, 1):
             if line.startswith("!gaf-version"):
                 gaf = True
@@ -501,7 +458,7 @@ def _read_predictions(path, tables, ontology):
     tables = [({c: k for k, c in enumerate(h.classes)}, {t: i for i, t in enumerate(targets)},
                np.zeros((len(targets), h.n_classes))) for h, targets in tables]
     odd = []  # line numbers of NaN scores and scores outside [0, 1]
-    with _reading(path, "predictions file") as fh:
+    with utf8_text(path, "predictions file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
             if len(fields) < 3:
