@@ -16,8 +16,8 @@ from ._arrays import first_true
 from ._util import preview, repeated
 from .exceptions import InputError
 
-__all__ = ["aligned_matrices", "at_the_door", "checked_at_the_door", "class_matrix", "column_positions", "is_frame",
-           "rows_aligned"]
+__all__ = ["aligned_matrices", "as_pandas", "at_the_door", "checked_at_the_door", "class_matrix", "column_positions",
+           "is_frame", "rows_aligned"]
 
 
 #: True inside :func:`checked_at_the_door`: the arrays hmcpgm's own functions hand each other were checked once.
@@ -58,6 +58,33 @@ def at_the_door():
 def is_frame(values):
     """True for a pandas DataFrame (checked without importing pandas)."""
     return hasattr(values, "columns") and hasattr(values, "iloc")
+
+
+def as_pandas(values):
+    """A table of another library (pyarrow, polars: the dataframe interchange protocol) as a pandas DataFrame.
+
+    Such a table names its columns, so it must be aligned by class name as a
+    DataFrame is, never read in column order; anything else is returned as it is.
+
+    Parameters
+    ----------
+    values : object
+
+    Returns
+    -------
+    DataFrame or object
+        ``values`` itself unless it is a table of another library.
+
+    Examples
+    --------
+    >>> as_pandas([[1.0, 2.0]])
+    [[1.0, 2.0]]
+    """
+    if is_frame(values) or not hasattr(values, "__dataframe__"):
+        return values
+    import pandas as pd
+
+    return pd.api.interchange.from_dataframe(values)
 
 
 def rows_aligned(frame, index, name, reference):
@@ -154,8 +181,8 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
     Parameters
     ----------
     values : array-like or DataFrame
-        A numpy array is taken in ``classes`` order; a DataFrame is aligned by
-        column name (any order).
+        A numpy array is taken in ``classes`` order; a DataFrame (or a pyarrow or
+        polars table, :func:`as_pandas`) is aligned by column name (any order).
     classes : Hierarchy, Ranking or sequence of class names
     name : str
         The argument's name, for messages.
@@ -169,6 +196,7 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
     >>> class_matrix(pd.DataFrame({"b": [2.0], "a": [1.0]}), ["a", "b"])
     array([[1., 2.]])
     """
+    values = as_pandas(values)
     if is_frame(values):  # C order, as an array would be: the same sums in the same order
         values = np.ascontiguousarray(values.iloc[:, column_positions(values.columns, classes, name)].to_numpy())
     owner = _owner(classes)

@@ -12,6 +12,7 @@ import numpy as np
 from ._arrays import binary_matrix, first_true
 from ._columns import (
     aligned_matrices,
+    as_pandas,
     at_the_door,
     checked_at_the_door,
     class_matrix,
@@ -24,6 +25,8 @@ from .hierarchy import Hierarchy
 
 __all__ = [
     "aligned_matrices",
+    "as_pandas",
+    "score_array",
     "rows_aligned",
     "check_instance",
     "column_positions",
@@ -118,3 +121,39 @@ def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
         )
     return arr
 
+
+def score_array(estimator, X, *, reset, min_rows):
+    """scikit-learn's checks of a score array ``X`` for an estimator (type, dimensions, feature count), each
+    refusal one line.
+
+    Finiteness is left to :func:`class_matrix`, whose message names the row and class
+    (scikit-learn's runs over several lines); ``min_rows=0`` lets predictions of no
+    objects be empty, as they are for a DataFrame.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        Whose ``n_features_in_`` is set (``reset``) or checked.
+    X : array-like
+        Not a DataFrame.
+    reset : bool
+        As in ``sklearn.utils.validation.validate_data``.
+    min_rows : int
+        Fewest rows accepted.
+
+    Returns
+    -------
+    ndarray of float64
+        The array, not yet checked for NaN or infinite values.
+    """
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite=False,
+                             ensure_min_samples=min_rows)
+    except ValueError as exc:
+        lines = str(exc).strip().splitlines()
+        first = lines[0].rstrip(":") if lines else type(exc).__name__
+        if len(lines) == 1 and first.startswith("X "):
+            raise
+        raise InputError(f"X must be a real (n_objects, n_classes) array of scores: {first}") from None

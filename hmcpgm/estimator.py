@@ -17,11 +17,19 @@ from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._arrays import label_target
 from ._estimator_params import check_params
-from ._validation import checked_at_the_door, class_matrix, is_frame, label_matrix, rows_aligned
+from ._validation import (
+    as_pandas,
+    checked_at_the_door,
+    class_matrix,
+    is_frame,
+    label_matrix,
+    rows_aligned,
+    score_array,
+)
 from .exceptions import InputError
 from .hierarchy import Hierarchy
 from .likelihood import fit_score_model
@@ -37,19 +45,6 @@ SCORE_LIMIT = 1e100
 HELD_OUT_PRIOR_COUNT = 2.0
 
 __all__ = ["MLPR", "check_params"]
-
-
-def _as_pandas(data):
-    """A table of another library (pyarrow, polars: the dataframe interchange protocol) as a pandas DataFrame.
-
-    Its columns have names, so they are aligned by class name as a DataFrame's are, never
-    taken in position order; anything else is returned as it is.
-    """
-    if is_frame(data) or not hasattr(data, "__dataframe__"):
-        return data
-    import pandas as pd
-
-    return pd.api.interchange.from_dataframe(data)
 
 
 class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
@@ -352,14 +347,14 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The fitted estimator.
         """
         check_params(self)
-        X, y = _as_pandas(X), _as_pandas(y)
+        X, y = as_pandas(X), as_pandas(y)
         if y is None:
             raise InputError(
                 "MLPR requires y to be passed, but the target y is None: MLPR learns from 0/1 "
                 "labels, one column per class"
             )
         if not is_frame(X):  # standard checks of arrays (sparse, complex, empty, 1-D) first, once
-            X = self._score_array(X, reset=True, min_rows=1)
+            X = score_array(self, X, reset=True, min_rows=1)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True, validated=not is_frame(X))
         if is_frame(X) and is_frame(y):
@@ -428,29 +423,13 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 self.n_features_in_ = s.shape[1]
                 self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
             return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
-        s = X if validated else self._score_array(X, reset=reset, min_rows=0)
+        s = X if validated else score_array(self, X, reset=reset, min_rows=0)
         if s.shape[1] != hierarchy.n_classes:
             raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
         if reset and hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         s = class_matrix(s, hierarchy, "X")  # finite, or one line naming the row and class
         return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
-
-    def _score_array(self, X, *, reset, min_rows):
-        """scikit-learn's checks of an array ``X`` (type, dimensions, feature count), each refusal one line.
-
-        Finiteness is left to :func:`class_matrix`, whose message names the row and class;
-        ``min_rows=0`` lets predictions of no objects be empty, as they are for a DataFrame.
-        """
-        try:
-            return validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite=False,
-                                 ensure_min_samples=min_rows)
-        except ValueError as exc:
-            lines = str(exc).strip().splitlines()
-            first = lines[0].rstrip(":") if lines else type(exc).__name__
-            if len(lines) == 1 and first.startswith("X "):
-                raise
-            raise InputError(f"X must be a real (n_objects, n_classes) array of scores: {first}") from None
 
     # ------------------------------------------------------------------ prediction
     def _check_X(self, X):
@@ -480,7 +459,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         from .tempering import temper
 
-        s = self._check_X(_as_pandas(X))  # checks the fitted state first
+        s = self._check_X(as_pandas(X))  # checks the fitted state first
         return temper(self.score_model_.likelihoods(s), self.tempering_)
 
     def lpr(self, X):
@@ -496,7 +475,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = _as_pandas(X)
+        X = as_pandas(X)
         s = self._check_X(X)  # checks the fitted state first
         return self._wrap(self.score_model_.lpr(s), X)
 
@@ -514,7 +493,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
             ``X`` is one.
         """
-        X = _as_pandas(X)
+        X = as_pandas(X)
         return self._wrap(self._mlpr(self._check_X(X)), X)
 
     def calibrated_proba(self, X):
@@ -534,7 +513,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = _as_pandas(X)
+        X = as_pandas(X)
         return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
 
     def _calibrated(self, p):
@@ -585,7 +564,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         from .calibration import fit_recalibration as fit_map
 
-        X, y = _as_pandas(X), _as_pandas(y)
+        X, y = as_pandas(X), as_pandas(y)
         s = self._check_X(X)
         if s.shape[0] == 0:
             raise InputError("X has no rows: fit_recalibration needs held-out rows of scores and their labels y")
@@ -680,7 +659,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of int8, shape (M, K)
             The 0/1 decisions; a DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = _as_pandas(X)
+        X = as_pandas(X)
         return self._wrap(self._decide(self._mlpr(self._check_X(X))), X)
 
     def score(self, X, y, sample_weight=None):
@@ -712,7 +691,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
         if sample_weight is not None:
             raise InputError("MLPR.score takes no sample_weight: it is the average precision of a ranking")
-        X, y = _as_pandas(X), _as_pandas(y)
+        X, y = as_pandas(X), as_pandas(y)
         if is_frame(X) and is_frame(y):
             y = rows_aligned(y, X.index, "y", "X")
         labels = label_matrix(self._label_array(y), self.hierarchy_, "y", close=self.close_labels)
@@ -740,7 +719,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             index) when ``mlpr`` is one.
         """
         check_is_fitted(self, ["network_"])
-        mlpr = _as_pandas(mlpr)
+        mlpr = as_pandas(mlpr)
         p = class_matrix(mlpr, self.hierarchy_, "mlpr", allow_nan=True) if is_frame(mlpr) else mlpr
         return self._wrap(self._decide(p), mlpr)
 

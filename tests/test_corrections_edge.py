@@ -283,3 +283,50 @@ def test_gpav_is_equivariant_under_shifts_and_scalings(data):
     x = gpav(y, h, weights=w)
     np.testing.assert_allclose(gpav(a * y + c, h, weights=w), a * x + c, rtol=0, atol=1e-9 * (a + abs(c)))
     np.testing.assert_allclose(gpav(y, h, weights=w * 1e3), x, rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- tables of other libraries, NaN arrays
+def _three_classes():
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c")], classes=["c", "a", "b"])  # columns not topological
+    rng = np.random.default_rng(3)
+    y = np.zeros((60, 3), int)
+    y[:, 1] = rng.random(60) < 0.6
+    y[:, 0] = y[:, 1] & (rng.random(60) < 0.5)
+    y[:, 2] = y[:, 1] & (rng.random(60) < 0.5)
+    return h, y + rng.normal(0, 0.4, size=y.shape), y
+
+
+def test_a_pyarrow_table_is_aligned_by_class_name_in_corrections_and_rankings():
+    """A pyarrow Table names its columns (the dataframe interchange protocol), but functions that take a
+    DataFrame by name read it in position order: permuted columns were corrected as other classes."""
+    pa = pytest.importorskip("pyarrow")
+    from hmcpgm import hier_rank
+
+    h, X, y = _three_classes()
+    frame = pd.DataFrame(X, columns=list(h.classes))
+    permuted = pa.Table.from_pandas(frame[["b", "a", "c"]])
+    np.testing.assert_array_equal(np.asarray(htd(permuted, h)), htd(X, h))
+    np.testing.assert_array_equal(hier_rank(permuted, h).ranks, hier_rank(X, h).ranks)
+    expected = HierarchicalCorrection(hierarchy=h, correction="htd").fit(X, y).predict_proba(X)
+    labels = pa.Table.from_pandas(pd.DataFrame(y, columns=list(h.classes))[["a", "c", "b"]])
+    model = HierarchicalCorrection(hierarchy=h, correction="htd").fit(permuted, labels)
+    got = model.predict_proba(permuted)
+    assert list(got.columns) == list(h.classes)
+    np.testing.assert_array_equal(got.to_numpy(), expected)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_hierarchical_correction_refuses_a_nan_score_array_in_one_line(bad):
+    """scikit-learn's message ran over several lines (advising HistGradientBoosting) and named no class."""
+    h, X, y = _three_classes()
+    X[7, 2] = bad
+    model = HierarchicalCorrection(hierarchy=h, correction="htd")
+    with pytest.raises(InputError, match=r"X must be finite.*row 7, class 'b'") as exc:
+        model.fit(X, y)
+    assert one_line(exc)
+    X[7, 2] = 0.5
+    model.fit(X, y)
+    X[3, 0] = bad
+    with pytest.raises(InputError, match=r"X must be finite.*row 3, class 'c'") as exc:
+        model.predict_proba(X)
+    assert one_line(exc)

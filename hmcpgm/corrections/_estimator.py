@@ -2,10 +2,10 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._arrays import binary_matrix, label_target
-from .._validation import check_hierarchy, class_matrix, is_frame, rows_aligned
+from .._validation import as_pandas, check_hierarchy, class_matrix, is_frame, rows_aligned, score_array
 from ..exceptions import InputError
 from ..hierarchy import Hierarchy
 from ._calibration import CALIBRATIONS, fit_calibration
@@ -123,12 +123,12 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 self.n_features_in_ = s.shape[1]
                 self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
             return np.ascontiguousarray(s, dtype=np.float64)
-        s = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
+        s = score_array(self, X, reset=reset, min_rows=1)
         if s.shape[1] != hierarchy.n_classes:
             raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
         if reset and hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        return np.ascontiguousarray(s)
+        return np.ascontiguousarray(class_matrix(s, hierarchy, "X"))  # finite, or one line naming row and class
 
     def fit(self, X, y):
         """Fit the per-class calibration on training scores and labels.
@@ -153,8 +153,9 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 "HierarchicalCorrection requires y to be passed, but the target y is None: it learns the "
                 "calibration from 0/1 labels, one column per class"
             )
+        X, y = as_pandas(X), as_pandas(y)
         if not is_frame(X):
-            X = validate_data(self, X, reset=True, dtype=np.float64)
+            X = score_array(self, X, reset=True, min_rows=1)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True)
         if is_frame(X) and is_frame(y):
@@ -188,6 +189,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (columns in ``classes_`` order, ``X``'s index) when ``X`` is one.
         """
+        X = as_pandas(X)
         return self._wrap(self._calibrated(X), X)
 
     def _calibrated(self, X):
@@ -213,6 +215,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
             ``X`` is one.
         """
+        X = as_pandas(X)
         p = self._calibrated(X)
         return self._wrap(np.asarray(self.correction_.function(p, self.hierarchy_, **self.options_)), X)
 
@@ -229,6 +232,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of int8, shape (M, K)
             Hierarchy-consistent when the correction is (every registry entry but ``"flat"``).
         """
+        X = as_pandas(X)
         p = self.predict_proba(X)
         out = (np.asarray(p) >= self.threshold).astype(np.int8)
         return self._wrap(out, X)
