@@ -528,7 +528,7 @@ _newton_columns = jit_parallel(_newton_columns_python)
 # ---------------------------------------------------------------------- recalibration of mLPRs
 @dataclass(frozen=True)
 class RecalibrationMap:
-    """An increasing map ``g`` of probabilities, piecewise linear between knots.
+    """A non-decreasing map ``g`` of probabilities, piecewise linear between knots.
 
     Call it on an array of probabilities: ``g(p)``. Beyond the first and last
     knot it is constant. Made by :func:`fit_recalibration`.

@@ -500,8 +500,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """Recalibrated mLPRs ``g(mLPR)``: probabilities whose mean of ``1 - g`` over the top of a
         ranking estimates its false discovery proportion (the mLPRs when ``recalibrate=False``).
 
-        ``g`` is increasing and shared by all classes, so a child stays at or below its
-        parent and the order of the events does not change.
+        ``g`` is non-decreasing and shared by all classes, so a child stays at or below
+        its parent and no two events swap; events may tie where ``g`` is flat (within
+        an isotonic block, and beyond its first and last knots). Rank the mLPRs
+        (:meth:`predict_proba`), not these values, where the order matters.
 
         Parameters
         ----------
