@@ -24,6 +24,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -71,7 +72,7 @@ _CURATOR = frozenset({"IC", "ND"})
 _ELECTRONIC = frozenset({"IEA"})
 #: Every GO evidence code: the groups of the GO guide (experimental, high-throughput, phylogenetic,
 #: computational, author statement TAS/NAS, curator statement IC/ND, electronic IEA) and IMR, the
-#: retired code that IKR replaced, still in ECO's mapping and in older files.
+#: retired code that IKR replaced, still in ECO's GAF mapping.
 EVIDENCE_CODES = (EXPERIMENTAL | HIGH_THROUGHPUT | _PHYLOGENETIC | _COMPUTATIONAL | _AUTHOR | _CURATOR
                   | _ELECTRONIC | {"IMR"})
 #: CAFA's experimental annotations, what a CAFA ground truth counts: the experimental codes, traceable
@@ -84,9 +85,10 @@ CAFA = EXPERIMENTAL | {"TAS", "IC"}
 CAFA5 = CAFA | HIGH_THROUGHPUT
 #: The codes a curator assigns: all but IEA, the only code the GO guide says no curator assigns.
 MANUAL = EVIDENCE_CODES - _ELECTRONIC
-#: The named sets ``evidence=`` (and ``--evidence`` on the command line) accepts beside codes.
-EVIDENCE_SETS = {"experimental": EXPERIMENTAL, "high-throughput": HIGH_THROUGHPUT, "cafa": CAFA, "cafa5": CAFA5,
-                 "manual": MANUAL}
+#: The named sets ``evidence=`` (and ``--evidence`` on the command line) accepts beside codes: name -> codes
+#: (read-only).
+EVIDENCE_SETS = MappingProxyType({"experimental": EXPERIMENTAL, "high-throughput": HIGH_THROUGHPUT, "cafa": CAFA,
+                                  "cafa5": CAFA5, "manual": MANUAL})
 
 
 def evidence_codes(evidence):
