@@ -10,8 +10,10 @@ The files the protein-function community exchanges, read the way the CAFA evalua
   gives a single namespace, ``"all"``;
 - **annotations**: ``target term`` lines (whitespace, tab or comma separated; the CAFA
   ground-truth format) or a GAF 2.x file (column 2 the object id, column 5 the GO id,
-  lines whose qualifier holds ``NOT`` left out); alternative ids are replaced by their
-  term; the label matrix is closed upward along the ontology;
+  lines whose qualifier holds ``NOT`` left out, and, on request, the lines whose
+  evidence code, column 7, is not among chosen ones: :data:`EXPERIMENTAL`, :data:`CAFA`,
+  ...); alternative ids are replaced by their term; the label matrix is closed upward
+  along the ontology;
 - **predictions**: ``target term score`` lines (the CAFA format); a pair given twice
   keeps its largest score.
 """
@@ -22,6 +24,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -30,7 +33,15 @@ from .hierarchy import Hierarchy
 from .io import open_text, utf8_text
 
 __all__ = [
+    "CAFA",
+    "CAFA5",
+    "EVIDENCE_CODES",
+    "EVIDENCE_SETS",
+    "EXPERIMENTAL",
+    "HIGH_THROUGHPUT",
+    "MANUAL",
     "Ontology",
+    "evidence_codes",
     "is_annotation_file",
     "is_obo_file",
     "read_annotations",
@@ -43,6 +54,88 @@ __all__ = [
 
 #: The namespace of an ontology read from an edge list.
 EDGE_LIST_NAMESPACE = "all"
+
+# GO evidence codes (GAF column 7), grouped as the GO Consortium's "Guide to GO evidence codes"
+# (geneontology.org/docs/guide-go-evidence-codes/) groups them; the list is the one the Evidence
+# and Conclusion Ontology maps to ECO terms (purl.obolibrary.org/obo/eco/gaf-eco-mapping.txt).
+
+#: The GO Consortium's experimental evidence codes: inferred from experiment, direct assay, physical
+#: interaction, mutant phenotype, genetic interaction, expression pattern.
+EXPERIMENTAL = frozenset({"EXP", "IDA", "IPI", "IMP", "IGI", "IEP"})
+#: The GO Consortium's high-throughput experimental codes (the high-throughput counterparts of
+#: EXP, IDA, IMP, IGI and IEP).
+HIGH_THROUGHPUT = frozenset({"HTP", "HDA", "HMP", "HGI", "HEP"})
+_PHYLOGENETIC = frozenset({"IBA", "IBD", "IKR", "IRD"})
+_COMPUTATIONAL = frozenset({"ISS", "ISO", "ISA", "ISM", "IGC", "RCA"})
+_AUTHOR = frozenset({"TAS", "NAS"})
+_CURATOR = frozenset({"IC", "ND"})
+_ELECTRONIC = frozenset({"IEA"})
+#: Every GO evidence code: the groups of the GO guide (experimental, high-throughput, phylogenetic,
+#: computational, author statement TAS/NAS, curator statement IC/ND, electronic IEA) and IMR, the
+#: retired code that IKR replaced, still in ECO's GAF mapping.
+EVIDENCE_CODES = (EXPERIMENTAL | HIGH_THROUGHPUT | _PHYLOGENETIC | _COMPUTATIONAL | _AUTHOR | _CURATOR
+                  | _ELECTRONIC | {"IMR"})
+#: CAFA's experimental annotations, what a CAFA ground truth counts: the experimental codes, traceable
+#: author statement TAS and inferred by curator IC, as the README of the CAFA3 final benchmark says
+#: (benchmark20171115, made by the protocol of Jiang et al. 2016, CAFA2; the CAFA3 preliminary
+#: benchmark had the six experimental codes only, :data:`EXPERIMENTAL`).
+CAFA = EXPERIMENTAL | {"TAS", "IC"}
+#: CAFA 5's training annotations (the Kaggle CAFA 5 data page: experimental or high-throughput
+#: evidence, TAS or IC): :data:`CAFA` and :data:`HIGH_THROUGHPUT`.
+CAFA5 = CAFA | HIGH_THROUGHPUT
+#: The codes a curator assigns: all but IEA, the only code the GO guide says no curator assigns.
+MANUAL = EVIDENCE_CODES - _ELECTRONIC
+#: The named sets ``evidence=`` (and ``--evidence`` on the command line) accepts beside codes: name -> codes
+#: (read-only).
+EVIDENCE_SETS = MappingProxyType({"experimental": EXPERIMENTAL, "high-throughput": HIGH_THROUGHPUT, "cafa": CAFA,
+                                  "cafa5": CAFA5, "manual": MANUAL})
+
+
+def evidence_codes(evidence):
+    """The GO evidence codes an ``evidence`` argument stands for: codes and named sets, joined.
+
+    Parameters
+    ----------
+    evidence : str or collection of str
+        Evidence codes (``"IDA"``, any case) and names of :data:`EVIDENCE_SETS`
+        (``"experimental"``, ``"high-throughput"``, ``"cafa"``, ``"cafa5"``, ``"manual"``),
+        as a collection or as one comma-separated string (``"cafa,HTP"``).
+
+    Returns
+    -------
+    frozenset of str
+        The upper-case codes, the union of what each item stands for.
+
+    Raises
+    ------
+    InputError
+        For an item that is neither a GO evidence code nor a named set, or when no code is given.
+
+    Examples
+    --------
+    >>> sorted(evidence_codes("cafa"))
+    ['EXP', 'IC', 'IDA', 'IEP', 'IGI', 'IMP', 'IPI', 'TAS']
+    >>> sorted(evidence_codes(["experimental", "iba"])) == sorted(EXPERIMENTAL | {"IBA"})
+    True
+    """
+    items = evidence.split(",") if isinstance(evidence, str) else list(evidence)
+    codes = set()
+    for item in items:
+        word = item.strip() if isinstance(item, str) else item
+        if word == "":
+            continue
+        name = word.lower().replace("_", "-") if isinstance(word, str) else None
+        if name in EVIDENCE_SETS:
+            codes |= EVIDENCE_SETS[name]
+        elif isinstance(word, str) and word.upper() in EVIDENCE_CODES:
+            codes.add(word.upper())
+        else:
+            raise InputError(f"evidence: {word!r} is neither a GO evidence code ({', '.join(sorted(EVIDENCE_CODES))}) "
+                             f"nor a named set of them ({', '.join(EVIDENCE_SETS)})")
+    if not codes:
+        raise InputError(f"evidence: no evidence code given (got {evidence!r}); pass codes such as EXP,IDA or a named "
+                         f"set ({', '.join(EVIDENCE_SETS)})")
+    return frozenset(codes)
 
 
 @dataclass(frozen=True)
@@ -303,13 +396,18 @@ def is_annotation_file(path):
 _GAF_COLUMNS = 15  # GAF 1.0 has 15 columns, GAF 2.x 17
 
 
-def _annotation_pairs(path):
+_GAF_EVIDENCE = 6  # GAF's column 7: the evidence code
+
+
+def _annotation_pairs(path, evidence=None):
     """``(target, term)`` pairs of a two-column file or a GAF file, in file order, and whether the first pair may
-    be a header (the first line of a file of columns)."""
+    be a header (the first line of a file of columns); with ``evidence`` (a set of codes), the GAF lines of
+    those evidence codes only."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"annotation file {str(path)!r} does not exist")
     pairs, gaf, header = [], None, False
+    dropped = {}  # evidence code -> lines the filter left out
     with utf8_text(path, "annotation file") as fh:
         for number, line in enumerate(fh, 1):
             if line.startswith("!gaf-version"):
@@ -326,24 +424,39 @@ def _annotation_pairs(path):
                                      f"columns, this one has {len(row)}")
                 if "NOT" in row[3].split("|"):
                     continue
+                if evidence is not None:
+                    code = row[_GAF_EVIDENCE].strip().upper()
+                    if code not in evidence:
+                        dropped[code] = dropped.get(code, 0) + 1
+                        continue
                 pairs.append((row[1], row[4]))
             else:
+                if evidence is not None:
+                    raise InputError(f"annotation file {path} has no evidence column (it holds 'target term' lines, "
+                                     "not GAF): an evidence filter cannot apply to it; pass evidence=None")
                 row = _fields(line)
                 if len(row) < 2:
                     raise InputError(
                         f"annotation file {path}, line {number}: expected 'target term', got {line.strip()!r}"
                     )
                 pairs.append((row[0], row[1]))
+    if evidence is not None and not pairs:
+        found = ", ".join(f"{c or '(empty)'} ({n})" for c, n in sorted(dropped.items(), key=lambda cn: -cn[1]))
+        raise InputError(f"annotation file {path}: no line has an evidence code of evidence "
+                         f"({', '.join(sorted(evidence))}); " + (f"its lines have {found}" if found else
+                                                                   "it has no annotation line other than NOT ones"))
     return pairs, header
 
 
-def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
+def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence=None):
     """Read gene-term annotations as a 0/1 label matrix closed upward.
 
     Parameters
     ----------
     path : str or Path
-        ``target term`` lines (tab, comma or whitespace separated) or a GAF 2.x file.
+        ``target term`` lines (tab, comma or whitespace separated) or a GAF file
+        (GAF 2.x, or 1.0: 15 or more tab-separated columns); GAF lines whose
+        qualifier (column 4) holds ``NOT`` are left out.
     hierarchy : Hierarchy
         The classes of the matrix (a namespace of ``ontology``, or some of its terms).
     ontology : Ontology, optional
@@ -354,6 +467,12 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
     namespace : str, optional
         The namespace of ``ontology`` that ``hierarchy`` is drawn from (default: the
         one holding its first class).
+    evidence : str or collection of str, optional
+        Keep only the GAF lines whose evidence code (column 7) is one of these (see
+        :func:`evidence_codes`): codes such as ``{"EXP", "IDA"}``, or named sets,
+        e.g. ``"experimental"`` (:data:`EXPERIMENTAL`) or ``"cafa"`` (:data:`CAFA`,
+        what a CAFA ground truth counts). None (default) keeps every line. A file
+        without an evidence column (``target term`` lines) is refused with a filter.
 
     Returns
     -------
@@ -362,12 +481,32 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None):
     labels : ndarray of int8, shape (len(ids), K)
         Closed upward; columns in ``hierarchy.classes`` order.
 
+    Raises
+    ------
+    InputError
+        For an unknown evidence code, a filter on a file without evidence column,
+        or a filter that keeps no line of the file.
+
     Warns
     -----
     UserWarning
         When lines name terms that no namespace of the ontology knows (they are left out).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> h = Hierarchy.from_edges([("GO:1", "GO:2"), ("GO:1", "GO:3")])
+    >>> columns = ["DB", "{}", "sym", "", "{}", "PMID:1", "{}", "", "P", "", "", "protein", "taxon:1", "20240101", "DB"]
+    >>> line = "\\t".join(columns) + "\\n"  # GAF: object id, GO id and evidence code in columns 2, 5 and 7
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = Path(d, "a.gaf")
+    ...     _ = path.write_text(line.format("P1", "GO:2", "IDA") + line.format("P2", "GO:3", "IEA"))
+    ...     every, y = read_annotations(path, h)
+    ...     kept, y_cafa = read_annotations(path, h, evidence="cafa")
+    >>> every.tolist(), kept.tolist(), y_cafa.tolist()
+    (['P1', 'P2'], ['P1'], [[1, 1, 0]])
     """
-    pairs, header = _annotation_pairs(path)
+    pairs, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
     column = {c: k for k, c in enumerate(hierarchy.classes)}
     if ontology is None:
         full, canonical = hierarchy, (lambda t: (t,) if t in column else ())

@@ -158,3 +158,70 @@ def test_fit_with_an_edge_list_and_annotations(go_files, capsys):
     assert main(["fit", str(d / "train_scores.csv"), str(d / "train_annotations.tsv"), str(d / "h.csv"),
                  "--id-column", "gene", "-o", str(d / "m.npz"), "--quiet"]) == 0
     assert f"fitted on 300 objects x {len(columns)} classes" in capsys.readouterr().out
+
+
+FAST_FIT = ["--score-model", "platt", "--tempering", "none", "--consistency", "hierrank", "--mlpr-version", "full",
+            "--quiet"]
+
+
+def _gaf_of(pairs, path):
+    """A GAF file of ``(gene, qualifier, term, evidence code)`` rows."""
+    row = "UniProtKB\t{}\tsym\t{}\t{}\tPMID:1\t{}\t\tP\tname\t\tprotein\ttaxon:9606\t20240101\tGO_Central\t\t\n"
+    path.write_text("!gaf-version: 2.2\n" + "".join(row.format(*r) for r in pairs))
+
+
+def test_fit_with_evidence_reads_the_gaf_lines_of_those_codes_only(go_files):
+    import pandas as pd
+
+    from hmcpgm.persist import load_model
+
+    d, columns = go_files
+    pairs = [line.split("\t") for line in (d / "train_annotations.tsv").read_text().splitlines()]
+    codes = ["EXP", "IDA", "IPI", "IMP", "IGI", "IEP"]
+    rows = [(g, "", t, codes[i % 6]) for i, (g, t) in enumerate(pairs)]  # the two-column file, experimental codes
+    # and, for every third gene, a term it is not annotated with, by electronic annotation, by sequence similarity
+    # and as a NOT line with an experimental code: lines the filter must leave out
+    for i, (g, t) in enumerate(pairs[::3]):
+        other = columns[(columns.index(t) + 1) % len(columns)]
+        rows.append((g, "", other, ("IEA", "ISS")[i % 2]))
+        rows.append((g, "NOT", other, "IDA"))
+    _gaf_of(rows, d / "train.gaf")
+    obo, ns = str(d / "go.obo"), NAMESPACES[0]
+    common = ["--namespace", ns, "--id-column", "gene", *FAST_FIT]
+    test = pd.read_csv(d / "test_scores.csv", index_col="gene")
+    predictions = {}
+    runs = [("tsv", "train_annotations.tsv", []), ("filtered", "train.gaf", ["--evidence", "experimental"]),
+            ("every", "train.gaf", [])]
+    for name, labels, evidence in runs:
+        assert main(["fit", str(d / "train_scores.csv"), str(d / labels), obo, "-o", str(d / f"{name}.npz"), *common,
+                     *evidence]) == 0
+        predictions[name] = load_model(d / f"{name}.npz").predict_proba(test).to_numpy()
+    np.testing.assert_array_equal(predictions["filtered"], predictions["tsv"])
+    assert not np.array_equal(predictions["every"], predictions["tsv"])  # the IEA and ISS lines change the labels
+
+
+@pytest.mark.parametrize("labels, evidence, message", [
+    ("train.gaf", "EXP,XYZ", "fit: argument --evidence: 'XYZ' is neither a GO evidence code"),
+    ("train_annotations.tsv", "cafa", "train_annotations.tsv has no evidence column (it holds 'target term' lines, "
+                                      "not GAF): an evidence filter cannot apply to it; leave out --evidence"),
+    ("labels.csv", "cafa", "--evidence keeps GAF lines of some evidence codes, but"),
+    ("train.gaf", "IEA", "train.gaf: no line has an evidence code of --evidence (IEA); its lines have EXP (300)"),
+])
+def test_fit_evidence_refusals_are_one_line(go_files, capsys, labels, evidence, message):
+    import pandas as pd
+
+    d, columns = go_files
+    pairs = [line.split("\t") for line in (d / "train_annotations.tsv").read_text().splitlines()]
+    _gaf_of([(g, "", t, "EXP") for g, t in pairs], d / "train.gaf")
+    scores = pd.read_csv(d / "train_scores.csv")
+    scores[columns] = 0
+    scores.to_csv(d / "labels.csv", index=False)  # a label matrix (all 0: read before the refusal, never fitted)
+    try:  # a value argparse refuses exits with status 2, a file the command refuses returns it
+        status = main(["fit", str(d / "train_scores.csv"), str(d / labels), str(d / "go.obo"), "--namespace",
+                       NAMESPACES[0], "--id-column", "gene", "-o", str(d / "m.npz"), "--evidence", evidence,
+                       *FAST_FIT])
+    except SystemExit as exc:
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not (d / "m.npz").exists()

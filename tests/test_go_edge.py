@@ -417,3 +417,54 @@ def test_predictions_read_once_for_every_namespace_equal_one_namespace_at_a_time
     for ns, h in go.hierarchies.items():
         alone = read_cafa_predictions(tmp_path / "pred" / "m.tsv", h, targets[ns], go)
         assert alone.any() and np.array_equal(together[ns], alone)
+
+
+# A GAF ground truth with mixed evidence codes, an alternative id, a NOT line and a duplicate; "cafa" keeps the lines
+# of EXP, IDA, IPI, IMP, IGI, IEP, TAS and IC, which are the pairs of CAFA_KEPT (worked by hand).
+GAF_GROUND_TRUTH = [("P1", "", "GO:0000002", "IDA"), ("P1", "", "GO:0000011", "IEA"), ("P2", "", "GO:0000902", "EXP"),
+                    ("P2", "", "GO:0000003", "IEA"), ("P3", "", "GO:0000005", "TAS"),
+                    ("P3", "NOT", "GO:0000001", "IMP"), ("P4", "", "GO:0000021", "IC"),
+                    ("P4", "", "GO:0000022", "ISS"), ("P5", "", "GO:0000001", "IEA"), ("P6", "", "GO:0000003", "ND"),
+                    ("P1", "", "GO:0000002", "IDA")]
+CAFA_KEPT = [("P1", "GO:0000002"), ("P2", "GO:0000902"), ("P3", "GO:0000005"), ("P4", "GO:0000021")]
+
+
+def _write_gaf(path, lines):
+    row = "UniProtKB\t{}\tsym\t{}\t{}\tPMID:1\t{}\t\tP\tname\t\tprotein\ttaxon:9606\t20240101\tGO_Central\t\t\n"
+    path.write_text("!gaf-version: 2.2\n" + "".join(row.format(*line) for line in lines))
+
+
+def test_evaluate_with_evidence_cafa_equals_cafaeval_on_the_experimental_lines(tmp_path, capsys):
+    _write(tmp_path, gt=CAFA_KEPT)  # the ground truth filtered by hand, for cafaeval
+    _write_gaf(tmp_path / "gt.gaf", GAF_GROUND_TRUTH)
+    reference = _evaluate_against_cafaeval(tmp_path, ia=False)
+    assert set(reference) == {"biological_process", "cellular_component"}  # P1's only MF line is IEA
+    for evidence in ("cafa", "EXP,IDA,TAS,IC", "Experimental,tas,ic"):
+        assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred" / "m.tsv"), str(tmp_path / "gt.gaf"),
+                     "--evidence", evidence, "--json", str(tmp_path / "f.json")]) == 0
+        assert json.loads((tmp_path / "f.json").read_text()) == reference, evidence
+    # without the filter, the IEA, ISS and ND lines count: more targets
+    assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred" / "m.tsv"), str(tmp_path / "gt.gaf"),
+                 "--json", str(tmp_path / "all.json")]) == 0
+    every = json.loads((tmp_path / "all.json").read_text())
+    assert every["biological_process"]["n_targets"] == 5 and reference["biological_process"]["n_targets"] == 3
+
+
+@pytest.mark.parametrize("ground_truth, evidence, message", [
+    ("gt.gaf", "EXP,XYZ", "evaluate: argument --evidence: 'XYZ' is neither a GO evidence code"),
+    ("gt.gaf", ",", "evaluate: argument --evidence: no evidence code given"),
+    ("gt.tsv", "cafa", "gt.tsv has no evidence column (it holds 'target term' lines, not GAF): an evidence filter "
+                       "cannot apply to it; leave out --evidence"),
+    ("gt.gaf", "IBA", "gt.gaf: no line has an evidence code of --evidence (IBA); its lines have IEA (3), IDA (2)"),
+])
+def test_evaluate_evidence_refusals_are_one_line(tmp_path, capsys, ground_truth, evidence, message):
+    _write(tmp_path)
+    _write_gaf(tmp_path / "gt.gaf", GAF_GROUND_TRUTH)
+    try:  # a value argparse refuses exits with status 2, a file the command refuses returns it
+        status = main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / ground_truth),
+                       "--evidence", evidence])
+    except SystemExit as exc:
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err and len(err.strip().splitlines()) == 1

@@ -10,6 +10,13 @@ from strategies import dags
 from hmcpgm import Hierarchy
 from hmcpgm.exceptions import InputError
 from hmcpgm.ontology import (
+    CAFA,
+    CAFA5,
+    EVIDENCE_CODES,
+    EXPERIMENTAL,
+    HIGH_THROUGHPUT,
+    MANUAL,
+    evidence_codes,
     is_annotation_file,
     is_obo_file,
     read_annotations,
@@ -103,6 +110,122 @@ def test_gaf_not_qualifier_is_left_out(tmp_path):
     ids, y = read_annotations(tmp_path / "a.gaf", h)
     assert list(ids) == ["P1", "P2"]
     np.testing.assert_array_equal(y, [[1, 1], [1, 0]])
+
+
+# A hand-made GAF over r -> a, r -> b, a -> c, b -> c, a -> d (columns out of topological order): mixed evidence
+# codes, NOT lines (one with an experimental code), an exact duplicate line and a pair given under two codes.
+EVIDENCE_HIERARCHY = Hierarchy.from_edges([("a", "c"), ("r", "a"), ("b", "c"), ("r", "b"), ("a", "d")],
+                                          classes=["c", "a", "r", "d", "b"])
+EVIDENCE_LINES = [  # (gene, qualifier, term, evidence code)
+    ("P1", "", "c", "EXP"),
+    ("P1", "", "d", "IEA"),
+    ("P2", "", "b", "IDA"),
+    ("P2", "", "d", "ISS"),
+    ("P3", "", "a", "IEA"),
+    ("P4", "", "d", "TAS"),
+    ("P4", "NOT", "b", "EXP"),  # NOT: left out whatever its code
+    ("P5", "", "r", "ND"),
+    ("P1", "", "c", "EXP"),  # the first line again
+    ("P2", "", "b", "IDA"),  # the third line again
+    ("P2", "", "b", "IEA"),  # the same pair under another code
+    ("P6", "NOT", "a", "IDA"),  # P6 has NOT lines only
+    ("P4", "contributes_to", "a", "IC"),  # a qualifier other than NOT: kept
+]
+
+
+def _gaf(path, lines, header=True):
+    row = "UniProtKB\t{}\tsym\t{}\t{}\tPMID:1\t{}\t\tP\tname\t\tprotein\ttaxon:9606\t20240101\tGO_Central\t\t\n"
+    path.write_text(("!gaf-version: 2.2\n" if header else "") + "".join(row.format(*line) for line in lines))
+    return path
+
+
+# Worked by hand. Closed upward: c -> {c, a, b, r}, d -> {d, a, r}, b -> {b, r}, a -> {a, r}, r -> {r};
+# columns c, a, r, d, b; genes in the order of their first kept line.
+EVIDENCE_EXPECTED = {
+    None: (["P1", "P2", "P3", "P4", "P5"], [[1, 1, 1, 1, 1],    # P1: c (EXP), d (IEA)
+                                            [0, 1, 1, 1, 1],    # P2: b (IDA, IEA), d (ISS)
+                                            [0, 1, 1, 0, 0],    # P3: a (IEA)
+                                            [0, 1, 1, 1, 0],    # P4: d (TAS), a (IC); b is NOT
+                                            [0, 0, 1, 0, 0]]),  # P5: r (ND)
+    "experimental": (["P1", "P2"], [[1, 1, 1, 0, 1],   # P1: c (EXP)
+                                    [0, 0, 1, 0, 1]]),  # P2: b (IDA); P4's EXP line is NOT, P6's IDA too
+    "cafa": (["P1", "P2", "P4"], [[1, 1, 1, 0, 1], [0, 0, 1, 0, 1],
+                                  [0, 1, 1, 1, 0]]),  # P4: d (TAS), a (IC)
+    "IEA": (["P1", "P3", "P2"], [[0, 1, 1, 1, 0],    # P1: d only (line 2); its EXP line c is not IEA
+                                 [0, 1, 1, 0, 0],    # P3: a (line 5)
+                                 [0, 0, 1, 0, 1]]),  # P2: b (line 11, its first IEA line)
+    "iss, ND": (["P2", "P5"], [[0, 1, 1, 1, 0], [0, 0, 1, 0, 0]]),
+    "manual": (["P1", "P2", "P4", "P5"], [[1, 1, 1, 0, 1], [0, 1, 1, 1, 1], [0, 1, 1, 1, 0], [0, 0, 1, 0, 0]]),
+}
+
+
+@pytest.mark.parametrize("evidence", list(EVIDENCE_EXPECTED))
+@pytest.mark.parametrize("header", [True, False])
+def test_gaf_evidence_filter_gives_the_matrices_worked_by_hand(tmp_path, evidence, header):
+    path = _gaf(tmp_path / "a.gaf", EVIDENCE_LINES, header)
+    ids, y = read_annotations(path, EVIDENCE_HIERARCHY, evidence=evidence)
+    genes, expected = EVIDENCE_EXPECTED[evidence]
+    assert ids.tolist() == genes
+    np.testing.assert_array_equal(y, expected)
+    assert y.dtype == np.int8
+
+
+def test_gaf_evidence_filter_by_a_collection_equals_the_named_set_and_every_code_keeps_every_line(tmp_path):
+    path = _gaf(tmp_path / "a.gaf", EVIDENCE_LINES)
+    for name, codes in [("cafa", CAFA), ("experimental", EXPERIMENTAL), ("manual", MANUAL)]:
+        by_name = read_annotations(path, EVIDENCE_HIERARCHY, evidence=name)
+        by_codes = read_annotations(path, EVIDENCE_HIERARCHY, evidence=sorted(codes))
+        assert by_name[0].tolist() == by_codes[0].tolist() and np.array_equal(by_name[1], by_codes[1])
+    every = read_annotations(path, EVIDENCE_HIERARCHY, evidence=EVIDENCE_CODES)
+    unfiltered = read_annotations(path, EVIDENCE_HIERARCHY)
+    assert every[0].tolist() == unfiltered[0].tolist() and np.array_equal(every[1], unfiltered[1])
+
+
+def test_named_evidence_sets_are_the_sources_lists():
+    # the GO Consortium's Guide to GO evidence codes: experimental and high-throughput codes; IEA the one code no
+    # curator assigns; the README of the CAFA3 final benchmark: EXP, IDA, IPI, IMP, IGI, IEP, TAS and IC; the CAFA 5
+    # data page: experimental or high-throughput evidence, TAS or IC
+    assert EXPERIMENTAL == {"EXP", "IDA", "IPI", "IMP", "IGI", "IEP"}
+    assert HIGH_THROUGHPUT == {"HTP", "HDA", "HMP", "HGI", "HEP"}
+    assert CAFA == {"EXP", "IDA", "IPI", "IMP", "IGI", "IEP", "TAS", "IC"}
+    assert CAFA5 == CAFA | {"HTP", "HDA", "HMP", "HGI", "HEP"}
+    guide = {"EXP", "IDA", "IPI", "IMP", "IGI", "IEP", "HTP", "HDA", "HMP", "HGI", "HEP", "IBA", "IBD", "IKR", "IRD",
+             "ISS", "ISO", "ISA", "ISM", "IGC", "RCA", "TAS", "NAS", "IC", "ND", "IEA"}
+    assert EVIDENCE_CODES == guide | {"IMR"} and MANUAL == EVIDENCE_CODES - {"IEA"}
+    assert evidence_codes("cafa,HTP") == CAFA | {"HTP"}
+    assert evidence_codes(["Experimental", "high_throughput", " iba "]) == EXPERIMENTAL | HIGH_THROUGHPUT | {"IBA"}
+
+
+@pytest.mark.parametrize("evidence, message", [
+    ("EXP,XYZ", r"^evidence: 'XYZ' is neither a GO evidence code \(EXP, .*\) nor a named set of them \(experimental, "),
+    (["IDA", 7], r"^evidence: 7 is neither a GO evidence code"),
+    ("", r"^evidence: no evidence code given \(got ''\)"),
+    ([], r"^evidence: no evidence code given \(got \[\]\)"),
+    (" , ", r"^evidence: no evidence code given"),
+])
+def test_unknown_or_no_evidence_codes_are_refused_in_one_line(tmp_path, evidence, message):
+    path = _gaf(tmp_path / "a.gaf", EVIDENCE_LINES)
+    with pytest.raises(InputError, match=message) as info:
+        read_annotations(path, EVIDENCE_HIERARCHY, evidence=evidence)
+    assert "\n" not in str(info.value)
+
+
+def test_an_evidence_filter_on_a_file_without_evidence_column_or_keeping_no_line_is_refused(tmp_path):
+    (tmp_path / "two.tsv").write_text("P1\tc\nP2\tb\n")
+    (tmp_path / "train_terms.tsv").write_text("EntryID\tterm\taspect\nP1\tc\tBPO\n")
+    for name, genes in (("two.tsv", ["P1", "P2"]), ("train_terms.tsv", ["P1"])):
+        assert read_annotations(tmp_path / name, EVIDENCE_HIERARCHY)[0].tolist() == genes  # read without a filter
+        with pytest.raises(InputError, match=f"{name} has no evidence column .* an evidence filter cannot apply to it"):
+            read_annotations(tmp_path / name, EVIDENCE_HIERARCHY, evidence="cafa")
+    path = _gaf(tmp_path / "a.gaf", EVIDENCE_LINES)
+    # the codes of the lines other than NOT ones, most frequent first: IEA 3, EXP 2, IDA 2, ISS, TAS, ND, IC 1 each
+    with pytest.raises(InputError, match=r"a.gaf: no line has an evidence code of evidence \(IBA, IKR\); its "
+                                         r"lines have IEA \(3\), EXP \(2\), IDA \(2\), ISS \(1\), TAS \(1\), "
+                                         r"ND \(1\), IC \(1\)$"):
+        read_annotations(path, EVIDENCE_HIERARCHY, evidence="IBA,IKR")
+    only_not = _gaf(tmp_path / "not.gaf", [line for line in EVIDENCE_LINES if line[1] == "NOT"])
+    with pytest.raises(InputError, match="no annotation line other than NOT ones"):
+        read_annotations(only_not, EVIDENCE_HIERARCHY, evidence="experimental")
 
 
 def test_cafa_predictions_round_trip_and_keep_the_largest_score(tmp_path):

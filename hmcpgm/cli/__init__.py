@@ -33,6 +33,8 @@ _CLI_ADVICE = [
     (r"pseudo_count=(\d+)", r"--pseudo-count \1"),
     (r"pass pseudo_count > 0", "pass --pseudo-count > 0"),
     (r"^fdr needs", "--fdr needs"),
+    (r"pass evidence=None", "leave out --evidence"),
+    (r"evidence code of evidence \(", "evidence code of --evidence ("),
 ]
 
 

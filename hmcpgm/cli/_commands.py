@@ -167,6 +167,9 @@ def _scored_rows(scores_path, labels_path, hierarchy, ontology, args):
     if is_annotation_file(labels_path):  # gene-term pairs, closed upward, matched to the scores by id
         label_ids, labels = annotation_labels(labels_path, hierarchy, ontology, ids, args)
     else:
+        if args.evidence is not None:
+            raise UserError(f"--evidence keeps GAF lines of some evidence codes, but {labels_path} is a label matrix, "
+                            "not gene-term annotations: leave out --evidence")
         label_ids, labels = read_matrix(labels_path, hierarchy, "labels", id_column=args.id_column, binary=True)
     if ids is not None:
         labels = labels[align_by_id(label_ids, ids, "labels file", "scores file")]

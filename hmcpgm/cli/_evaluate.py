@@ -10,6 +10,8 @@ propagated predictions over the same terms.
 import json
 from pathlib import Path
 
+from ._go import add_evidence_option
+
 __all__ = ["add_evaluate_parser", "command_evaluate", "evaluate_files", "format_evaluation", "read_ia"]
 
 
@@ -34,7 +36,7 @@ def read_ia(path):
 
 
 def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_roots=False, normalization="cafa",
-                   threshold_step=0.01, relations=("is_a", "part_of")):
+                   threshold_step=0.01, relations=("is_a", "part_of"), evidence=None):
     """CAFA metrics of one predictions file against a ground truth, per namespace.
 
     Parameters
@@ -53,6 +55,9 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         As in :func:`hmcpgm.metrics.cafa_curve`.
     relations : collection of str
         The OBO relations that make a term a child of another.
+    evidence : str or collection of str, optional
+        Keep only the ground truth's GAF lines of these evidence codes or named sets
+        (e.g. ``"cafa"``; :func:`hmcpgm.ontology.evidence_codes`); None keeps every line.
 
     Returns
     -------
@@ -67,7 +72,8 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
     onto = ontology if isinstance(ontology, Ontology) else read_ontology(ontology, relations)
     if ia is not None and not isinstance(ia, dict):
         ia = read_ia(ia)
-    annotated = {ns: read_annotations(ground_truth, h, onto, namespace=ns) for ns, h in onto.hierarchies.items()}
+    annotated = {ns: read_annotations(ground_truth, h, onto, namespace=ns, evidence=evidence)
+                 for ns, h in onto.hierarchies.items()}
     annotated = {ns: (targets, y) for ns, (targets, y) in annotated.items() if len(targets)}
     scores = read_cafa_predictions_per_namespace(predictions, onto, {ns: t for ns, (t, _) in annotated.items()})
     results = {}
@@ -123,7 +129,7 @@ def command_evaluate(args):
     for path in files:
         results = evaluate_files(ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
                                  normalization=args.normalization, threshold_step=args.threshold_step,
-                                 relations=relations)
+                                 relations=relations, evidence=args.evidence)
         if len(files) > 1:
             print(f"{path.relative_to(folder)}:")
         print(format_evaluation(results) if results else "no namespace has both ground truth and predictions")
@@ -164,5 +170,6 @@ def add_evaluate_parser(sub, number_in, **parser_options):
                    help="step of the threshold grid (default 0.01)")
     p.add_argument("--relations", default="is_a,part_of", metavar="LIST",
                    help="OBO relations that make a term a child of another (default is_a,part_of)")
+    add_evidence_option(p, "GROUND_TRUTH")
     p.set_defaults(run=command_evaluate)
     return p

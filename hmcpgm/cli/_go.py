@@ -6,10 +6,13 @@
   nearest ancestors among them as parents, see :func:`hmcpgm.ontology.restrict_hierarchy`);
 - LABELS may be gene-term annotations (two columns, or GAF 2.x) instead of a 0/1
   matrix: closed upward along the ontology (or the hierarchy), and matched to the
-  scores by the ``--id-column`` ids; a gene without annotation is negative everywhere.
+  scores by the ``--id-column`` ids; a gene without annotation is negative everywhere;
+  ``--evidence`` keeps the GAF lines of some evidence codes only (also ``evaluate``'s
+  ground truth).
 """
 
-__all__ = ["add_ontology_options", "annotation_labels", "hierarchy_argument", "with_term_names"]
+__all__ = ["add_evidence_option", "add_ontology_options", "annotation_labels", "hierarchy_argument",
+           "with_term_names"]
 
 
 def add_ontology_options(parser):
@@ -19,6 +22,30 @@ def add_ontology_options(parser):
                        help="the ontology's namespace, e.g. biological_process (needed when it has several)")
     group.add_argument("--relations", default="is_a,part_of", metavar="LIST",
                        help="relations that make a term a child of another (default is_a,part_of)")
+
+
+def _evidence(text):
+    """The ``--evidence`` value: a frozenset of GO evidence codes (argparse type)."""
+    import argparse
+
+    from ..exceptions import InputError
+    from ..ontology import evidence_codes
+
+    try:
+        return evidence_codes(text)
+    except InputError as exc:  # argparse names the option: "argument --evidence: ..."
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("evidence: ")) from None
+
+
+def add_evidence_option(parser, files):
+    """Add ``--evidence`` (GO evidence codes of the GAF lines kept) to a command reading annotations ``files``."""
+    from ..ontology import EVIDENCE_SETS
+
+    parser.add_argument("--evidence", type=_evidence, metavar="CODES",
+                        help=f"keep only the GAF lines of {files} whose GO evidence code (column 7) is one "
+                             f"of CODES: comma-separated codes (EXP,IDA,...) or named sets: {', '.join(EVIDENCE_SETS)} "
+                             "(cafa: EXP,IDA,IPI,IMP,IGI,IEP,TAS,IC, what CAFA's ground truths count); default: every "
+                             "line")
 
 
 def _header_classes(path, id_column):
@@ -80,7 +107,8 @@ def annotation_labels(path, hierarchy, ontology, ids, args):
     if ids is None:
         raise UserError(f"{path} holds gene-term annotations: pass --id-column naming the scores' column of gene "
                         "ids, so that rows can be matched to genes")
-    genes, labels = read_annotations(path, hierarchy, ontology, namespace=args.namespace)
+    genes, labels = read_annotations(path, hierarchy, ontology, namespace=args.namespace,
+                                     evidence=getattr(args, "evidence", None))
     row = {g: i for i, g in enumerate(genes)}
     out = np.zeros((len(ids), hierarchy.n_classes), dtype=np.int8)
     found = [(i, row[g]) for i, g in enumerate(ids) if g in row]

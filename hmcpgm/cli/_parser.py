@@ -17,7 +17,7 @@ from ._commands import (
     command_rank,
 )
 from ._evaluate import add_evaluate_parser
-from ._go import add_ontology_options
+from ._go import add_evidence_option, add_ontology_options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -170,6 +170,7 @@ def build_parser():
                         "the final model's own mLPRs there, for more powerful FDR cutoffs")
     p.add_argument("--pseudo-count", type=_number_in(0.0, float("inf")), default=0.5, metavar="C",
                    help="pseudo-count of the CPD estimates (default 0.5; 0 = plain fractions)")
+    add_evidence_option(p, "LABELS and --holdout LABELS")
     add_ontology_options(p)
     p.set_defaults(run=command_fit)
 
