@@ -56,8 +56,8 @@ def _cafaeval(folder, **options):
 
 def _one_of_their_best(theirs, column, mine, their_best, coverage=None):
     """``mine``'s threshold is one where cafaeval's curve reaches its best value (up to rounding), with the
-    coverage cafaeval has there (its column ``coverage``). Where two thresholds tie in exact arithmetic, the sums of the two tools may
-    differ in the last bit and pick different ones: either is the answer (cafaeval-unique optima are exact)."""
+    coverage cafaeval has there (its column ``coverage``). Where two thresholds tie in exact arithmetic, the
+    sums of the two tools may differ in the last bit and pick different ones: either is the answer."""
     at = theirs[np.isclose(theirs["tau"], mine.threshold, rtol=0, atol=1e-12)]
     assert len(at) == 1, (column, mine.threshold)
     assert float(at[column].iloc[0]) == pytest.approx(their_best, abs=1e-9), (column, mine, their_best)
