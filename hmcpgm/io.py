@@ -87,13 +87,16 @@ def open_text(path):
     'GO:1 0.5\n'
     """
     path = Path(path)
-    with path.open("rb") as fh:
-        compressed = fh.read(2) == b"\x1f\x8b"
-    if compressed:
+    if _gzipped(path):
         import gzip
 
         return gzip.open(path, "rt", encoding="utf-8-sig")
     return path.open(encoding="utf-8-sig")
+
+
+def _gzipped(path):
+    with Path(path).open("rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
 
 
 @contextlib.contextmanager
@@ -119,26 +122,29 @@ def utf8_text(path, what):
     try:
         with open_text(path) as fh:
             yield fh
-    except UnicodeDecodeError:
-        raise InputError(f"{what} {path} is not UTF-8 text (plain or gzip-compressed){_first_undecodable(path)}; "
-                         "save it as UTF-8") from None
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(what, path, *_first_undecodable(path, exc)) from None
     except (EOFError, gzip.BadGzipFile) as exc:
         raise InputError(f"{what} {path}: cannot decompress it ({exc})") from None
 
 
-def _first_undecodable(path):
-    """Where the first byte that is not UTF-8 lies (``": byte 0xe9 on line 3 cannot be decoded"``), or ``""``."""
+def _first_undecodable(path, exc):
+    """The first byte that is not UTF-8 and its line, read again line by line (plain or gzip-compressed)."""
     import gzip
 
-    with Path(path).open("rb") as fh:
-        compressed = fh.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rb") if compressed else Path(path).open("rb")) as fh:
+    with (gzip.open(path, "rb") if _gzipped(path) else Path(path).open("rb")) as fh:
         for number, raw in enumerate(fh, 1):
             try:
                 raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return f": byte {raw[exc.start]:#04x} on line {number} cannot be decoded"
-    return ""
+            except UnicodeDecodeError as found:
+                return raw[found.start], number
+    return exc.object[exc.start], None  # only in the middle of a multi-byte character across lines: no line
+
+
+def _not_utf8(what, path, byte, line):
+    """The one-line error for a file that is not UTF-8, naming its first bad byte and that byte's line."""
+    where = "" if line is None else f" on line {line}"
+    return InputError(f"{what} {path} is not UTF-8: byte {byte:#04x}{where} cannot be decoded; save the file as UTF-8")
 
 
 def _text_lines(path, what):
@@ -146,11 +152,8 @@ def _text_lines(path, what):
     try:
         return path.read_text(encoding=_encoding(path, what)).splitlines()
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"{what} {path} is not UTF-8: byte {exc.object[exc.start]:#04x} on line {line} cannot be "
-            "decoded; save the file as UTF-8"
-        ) from None
+        raise _not_utf8(what, path, exc.object[exc.start], path.read_bytes()[: exc.start].count(b"\n") + 1) \
+            from None
 
 
 def _delimiter(first_line, what, path, error=InputError):
