@@ -55,6 +55,9 @@ __all__ = [
 #: The namespace of an ontology read from an edge list.
 EDGE_LIST_NAMESPACE = "all"
 
+_GAF_COLUMNS = 15  # GAF 1.0 has 15 columns, GAF 2.x 17
+_GAF_EVIDENCE = 6  # GAF's column 7: the evidence code
+
 # GO evidence codes (GAF column 7), grouped as the GO Consortium's "Guide to GO evidence codes"
 # (geneontology.org/docs/guide-go-evidence-codes/) groups them; the list is the one the Evidence
 # and Conclusion Ontology maps to ECO terms (purl.obolibrary.org/obo/eco/gaf-eco-mapping.txt).
@@ -393,11 +396,6 @@ def is_annotation_file(path):
     return bool(rows) and all(len(r) in (2, 3) and not _is_number(r[1]) for r in rows)
 
 
-_GAF_COLUMNS = 15  # GAF 1.0 has 15 columns, GAF 2.x 17
-
-
-_GAF_EVIDENCE = 6  # GAF's column 7: the evidence code
-
 
 def _annotation_pairs(path, evidence=None):
     """``(target, term)`` pairs of a two-column file or a GAF file, in file order, and whether the first pair may
@@ -596,7 +594,7 @@ def _read_predictions(path, tables, ontology):
         raise FileNotFoundError(f"predictions file {str(path)!r} does not exist")
     tables = [({c: k for k, c in enumerate(h.classes)}, {t: i for i, t in enumerate(targets)},
                np.zeros((len(targets), h.n_classes))) for h, targets in tables]
-    odd = []  # line numbers of NaN scores and scores outside [0, 1]
+    n_odd, first_odd = 0, None  # lines of NaN scores and scores outside [0, 1]
     with utf8_text(path, "predictions file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
@@ -617,12 +615,12 @@ def _read_predictions(path, tables, ontology):
                     if score is None:
                         break  # a header line
                     if not 0 <= score <= 1:
-                        odd.append(number)
+                        n_odd, first_odd = n_odd + 1, first_odd or number
                 for k in cols:  # max(old, NaN) keeps the old score: a NaN line counts as absent, as in cafaeval
                     values[i, k] = max(values[i, k], score)
-    if odd:
-        warnings.warn(f"{len(odd)} lines of predictions file {path} hold a NaN score or one outside [0, 1] (first: "
-                      f"line {odd[0]}); read as cafaeval reads them: NaN as no prediction, the others as they are, "
+    if n_odd:
+        warnings.warn(f"{n_odd} lines of predictions file {path} hold a NaN score or one outside [0, 1] (first: "
+                      f"line {first_odd}); read as cafaeval reads them: NaN as no prediction, the others as they are, "
                       "above or below every threshold", stacklevel=3)
     return [values for _, _, values in tables]
 
