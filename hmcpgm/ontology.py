@@ -45,6 +45,7 @@ __all__ = [
     "is_annotation_file",
     "is_obo_file",
     "read_annotations",
+    "read_annotations_per_namespace",
     "read_cafa_predictions",
     "read_cafa_predictions_per_namespace",
     "read_ontology",
@@ -505,15 +506,71 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence
     (['P1', 'P2'], ['P1'], [[1, 1, 0]])
     """
     pairs, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
+    if ontology is not None and namespace is None:
+        namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
+    pairs = _without_header(pairs, header, hierarchy, ontology)
+    _warn_unknown(pairs, path, hierarchy, ontology)
+    return _label_matrix(pairs, hierarchy, ontology, namespace)
+
+
+def read_annotations_per_namespace(path, ontology, *, evidence=None):
+    """Read gene-term annotations once into one label matrix per namespace of ``ontology``.
+
+    Parameters
+    ----------
+    path : str or Path
+        As in :func:`read_annotations`.
+    ontology : Ontology
+        Its hierarchies give the columns.
+    evidence : str or collection of str, optional
+        As in :func:`read_annotations`.
+
+    Returns
+    -------
+    dict of str to (ndarray, ndarray)
+        Namespace -> ``(ids, labels)`` as :func:`read_annotations` gives them for
+        ``ontology.hierarchy(namespace)``; one pass over the file (GOA files are large).
+
+    Warns
+    -----
+    UserWarning
+        Once, when lines name terms that no namespace of the ontology knows.
+    """
+    pairs, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
+    first = next(iter(ontology.hierarchies.values()))
+    pairs = _without_header(pairs, header, first, ontology)
+    _warn_unknown(pairs, path, first, ontology)
+    return {ns: _label_matrix(pairs, h, ontology, ns) for ns, h in ontology.hierarchies.items()}
+
+
+def _canonical(hierarchy, ontology):
+    """term -> the terms it stands for: the ontology's (alternative ids mapped), else the hierarchy's own."""
+    if ontology is not None:
+        return ontology.canonical
+    return lambda t: (t,) if t in hierarchy else ()
+
+
+def _without_header(pairs, header, hierarchy, ontology):
+    if header and not _canonical(hierarchy, ontology)(pairs[0][1]):
+        return pairs[1:]  # a header line, e.g. CAFA 5's "EntryID term aspect"
+    return pairs
+
+
+def _warn_unknown(pairs, path, hierarchy, ontology):
+    canonical = _canonical(hierarchy, ontology)
+    unknown = [term for _, term in pairs if not canonical(term)]
+    if unknown:
+        where = "ontology" if ontology is not None else "hierarchy"
+        warnings.warn(f"{len(unknown)} annotation lines of {path} name terms that are not in the {where} "
+                      f"(first: {unknown[0]!r}); they are left out", stacklevel=3)
+
+
+def _label_matrix(pairs, hierarchy, ontology, namespace):
+    """The ids with an annotation among ``hierarchy``'s classes and their labels, closed upward along the
+    namespace of the full ontology (or along ``hierarchy`` without one)."""
     column = {c: k for k, c in enumerate(hierarchy.classes)}
-    if ontology is None:
-        full, canonical = hierarchy, (lambda t: (t,) if t in column else ())
-    else:
-        if namespace is None:
-            namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
-        full, canonical = ontology.hierarchy(namespace), ontology.canonical
-    if header and not canonical(pairs[0][1]):
-        pairs = pairs[1:]  # a header line, e.g. CAFA 5's "EntryID term aspect"
+    full = hierarchy if ontology is None else ontology.hierarchy(namespace)
+    canonical = _canonical(hierarchy, ontology)
     closure = {}
 
     def columns_of(term):
@@ -522,19 +579,11 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence
             closure[term] = [column[t] for t in reach if t in column]
         return closure[term]
 
-    rows, unknown = {}, []
+    rows = {}
     for target, term in pairs:
-        terms = canonical(term)
-        if not terms:
-            unknown.append(term)
-            continue
-        cols = [k for t in terms for k in columns_of(t)]
+        cols = [k for t in canonical(term) for k in columns_of(t)]
         if cols:
             rows.setdefault(target, set()).update(cols)
-    if unknown:
-        where = "ontology" if ontology is not None else "hierarchy"
-        warnings.warn(f"{len(unknown)} annotation lines of {path} name terms that are not in the {where} "
-                      f"(first: {unknown[0]!r}); they are left out", stacklevel=2)
     ids = np.array(list(rows), dtype=object)
     labels = np.zeros((len(ids), hierarchy.n_classes), dtype=np.int8)
     for i, cols in enumerate(rows.values()):

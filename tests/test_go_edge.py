@@ -419,6 +419,25 @@ def test_predictions_read_once_for_every_namespace_equal_one_namespace_at_a_time
         assert alone.any() and np.array_equal(together[ns], alone)
 
 
+
+@pytest.mark.parametrize("evidence", [None, "cafa"])
+def test_annotations_read_once_for_every_namespace_equal_one_namespace_at_a_time(tmp_path, evidence):
+    from hmcpgm.ontology import read_annotations, read_annotations_per_namespace, read_ontology
+
+    _write(tmp_path)
+    _write_gaf(tmp_path / "gt.gaf", GAF_GROUND_TRUTH + [("P7", "", "GO:9999999", "EXP")])  # a term GO lacks
+    go = read_ontology(tmp_path / "go.obo")
+    with pytest.warns(UserWarning, match="1 annotation lines") as caught:
+        together = read_annotations_per_namespace(tmp_path / "gt.gaf", go, evidence=evidence)
+    assert len(caught) == 1  # once for the file, not once per namespace
+    assert list(together) == list(go.hierarchies)
+    for ns, h in go.hierarchies.items():
+        with pytest.warns(UserWarning, match="1 annotation lines"):
+            ids, y = read_annotations(tmp_path / "gt.gaf", h, go, namespace=ns, evidence=evidence)
+        assert list(together[ns][0]) == list(ids) and np.array_equal(together[ns][1], y)
+    assert any(len(ids) for ids, _ in together.values())
+
+
 # A GAF ground truth with mixed evidence codes, an alternative id, a NOT line and a duplicate; "cafa" keeps the lines
 # of EXP, IDA, IPI, IMP, IGI, IEP, TAS and IC, which are the pairs of CAFA_KEPT (worked by hand).
 GAF_GROUND_TRUTH = [("P1", "", "GO:0000002", "IDA"), ("P1", "", "GO:0000011", "IEA"), ("P2", "", "GO:0000902", "EXP"),

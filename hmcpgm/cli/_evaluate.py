@@ -67,13 +67,12 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         each namespace with ground truth and a prediction at the first threshold or above.
     """
     from ..metrics import average_precision, cafa_metrics, propagate_max
-    from ..ontology import Ontology, read_annotations, read_cafa_predictions_per_namespace, read_ontology
+    from ..ontology import Ontology, read_annotations_per_namespace, read_cafa_predictions_per_namespace, read_ontology
 
     onto = ontology if isinstance(ontology, Ontology) else read_ontology(ontology, relations)
     if ia is not None and not isinstance(ia, dict):
         ia = read_ia(ia)
-    annotated = {ns: read_annotations(ground_truth, h, onto, namespace=ns, evidence=evidence)
-                 for ns, h in onto.hierarchies.items()}
+    annotated = read_annotations_per_namespace(ground_truth, onto, evidence=evidence)
     annotated = {ns: (targets, y) for ns, (targets, y) in annotated.items() if len(targets)}
     scores = read_cafa_predictions_per_namespace(predictions, onto, {ns: t for ns, (t, _) in annotated.items()})
     results = {}
