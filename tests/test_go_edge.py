@@ -487,3 +487,24 @@ def test_evaluate_evidence_refusals_are_one_line(tmp_path, capsys, ground_truth,
     err = capsys.readouterr().err
     assert status == 2
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("target", ["o.csv", "p.tsv", "g.tsv", "ia.tsv"])
+def test_evaluate_json_onto_an_input_is_refused_and_the_input_untouched(tmp_path, capsys, target):
+    files = {"o.csv": "parent,child\nR,B\nR,C\n", "p.tsv": "t1\tB\t0.5\n", "g.tsv": "t1\tB\n", "ia.tsv": "B\t1\nC\t1\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    argv = ["evaluate", *(str(tmp_path / n) for n in ("o.csv", "p.tsv", "g.tsv")), "--ia", str(tmp_path / "ia.tsv"),
+            "--json", str(tmp_path / "sub" / ".." / target)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("hmcpgm: error: --json") and "another file" in err[0], err
+    assert (tmp_path / target).read_text() == files[target]
+
+
+def test_check_inference_json_onto_its_hierarchy_is_refused(tmp_path, capsys):
+    (tmp_path / "h.csv").write_text("parent,child\nR,B\nR,C\n")
+    assert main(["check-inference", str(tmp_path / "h.csv"), "--objects", "3", "--json", str(tmp_path / "h.csv")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("hmcpgm: error: --json"), err
+    assert (tmp_path / "h.csv").read_text() == "parent,child\nR,B\nR,C\n"
