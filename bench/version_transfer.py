@@ -1,0 +1,129 @@
+"""Does the default's version choice carry over from the training rows to new rows? (issue 19)
+
+The default ``MLPR()`` chooses among indpt, nbh and full by the cross-fitted
+micro AU(PRC) of the training rows (HierRank rankings). This script asks, per
+run, whether the gain of nbh and full over indpt that the choice sees on the
+training rows is also there on the validation rows and on the test rows, where
+the benchmark measures the default: for each version it builds the fitted
+stage with that version's exponent (the default's score models, ``theta`` and
+own-evidence exponent; no max lifting) and prints, as differences to indpt in
+AU(PRC) points,
+
+- ``cv``: the cross-fitted training rows the choice was made on (for nbh and
+  full on DAGs: their subsample of rows);
+- ``valid``: the validation rows (scored by the first stage fitted on all
+  training rows, as the test rows are; never seen by the fit);
+- ``test``: the test rows.
+
+A choice rule can only follow ``cv`` (or, with held-out rows, ``valid``): where
+both favour a version that loses on ``test``, no rule using the data at hand
+would have avoided the loss.
+
+Scores: ``<cache-dir>/<data set>.<first stage>.npz`` (``s_train``, ``y_train``,
+``s_valid``, ``y_valid``, ``s_test``, ``y_test``, ``evaluated``, ``classes``,
+``edges``) when it exists, else computed from
+the ARFF files of ``shared/data/hmc/`` (:func:`hmcpgm.datasets.load_hmc_split`) with the benchmark's
+first stage (:func:`hmcpgm.applications.clus.run_benchmark`'s: out-of-fold
+training scores, the other rows scored by the first stage fitted on all
+training rows; minutes) and written there.
+
+Usage (from the repository root)::
+
+    python bench/version_transfer.py --runs Enron_corr.classwise
+    python bench/version_transfer.py   # the 10 runs on trees (minutes)
+"""
+
+import argparse
+import dataclasses
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "hmc"
+CACHE = Path("/work/cache")
+TREES = ("cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "ImCLEF07A", "Enron_corr")
+
+
+def load_run(name, first_stage, cache_dir, data_dir):
+    """Scores, labels, evaluated classes and hierarchy of one run (cached, or made by the benchmark's first stage)."""
+    from hmcpgm import Hierarchy
+
+    path = Path(cache_dir) / f"{name}.{first_stage}.npz"
+    if not path.exists():
+        from hmcpgm.applications.clus import _first_stage, split_validation
+        from hmcpgm.datasets import load_hmc_split
+        from hmcpgm.first_stage import fit_first_stage, out_of_fold_scores, predict_scores
+
+        split = load_hmc_split(name, data_dir)
+        train, valid, test = split.train, split.valid, split.test
+        if valid is None:
+            train, valid = split_validation(train, 0.3, 0)
+        estimator, joint = _first_stage(first_stage, None)
+        fitted = fit_first_stage(train.features, train.labels, estimator, joint=joint, progress=False)
+        h = train.hierarchy
+        arrays = {
+            "s_train": out_of_fold_scores(train.features, train.labels, estimator, seed=0, joint=joint, progress=False),
+            "y_train": train.labels, "s_valid": predict_scores(fitted, valid.features), "y_valid": valid.labels,
+            "s_test": predict_scores(fitted, test.features), "y_test": test.labels,
+            "evaluated": np.asarray(train.evaluated, bool), "classes": np.asarray(h.classes, dtype=object),
+            "edges": np.asarray([(h.classes[p], h.classes[c]) for p, c in h.edge_indices], dtype=object),
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, **arrays)
+    z = np.load(path, allow_pickle=True)
+    h = Hierarchy.from_edges([tuple(e) for e in z["edges"]], classes=list(z["classes"]))
+    return {k: z[k] for k in z.files}, h
+
+
+def auprc(values, labels, hierarchy, evaluated):
+    """Micro AU(PRC) (%) of the HierRank ranking, restricted to the evaluated classes (the benchmark's)."""
+    from hmcpgm.metrics import average_precision
+    from hmcpgm.ranking import hier_rank
+
+    keep = [c for c, e in zip(hierarchy.classes, evaluated) if e]
+    ranks = hier_rank(values, hierarchy).restrict(keep).ranks
+    return 100 * average_precision(-ranks.astype(float), labels[:, hierarchy.indices(keep)], exclude_roots=False)
+
+
+def main():
+    from hmcpgm.selection import fit_second_stage_auto
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", default=",".join(f"{d}.{f}" for f in ("joint", "classwise") for d in TREES),
+                        help="comma-separated <data set>.<joint|classwise>")
+    parser.add_argument("--cache-dir", type=Path, default=CACHE)
+    parser.add_argument("--data-dir", type=Path, default=DATA)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    print("AU(PRC) points of nbh and full minus indpt, on the rows the choice saw (cv), "
+          "the validation rows and the test rows")
+    print(f"{'run':<24} {'chosen':<6} {'nbh cv':>7} {'valid':>6} {'test':>6}   {'full cv':>7} {'valid':>6} {'test':>6}")
+    for run in args.runs.split(","):
+        name, first_stage = run.split(".")
+        z, h = load_run(name, first_stage, args.cache_dir, args.data_dir)
+        ev = np.asarray(z["evaluated"], bool)
+        stage, details = fit_second_stage_auto(z["s_train"], z["y_train"], h, allow_empty=True, seed=0,
+                                               return_predictions=True)
+        found = details["versions"]
+        own = found["indpt"]["a"]
+        gains, indpt = {}, found["indpt"]["mlpr"]  # indpt: every row, in order
+        for version, d in found.items():
+            fitted = dataclasses.replace(stage, version=version, a=d["a"], engine=d["engine"],
+                                         own=None if version == "indpt" else own, consistency="hierrank")
+            y_rows = z["y_train"][d["rows"]]
+            gains[version] = np.array([  # cv: minus indpt on the same rows
+                auprc(d["mlpr"], y_rows, h, ev) - auprc(indpt[d["rows"]], y_rows, h, ev),
+                auprc(fitted.predict_proba(z["s_valid"]), z["y_valid"], h, ev),
+                auprc(fitted.predict_proba(z["s_test"]), z["y_test"], h, ev),
+            ])
+        cells = []
+        for version in ("nbh", "full"):
+            diff = gains[version] - gains["indpt"] * [0, 1, 1] if version in gains else np.full(3, np.nan)
+            cells.append(" ".join(f"{x:+{w}.2f}" for x, w in zip(diff, (7, 6, 6))))
+        print(f"{run:<24} {stage.version:<6} {cells[0]}   {cells[1]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
