@@ -62,18 +62,20 @@ def _logaddexp(a, b):
 
 
 @_jit
-def _to_parent(t, sv):
+def _to_parent(log_t, sv):
     """log(1 - t + t e^sv): the factor's log-odds message to one parent.
 
-    ``t`` is theta_child times P(all other parents positive), ``sv`` the child's
-    incoming log-odds (its evidence and its children's factors).
+    ``log_t`` is the log of theta_child times P(all other parents positive), ``sv`` the child's
+    incoming log-odds (its evidence and its children's factors). ``t`` stays in log space: below
+    1e-308 it is still not zero, and a child forced positive (``sv = +inf``) must send ``+inf``,
+    not the contradiction of ``t = 0``.
     """
-    if math.isnan(sv) or math.isnan(t):
+    if math.isnan(sv) or math.isnan(log_t):
         return math.nan
-    if t == 0.0:
+    if log_t == -math.inf:
         return math.nan if sv == math.inf else 0.0
     # both terms in log space: log1p(t * expm1(sv)) loses everything when t = 1, sv << 0
-    return _logaddexp(math.log1p(-t), math.log(t) + sv)  # sv = -inf gives log(1 - t)
+    return _logaddexp(math.log1p(-math.exp(log_t)), log_t + sv)  # sv = -inf gives log(1 - t)
 
 
 @_jit
@@ -184,8 +186,7 @@ def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, t
                     else:
                         own_neg = 1 if ls[e] == -math.inf else 0
                         log_r = -math.inf if ls_neg - own_neg > 0 else ls_fin - _fin(ls[e])
-                    t = math.exp(log_r + log_th[c]) if not math.isnan(log_r) else math.nan
-                    new = _damp(_to_parent(t, sv), fp[e], damp)
+                    new = _damp(_to_parent(log_r + log_th[c], sv), fp[e], damp)
                     old = fp[e]
                     d = _moved(new, old)
                     if not d <= change:
