@@ -72,3 +72,57 @@ def test_loopy_still_reports_truly_impossible_evidence():
     lik = np.array([[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]])  # c positive, its parent b negative
     with pytest.raises(InferenceError, match="probability zero"):
         run(h, [0.5, 0.5, 0.5], lik, engine="loopy")
+
+
+# ---------------------------------------------------------------- triangulation: hubs
+
+
+def naive_greedy_elimination(hierarchy, weighted=False, power=2):
+    """Greedy elimination of the moral graph recomputing every key at every step (written for the test):
+    min-fill with ties to fewer neighbours then the lower index, or feasible * (1 + fill) ** power."""
+    from hmcpgm.inference._triangulation import count_feasible
+
+    k = hierarchy.n_classes
+    adj = [set() for _ in range(k)]
+    for j, parents in enumerate(hierarchy.parent_indices):
+        family = [j, *map(int, parents)]
+        for a in family:
+            adj[a].update(x for x in family if x != a)
+    alive = set(range(k))
+    out = []
+    while alive:
+        def key(v):
+            nb = sorted(adj[v])
+            fill = sum(1 for i, a in enumerate(nb) for b in nb[i + 1:] if b not in adj[a])
+            if weighted:
+                return (count_feasible(sorted(adj[v] | {v}), hierarchy.ancestor_matrix) * (1 + fill) ** power, v)
+            return (fill, len(nb), v)
+        v = min(alive, key=key)
+        out.append((v, frozenset(adj[v] | {v})))
+        for a in adj[v]:
+            adj[a].discard(v)
+            adj[a].update(b for b in adj[v] if b != a)
+        adj[v] = set()
+        alive.discard(v)
+    return out
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_greedy_elimination_equals_a_naive_recomputation_on_hubs_and_random_dags(weighted):
+    """The elimination updates only the keys an elimination can change (a hub's other leaves keep
+    theirs); the order and cliques must be those of recomputing every key at every step."""
+    from strategies import from_parent_lists
+
+    from hmcpgm.inference._triangulation import elimination_cliques
+
+    rng = np.random.default_rng(7)
+    cases = [Hierarchy.from_edges([(p, f"c{i}") for i in range(40) for p in ("r1", "r2")]
+                                  + [("c0", "x"), ("c1", "x"), ("x", "y"), ("c5", "y")])]
+    for _ in range(30):
+        k = int(rng.integers(3, 14))
+        parents = [[]] + [sorted(rng.choice(j, int(rng.integers(0, min(j, 3) + 1)), replace=False).tolist())
+                          for j in range(1, k)]
+        cases.append(from_parent_lists(parents, rng.permutation(k)))
+    for h in cases:
+        got = elimination_cliques(h, "weighted" if weighted else "min-fill")
+        assert got == naive_greedy_elimination(h, weighted)
