@@ -126,3 +126,53 @@ def test_greedy_elimination_equals_a_naive_recomputation_on_hubs_and_random_dags
     for h in cases:
         got = elimination_cliques(h, "weighted" if weighted else "min-fill")
         assert got == naive_greedy_elimination(h, weighted)
+
+
+# ---------------------------------------------------------------- the references: linear-space libraries
+
+DIAMOND = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")], classes=["d", "c", "b", "a"])
+BELOW_THE_FLOAT_RANGE = [  # (theta, likelihoods of one object): every labelling has probability < 1e-308
+    ([0.3, 0.3, 1e-300, 0.3], [[1e-300, 1e300], [1e300, 1e-200], [1e300, 1e-300], [1e-300, 0.5]]),
+    ([1e-200, 0.0, 0.0, 1.0], [[1e-300, 1e300], [1e-200, 0.5], [1.0, 1.0], [1e-300, 1.0]]),
+]
+IMPOSSIBLE = ([1.0, 0.3, 0.3, 0.0], [[1e-300, 1.0], [0.0, 1e-200], [1.0, 0.5], [0.0, 1e-200]])  # a is never positive
+
+
+@pytest.mark.parametrize("theta, lik", BELOW_THE_FLOAT_RANGE)
+def test_pyagrum_answers_exactly_or_refuses_below_the_float_range(theta, lik):
+    """pyAgrum sums in linear space: where the evidence's probability underflows it returned posteriors
+    off by 1 (reference silently wrong). Now: the exact answer or an InferenceError, never a wrong one."""
+    pytest.importorskip("pyagrum")
+    from hmcpgm.inference._pyagrum import pyagrum_mlpr
+
+    lik = np.array([lik])
+    expected = brute_force(DIAMOND, theta, lik)
+    assert np.all(np.isfinite(expected))
+    np.testing.assert_allclose(run(DIAMOND, theta, lik, engine="sparse"), expected, atol=1e-12)
+    try:
+        got = pyagrum_mlpr(DIAMOND, np.array(theta), lik)
+    except InferenceError as exc:
+        assert "float range" in str(exc)
+    else:
+        np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def test_pyagrum_refuses_impossible_evidence():
+    """It returned numbers (evidence probability 0) for evidence that no labelling allows."""
+    pytest.importorskip("pyagrum")
+    from hmcpgm.inference._pyagrum import pyagrum_mlpr
+
+    theta, lik = IMPOSSIBLE
+    assert np.all(np.isnan(brute_force(DIAMOND, theta, np.array([lik]))))
+    with pytest.raises(InferenceError, match="object 0"):
+        pyagrum_mlpr(DIAMOND, np.array(theta), np.array([lik]))
+
+
+def test_pyagrum_is_exact_on_ordinary_evidence():
+    pytest.importorskip("pyagrum")
+    from hmcpgm.inference._pyagrum import pyagrum_mlpr
+
+    rng = np.random.default_rng(2)
+    theta = rng.uniform(0.05, 0.95, 4)
+    lik = rng.uniform(0.01, 1.0, (5, 4, 2))
+    np.testing.assert_allclose(pyagrum_mlpr(DIAMOND, theta, lik), brute_force(DIAMOND, theta, lik), atol=1e-12)
