@@ -176,3 +176,19 @@ def test_pyagrum_is_exact_on_ordinary_evidence():
     theta = rng.uniform(0.05, 0.95, 4)
     lik = rng.uniform(0.01, 1.0, (5, 4, 2))
     np.testing.assert_allclose(pyagrum_mlpr(DIAMOND, theta, lik), brute_force(DIAMOND, theta, lik), atol=1e-12)
+
+
+def test_pgmpy_reference_does_not_call_evidence_below_the_float_range_impossible():
+    """b (child of a) forced positive with theta 1e-200 twice: the evidence has probability 1e-400, which
+    pgmpy's linear-space sums turn into 0/0; it said the evidence rules out every labelling."""
+    h = Hierarchy.from_edges([("a", "b")], classes=["b", "a"])
+    lik = np.array([[[0.0, 1.0], [1.0, 1.0]]])
+    np.testing.assert_allclose(brute_force(h, [1e-200, 1e-200], lik), 1.0)
+    try:
+        got = run(h, [1e-200, 1e-200], lik, engine="pgmpy")
+    except InferenceError as exc:
+        assert "float range" in str(exc) and "rules out every labelling" not in str(exc)
+    else:
+        np.testing.assert_allclose(got, 1.0, atol=1e-9)
+    with pytest.raises(InferenceError, match="probability zero"):  # truly impossible: still said so
+        run(h, [0.5, 0.5], np.array([[[0.0, 1.0], [1.0, 0.0]]]), engine="pgmpy")
