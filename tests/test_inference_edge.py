@@ -192,3 +192,22 @@ def test_pgmpy_reference_does_not_call_evidence_below_the_float_range_impossible
         np.testing.assert_allclose(got, 1.0, atol=1e-9)
     with pytest.raises(InferenceError, match="probability zero"):  # truly impossible: still said so
         run(h, [0.5, 0.5], np.array([[[0.0, 1.0], [1.0, 0.0]]]), engine="pgmpy")
+
+
+def test_check_inference_with_pyagrum_prints_no_warnings_of_pyagrums_import(tmp_path):
+    """pyAgrum's SWIG module emits DeprecationWarnings when imported; the command line printed them as
+    'hmcpgm: warning: builtin type SwigPyPacked has no __module__ attribute' (a fresh process: the
+    import happens once)."""
+    pytest.importorskip("pyagrum")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "h.csv"
+    path.write_text("parent,child\na,b\na,c\nb,d\nc,d\n")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "hmcpgm", "check-inference", str(path), "--engines", "pyagrum",
+                           "--objects", "3"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "pyagrum" in done.stdout
+    assert "warning" not in done.stderr, done.stderr

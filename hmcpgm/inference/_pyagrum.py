@@ -10,6 +10,8 @@ dense (2^width entries per clique), so it fits GO sub-DAGs but not the whole GO:
 :func:`pyagrum_fit` reads the size of its junction tree before any table is made.
 """
 
+import warnings
+
 import numpy as np
 
 from ..exceptions import InferenceError, MissingDependencyError
@@ -19,7 +21,9 @@ __all__ = ["pyagrum_mlpr", "pyagrum_fit"]
 
 def _import():
     try:
-        import pyagrum
+        with warnings.catch_warnings():  # its SWIG types warn that they have no __module__ (DeprecationWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import pyagrum
     except ImportError:
         raise MissingDependencyError(
             "the pyAgrum reference needs pyAgrum: pip install \"hmcpgm[pyagrum]\" (or pip install pyagrum)"
