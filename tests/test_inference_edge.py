@@ -211,3 +211,102 @@ def test_check_inference_with_pyagrum_prints_no_warnings_of_pyagrums_import(tmp_
     assert done.returncode == 0, done.stderr
     assert "pyagrum" in done.stdout
     assert "warning" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("order", [list("abcde"), list("edcba"), list("acbed")])
+def test_enumerated_prior_marginals_keep_theta_one_exact(order):
+    """indpt with engine='enumerate' takes P(Y_k = 1) from summing the 2^K configurations: for a root of
+    theta 1 the sum came out 1 - 2.2e-16 in some column orders, so its negative class kept a prior of
+    2.2e-16 and evidence [1, 1e-300] gave a posterior of 0 instead of 1 (and [1, 0], impossible, an
+    answer). Roots: the prior marginal is theta itself."""
+    theta = dict(zip("abcde", [0.75, 0.9999999999999999, 0.0, 0.3, 1.0]))
+    h = Hierarchy.from_edges([], classes=order)
+    th = np.array([theta[c] for c in order])
+    lik = np.ones((2, 5, 2))
+    lik[0, order.index("e")] = [1.0, 1e-300]  # theta 1: the prior leaves no room for a negative
+    lik[1, order.index("b")] = [1.0, 1e-300]  # theta 1 - 1.1e-16: a ratio 1e300 against odds 9e15
+    pi = th[None, :]
+    expected = pi * lik[..., 1] / (pi * lik[..., 1] + (1 - pi) * lik[..., 0])
+    for engine in ("enumerate", "tree", "junction", "sparse"):
+        np.testing.assert_allclose(run(h, th, lik, engine=engine, version="indpt"), expected, atol=1e-12,
+                                   err_msg=engine)
+    impossible = np.ones((1, 5, 2))
+    impossible[0, order.index("e")] = [1.0, 0.0]
+    with pytest.raises(InferenceError, match="probability zero"):
+        run(h, th, impossible, engine="enumerate", version="indpt")
+
+
+# ---------------------------------------------------------------- properties on random small DAGs
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from strategies import hierarchies  # noqa: E402
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXTREMES = [0.0, 1e-300, 1e-200, 1e300, 1.0, 0.3]
+
+
+def draw_problem(data, h, n_objects=3):
+    """theta with some 0, 1 and 1e-300 entries; likelihoods with zeros, 1e-300 and 1e300 (no [0, 0] pair)."""
+    k = h.n_classes
+    theta = np.array(data.draw(st.lists(st.one_of(st.sampled_from([0.0, 1.0, 1e-300, 1 - 1e-16]),
+                                                  st.floats(0.01, 0.99)), min_size=k, max_size=k)))
+    flat = data.draw(st.lists(st.one_of(st.sampled_from(EXTREMES), st.floats(0.01, 1.0)),
+                              min_size=n_objects * k * 2, max_size=n_objects * k * 2))
+    lik = np.array(flat).reshape(n_objects, k, 2)
+    lik[(lik[..., 0] == 0) & (lik[..., 1] == 0)] = 1.0
+    return theta, lik
+
+
+def answer_or_impossible(h, theta, lik, **kw):
+    try:
+        return run(h, theta, lik, **kw)
+    except InferenceError as exc:
+        assert "probability zero" in str(exc)
+        return None
+
+
+@SETTINGS
+@given(h=hierarchies(max_classes=7), data=st.data())
+def test_exact_engines_equal_log_space_enumeration_with_extremes(h, data):
+    theta, lik = draw_problem(data, h)
+    expected = brute_force(h, theta, lik)
+    possible = ~np.isnan(expected).any(axis=1)
+    engines = ["junction", "sparse", "enumerate"] + (["tree"] if h.is_forest else [])
+    from hmcpgm.inference import is_polytree
+
+    engines += ["loopy"] if is_polytree(h) else []
+    for engine in engines:
+        got = answer_or_impossible(h, theta, lik, engine=engine)
+        if possible.all():
+            assert got is not None, engine
+            np.testing.assert_allclose(got, expected, atol=1e-9, err_msg=engine)
+        else:
+            assert got is None, engine
+        got = answer_or_impossible(h, theta, lik[possible], engine=engine)
+        np.testing.assert_allclose(got, expected[possible], atol=1e-9, err_msg=engine)
+        # Proposition 1: under full inference a child never exceeds a parent
+        for p, c in h.edge_indices:
+            assert np.all(got[:, c] <= got[:, p] + 1e-12), engine
+
+
+@SETTINGS
+@given(h=hierarchies(max_classes=7), data=st.data())
+def test_column_order_does_not_change_any_engine_or_version(h, data):
+    """The same network with its classes listed in another order: every engine and version gives the
+    same posteriors per class name."""
+    theta, lik = draw_problem(data, h)
+    perm = np.array(data.draw(st.permutations(range(h.n_classes))))
+    names = [h.classes[j] for j in perm]
+    h2 = Hierarchy.from_edges(h.edges, classes=names)
+    engines = ["auto", "junction", "sparse", "loopy", "enumerate"] + (["tree"] if h.is_forest else [])
+    for version in ("full", "nbh", "indpt"):
+        for engine in engines:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                a = answer_or_impossible(h, theta, lik, engine=engine, version=version)
+                b = answer_or_impossible(h2, theta[perm], lik[:, perm], engine=engine, version=version)
+            if a is None or b is None:
+                assert a is None and b is None, (engine, version)
+            else:
+                np.testing.assert_allclose(b, a[:, perm], atol=1e-9, err_msg=f"{engine} {version}")

@@ -24,9 +24,17 @@ def _configurations(hierarchy, theta, max_classes):
 
 
 def enumerate_prior(hierarchy, theta, max_classes=MAX_ENUMERATE):
-    """P(Y_k = 1) by summing the joint over all configurations, shape (K,)."""
+    """P(Y_k = 1) by summing the joint over all configurations, shape (K,).
+
+    P(Y_k = 0) and P(Y_k = 1) are summed apart and the smaller one is subtracted
+    from 1: a prior of 1 (theta 1 all the way up) stays exactly 1, and one within
+    1e-16 of 1 keeps its distance, where the rounding of the sum would not.
+    """
     configs, logp = _configurations(hierarchy, theta, max_classes)
-    return np.exp(logp) @ configs
+    p = np.exp(logp)
+    p1, p0 = p @ configs, p @ ~configs
+    total = p0 + p1
+    return np.where(p0 < p1, 1.0 - p0 / total, p1 / total)
 
 
 def enumerate_full(hierarchy, theta, l0, l1, max_classes=MAX_ENUMERATE):
