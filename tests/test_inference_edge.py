@@ -236,6 +236,16 @@ def test_enumerated_prior_marginals_keep_theta_one_exact(order):
         run(h, th, impossible, engine="enumerate", version="indpt")
 
 
+def test_enumerated_prior_marginals_below_the_float_range():
+    """c2 under c0, theta 1e-300 each, c2 forced positive: indpt's prior P(Y_c2 = 1) = 1e-600 underflowed
+    in enumerate's linear-space sum, which then called the evidence impossible; the posterior is 1."""
+    h = Hierarchy.from_edges([("c0", "c2")], classes=["c2", "c0"])
+    lik = np.array([[[0.0, 1e-300], [1.0, 1.0]]])
+    for engine in ("enumerate", "tree", "junction", "sparse"):
+        np.testing.assert_allclose(run(h, [1e-300, 1e-300], lik, engine=engine, version="indpt"), [[1.0, 1e-300]],
+                                   rtol=1e-12, err_msg=engine)
+
+
 # ---------------------------------------------------------------- properties on random small DAGs
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -310,3 +320,44 @@ def test_column_order_does_not_change_any_engine_or_version(h, data):
                 assert a is None and b is None, (engine, version)
             else:
                 np.testing.assert_allclose(b, a[:, perm], atol=1e-9, err_msg=f"{engine} {version}")
+
+
+def brute_force_version(hierarchy, theta, likelihoods, version):
+    """nbh and indpt by their definitions, in log space: nbh is full inference with evidence only on k, its
+    parents and children; indpt combines k's own evidence with its prior marginal (both log-summed)."""
+    k = hierarchy.n_classes
+    lik = np.asarray(likelihoods, dtype=float)
+    if version == "full":
+        return brute_force(hierarchy, theta, lik)
+    out = np.full(lik.shape[:2], np.nan)
+    if version == "nbh":
+        for j in range(k):
+            keep = np.zeros(k, bool)
+            keep[[j, *hierarchy.parent_indices[j], *hierarchy.child_indices[j]]] = True
+            out[:, j] = brute_force(hierarchy, theta, np.where(keep[None, :, None], lik, 1.0))[:, j]
+        return out
+    configs = np.array(list(itertools.product([0, 1], repeat=k)), dtype=bool)
+    log_p = log_prior(hierarchy, np.asarray(theta, dtype=float), configs)
+    from scipy.special import logsumexp
+
+    with np.errstate(divide="ignore"):
+        log_pi1 = np.array([logsumexp(log_p[configs[:, j]]) for j in range(k)])
+        log_pi0 = np.array([logsumexp(log_p[~configs[:, j]]) for j in range(k)])
+        a1, a0 = log_pi1 + np.log(lik[..., 1]), log_pi0 + np.log(lik[..., 0])
+    top = np.maximum(a0, a1)
+    with np.errstate(invalid="ignore"):
+        return np.exp(a1 - top) / (np.exp(a0 - top) + np.exp(a1 - top))
+
+
+@SETTINGS
+@given(h=hierarchies(max_classes=6), data=st.data(), version=st.sampled_from(["nbh", "indpt"]))
+def test_nbh_and_indpt_equal_their_definitions_with_extremes(h, data, version):
+    theta, lik = draw_problem(data, h)
+    expected = brute_force_version(h, theta, lik, version)
+    possible = ~np.isnan(expected).any(axis=1)
+    engines = ["junction", "sparse", "enumerate", "auto"] + (["tree"] if h.is_forest else [])
+    for engine in engines:
+        got = answer_or_impossible(h, theta, lik[possible], engine=engine, version=version)
+        np.testing.assert_allclose(got, expected[possible], atol=1e-9, err_msg=engine)
+        if not possible.all():
+            assert answer_or_impossible(h, theta, lik, engine=engine, version=version) is None, engine

@@ -178,9 +178,13 @@ def _auto(hierarchy, version, options):
 def _indpt(network, l0, l1, spec, options):
     """(K, M) posterior of each class from its own evidence and its prior marginal."""
     if spec.prior is not None:  # the engine's own prior marginals (enumeration: by brute force)
-        prior = np.clip(spec.prior(network.hierarchy, network.theta, options), 0.0, 1.0)
-        with np.errstate(divide="ignore"):
-            log_pi, log_1mpi = np.log(prior), np.log1p(-prior)
+        prior = spec.prior(network.hierarchy, network.theta, options)
+        if isinstance(prior, tuple):  # (log P(Y_k = 0), log P(Y_k = 1))
+            log_1mpi, log_pi = (np.asarray(a, dtype=float) for a in prior)
+        else:  # P(Y_k = 1)
+            prior = np.clip(prior, 0.0, 1.0)
+            with np.errstate(divide="ignore"):
+                log_pi, log_1mpi = np.log(prior), np.log1p(-prior)
     else:
         log_pi = network.log_prior_marginals
         with np.errstate(divide="ignore"):

@@ -158,8 +158,9 @@ class Engine:
         reduced neighbourhood that is not a forest (approximate engines); ``"subgraphs"`` runs it on
         each class's neighbourhood sub-hierarchy, by definition.
     prior : callable or None
-        indpt version: ``prior(hierarchy, theta, options)`` -> ``(K,)`` prior marginals P(Y_k = 1);
-        None uses the network's closed form.
+        indpt version: ``prior(hierarchy, theta, options)`` -> ``(K,)`` prior marginals P(Y_k = 1), or
+        a tuple of two ``(K,)`` arrays, log P(Y_k = 0) and log P(Y_k = 1) (exact near 0 and 1 and below
+        the float range); None uses the network's closed form.
     cost : callable or None
         ``cost(hierarchy, budget_bytes, max_clique)`` -> :class:`EngineEstimate`, the engine's row of
         :func:`~hmcpgm.inference.inference_plan`; None: not in the plan.
