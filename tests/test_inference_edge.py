@@ -246,6 +246,21 @@ def test_enumerated_prior_marginals_below_the_float_range():
                                    rtol=1e-12, err_msg=engine)
 
 
+@pytest.mark.parametrize("engine", ["junction", "sparse", "loopy", "auto", "enumerate"])
+def test_nbh_when_a_merged_theta_is_below_the_float_range(engine):
+    """c3 has parents c0 (theta 1) and c1 (theta 1e-300) and is forced positive. In c0's neighbourhood
+    (c0, c3) the unobserved c1 is merged into c3 with theta 1e-300 * 1e-300, which underflowed to 0: the
+    evidence was called impossible. By the definition (enumeration with evidence on c0 and c3 only)
+    every class is positive."""
+    h = Hierarchy.from_edges([("c0", "c3"), ("c1", "c3")], classes=["c3", "c0", "c1"])
+    theta = [1e-300, 1.0, 1e-300]
+    lik = np.ones((2, 3, 2))
+    lik[1, 0] = [0.0, 1e-300]
+    expected = brute_force_version(h, theta, lik, "nbh")
+    np.testing.assert_allclose(expected[1], 1.0)
+    np.testing.assert_allclose(run(h, theta, lik, engine=engine, version="nbh"), expected, rtol=1e-12, atol=1e-300)
+
+
 # ---------------------------------------------------------------- properties on random small DAGs
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
