@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from hmcpgm import ConvergenceWarning, Hierarchy, InferenceError, LabelNetwork, mlpr_from_likelihoods
+from hmcpgm import ConvergenceWarning, Hierarchy, InferenceError, InputError, LabelNetwork, mlpr_from_likelihoods
 from hmcpgm.network import log_prior
 
 
@@ -376,3 +376,35 @@ def test_nbh_and_indpt_equal_their_definitions_with_extremes(h, data, version):
         np.testing.assert_allclose(got, expected[possible], atol=1e-9, err_msg=engine)
         if not possible.all():
             assert answer_or_impossible(h, theta, lik, engine=engine, version=version) is None, engine
+
+
+# ---------------------------------------------------------------- engine options at the door
+
+@pytest.mark.parametrize("engine, option, value", [
+    ("junction", "max_clique", None), ("junction", "max_clique", "3"), ("junction", "max_clique", 2.5),
+    ("junction", "max_clique", True), ("junction", "max_clique", 0),
+    ("sparse", "budget_bytes", None), ("sparse", "budget_bytes", "1e9"), ("sparse", "budget_bytes", float("nan")),
+    ("sparse", "budget_bytes", -5), ("sparse", "budget_bytes", True), ("sparse", "progress", "yes"),
+    ("enumerate", "max_classes", None), ("enumerate", "max_classes", 2.5), ("enumerate", "max_classes", -1),
+    ("auto", "budget_bytes", None), ("auto", "budget_bytes", -1), ("auto", "max_clique", "20"),
+])
+@pytest.mark.parametrize("version", ["full", "nbh", "indpt"])
+def test_bad_engine_options_are_refused_in_one_line_naming_them(engine, option, value, version):
+    """None, strings, NaN, booleans and non-positive sizes: a TypeError traceback (max_clique=None,
+    budget_bytes='1e9', max_classes=None), an answer (NaN budget, progress='yes'; every nbh and indpt
+    call, which never read them) or a refusal that blamed the hierarchy (max_clique=0: 'needs a clique
+    of 3 classes'); now an InputError naming the option, whatever the version."""
+    net = LabelNetwork(DIAMOND, [0.5] * 4)
+    with pytest.raises(InputError, match=f"^{option} must be") as err:
+        mlpr_from_likelihoods(net, np.ones((2, 4, 2)), engine=engine, version=version, **{option: value})
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("engine, options", [("junction", {"max_clique": 3}), ("sparse", {"budget_bytes": 2**20}),
+                                             ("sparse", {"budget_bytes": 1e6, "progress": False}),
+                                             ("enumerate", {"max_classes": 4}), ("auto", {"budget_bytes": 2**30})])
+def test_good_engine_options_still_answer(engine, options):
+    net = LabelNetwork(DIAMOND, [0.5] * 4)
+    lik = np.random.default_rng(0).uniform(0.1, 1.0, (3, 4, 2))
+    np.testing.assert_allclose(mlpr_from_likelihoods(net, lik, engine=engine, **options),
+                               brute_force(DIAMOND, [0.5] * 4, lik), atol=1e-12)
