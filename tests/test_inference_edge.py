@@ -67,6 +67,20 @@ def test_loopy_on_a_diamond_with_tiny_theta_and_hard_evidence(start):
     np.testing.assert_allclose(run(h, theta, lik, engine="loopy", start=start), 1.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("start", ["uniform", "forest"])
+def test_loopy_message_to_a_parent_when_the_other_parent_is_almost_surely_positive(start):
+    """c6 = c4 AND c0 (theta 1), c0 a root of theta 1, c6 forced negative, c4's evidence 1e100 for positive.
+    The message to c0 is log(1 - t) with t = P(c4 = 1 | its evidence) = 1 - 1e-100: computed as
+    log1p(-exp(log t)) it was log(0) = -inf, which contradicts c0's theta of 1 and made loopy BP call
+    the evidence impossible; the exact answer has c4 and c6 negative."""
+    h = Hierarchy.from_edges([("c4", "c6"), ("c0", "c6")], classes=["c6", "c4", "c0"])
+    theta = [1.0, 0.5, 1.0]
+    lik = np.array([[[1e-300, 0.0], [1e-300, 1e-200], [1.0, 1.0]]])
+    expected = brute_force(h, theta, lik)
+    np.testing.assert_allclose(expected, [[0.0, 0.0, 1.0]])
+    np.testing.assert_allclose(run(h, theta, lik, engine="loopy", start=start), expected, atol=1e-12)
+
+
 def test_loopy_still_reports_truly_impossible_evidence():
     h = Hierarchy.from_edges([("a", "c"), ("b", "c")], classes=["c", "b", "a"])
     lik = np.array([[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]])  # c positive, its parent b negative
@@ -265,7 +279,7 @@ def test_nbh_when_a_merged_theta_is_below_the_float_range(engine):
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from strategies import hierarchies  # noqa: E402
+from strategies import hierarchies, polytrees  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXTREMES = [0.0, 1e-300, 1e-200, 1e300, 1.0, 0.3]
@@ -408,3 +422,16 @@ def test_good_engine_options_still_answer(engine, options):
     lik = np.random.default_rng(0).uniform(0.1, 1.0, (3, 4, 2))
     np.testing.assert_allclose(mlpr_from_likelihoods(net, lik, engine=engine, **options),
                                brute_force(DIAMOND, [0.5] * 4, lik), atol=1e-12)
+
+
+@SETTINGS
+@given(h=polytrees(max_classes=7), data=st.data(), start=st.sampled_from(["uniform", "forest"]))
+def test_loopy_on_polytrees_equals_log_space_enumeration_with_extremes(h, data, start):
+    """Loopy BP is exact on polytrees: with theta 0, 1 or 1e-300 and likelihoods 0, 1e-300 or 1e300 too."""
+    theta, lik = draw_problem(data, h)
+    expected = brute_force(h, theta, lik)
+    possible = ~np.isnan(expected).any(axis=1)
+    got = answer_or_impossible(h, theta, lik[possible], engine="loopy", start=start)
+    np.testing.assert_allclose(got, expected[possible], atol=1e-9)
+    if not possible.all():
+        assert answer_or_impossible(h, theta, lik, engine="loopy", start=start) is None

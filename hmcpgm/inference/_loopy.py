@@ -116,12 +116,13 @@ def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAUL
     theta = np.asarray(theta, dtype=float)
     with np.errstate(divide="ignore"):
         log_th = np.log(theta)
-        root_logit = np.log(theta) - np.log1p(-theta)
+        log_1mth = np.log1p(-theta)
+        root_logit = log_th - log_1mth
     out = np.empty((m, k))
     converged = np.zeros(m, dtype=np.bool_)
     n_iter = np.zeros(m, dtype=np.int64)
     residual = np.zeros(m)
-    loopy_kernel(ev, log_th, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
+    loopy_kernel(ev, log_th, log_1mth, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
                  out, converged, n_iter, residual, *_start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start))
     bad = np.isnan(out).any(axis=1)
     if bad.any():
