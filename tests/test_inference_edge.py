@@ -81,6 +81,23 @@ def test_loopy_message_to_a_parent_when_the_other_parent_is_almost_surely_positi
     np.testing.assert_allclose(run(h, theta, lik, engine="loopy", start=start), expected, atol=1e-12)
 
 
+@pytest.mark.parametrize("engine, options", [("loopy", {"start": "forest"}), ("auto", {"budget_bytes": 1})])
+def test_loopy_forest_start_on_evidence_only_the_dag_allows(engine, options):
+    """c5 = c3 AND c1 (theta 1), c3 a root of theta 1, c5 forced negative: only c1 = 0 allows it. The
+    forest start solves the spanning forest that keeps c5's first parent (c3) alone, where the evidence
+    is impossible, and that error escaped: loopy BP (and engine='auto' when it falls back to it) called
+    possible evidence impossible. Such objects now start from uniform messages."""
+    h = Hierarchy.from_edges([("c3", "c5"), ("c1", "c5")], classes=["c5", "c3", "c1"])
+    theta = [1.0, 1.0, 0.5]
+    lik = np.array([[[1.0, 0.0], [1.0, 1.0], [1.0, 1.0]], [[1.0, 2.0], [1.0, 1.0], [1.0, 1.0]]])
+    expected = brute_force(h, theta, lik)
+    np.testing.assert_allclose(expected[0], [0.0, 1.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = run(h, theta, lik, engine=engine, **options)
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+
+
 def test_loopy_still_reports_truly_impossible_evidence():
     h = Hierarchy.from_edges([("a", "c"), ("b", "c")], classes=["c", "b", "a"])
     lik = np.array([[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]])  # c positive, its parent b negative
