@@ -452,3 +452,17 @@ def test_loopy_on_polytrees_equals_log_space_enumeration_with_extremes(h, data, 
     np.testing.assert_allclose(got, expected[possible], atol=1e-9)
     if not possible.all():
         assert answer_or_impossible(h, theta, lik, engine="loopy", start=start) is None
+
+
+@pytest.mark.parametrize("option, value", [("budget_bytes", None), ("budget_bytes", "x"), ("budget_bytes", -1),
+                                           ("max_clique", None), ("max_clique", 0), ("max_clique", 2.5)])
+def test_the_plan_refuses_bad_sizes_in_one_line(option, value):
+    """inference_plan, choose_engine and engine_in_use took int() of them: TypeError and ValueError
+    tracebacks, or a plan for a budget of -1 bytes."""
+    from hmcpgm.inference import choose_engine, engine_in_use, inference_plan
+
+    for call in (lambda: inference_plan(DIAMOND, **{option: value}),
+                 lambda: choose_engine(DIAMOND, **{option: value}),
+                 lambda: engine_in_use(DIAMOND, **{option: value})):
+        with pytest.raises(InputError, match=f"^{option} must be"):
+            call()

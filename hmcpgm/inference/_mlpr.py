@@ -12,7 +12,7 @@ from ._loopy import DEFAULTS as LOOPY_DEFAULTS
 from ._loopy import LoopyReport
 from ._nbh import nbh_posterior
 from ._plan import approximation_message, choose_engine, inference_plan
-from ._registry import ENGINES, engine_names, get_engine
+from ._registry import ENGINES, check_size_options, engine_names, get_engine
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "engine_table"]
@@ -126,7 +126,7 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
             f"engine={engine!r} takes the options {sorted(accepted) or 'none'}; "
             f"got unknown option(s) {sorted(unknown)}"
         )
-    _check_sizes(options)
+    check_size_options(options)
     if engine == "auto":
         engine = _auto(hierarchy, version, options)
         spec = get_engine(engine)
@@ -164,29 +164,6 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     if options.get("return_report"):
         return out, report
     return out
-
-
-def _positive_int(v):
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1
-
-
-def _positive_number(v):
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) \
-        and np.isfinite(v) and v > 0
-
-
-_SIZE_OPTIONS = {  # option -> (test, what it must be); checked whatever the version, before any engine runs
-    "max_clique": (_positive_int, "a positive int"),
-    "max_classes": (_positive_int, "a positive int"),
-    "budget_bytes": (_positive_number, "a positive finite number of bytes"),
-    "progress": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
-}
-
-
-def _check_sizes(options):
-    for name, (ok, what) in _SIZE_OPTIONS.items():
-        if name in options and not ok(options[name]):
-            raise InputError(f"{name} must be {what}, got {options[name]!r}")
 
 
 def _auto(hierarchy, version, options):
