@@ -167,7 +167,7 @@ def is_model_file(path):
     try:
         with zipfile.ZipFile(path) as zf:
             return "meta.npy" in zf.namelist()
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError, OSError):  # a damaged directory
         return False
 
 
@@ -266,6 +266,7 @@ def load_model(path):
     if not path.is_file():
         raise FileNotFoundError(f"model file {str(path)!r} does not exist")
     if not is_model_file(path):
+        _raw_bytes(path)  # a sealed file whose bytes changed is called damaged, not foreign
         raise InputError(f"model file {path} is not an hmcpgm model (expected an .npz written by save_model)")
     meta, arrays = _read(path)
     if meta.get("format") != FORMAT or meta.get("format_version") not in _READS:

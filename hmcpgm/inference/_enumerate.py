@@ -24,9 +24,20 @@ def _configurations(hierarchy, theta, max_classes):
 
 
 def enumerate_prior(hierarchy, theta, max_classes=MAX_ENUMERATE):
-    """P(Y_k = 1) by summing the joint over all configurations, shape (K,)."""
+    """log P(Y_k = 0) and log P(Y_k = 1) by summing the joint over all configurations: two (K,) arrays.
+
+    Each is log-summed on its own, so a prior of 1 (theta 1 all the way up) keeps
+    log P(Y_k = 0) = -inf, one within 1e-16 of 1 keeps its distance, and one below
+    the float range (theta 1e-300 twice) stays finite, where a linear-space sum
+    would round or underflow.
+    """
+    from scipy.special import logsumexp
+
     configs, logp = _configurations(hierarchy, theta, max_classes)
-    return np.exp(logp) @ configs
+    on = np.where(configs, logp[:, None], -np.inf)  # (C, K): the configurations with y_k = 1
+    off = np.where(configs, -np.inf, logp[:, None])
+    with np.errstate(divide="ignore"):
+        return logsumexp(off, axis=0), logsumexp(on, axis=0)
 
 
 def enumerate_full(hierarchy, theta, l0, l1, max_classes=MAX_ENUMERATE):

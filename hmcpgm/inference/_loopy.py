@@ -116,12 +116,13 @@ def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAUL
     theta = np.asarray(theta, dtype=float)
     with np.errstate(divide="ignore"):
         log_th = np.log(theta)
-        root_logit = np.log(theta) - np.log1p(-theta)
+        log_1mth = np.log1p(-theta)
+        root_logit = log_th - log_1mth
     out = np.empty((m, k))
     converged = np.zeros(m, dtype=np.bool_)
     n_iter = np.zeros(m, dtype=np.int64)
     residual = np.zeros(m)
-    loopy_kernel(ev, log_th, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
+    loopy_kernel(ev, log_th, log_1mth, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
                  out, converged, n_iter, residual, *_start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start))
     bad = np.isnan(out).any(axis=1)
     if bad.any():
@@ -145,7 +146,8 @@ def _start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start):
     first parent. Kept edges start with the forest's upward messages, the other
     edges uniform; each class's factor-to-child message starts at what makes its
     belief the forest's exact posterior. Messages that come out infinite or
-    undefined (hard evidence) start uniform.
+    undefined (hard evidence) start uniform, and so does every message of an
+    object whose evidence the forest rules out (the DAG may still allow it).
     """
     k, m = l0.shape
     if start == "uniform":
@@ -156,7 +158,7 @@ def _start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start):
     keep = [int(p[0]) if len(p) else None for p in hierarchy.parent_indices]
     forest = Hierarchy.from_parents(keep)
     with np.errstate(divide="ignore", invalid="ignore"):
-        post = tree_full(forest, theta, l0, l1)  # (K, M)
+        post = tree_full(forest, theta, l0, l1, impossible_nan=True)  # (K, M)
         log_th, log_1mth = np.log(theta), np.log1p(-theta)
         a = l1 - l0  # log-odds from each class's evidence and its kept children
         up = np.zeros_like(a)
@@ -165,6 +167,9 @@ def _start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start):
                 up[c] = np.logaddexp(log_1mth[c], log_th[c] + a[c])
                 a[keep[c]] += up[c]
         fc0 = np.log(post) - np.log1p(-post) - a
+    ruled_out = np.isnan(post).any(axis=0)  # impossible on the forest: these objects start uniform
+    fc0[:, ruled_out] = 0.0
+    up[:, ruled_out] = 0.0
     roots = np.array([p is None for p in keep])
     fc0[roots] = 0.0
     fc0[~np.isfinite(fc0)] = 0.0

@@ -62,18 +62,35 @@ def _logaddexp(a, b):
 
 
 @_jit
-def _to_parent(t, sv):
+def _to_parent(log_t, log_1mt, sv):
     """log(1 - t + t e^sv): the factor's log-odds message to one parent.
 
-    ``t`` is theta_child times P(all other parents positive), ``sv`` the child's
-    incoming log-odds (its evidence and its children's factors).
+    ``t`` is theta_child times P(all other parents positive), given as ``log_t`` and ``log_1mt`` =
+    log(1 - t), and ``sv`` is the child's incoming log-odds (its evidence and its children's factors).
+    Both logs are kept: below 1e-308 ``t`` is still not zero (a child forced positive must send
+    ``+inf``, not the contradiction of ``t = 0``), and within 1e-16 of 1, ``1 - t`` is still not zero.
     """
-    if math.isnan(sv) or math.isnan(t):
+    if math.isnan(sv) or math.isnan(log_t):
         return math.nan
-    if t == 0.0:
+    if log_t == -math.inf:
         return math.nan if sv == math.inf else 0.0
     # both terms in log space: log1p(t * expm1(sv)) loses everything when t = 1, sv << 0
-    return _logaddexp(math.log1p(-t), math.log(t) + sv)  # sv = -inf gives log(1 - t)
+    return _logaddexp(log_1mt, log_t + sv)  # sv = -inf gives log(1 - t)
+
+
+@_jit
+def _log_one_minus(log_t, others, skip, log_1mth):
+    """log(1 - t) for t = theta * prod_i sigma(x_i): ``others`` holds log sigma(-x_i) of the parents
+    (``skip`` excluded), ``log_1mth`` is log(1 - theta). With e_j those complements, 1 - t =
+    1 - prod_j (1 - e_j): log(-expm1(log t)) while it is not tiny, else log(sum_j e_j), whose error
+    is below sum_j e_j < 1e-12 relative, where e^(log t) is 1 to the last bit (x_i of 1e3)."""
+    s = log_1mth
+    for i in range(len(others)):
+        if i != skip:
+            s = _logaddexp(s, others[i])
+    if s < -27.6:  # sum_j e_j < 1e-12
+        return s
+    return math.log(-math.expm1(log_t)) if log_t < 0.0 else -math.inf
 
 
 @_jit
@@ -120,7 +137,7 @@ def _resum(fp, edge_par, s_fin, s_pos, s_neg):
 
 
 @_jit_parallel
-def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
+def loopy_kernel(ev_all, log_th, log_1mth, root_logit, order, in_ptr, edge_par, damping, tol, max_iter,
                  out, converged, n_iter, residual, fc0, fp0):
     """Loopy BP for every object (rows of ``ev_all``, shape (M, K)); fills the outputs.
 
@@ -136,6 +153,7 @@ def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, t
         fc = np.empty(k)
         fp = np.empty(n_e)
         ls = np.empty(n_e)
+        lq = np.empty(n_e)
         s_fin = np.empty(k)
         s_pos = np.empty(k, dtype=np.int64)
         s_neg = np.empty(k, dtype=np.int64)
@@ -168,8 +186,10 @@ def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, t
                 ls_fin, ls_neg, ls_nan = 0.0, 0, False
                 if hi - lo > 1:  # with one parent R = 1 and the sums stay empty
                     for e in range(lo, hi):
-                        v = _log_sigmoid(_cavity(e, edge_par[e], ev, fc, fp, s_fin, s_pos, s_neg))
+                        x = _cavity(e, edge_par[e], ev, fc, fp, s_fin, s_pos, s_neg)
+                        v = _log_sigmoid(x)
                         ls[e] = v
+                        lq[e] = _log_sigmoid(-x)
                         if math.isnan(v):
                             ls_nan = True
                         elif v == -math.inf:
@@ -184,8 +204,9 @@ def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, t
                     else:
                         own_neg = 1 if ls[e] == -math.inf else 0
                         log_r = -math.inf if ls_neg - own_neg > 0 else ls_fin - _fin(ls[e])
-                    t = math.exp(log_r + log_th[c]) if not math.isnan(log_r) else math.nan
-                    new = _damp(_to_parent(t, sv), fp[e], damp)
+                    log_t = log_r + log_th[c]
+                    log_1mt = _log_one_minus(log_t, lq[lo:hi], e - lo, log_1mth[c])
+                    new = _damp(_to_parent(log_t, log_1mt, sv), fp[e], damp)
                     old = fp[e]
                     d = _moved(new, old)
                     if not d <= change:
@@ -213,14 +234,16 @@ def loopy_kernel(ev_all, log_th, root_logit, order, in_ptr, edge_par, damping, t
                     continue
                 a = log_th[c]
                 for e in range(lo, hi):
-                    a += _log_sigmoid(_cavity(e, edge_par[e], ev, fc, fp, s_fin, s_pos, s_neg))
-                # logit(exp(a)); a = 0 gives +inf, a = -inf gives -inf, NaN stays NaN
-                if a == 0.0:
-                    upd = math.inf
+                    x = _cavity(e, edge_par[e], ev, fc, fp, s_fin, s_pos, s_neg)
+                    a += _log_sigmoid(x)
+                    lq[e] = _log_sigmoid(-x)
+                # logit(exp(a)) = a - log(1 - e^a); 1 - e^a = 0 gives +inf, a = -inf gives -inf, NaN stays NaN
+                if math.isnan(a):
+                    upd = math.nan
                 elif a == -math.inf:
                     upd = -math.inf
                 else:
-                    upd = a - math.log(-math.expm1(a))
+                    upd = a - _log_one_minus(a, lq[lo:hi], -1, log_1mth[c])
                 new = _damp(upd, fc[c], damp)
                 d = _moved(new, fc[c])
                 if not d <= change:

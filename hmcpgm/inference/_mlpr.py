@@ -12,7 +12,7 @@ from ._loopy import DEFAULTS as LOOPY_DEFAULTS
 from ._loopy import LoopyReport
 from ._nbh import nbh_posterior
 from ._plan import approximation_message, choose_engine, inference_plan
-from ._registry import ENGINES, engine_names, get_engine
+from ._registry import ENGINES, check_size_options, engine_names, get_engine
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "engine_table"]
@@ -126,6 +126,7 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
             f"engine={engine!r} takes the options {sorted(accepted) or 'none'}; "
             f"got unknown option(s) {sorted(unknown)}"
         )
+    check_size_options(options)
     if engine == "auto":
         engine = _auto(hierarchy, version, options)
         spec = get_engine(engine)
@@ -178,9 +179,13 @@ def _auto(hierarchy, version, options):
 def _indpt(network, l0, l1, spec, options):
     """(K, M) posterior of each class from its own evidence and its prior marginal."""
     if spec.prior is not None:  # the engine's own prior marginals (enumeration: by brute force)
-        prior = np.clip(spec.prior(network.hierarchy, network.theta, options), 0.0, 1.0)
-        with np.errstate(divide="ignore"):
-            log_pi, log_1mpi = np.log(prior), np.log1p(-prior)
+        prior = spec.prior(network.hierarchy, network.theta, options)
+        if isinstance(prior, tuple):  # (log P(Y_k = 0), log P(Y_k = 1))
+            log_1mpi, log_pi = (np.asarray(a, dtype=float) for a in prior)
+        else:  # P(Y_k = 1)
+            prior = np.clip(prior, 0.0, 1.0)
+            with np.errstate(divide="ignore"):
+                log_pi, log_1mpi = np.log(prior), np.log1p(-prior)
     else:
         log_pi = network.log_prior_marginals
         with np.errstate(divide="ignore"):

@@ -123,11 +123,16 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
     theta and each shape is solved in one pass for all its networks and objects.
     """
     reduction = _reduced_shapes(hierarchy, tuple(int(k) for k in classes))
-    products = np.multiply.reduceat(np.asarray(theta, dtype=float)[reduction.members], reduction.starts)
+    theta = np.asarray(theta, dtype=float)
+    products = np.multiply.reduceat(theta[reduction.members], reduction.starts)
+    # a merged theta below the float range (1e-300 * 1e-300) is not zero: those networks are solved unreduced
+    lost = (products < np.finfo(float).tiny) & np.minimum.reduceat(theta[reduction.members] > 0, reduction.starts)
+    redo = []
     out = np.empty((len(classes), l0.shape[1]))
     for shape in reduction.shapes:
         sub, n, g = shape.sub, shape.sub.n_classes, len(shape.positions)
         th = products[shape.offset:shape.offset + n * g].reshape(g, n).T  # (n, G): column g is network g
+        redo.extend(shape.positions[lost[shape.offset:shape.offset + n * g].reshape(g, n).any(axis=1)])
         if spec.nbh == "own_on_dags" and not sub.is_forest:  # an approximate engine answers for itself
             for j, i in enumerate(shape.positions):
                 obs = shape.observed[:, j, None]
@@ -145,6 +150,10 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
 
             out[shape.positions] = junction_grouped(sub, th, l0, l1, shape.index, shape.observed, shape.rows,
                                                     options.get("max_clique", 20))
+    if redo:  # the engine itself on each unreduced neighbourhood (its thetas as they are, in log space)
+        redo = np.sort(np.asarray(redo, dtype=np.intp))
+        out[redo] = _nbh_by_subgraphs(hierarchy, theta, l0, l1, spec.name, options,
+                                      classes=np.asarray(classes)[redo])
     bad = np.isnan(out)
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .._validation import check_hierarchy
-from ._registry import MAX_CLIQUE, EngineEstimate, depends_on_registry, get_engine, is_exact, size_text
+from ._registry import (
+    MAX_CLIQUE,
+    EngineEstimate,
+    check_size_options,
+    depends_on_registry,
+    get_engine,
+    is_exact,
+    size_text,
+)
 from ._registry import engine_names as registered_engines
 from ._sparse_junction import DEFAULT_BUDGET
 
@@ -107,6 +115,7 @@ def inference_plan(hierarchy, *, budget_bytes=DEFAULT_BUDGET, max_clique=MAX_CLI
     True
     """
     hierarchy = check_hierarchy(hierarchy)
+    check_size_options({"budget_bytes": budget_bytes, "max_clique": max_clique})
     return _plan(hierarchy, int(budget_bytes), int(max_clique))
 
 
@@ -151,6 +160,7 @@ def choose_engine(hierarchy, version="full", *, budget_bytes=DEFAULT_BUDGET, max
         The engine's name and whether its answer is exact.
     """
     hierarchy = check_hierarchy(hierarchy)
+    check_size_options({"budget_bytes": budget_bytes, "max_clique": max_clique})
     if version != "full":
         return ("tree" if hierarchy.is_forest else "junction"), True
     plan = _plan(hierarchy, int(budget_bytes), int(max_clique))

@@ -10,6 +10,8 @@ dense (2^width entries per clique), so it fits GO sub-DAGs but not the whole GO:
 :func:`pyagrum_fit` reads the size of its junction tree before any table is made.
 """
 
+import warnings
+
 import numpy as np
 
 from ..exceptions import InferenceError, MissingDependencyError
@@ -19,7 +21,9 @@ __all__ = ["pyagrum_mlpr", "pyagrum_fit"]
 
 def _import():
     try:
-        import pyagrum
+        with warnings.catch_warnings():  # its SWIG types warn that they have no __module__ (DeprecationWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import pyagrum
     except ImportError:
         raise MissingDependencyError(
             "the pyAgrum reference needs pyAgrum: pip install \"hmcpgm[pyagrum]\" (or pip install pyagrum)"
@@ -63,8 +67,9 @@ def pyagrum_fit(hierarchy, budget_bytes):
 def pyagrum_mlpr(hierarchy, theta, likelihoods):
     """(M, K) posteriors P(Y_k = 1 | evidence) from pyAgrum's LazyPropagation.
 
-    ``likelihoods`` is a checked (M, K, 2) array. Evidence of probability zero
-    raises :class:`~hmcpgm.exceptions.InferenceError`.
+    ``likelihoods`` is a checked (M, K, 2) array. Evidence of probability zero, or
+    below ``MIN_EVIDENCE_PROBABILITY`` (where pyAgrum's linear-space tables lose
+    it), raises :class:`~hmcpgm.exceptions.InferenceError`.
     """
     gum, bn = _network(hierarchy, np.asarray(theta, dtype=float))
     m, k = likelihoods.shape[:2]
@@ -78,8 +83,21 @@ def pyagrum_mlpr(hierarchy, theta, likelihoods):
             ie.addEvidence(names[j], scaled[i, j].tolist())
         try:
             ie.makeInference()
+            p_evidence = ie.evidenceProbability()
             for j in range(k):
                 out[i, j] = ie.posterior(names[j])[1]
         except gum.GumException as exc:  # e.g. evidence of probability zero
-            raise InferenceError(f"pyAgrum refused object {i}: {exc}") from None
+            raise InferenceError(f"pyAgrum refused object {i}: {exc} ({_LINEAR})") from None
+        if not p_evidence >= MIN_EVIDENCE_PROBABILITY:  # its posteriors are then garbage (off by up to 1)
+            raise InferenceError(f"pyAgrum gives no answer for object {i}: the probability of its evidence came out "
+                                 f"{p_evidence:.3g} ({_LINEAR})")
     return out
+
+
+# Every value pyAgrum's tables hold is at most 1 (probabilities times likelihoods scaled to at most 1), so
+# what underflows is lost in absolute terms, below 2.2e-308 (the smallest normal float) per table entry:
+# with the evidence at least this likely, the posteriors it loses are far below 1e-12 for any junction
+# tree that fits in memory.
+MIN_EVIDENCE_PROBABILITY = 1e-280
+_LINEAR = ("its tables are in linear space: the evidence has probability zero or below the float range; "
+           "hmcpgm's exact engines work in log space")

@@ -7,15 +7,18 @@ virtual evidence, the probability column L / (L0 + L1). A fresh
 ``VariableElimination`` object is built for every query, because virtual
 evidence leaves helper nodes behind in the inference object (pgmpy 1.1.2), and
 each class is queried on its own (one query over all classes builds the 2^K
-joint).
+joint). pgmpy sums in linear space: evidence whose probability is below the
+float range (theta or likelihood ratios near 1e-300) comes out 0/0 and is
+refused, and near that range its posteriors lose digits; the other engines work
+in log space.
 """
 
 import warnings
 
 import numpy as np
 
+from ..exceptions import InferenceError
 from ..network import LabelNetwork, quiet_pgmpy
-from ._common import impossible_evidence
 
 __all__ = ["pgmpy_mlpr"]
 
@@ -70,5 +73,10 @@ def _query_all(model, names, hierarchy, likelihoods, version):
                 out[i_m, j] = query(j, [(i_m, i) for i in keep])
     bad = np.isnan(out)
     if bad.any():
-        raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=1)))
+        objects = np.flatnonzero(bad.any(axis=1))
+        raise InferenceError(
+            f"pgmpy's answer for {len(objects)} object(s) (first: object {objects[0]}) is 0/0: their evidence "
+            "has probability zero under the network, or one below the float range of pgmpy's linear-space "
+            "sums (theta or likelihood ratios near 1e-300); engine='enumerate' (log space) tells which"
+        )
     return out

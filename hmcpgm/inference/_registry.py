@@ -28,12 +28,15 @@ choosing an engine, not as promises:
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..exceptions import InputError
 from ..options import VERSIONS
 
 __all__ = [
     "Engine", "EngineEstimate", "EXACTNESS", "ENGINES", "register_engine", "unregister_engine", "get_engine",
     "engine_names", "is_exact", "is_polytree", "always_exact", "size_text", "MAX_CLIQUE", "LOOPY_ITERATIONS",
+    "check_size_options",
 ]
 
 MAX_CLIQUE = 20  # the dense junction tree's default largest clique
@@ -158,8 +161,9 @@ class Engine:
         reduced neighbourhood that is not a forest (approximate engines); ``"subgraphs"`` runs it on
         each class's neighbourhood sub-hierarchy, by definition.
     prior : callable or None
-        indpt version: ``prior(hierarchy, theta, options)`` -> ``(K,)`` prior marginals P(Y_k = 1);
-        None uses the network's closed form.
+        indpt version: ``prior(hierarchy, theta, options)`` -> ``(K,)`` prior marginals P(Y_k = 1), or
+        a tuple of two ``(K,)`` arrays, log P(Y_k = 0) and log P(Y_k = 1) (exact near 0 and 1 and below
+        the float range); None uses the network's closed form.
     cost : callable or None
         ``cost(hierarchy, budget_bytes, max_clique)`` -> :class:`EngineEstimate`, the engine's row of
         :func:`~hmcpgm.inference.inference_plan`; None: not in the plan.
@@ -429,6 +433,51 @@ def is_exact(engine, hierarchy):
     if engine not in _ENGINES:
         raise KeyError(engine)
     return bool(_ENGINES[engine].exact_on(hierarchy))
+
+
+def _positive_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1
+
+
+def _positive_number(v):
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) \
+        and bool(np.isfinite(v)) and v > 0
+
+
+_SIZE_OPTIONS = {  # option -> (test, what it must be)
+    "max_clique": (_positive_int, "a positive int"),
+    "max_classes": (_positive_int, "a positive int"),
+    "budget_bytes": (_positive_number, "a positive finite number of bytes"),
+    "progress": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+}
+
+
+def check_size_options(options):
+    """Refuse, in one line naming it, a size option of the built-in engines that is not one.
+
+    Parameters
+    ----------
+    options : dict
+        Engine options; ``max_clique`` and ``max_classes`` must be positive ints,
+        ``budget_bytes`` a positive finite number, ``progress`` a bool (the others
+        are not looked at).
+
+    Raises
+    ------
+    InputError
+        The first option that fails.
+
+    Examples
+    --------
+    >>> check_size_options({"max_clique": 12, "budget_bytes": 2**30})
+    >>> check_size_options({"max_clique": None})
+    Traceback (most recent call last):
+    ...
+    hmcpgm.exceptions.InputError: max_clique must be a positive int, got None
+    """
+    for name, (ok, what) in _SIZE_OPTIONS.items():
+        if name in options and not ok(options[name]):
+            raise InputError(f"{name} must be {what}, got {options[name]!r}")
 
 
 def size_text(n):

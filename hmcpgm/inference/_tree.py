@@ -52,11 +52,12 @@ def _tree_arrays(hierarchy, theta):
     return log_th, log_1mth, order, parent
 
 
-def tree_full(hierarchy, theta, l0, l1):
+def tree_full(hierarchy, theta, l0, l1, impossible_nan=False):
     """Exact P(Y_k = 1 | all evidence) on a forest; ``l0, l1`` are (K, M) log likelihoods.
 
     Runs the compiled kernel of :mod:`hmcpgm.inference._tree_kernel`, objects in
-    parallel. Returns a (K, M) array.
+    parallel. Returns a (K, M) array. Evidence of probability zero raises, or with
+    ``impossible_nan`` gives NaN columns.
     """
     from ._tree_kernel import tree_kernel_logs
 
@@ -66,7 +67,9 @@ def tree_full(hierarchy, theta, l0, l1):
     tree_kernel_logs(np.ascontiguousarray(l0.T), np.ascontiguousarray(l1.T), *_tree_arrays(hierarchy, theta),
                      out, impossible)
     if impossible.any():
-        raise impossible_evidence(hierarchy, np.flatnonzero(impossible))
+        if not impossible_nan:
+            raise impossible_evidence(hierarchy, np.flatnonzero(impossible))
+        out[impossible] = np.nan
     return np.ascontiguousarray(out.T)
 
 

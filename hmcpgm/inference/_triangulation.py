@@ -176,9 +176,12 @@ class _Elimination:
         heapq.heapify(self.heap)
 
     def _fill(self, v):
+        # pairs of neighbours minus the edges among them (each seen from both ends); a set intersection
+        # walks the smaller set, so a hub of d leaves costs O(d), not the O(d^2) of testing every pair
         adj = self.adj
-        nb = list(adj[v])
-        return sum(1 for i, a in enumerate(nb) for b in nb[i + 1:] if b not in adj[a])
+        nb = adj[v]
+        d = len(nb)
+        return d * (d - 1) // 2 - sum(len(adj[a] & nb) for a in nb) // 2
 
     def count(self, members):
         """:func:`count_feasible` of a set of classes, remembered across copies."""
@@ -235,16 +238,21 @@ class _Elimination:
                     holders[u].append(len(self.cliques))
             self.cliques.append((v, clique))
             nb = list(adj[v])
+            added = []
             for i, a in enumerate(nb):
                 adj[a].discard(v)
                 for b in nb[i + 1:]:
-                    adj[a].add(b)
-                    adj[b].add(a)
+                    if b not in adj[a]:
+                        added.append((a, b))
+                        adj[a].add(b)
+                        adj[b].add(a)
             alive[v] = False
             adj[v] = set()
+            # a fill changes only where the neighbours changed (nb) or an edge joined two neighbours:
+            # eliminating a leaf of a hub then costs O(1), not a pass over the hub's other leaves
             touched = set(nb)
-            for a in nb:
-                touched |= adj[a]
+            for a, b in added:
+                touched |= adj[a] & adj[b]
             for u in touched:
                 if alive[u]:
                     self.fills[u] = self._fill(u)
