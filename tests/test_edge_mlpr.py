@@ -470,3 +470,23 @@ def test_the_paper_model_is_the_network_and_score_models_fitted_by_hand(score_mo
     evidence = fit_score_model(X, y, h, kind=score_model, cv=5, seed=0).likelihoods(X[:50])
     np.testing.assert_array_equal(model.theta_, network.theta)
     np.testing.assert_allclose(model.predict_proba(X[:50]), mlpr_from_likelihoods(network, evidence), atol=1e-15)
+
+
+@pytest.mark.parametrize("parents, rows", [([None, 0, 0], 50), ([None, 0, 0, [1, 2]], 150)])
+def test_labels_without_any_positive_fit_the_untempered_model_without_warnings(parents, rows):
+    # Nothing to rank: the exponent search and the bootstrap of the version choice had only
+    # NaN AU(PRC)s (fit raised 'All-NaN slice encountered'). With allow_empty the default now
+    # keeps a = 1 and indpt, and predicts as the fixed untempered indpt model does.
+    import warnings
+
+    h = Hierarchy.from_parents(parents)
+    rng = np.random.default_rng(0)
+    s = rng.random((rows, h.n_classes))
+    y = np.zeros((rows, h.n_classes), int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = MLPR(hierarchy=h, allow_empty=True).fit(s, y)
+    assert model.version_ == "indpt"
+    np.testing.assert_array_equal(model.tempering_, 1.0)
+    fixed = MLPR(hierarchy=h, allow_empty=True, version="indpt", tempering=None, consistency="hierrank").fit(s, y)
+    np.testing.assert_allclose(model.predict_proba(s), fixed.predict_proba(s), rtol=0, atol=1e-15)

@@ -204,7 +204,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             n_eval, rows_used, note = len(SCREEN_GRID), len(screen), f"screened out (z {screened[1]:.1f})"
             other_value = np.nan
         else:
-            if tempering is None:
+            if tempering is None or not y[:, cols].any():  # no positive to rank: no exponent to fit, a = 1
                 evaluate(np.ones(hierarchy.n_classes))
                 n_eval = 1
             else:

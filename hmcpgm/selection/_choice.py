@@ -207,7 +207,8 @@ def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0, 
         aps.append(_weighted_aps(yy.ravel()[order].astype(float), order // k, weights))
     d = aps[1] - aps[0]
     diff = float(d[0])
-    se = float(np.nanstd(d[1:], ddof=1))
+    # fewer than two resamples with a positive (e.g. no positive at all): no spread to measure
+    se = float(np.nanstd(d[1:], ddof=1)) if np.count_nonzero(~np.isnan(d[1:])) > 1 else 0.0
     return float(diff / se) if se > 0 else (np.inf if diff > 0 else 0.0), diff
 
 
