@@ -111,3 +111,13 @@ def test_scores_need_a_model_and_damping_is_checked(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["check-inference", str(path), "--damping", "1.5"])
     assert "--damping" in capsys.readouterr().err
+
+
+def test_advice_names_the_engines_option_of_this_command(tmp_path, capsys):
+    # loopy's non-convergence advice said '--engine junction', an option check-inference does not have
+    edges = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("d", "e"), ("d", "f"), ("e", "g"), ("f", "g")]
+    path = tmp_path / "dag.csv"
+    path.write_text("parent,child\n" + "".join(f"{p},{c}\n" for p, c in edges))
+    main(["check-inference", str(path), "--engines", "loopy", "junction", "--max-iter", "1", "--evidence", "strong"])
+    warning = [line for line in capsys.readouterr().err.splitlines() if "did not converge" in line]
+    assert warning and "use --engines junction" in warning[0] and "--engine " not in warning[0]

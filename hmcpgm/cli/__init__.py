@@ -38,8 +38,12 @@ _CLI_ADVICE = [
 ]
 
 
-def _for_the_command_line(message):
-    for pattern, replacement in _CLI_ADVICE:
+# check-inference compares engines: its option is --engines
+_COMMAND_ADVICE = {"check-inference": [(r"engine='(\w+)'", r"--engines \1")]}
+
+
+def _for_the_command_line(message, command=None):
+    for pattern, replacement in _COMMAND_ADVICE.get(command, []) + _CLI_ADVICE:
         message = re.sub(pattern, replacement, message)
     return " ".join(str(message).split())  # one line
 
@@ -68,7 +72,7 @@ def _main(argv):
                 return _closed_pipe()
             system = isinstance(exc, OSError) and exc.strerror and exc.filename  # raised by the OS, not by hmcpgm
             message = f"{exc.strerror}: {exc.filename!r}" if system else str(exc)
-            print(f"hmcpgm: error: {_for_the_command_line(message)}", file=sys.stderr)
+            print(f"hmcpgm: error: {_for_the_command_line(message, args.command)}", file=sys.stderr)
             status = 2
         except KeyboardInterrupt:
             print("hmcpgm: interrupted", file=sys.stderr)
@@ -76,7 +80,7 @@ def _main(argv):
     try:
         # once each: the registry of "default" is reset whenever a library changes the filters (pandas does)
         for message in dict.fromkeys(str(w.message) for w in caught):
-            print(f"hmcpgm: warning: {_for_the_command_line(message)}", file=sys.stderr)
+            print(f"hmcpgm: warning: {_for_the_command_line(message, args.command)}", file=sys.stderr)
         sys.stdout.flush()
     except BrokenPipeError:
         return _closed_pipe()
