@@ -104,8 +104,17 @@ def label_target(y, owner):
     return binary_matrix(arr, "y")
 
 
+def refuse_complex(values, name):
+    """One-line error for a complex array (numpy would cast it to float with a warning, dropping the
+    imaginary part); lists of complex numbers are refused by the float conversion itself."""
+    dtype = getattr(values, "dtype", None)
+    if isinstance(dtype, np.dtype) and dtype.kind == "c":
+        raise InputError(f"{name} must be real numbers, got a complex array ({dtype})")
+
+
 def finite_array(values, name="values"):
     """A finite float array of at least one dimension; errors name ``name`` and the first bad entry."""
+    refuse_complex(values, name)
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -12,7 +12,7 @@ from contextvars import ContextVar
 
 import numpy as np
 
-from ._arrays import first_true
+from ._arrays import first_true, refuse_complex
 from ._util import preview, repeated
 from .exceptions import InputError
 
@@ -204,6 +204,7 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
     if (_CHECKED.get() and isinstance(values, np.ndarray) and values.dtype == dtype and values.ndim == 2
             and values.shape[1] == len(classes)):
         return values  # checked at the door (see checked_at_the_door)
+    refuse_complex(values, name)
     try:
         arr = np.asarray(values, dtype=dtype)
     except (TypeError, ValueError) as exc:

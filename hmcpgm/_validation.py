@@ -9,7 +9,7 @@ and what was given.
 
 import numpy as np
 
-from ._arrays import binary_matrix, first_true
+from ._arrays import binary_matrix, first_true, refuse_complex
 from ._columns import (
     aligned_matrices,
     as_pandas,
@@ -70,6 +70,7 @@ def label_matrix(labels, hierarchy, name="labels", *, close=False):
 
 def theta_vector(theta, hierarchy, name="theta"):
     """A (K,) float array of probabilities in [0, 1]."""
+    refuse_complex(theta, name)
     try:
         arr = np.asarray(theta, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -93,6 +94,7 @@ def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
 
     A pair (0, 0) is impossible evidence and is an error.
     """
+    refuse_complex(likelihoods, name)
     arr = np.asarray(likelihoods, dtype=float)
     k = hierarchy.n_classes
     if arr.ndim != 3 or arr.shape[1:] != (k, 2):

@@ -490,3 +490,27 @@ def test_labels_without_any_positive_fit_the_untempered_model_without_warnings(p
     np.testing.assert_array_equal(model.tempering_, 1.0)
     fixed = MLPR(hierarchy=h, allow_empty=True, version="indpt", tempering=None, consistency="hierrank").fit(s, y)
     np.testing.assert_allclose(model.predict_proba(s), fixed.predict_proba(s), rtol=0, atol=1e-15)
+
+
+def test_complex_arrays_are_refused_in_one_line_not_cast_with_a_warning():
+    # numpy casts a complex array to float with a ComplexWarning, dropping the imaginary part:
+    # likelihoods, theta, rankings and aligned score matrices were read that way
+    import warnings
+
+    from hmcpgm import hier_rank, mlpr_from_likelihoods
+    from hmcpgm._columns import class_matrix
+
+    h = Hierarchy.from_parents([None, 0])
+    calls = [
+        lambda: mlpr_from_likelihoods(LabelNetwork(h, [0.5, 0.5]), np.ones((1, 2, 2)) * (1 + 1j)),
+        lambda: LabelNetwork(h, np.array([0.5, 0.5]) * (1 + 0j)),
+        lambda: hier_rank(np.ones((2, 2)) * (1 + 0j), h),
+        lambda: hier_rank(pd.DataFrame(np.ones((2, 2)) * (1 + 0j), columns=h.classes), h),
+        lambda: class_matrix(np.ones((2, 2)) * (1 + 0j), h, "scores"),
+    ]
+    for call in calls:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(InputError, match="must be real numbers, got a complex array") as info:
+                call()
+        assert "\n" not in str(info.value)

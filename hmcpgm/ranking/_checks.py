@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._arrays import refuse_complex
 from .._validation import check_hierarchy, class_matrix, is_frame
 from ..exceptions import InputError
 
@@ -12,6 +13,7 @@ def ranking_values(values, hierarchy):
     """(M, K) finite float64 C-contiguous array for ``hierarchy``; a 1-D array is one object."""
     check_hierarchy(hierarchy)
     if not is_frame(values):
+        refuse_complex(values, "values")
         arr = np.asarray(values, dtype=float)
         if arr.ndim == 1:
             if arr.size % hierarchy.n_classes:
