@@ -217,6 +217,11 @@ class Hierarchy:
     def __deepcopy__(self, memo):
         return self
 
+    def __reduce__(self):
+        # rebuilt from the graph and column order: cached properties (the hash of str
+        # names differs between processes; arrays would come back writeable) are recomputed
+        return (type(self), (nx.DiGraph(self._graph), self._classes))
+
     def __repr__(self):
         return (
             f"Hierarchy({self.kind}, {self.n_classes} classes, "
