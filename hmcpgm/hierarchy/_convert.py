@@ -6,7 +6,15 @@ import numpy as np
 from .._util import preview, repeated
 from ..exceptions import HierarchyError, InputError
 
-__all__ = ["check_unique", "directed_graph", "frozen_graph", "graph_from_edges", "graph_from_parents", "read_obo"]
+__all__ = [
+    "check_name",
+    "check_unique",
+    "directed_graph",
+    "frozen_graph",
+    "graph_from_edges",
+    "graph_from_parents",
+    "read_obo",
+]
 
 
 def check_unique(names, what):
@@ -14,6 +22,16 @@ def check_unique(names, what):
     dup = repeated(names)
     if dup:
         raise HierarchyError(f"{what} has duplicate class names: {preview(dup)}")
+
+
+def check_name(name, what):
+    """Raise :class:`HierarchyError` for a class name that is missing (None, NaN) or unhashable."""
+    try:
+        hash(name)
+    except TypeError:
+        raise HierarchyError(f"{what} names a class {name!r} that is not hashable (use a str, int or tuple)") from None
+    if name is None or (isinstance(name, (float, np.floating)) and name != name):
+        raise HierarchyError(f"{what} names a class {name!r}: a missing value, not a class name")
 
 
 def frozen_graph(graph, classes=None):
@@ -30,8 +48,12 @@ def frozen_graph(graph, classes=None):
         )
     if classes is None:
         classes = list(graph.nodes)
+        for c in classes:
+            check_name(c, "graph")
     else:
         classes = list(classes)
+        for i, c in enumerate(classes):
+            check_name(c, f"classes item {i}")
         check_unique(classes, "classes")
         known = set(classes)
         missing = [c for c in graph.nodes if c not in known]
@@ -71,6 +93,8 @@ def graph_from_edges(edges, classes=None):
             raise HierarchyError(
                 f"edges must be (parent, child) pairs; item {i} is {pair!r}"
             ) from None
+        check_name(parent, f"edges item {i} ({parent!r}, {child!r})")
+        check_name(child, f"edges item {i} ({parent!r}, {child!r})")
         if (parent, child) in seen:
             raise HierarchyError(f"edges lists the edge {parent!r} -> {child!r} twice")
         seen.add((parent, child))
@@ -81,6 +105,8 @@ def graph_from_edges(edges, classes=None):
         classes = list(order)
     else:
         classes = list(classes)
+        for i, c in enumerate(classes):
+            check_name(c, f"classes item {i}")
         check_unique(classes, "classes")
         known = set(classes)
         unknown = [c for c in order if c not in known]
