@@ -128,6 +128,8 @@ def graph_from_parents(parents):
     for k, entry in enumerate(parents):
         if entry is None:
             continue
+        if isinstance(entry, (bool, np.bool_)):
+            raise HierarchyError(f"parents[{k}] must be an int, a list of ints, None or -1; got {entry!r}")
         if isinstance(entry, (int, np.integer)):
             entry = [] if entry == -1 else [entry]
         try:
@@ -139,7 +141,7 @@ def graph_from_parents(parents):
         if len(set(entry)) != len(entry):
             raise HierarchyError(f"parents[{k}] lists a parent twice: {entry!r}")
         for p in entry:
-            if not isinstance(p, (int, np.integer)) or not 0 <= p < n:
+            if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)) or not 0 <= p < n:
                 raise HierarchyError(
                     f"parents[{k}] names parent {p!r}, but parent indices must be "
                     f"ints in 0..{n - 1}"
