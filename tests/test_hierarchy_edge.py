@@ -80,3 +80,17 @@ def test_odd_but_valid_class_names_match_networkx(names):
         assert set(h.descendants(n)) == nx.descendants(g, n)
         assert h.classes[h.index(n)] == n
     assert h.roots == (a,) and h.leaves == (d,)
+
+
+@pytest.mark.parametrize("entry", [True, False, np.True_, [True], [0, True]])
+def test_from_parents_refuses_booleans(entry):
+    # True == 1 as an int: [None, True, 0] made class 1 its own parent, [None, 0, False] silently used parent 0
+    with pytest.raises(HierarchyError, match=r"parents\[2\]"):
+        Hierarchy.from_parents([None, 0, entry])
+
+
+@pytest.mark.parametrize("edges", [["ab", "bc"], [("a", "b"), "bc"]])
+def test_from_edges_refuses_strings_as_pairs(edges):
+    # "ab" unpacks into ("a", "b"): a list of edge strings silently became one-letter classes
+    with pytest.raises(HierarchyError, match="pairs"):
+        Hierarchy.from_edges(edges)

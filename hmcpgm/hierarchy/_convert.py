@@ -88,6 +88,8 @@ def graph_from_edges(edges, classes=None):
     order = {}
     for i, pair in enumerate(edges):
         try:
+            if isinstance(pair, (str, bytes)):
+                raise TypeError
             parent, child = pair
         except (TypeError, ValueError):
             raise HierarchyError(
