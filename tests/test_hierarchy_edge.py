@@ -8,6 +8,9 @@ import sys
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import hierarchies
 
 from hmcpgm import Hierarchy, HierarchyError
 
@@ -94,3 +97,110 @@ def test_from_edges_refuses_strings_as_pairs(edges):
     # "ab" unpacks into ("a", "b"): a list of edge strings silently became one-letter classes
     with pytest.raises(HierarchyError, match="pairs"):
         Hierarchy.from_edges(edges)
+
+
+def _reference(h):
+    """networkx's answers, from the hierarchy's own edge list."""
+    g = nx.DiGraph()
+    g.add_nodes_from(h.classes)
+    g.add_edges_from(h.edges)
+    return g
+
+
+@settings(max_examples=60, deadline=None)
+@given(hierarchies(max_classes=10, max_parents=3), st.data())
+def test_structure_matches_networkx_on_shuffled_columns(h, data):
+    g = _reference(h)
+    pos = {c: i for i, c in enumerate(h.classes)}
+    for c in h.classes:
+        assert h.ancestors(c) == tuple(sorted(nx.ancestors(g, c), key=pos.get))
+        assert h.descendants(c) == tuple(sorted(nx.descendants(g, c), key=pos.get))
+        assert h.parents(c) == tuple(sorted(g.predecessors(c), key=pos.get))
+        assert h.children(c) == tuple(sorted(g.successors(c), key=pos.get))
+    order = [h.classes[k] for k in h.topological_order]
+    assert sorted(h.topological_order.tolist()) == list(range(h.n_classes))
+    seen = set()
+    for c in order:
+        assert set(g.predecessors(c)) <= seen
+        seen.add(c)
+    # depth: longest root path, by brute force over all simple paths from the roots
+    for c in h.classes:
+        longest = max((len(p) - 1 for r in h.roots for p in nx.all_simple_paths(g, r, c)), default=0)
+        assert h.depth[h.index(c)] == longest
+    assert {(h.classes[p], h.classes[c]) for p, c in h.edge_indices} == set(g.edges)
+    assert len(h.edge_indices) == g.number_of_edges()
+    assert set(h.roots) == {c for c in g if g.in_degree(c) == 0}
+    assert set(h.leaves) == {c for c in g if g.out_degree(c) == 0}
+    for keep in ("deepest", "shallowest"):
+        forest = h.spanning_forest(keep)
+        for k, p in enumerate(forest):
+            parents = h.parent_indices[k]
+            if len(parents) == 0:
+                assert p == -1
+            else:
+                best = (max if keep == "deepest" else min)((h.depth[q], q) for q in parents)
+                assert (h.depth[p], p) == best
+    # subgraph: the chosen classes and all their ancestors, induced edges, column order kept
+    names = data.draw(st.lists(st.sampled_from(h.classes), max_size=4))
+    if names:
+        sub = h.subgraph(names)
+        keep = set(names).union(*(nx.ancestors(g, n) for n in names))
+        assert sub.classes == tuple(c for c in h.classes if c in keep)
+        assert set(sub.edges) == set(g.subgraph(keep).edges)
+        for c in sub.classes:
+            assert set(sub.ancestors(c)) == nx.ancestors(g, c)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hierarchies(max_classes=8, max_parents=3), st.randoms(use_true_random=False))
+def test_equal_hierarchies_built_differently_are_equal_and_hash_equal(h, rnd):
+    edges = list(h.edges)
+    rnd.shuffle(edges)
+    from_edges = Hierarchy.from_edges(edges, classes=h.classes)
+    g = nx.DiGraph()
+    g.add_nodes_from(h.classes)
+    g.add_edges_from(edges)
+    from_graph = Hierarchy(g)
+    up = nx.DiGraph()
+    up.add_nodes_from(reversed(h.classes))
+    up.add_edges_from((c, p) for p, c in edges)
+    from_nx = Hierarchy.from_networkx(up, classes=list(h.classes), direction="child_to_parent")
+    index = {c: i for i, c in enumerate(h.classes)}
+    from_parents = Hierarchy.from_parents([[index[p] for p in h.parents(c)] for c in h.classes])
+    for other in (from_edges, from_graph, from_nx, pickle.loads(pickle.dumps(h))):
+        assert other == h and hash(other) == hash(h)
+        assert np.array_equal(other.topological_order, h.topological_order)
+        assert np.array_equal(other.ancestor_matrix, h.ancestor_matrix)
+    assert np.array_equal(from_parents.ancestor_matrix, h.ancestor_matrix)
+    assert set(from_parents.edges) == {tuple(e) for e in h.edge_indices.tolist()}
+
+
+def test_deep_chain_in_reverse_column_order():
+    n = 6000  # deeper than Python's default recursion limit
+    h = Hierarchy.from_edges([(f"c{i}", f"c{i + 1}") for i in range(n - 1)], classes=[f"c{i}" for i in range(n)][::-1])
+    assert h.topological_order.tolist() == list(range(n))[::-1]
+    assert h.depth[0] == n - 1 and h.depth[-1] == 0
+    assert len(h.ancestors(f"c{n - 1}")) == n - 1 and h.descendants("c0")[0] == f"c{n - 1}"
+    assert h.spanning_forest()[-1] == -1 and h.kind == "tree"
+    assert h.subgraph(["c10"]).classes == tuple(f"c{i}" for i in range(11))[::-1]
+
+
+def test_wide_star_and_many_roots():
+    n = 3000
+    star = Hierarchy.from_edges([("root", i) for i in range(n)])
+    assert star.roots == ("root",) and len(star.leaves) == n and star.kind == "tree"
+    assert star.topological_order[0] == 0 and star.depth.max() == 1
+    roots = Hierarchy.from_edges([], classes=range(n))
+    assert roots.kind == "forest" and len(roots.roots) == n and roots.edge_indices.shape == (0, 2)
+    assert roots.topological_order.tolist() == list(range(n))
+    assert roots.spanning_forest().tolist() == [-1] * n
+
+
+@pytest.mark.parametrize("n", [2, 3, 50, 2000])
+def test_cycles_of_any_length_are_refused_in_one_line(n):
+    edges = [(f"k{i}", f"k{(i + 1) % n}") for i in range(n)] + [("top", "k0")]
+    with pytest.raises(HierarchyError, match="cycle") as info:
+        Hierarchy.from_edges(edges)
+    msg = str(info.value)
+    assert "\n" not in msg and len(msg) < 400
+    assert any(f"'k{i}'" in msg for i in range(n))

@@ -72,9 +72,9 @@ def frozen_graph(graph, classes=None):
             f"the hierarchy has self loops (a class that is its own parent): {preview([u for u, _ in loops])}"
         )
     if not nx.is_directed_acyclic_graph(graph):
-        cycle = nx.find_cycle(graph)
-        path = " -> ".join(repr(u) for u, _ in cycle) + f" -> {cycle[0][0]!r}"
-        raise HierarchyError(f"the hierarchy has a cycle: {path}")
+        cycle = [u for u, _ in nx.find_cycle(graph)]
+        shown = [repr(u) for u in cycle[:6]] + ([f"... ({len(cycle)} classes in the cycle)"] if len(cycle) > 6 else [])
+        raise HierarchyError(f"the hierarchy has a cycle: {' -> '.join(shown)} -> {cycle[0]!r}")
     frozen = nx.DiGraph()
     frozen.add_nodes_from(classes)
     frozen.add_edges_from(graph.edges)
