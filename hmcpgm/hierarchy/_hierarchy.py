@@ -25,6 +25,7 @@ from ._structure import (
     frozen_array,
     longest_depth,
     one_parent_each,
+    reachable,
     topological_indices,
 )
 
@@ -334,7 +335,7 @@ class Hierarchy:
             Their names.
         """
         k = self.index(name)
-        return tuple(self._classes[i] for i in np.flatnonzero(self.ancestor_matrix[k]))
+        return tuple(self._classes[i] for i in np.flatnonzero(reachable([k], self.parent_indices, self.n_classes)))
 
     def descendants(self, name):
         """All descendants of class ``name``, in column order.
@@ -350,7 +351,7 @@ class Hierarchy:
             Their names.
         """
         k = self.index(name)
-        return tuple(self._classes[i] for i in np.flatnonzero(self.ancestor_matrix[:, k]))
+        return tuple(self._classes[i] for i in np.flatnonzero(reachable([k], self.child_indices, self.n_classes)))
 
     def neighbourhood(self, name):
         """The parents and children of ``name`` (the nbh version of mLPR, SPEC section 4).
@@ -488,10 +489,9 @@ class Hierarchy:
         Hierarchy
             These classes and their ancestors, with the edges among them.
         """
-        keep = np.zeros(self.n_classes, dtype=bool)
         idx = self.indices(names)
+        keep = reachable(idx, self.parent_indices, self.n_classes)
         keep[idx] = True
-        keep |= self.ancestor_matrix[idx].any(axis=0)
         classes = [c for c, k in zip(self._classes, keep) if k]
         return Hierarchy(self._graph.subgraph(classes), classes)
 
