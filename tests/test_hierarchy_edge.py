@@ -217,3 +217,21 @@ def test_name_queries_do_not_build_the_dense_ancestor_matrix():
     assert h.subgraph(["c"]).classes == ("c", "b", "a", "r")
     assert h.subgraph(["c", "x"]).classes == ("c", "x", "b", "a", "r")
     assert "ancestor_matrix" not in vars(h)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hierarchies(max_classes=10, max_parents=3), st.data())
+def test_restricting_to_a_subset_keeps_the_ancestor_order_transitively_reduced(h, data):
+    from hmcpgm.ontology import restrict_hierarchy
+
+    keep = data.draw(st.lists(st.sampled_from(h.classes), min_size=1, unique=True))
+    sub = restrict_hierarchy(h, keep)
+    assert sub.classes == tuple(keep)
+    g = _reference(h)
+    # reference: a -> c in the closure when a is an ancestor of c in the full hierarchy; then reduce
+    closure = nx.DiGraph()
+    closure.add_nodes_from(keep)
+    closure.add_edges_from((a, c) for c in keep for a in nx.ancestors(g, c) if a in set(keep))
+    assert set(sub.edges) == set(nx.transitive_reduction(closure).edges)
+    for c in keep:
+        assert set(sub.ancestors(c)) == nx.ancestors(g, c) & set(keep)

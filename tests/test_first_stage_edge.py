@@ -1,0 +1,92 @@
+"""Edge cases of the first stage: leaks, tiny data, constant classes, DataFrames, seeds."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.neighbors import KNeighborsClassifier
+
+from hmcpgm import InputError, LabelError
+from hmcpgm.first_stage import OutOfFoldScores, fit_first_stage, out_of_fold_scores, predict_scores
+
+
+def _data(m=60, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 4))
+    Y = (rng.random((m, k)) < 0.5).astype(int)
+    return X, Y
+
+
+@pytest.mark.parametrize("refit", [True, False])
+def test_out_of_fold_scores_come_from_models_that_never_saw_the_row(refit):
+    # reference: refit the classifier by hand on the other folds' rows; a 1-NN memoriser would score
+    # its own training rows perfectly, so any leak shows up as a mismatch
+    X, Y = _data()
+    knn = KNeighborsClassifier(1)
+    t = OutOfFoldScores(knn, cv=4, method="predict_proba", refit=refit, random_state=7)
+    scores = t.fit_transform(X, Y)
+    s_fn, folds = out_of_fold_scores(X, Y, knn, n_splits=4, seed=7, method="predict_proba", progress=False,
+                                     return_folds=True)
+    assert np.array_equal(t.folds_, folds) and np.array_equal(scores, s_fn)
+    for f in range(4):
+        test, train = folds == f, folds != f
+        for k in range(Y.shape[1]):
+            ref = KNeighborsClassifier(1).fit(X[train], Y[train, k]).predict_proba(X[test])[:, 1]
+            assert np.array_equal(scores[test, k], ref)
+    assert ((scores > 0.5) == Y).mean() < 0.8  # random labels: no memorised row
+
+
+def test_fewer_rows_than_folds_is_refused_and_as_many_rows_as_folds_works():
+    X, Y = _data(m=4)
+    with pytest.raises(InputError, match="n_splits=5"):
+        out_of_fold_scores(X, Y, progress=False)
+    with pytest.raises(InputError, match="cv=5"):
+        OutOfFoldScores().fit_transform(X, Y)
+    Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    assert out_of_fold_scores(X, Y, n_splits=4, progress=False).shape == (4, 2)
+    assert OutOfFoldScores(cv=4, classwise=True).fit_transform(X, Y).shape == (4, 2)
+
+
+@pytest.mark.parametrize("classwise", [False, True])
+def test_classes_with_one_label_value_score_that_constant(classwise):
+    X, Y = _data()
+    Y = np.column_stack([Y[:, 0], np.zeros(len(X), int), np.ones(len(X), int)])
+    t = OutOfFoldScores(classwise=classwise)
+    s = t.fit_transform(X, Y)
+    assert np.all(s[:, 1] == 0.0) and np.all(s[:, 2] == 1.0)
+    assert np.all(t.transform(X[:3])[:, 1:] == [0.0, 1.0])
+    assert np.unique(s[:, 0]).size > 2
+    model = fit_first_stage(X, Y, LogisticRegression() if classwise else None, progress=False)
+    assert np.all(predict_scores(model, X[:3])[:, 1:] == [0.0, 1.0])
+
+
+def test_seed_fixes_the_folds_and_the_scores():
+    X, Y = _data()
+    a = OutOfFoldScores(classwise=True, random_state=3)
+    b = OutOfFoldScores(classwise=True, random_state=3)
+    assert np.array_equal(a.fit_transform(X, Y), b.fit_transform(X, Y))
+    assert np.array_equal(a.folds_, b.folds_)
+    c = OutOfFoldScores(classwise=True, random_state=4).fit(X, Y)
+    assert not np.array_equal(a.folds_, c.folds_)
+    s1 = out_of_fold_scores(X, Y, seed=5, progress=False)
+    assert np.array_equal(s1, out_of_fold_scores(X, Y, seed=5, progress=False))
+
+
+def test_joint_and_classwise_give_one_column_per_class():
+    X, Y = _data(k=5)
+    for t in (OutOfFoldScores(), OutOfFoldScores(classwise=True), OutOfFoldScores(Ridge(), classwise=False),
+              OutOfFoldScores(LogisticRegression())):
+        assert t.fit_transform(X, Y).shape == (60, 5)
+        assert t.transform(X[:7]).shape == (7, 5)
+
+
+@pytest.mark.parametrize("build", [
+    lambda X, Y: out_of_fold_scores(X, Y, progress=False),
+    lambda X, Y: fit_first_stage(X, Y, progress=False),
+    lambda X, Y: OutOfFoldScores().fit(X, Y),
+    lambda X, Y: OutOfFoldScores(classwise=True).fit(X, Y),
+])
+def test_labels_without_a_class_column_are_refused_in_one_line(build):
+    X, _ = _data()
+    with pytest.raises(LabelError, match="no class") as info:
+        build(X, np.empty((60, 0)))
+    assert "\n" not in str(info.value)
