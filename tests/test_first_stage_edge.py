@@ -1,6 +1,7 @@
 """Edge cases of the first stage: leaks, tiny data, constant classes, DataFrames, seeds."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.neighbors import KNeighborsClassifier
@@ -90,3 +91,26 @@ def test_labels_without_a_class_column_are_refused_in_one_line(build):
     with pytest.raises(LabelError, match="no class") as info:
         build(X, np.empty((60, 0)))
     assert "\n" not in str(info.value)
+
+
+def _frames(m=60, k=3):
+    X, Y = _data(m, k)
+    rows = [f"gene{i}" for i in range(m)]
+    return (pd.DataFrame(X, index=rows, columns=list("abcd")),
+            pd.DataFrame(Y, index=rows, columns=[f"GO:{j}" for j in range(k)]))
+
+
+@pytest.mark.parametrize("score", [
+    lambda X, Y: out_of_fold_scores(X, Y, progress=False, seed=1),
+    lambda X, Y: predict_scores(fit_first_stage(X, Y, progress=False), X),
+    lambda X, Y: OutOfFoldScores(classwise=True, random_state=1).fit_transform(X, Y),
+    lambda X, Y: OutOfFoldScores(classwise=True, random_state=1).fit(X, Y).transform(X),
+])
+def test_label_rows_are_paired_with_feature_rows_by_index(score):
+    Xd, Yd = _frames()
+    shuffled = Yd.iloc[np.random.default_rng(0).permutation(len(Yd))]
+    expect = np.asarray(score(Xd, Yd))
+    assert np.allclose(np.asarray(score(Xd, shuffled)), expect)
+    with pytest.raises(InputError, match="row indexes"):
+        score(Xd, Yd.rename(index={"gene0": "other"}))
+

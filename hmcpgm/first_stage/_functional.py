@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._columns import is_frame, rows_aligned
 from ..exceptions import InputError, LabelError
 from ._defaults import default_classifier
 from ._inputs import check_features, label_matrix
@@ -194,6 +195,8 @@ def _scorer_for(classifier, method, joint, progress):
 
 
 def _check_inputs(X, labels):
+    if is_frame(X) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
+        labels = rows_aligned(labels, X.index, "labels", "X")
     X = check_features(X)
     y = np.asarray(labels)
     if y.ndim != 2:

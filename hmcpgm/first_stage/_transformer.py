@@ -9,6 +9,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._columns import is_frame, rows_aligned
 from ..exceptions import InputError
 from ._defaults import default_classifier, default_classwise_classifier
 from ._inputs import label_matrix
@@ -145,6 +146,8 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def _validate(self, X, y):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        if is_frame(X) and is_frame(y):  # rows paired by index, as everywhere in hmcpgm
+            y = rows_aligned(y, X.index, "y", "X")
         X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float)
         y = np.asarray(y)
         if y.ndim == 1:  # class labels: one 0/1 column per class (one for a binary target)
