@@ -114,3 +114,20 @@ def test_label_rows_are_paired_with_feature_rows_by_index(score):
     with pytest.raises(InputError, match="row indexes"):
         score(Xd, Yd.rename(index={"gene0": "other"}))
 
+
+
+def test_dataframe_labels_give_dataframe_scores_named_by_class():
+    Xd, Yd = _frames()
+    s = out_of_fold_scores(Xd, Yd, progress=False)
+    assert isinstance(s, pd.DataFrame)
+    assert list(s.columns) == list(Yd.columns) and s.index.equals(Xd.index)
+    assert np.array_equal(s.to_numpy(), out_of_fold_scores(Xd.to_numpy(), Yd.to_numpy(), progress=False))
+    new = predict_scores(fit_first_stage(Xd, Yd, progress=False), Xd.iloc[:5])
+    assert isinstance(new, pd.DataFrame) and list(new.columns) == list(Yd.columns)
+    assert new.index.equals(Xd.index[:5])
+    t = OutOfFoldScores().set_output(transform="pandas")
+    out = t.fit_transform(Xd, Yd)
+    assert list(out.columns) == list(Yd.columns) and list(t.get_feature_names_out()) == list(Yd.columns)
+    assert list(t.transform(Xd.iloc[:2]).columns) == list(Yd.columns)
+    # arrays in: arrays out, unchanged
+    assert isinstance(out_of_fold_scores(Xd, Yd.to_numpy(), progress=False), np.ndarray)

@@ -27,6 +27,9 @@ class FirstStageModel:
     method : str
         The scoring method used: ``"decision_function"``, ``"predict_proba"`` or ``"predict"``.
     n_features : int
+    classes : tuple, optional
+        The column names of DataFrame training labels (then :func:`predict_scores`
+        returns a DataFrame with these columns); None for array labels.
     """
 
     estimators: list
@@ -34,6 +37,7 @@ class FirstStageModel:
     joint: bool
     method: str
     n_features: int
+    classes: tuple = None
 
     @property
     def n_classes(self):
@@ -83,8 +87,10 @@ def out_of_fold_scores(
 
     Returns
     -------
-    scores : ndarray of shape (M, K), float
-        Row ``m`` scored by the model of the fold that left row ``m`` out.
+    scores : ndarray or DataFrame of shape (M, K), float
+        Row ``m`` scored by the model of the fold that left row ``m`` out; a
+        DataFrame with the labels' columns (and the rows' index) when ``labels``
+        is a DataFrame.
     folds : ndarray of shape (M,), int
         Only with ``return_folds``.
 
@@ -99,11 +105,14 @@ def out_of_fold_scores(
     """
     from sklearn.model_selection import KFold, cross_val_predict
 
+    frame = _frame_of(X, labels)
     X, labels = _check_inputs(X, labels)
     n_splits = _check_splits(n_splits, X.shape[0])
     scorer = _scorer_for(classifier, method, joint, progress)
     splits = list(KFold(n_splits, shuffle=True, random_state=seed).split(X))
     scores = cross_val_predict(scorer, X, labels, cv=splits, method="predict")
+    if frame is not None:
+        scores = frame(scores)
     if not return_folds:
         return scores
     folds = np.empty(X.shape[0], dtype=np.intp)
@@ -147,9 +156,10 @@ def fit_first_stage(X, labels, classifier=None, *, method="auto", joint=None, pr
     >>> s.shape, s[:, 1].tolist()
     ((4, 2), [1.0, 1.0, 1.0, 1.0])
     """
+    classes = tuple(labels.columns) if is_frame(labels) else None
     X, labels = _check_inputs(X, labels)
     scorer = _scorer_for(classifier, method, joint, progress).fit(X, labels)
-    return FirstStageModel(scorer.estimators_, scorer.constants_, scorer.joint_, scorer.method_, X.shape[1])
+    return FirstStageModel(scorer.estimators_, scorer.constants_, scorer.joint_, scorer.method_, X.shape[1], classes)
 
 
 def predict_scores(model, X):
@@ -164,20 +174,27 @@ def predict_scores(model, X):
 
     Returns
     -------
-    ndarray of shape (M, K), float
+    ndarray or DataFrame of shape (M, K), float
         One score column per class; a class whose training labels were constant
-        scores that constant.
+        scores that constant. A DataFrame named by class (indexed as ``X`` when
+        ``X`` is a DataFrame) when the model was fitted on DataFrame labels.
     """
     if not isinstance(model, FirstStageModel):
         raise TypeError(
             f"model must be a FirstStageModel from fit_first_stage, got {type(model).__name__}"
         )
+    index = X.index if is_frame(X) else None
     X = check_features(X)
     if X.shape[1] != model.n_features:
         raise InputError(
             f"X has {X.shape[1]} features but the first stage was fitted on {model.n_features}"
         )
-    return column_scores(model.estimators, model.constants, model.joint, model.method, X)
+    scores = column_scores(model.estimators, model.constants, model.joint, model.method, X)
+    if model.classes is None:
+        return scores
+    import pandas as pd
+
+    return pd.DataFrame(scores, index=index, columns=list(model.classes))
 
 
 def _scorer_for(classifier, method, joint, progress):
@@ -192,6 +209,16 @@ def _scorer_for(classifier, method, joint, progress):
     else:
         joint = False if joint is None else bool(joint)
     return ColumnScorer(classifier, method, not joint, progress)
+
+
+def _frame_of(X, labels):
+    """None for array labels, else scores -> DataFrame named by the labels' columns, indexed as the rows."""
+    if not is_frame(labels):
+        return None
+    import pandas as pd
+
+    index, columns = (X.index if is_frame(X) else labels.index), list(labels.columns)
+    return lambda scores: pd.DataFrame(scores, index=index, columns=columns)
 
 
 def _check_inputs(X, labels):

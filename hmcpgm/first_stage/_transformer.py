@@ -200,6 +200,7 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if fit_params:
             raise InputError(f"OutOfFoldScores.fit_transform takes no fit parameters, got {sorted(fit_params)}")
         scorer = self._scorer()
+        names = list(y.columns) if is_frame(y) else None
         X, Y = self._validate(X, y)
         splits = self._splits(X, Y)
         folds = np.full(X.shape[0], -1, dtype=np.intp)
@@ -231,7 +232,29 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.folds_ = folds
         self.n_classes_ = Y.shape[1]
         self._n_features_out = Y.shape[1]
+        self._class_names = names
         return scores
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the score columns: the class names of DataFrame labels, else ``outoffoldscores0``, ...
+
+        With ``set_output(transform="pandas")`` the scores are then a DataFrame
+        named by class, which the second stage aligns by name.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Ignored (the output columns are classes, not features).
+
+        Returns
+        -------
+        ndarray of object
+            One name per class.
+        """
+        check_is_fitted(self, "n_classes_")
+        if getattr(self, "_class_names", None) is not None:
+            return np.asarray(self._class_names, dtype=object)
+        return super().get_feature_names_out(input_features)
 
     def transform(self, X):
         """Scores of new rows (refitted model, or the mean of the fold models).
