@@ -1,6 +1,7 @@
 """Plots on tiny and odd inputs: no crash, one-line errors, every figure closed."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -39,6 +40,17 @@ def test_layout_puts_every_class_below_its_parents_and_plots(h):
         assert (p == -1) == (len(h.parent_indices[k]) == 0)
     ax = plot_hierarchy(h, np.linspace(0, 1, h.n_classes))
     assert np.allclose(ax.collections[0].get_offsets(), pos)
+
+
+def test_values_by_name_in_a_series_or_one_row_dataframe():
+    h = _dag()
+    by_name = {"a": 0.9, "b": 0.1, "c": 0.5, "d": np.nan, "x": 0.3}
+    expect = [by_name[c] for c in h.classes]
+    for values in (pd.Series(by_name), pd.DataFrame([by_name]), pd.DataFrame([by_name], index=["gene7"])):
+        got = plot_hierarchy(h, values).collections[0].get_array()
+        assert np.allclose(np.ma.filled(got, np.nan), expect, equal_nan=True)
+    with pytest.raises(InputError, match="one row"):
+        plot_hierarchy(h, pd.DataFrame([by_name, by_name]))
 
 
 def test_reliability_counts_agree_with_the_binned_means():
