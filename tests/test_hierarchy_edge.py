@@ -235,3 +235,22 @@ def test_restricting_to_a_subset_keeps_the_ancestor_order_transitively_reduced(h
     assert set(sub.edges) == set(nx.transitive_reduction(closure).edges)
     for c in keep:
         assert set(sub.ancestors(c)) == nx.ancestors(g, c) & set(keep)
+
+
+def test_from_obo_leaves_out_obsolete_and_undefined_parents(tmp_path):
+    pytest.importorskip("obonet", reason="needs the obo extra: pip install 'hmcpgm[obo]'")
+    from hmcpgm.ontology import read_ontology
+
+    path = tmp_path / "mini.obo"
+    path.write_text(
+        "format-version: 1.2\nontology: mini\n\n"
+        "[Term]\nid: GO:1\nname: root\nnamespace: biological_process\n\n"
+        "[Term]\nid: GO:2\nname: child\nnamespace: biological_process\nis_a: GO:1\nis_a: GO:9\n\n"
+        "[Term]\nid: GO:3\nname: under an obsolete term\nnamespace: biological_process\nis_a: GO:5\n\n"
+        "[Term]\nid: GO:5\nname: gone\nnamespace: biological_process\nis_obsolete: true\n"
+    )
+    expected = read_ontology(path).hierarchies["biological_process"]
+    for namespace in (None, "biological_process"):
+        h = Hierarchy.from_obo(path, namespace=namespace)
+        assert set(h.classes) == {"GO:1", "GO:2", "GO:3"} == set(expected.classes)
+        assert set(h.edges) == {("GO:1", "GO:2")} == set(expected.edges)

@@ -175,15 +175,15 @@ def directed_graph(graph, direction="parent_to_child", relations=None):
 
 def read_obo(path, namespace=None):
     """The ontology of an OBO file as obonet's MultiDiGraph (child -> parent edges keyed by
-    relation), optionally restricted to the terms of one namespace."""
+    relation): the terms the file defines (not obsolete), optionally those of one namespace."""
     try:
         import obonet
     except ImportError:
         raise ImportError("Hierarchy.from_obo needs obonet: pip install 'hmcpgm[obo]'") from None
     graph = obonet.read_obo(path)
-    if namespace is not None:
-        keep = [n for n, d in graph.nodes(data=True) if d.get("namespace") == namespace]
-        if not keep:
-            raise InputError(f"namespace {namespace!r} has no term in {path}")
-        graph = graph.subgraph(keep)
-    return graph
+    # a node without data is only the end of an edge: an obsolete term (obonet skips its stanza) or one
+    # the file does not define; left out, as hmcpgm.ontology.read_ontology does
+    keep = [n for n, d in graph.nodes(data=True) if d and (namespace is None or d.get("namespace") == namespace)]
+    if namespace is not None and not keep:
+        raise InputError(f"namespace {namespace!r} has no term in {path}")
+    return graph.subgraph(keep)

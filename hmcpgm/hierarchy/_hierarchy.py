@@ -173,7 +173,8 @@ class Hierarchy:
         Returns
         -------
         Hierarchy
-            Obsolete terms are left out; edges point from parent to child.
+            Obsolete terms, and terms the file names as a parent without defining them,
+            are left out (with their edges); edges point from parent to child.
         """
         graph = read_obo(path, namespace)
         return cls.from_networkx(graph, direction="child_to_parent", relations=tuple(relations))
