@@ -254,3 +254,19 @@ def test_from_obo_leaves_out_obsolete_and_undefined_parents(tmp_path):
         h = Hierarchy.from_obo(path, namespace=namespace)
         assert set(h.classes) == {"GO:1", "GO:2", "GO:3"} == set(expected.classes)
         assert set(h.edges) == {("GO:1", "GO:2")} == set(expected.edges)
+
+
+def test_close_labels_of_a_dataframe_gives_a_dataframe_named_by_class():
+    pd = pytest.importorskip("pandas")
+    h = Hierarchy.from_edges([("c", "d"), ("a", "b"), ("b", "d"), ("a", "c")], classes=["d", "c", "b", "a"])
+    y = pd.DataFrame({"a": [0, 0, 1], "b": [0, 1, 0], "c": [0, 0, 0], "d": [1, 0, 0]}, index=["g1", "g2", "g3"])
+    closed = h.close_labels(y)
+    assert isinstance(closed, pd.DataFrame)
+    assert list(closed.columns) == list(h.classes) and list(closed.index) == ["g1", "g2", "g3"]
+    # reference: a class is positive when it or a descendant is (networkx on the edge list)
+    g = nx.DiGraph(h.edges)
+    for row in y.index:
+        pos = {c for c in y.columns if y.loc[row, c]}
+        expect = pos.union(*(nx.ancestors(g, c) for c in pos))
+        assert {c for c in closed.columns if closed.loc[row, c]} == expect
+    assert np.array_equal(h.close_labels(y[list(h.classes)].to_numpy()), closed.to_numpy())

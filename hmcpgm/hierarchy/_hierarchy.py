@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 
 from .._arrays import binary_matrix
-from .._columns import class_matrix
+from .._columns import class_matrix, is_frame
 from .._util import preview
 from ..exceptions import HierarchyError, LabelError
 from ._convert import directed_graph, frozen_graph, graph_from_edges, graph_from_parents, read_obo
@@ -508,8 +508,10 @@ class Hierarchy:
 
         Returns
         -------
-        ndarray of shape (M, K), dtype int8
-            The labels with every ancestor of a positive class positive.
+        ndarray or DataFrame of shape (M, K), dtype int8
+            The labels with every ancestor of a positive class positive, columns in
+            class order; a DataFrame (the input's index, columns named by class, as
+            :class:`~hmcpgm.MLPR` returns them) when ``labels`` is one.
 
         Examples
         --------
@@ -523,7 +525,12 @@ class Hierarchy:
         from scipy import sparse
 
         reach = sparse.csr_matrix(y, dtype=np.int32) @ sparse.csr_matrix(self.ancestor_matrix, dtype=np.int32)
-        return (y | (reach.toarray() > 0)).astype(np.int8)
+        closed = (y | (reach.toarray() > 0)).astype(np.int8)
+        if not is_frame(labels):
+            return closed
+        import pandas as pd
+
+        return pd.DataFrame(closed, index=labels.index, columns=list(self._classes))
 
     def violations(self, labels):
         """Number of (object, edge) pairs where a child is positive and its parent is not.
