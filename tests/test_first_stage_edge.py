@@ -131,3 +131,14 @@ def test_dataframe_labels_give_dataframe_scores_named_by_class():
     assert list(t.transform(Xd.iloc[:2]).columns) == list(Yd.columns)
     # arrays in: arrays out, unchanged
     assert isinstance(out_of_fold_scores(Xd, Yd.to_numpy(), progress=False), np.ndarray)
+
+
+def test_predict_scores_matches_feature_columns_by_name():
+    Xd, Yd = _frames()
+    model = fit_first_stage(Xd, Yd, progress=False)
+    expect = predict_scores(model, Xd)
+    shuffled = predict_scores(model, Xd[["c", "a", "d", "b"]])
+    assert np.allclose(shuffled.to_numpy(), expect.to_numpy())
+    with pytest.raises(InputError, match="'d'"):
+        predict_scores(model, Xd.rename(columns={"d": "e"}))
+    assert np.allclose(predict_scores(model, Xd.to_numpy()).to_numpy(), expect.to_numpy())  # arrays: by position

@@ -30,6 +30,9 @@ class FirstStageModel:
     classes : tuple, optional
         The column names of DataFrame training labels (then :func:`predict_scores`
         returns a DataFrame with these columns); None for array labels.
+    feature_names : tuple, optional
+        The column names of DataFrame training features: :func:`predict_scores`
+        matches a DataFrame's columns to them by name. None for array features.
     """
 
     estimators: list
@@ -38,6 +41,7 @@ class FirstStageModel:
     method: str
     n_features: int
     classes: tuple = None
+    feature_names: tuple = None
 
     @property
     def n_classes(self):
@@ -157,9 +161,11 @@ def fit_first_stage(X, labels, classifier=None, *, method="auto", joint=None, pr
     ((4, 2), [1.0, 1.0, 1.0, 1.0])
     """
     classes = tuple(labels.columns) if is_frame(labels) else None
+    features = tuple(X.columns) if is_frame(X) else None
     X, labels = _check_inputs(X, labels)
     scorer = _scorer_for(classifier, method, joint, progress).fit(X, labels)
-    return FirstStageModel(scorer.estimators_, scorer.constants_, scorer.joint_, scorer.method_, X.shape[1], classes)
+    return FirstStageModel(scorer.estimators_, scorer.constants_, scorer.joint_, scorer.method_, X.shape[1], classes,
+                           features)
 
 
 def predict_scores(model, X):
@@ -170,7 +176,8 @@ def predict_scores(model, X):
     model : FirstStageModel
         Made by :func:`fit_first_stage`.
     X : array-like of shape (M, F)
-        Features of the new rows, the same columns as in training.
+        Features of the new rows, the same columns as in training (a DataFrame's
+        columns matched by name when the training features were a DataFrame).
 
     Returns
     -------
@@ -184,6 +191,14 @@ def predict_scores(model, X):
             f"model must be a FirstStageModel from fit_first_stage, got {type(model).__name__}"
         )
     index = X.index if is_frame(X) else None
+    if index is not None and model.feature_names is not None:  # columns matched by name, as in training
+        missing = [c for c in model.feature_names if c not in X.columns]
+        if missing:
+            raise InputError(
+                f"X has no column {missing[0]!r} ({len(missing)} of the {len(model.feature_names)} training "
+                "features are missing)"
+            )
+        X = X[list(model.feature_names)]
     X = check_features(X)
     if X.shape[1] != model.n_features:
         raise InputError(
