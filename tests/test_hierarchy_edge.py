@@ -270,3 +270,11 @@ def test_close_labels_of_a_dataframe_gives_a_dataframe_named_by_class():
         expect = pos.union(*(nx.ancestors(g, c) for c in pos))
         assert {c for c in closed.columns if closed.loc[row, c]} == expect
     assert np.array_equal(h.close_labels(y[list(h.classes)].to_numpy()), closed.to_numpy())
+
+
+@settings(max_examples=30, deadline=None)
+@given(hierarchies(max_classes=9, max_parents=3))
+def test_name_queries_agree_before_and_after_the_ancestor_matrix_is_built(h):
+    before = [(h.ancestors(c), h.descendants(c)) for c in h.classes]
+    assert h.ancestor_matrix.shape == (h.n_classes, h.n_classes)
+    assert [(h.ancestors(c), h.descendants(c)) for c in h.classes] == before

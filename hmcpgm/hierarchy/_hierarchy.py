@@ -336,7 +336,7 @@ class Hierarchy:
             Their names.
         """
         k = self.index(name)
-        return tuple(self._classes[i] for i in np.flatnonzero(reachable([k], self.parent_indices, self.n_classes)))
+        return tuple(self._classes[i] for i in np.flatnonzero(self._reach(k, up=True)))
 
     def descendants(self, name):
         """All descendants of class ``name``, in column order.
@@ -352,7 +352,14 @@ class Hierarchy:
             Their names.
         """
         k = self.index(name)
-        return tuple(self._classes[i] for i in np.flatnonzero(reachable([k], self.child_indices, self.n_classes)))
+        return tuple(self._classes[i] for i in np.flatnonzero(self._reach(k, up=False)))
+
+    def _reach(self, k, up):
+        """(K,) bool: the proper ancestors (``up``) or descendants of class ``k``; a row of the ancestor
+        matrix once it is built, else a walk over the edges (no (K, K) matrix for one query)."""
+        if "ancestor_matrix" in self.__dict__:
+            return self.ancestor_matrix[k] if up else self.ancestor_matrix[:, k]
+        return reachable([k], self.parent_indices if up else self.child_indices, self.n_classes)
 
     def neighbourhood(self, name):
         """The parents and children of ``name`` (the nbh version of mLPR, SPEC section 4).
