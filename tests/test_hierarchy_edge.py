@@ -23,7 +23,10 @@ def test_pickle_round_trip_rehashes_in_a_new_process(tmp_path):
         "h = Hierarchy.from_edges([('a', 'b'), ('b', 'c')]); hash(h); h.ancestor_matrix; "
         "open(sys.argv[1], 'wb').write(pickle.dumps(h))"
     )
-    env = {**os.environ, "PYTHONHASHSEED": "1", "PYTHONPATH": os.getcwd()}
+    import hmcpgm
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(hmcpgm.__file__)))  # the hmcpgm under test
+    env = {**os.environ, "PYTHONHASHSEED": "1", "PYTHONPATH": root}
     subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=env)
     loaded = pickle.loads(path.read_bytes())
     fresh = Hierarchy.from_edges([("a", "b"), ("b", "c")])
