@@ -27,7 +27,7 @@ def test_pickle_round_trip_rehashes_in_a_new_process(tmp_path):
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(hmcpgm.__file__)))  # the hmcpgm under test
     env = {**os.environ, "PYTHONHASHSEED": "1", "PYTHONPATH": root}
-    subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=env)
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=env, cwd=root)
     loaded = pickle.loads(path.read_bytes())
     fresh = Hierarchy.from_edges([("a", "b"), ("b", "c")])
     assert loaded == fresh
