@@ -9,7 +9,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from hmcpgm import Hierarchy, InputError  # noqa: E402
-from hmcpgm.plot import hierarchy_layout, plot_hierarchy, plot_reliability, reliability_table  # noqa: E402
+from hmcpgm.plot import (  # noqa: E402
+    hierarchy_layout,
+    plot_hierarchy,
+    plot_hit_curves,
+    plot_pr_curves,
+    plot_reliability,
+    reliability_table,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -79,3 +86,16 @@ def test_reliability_of_one_event_and_of_one_label_value():
     ax = plot_reliability(np.array([[0.5]]), np.array([[1]]))
     assert ax.get_lines()[1].get_ydata().tolist() == [1.0]
     assert reliability_table([0.1, 0.9], [0, 0])[1].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("bad_call", [
+    lambda: plot_hit_curves({"ok": [0, 1, 2], "bad": [[1, 2], [3, 4]]}),
+    lambda: plot_pr_curves({"bad": ([0.5, 1.0], [0.5])}),
+    lambda: plot_hierarchy(_dag(), marked=[1, 0]),
+    lambda: plot_reliability(np.array([[0.5]]), np.array([[2]])),
+])
+def test_a_refused_call_leaves_no_figure_open(bad_call):
+    plt.close("all")
+    with pytest.raises(ValueError):  # InputError or LabelError, one line
+        bad_call()
+    assert plt.get_fignums() == []

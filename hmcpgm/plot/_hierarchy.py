@@ -180,17 +180,17 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     pos, layout_parent = hierarchy_layout(h)
     width = pos[:, 0].max() + 1 if k_cls else 1
     n_rows = int(-pos[:, 1].min()) + 1 if k_cls else 1
-    if ax is None:
-        fig_w = min(max(5.0, 0.45 * width + 1.5), 24.0)
-        _, ax = plt.subplots(figsize=(fig_w, max(2.5, 1.1 * n_rows + 0.8)), layout="constrained")
-    if node_size is None:
-        node_size = float(np.clip(6000 / max(k_cls, 1), 40, 250))
-
     ring = np.zeros(k_cls, dtype=bool)
     if marked is not None:
         ring = np.asarray(marked).astype(bool)
         if ring.shape != (k_cls,):
             raise InputError(f"marked must hold one 0/1 flag per class, shape ({k_cls},), got shape {ring.shape}")
+    if ax is None:  # after every check: a refused call leaves no figure open
+        fig_w = min(max(5.0, 0.45 * width + 1.5), 24.0)
+        _, ax = plt.subplots(figsize=(fig_w, max(2.5, 1.1 * n_rows + 0.8)), layout="constrained")
+    if node_size is None:
+        node_size = float(np.clip(6000 / max(k_cls, 1), 40, 250))
+
     style = dict(s=node_size, edgecolors="black", linewidths=0.6, zorder=2)
     if v is None:
         nodes = ax.scatter(pos[:, 0], pos[:, 1], c="tab:blue", **style)
