@@ -281,3 +281,15 @@ def test_name_queries_agree_before_and_after_the_ancestor_matrix_is_built(h):
     before = [(h.ancestors(c), h.descendants(c)) for c in h.classes]
     assert h.ancestor_matrix.shape == (h.n_classes, h.n_classes)
     assert [(h.ancestors(c), h.descendants(c)) for c in h.classes] == before
+
+
+@settings(max_examples=60, deadline=None)
+@given(hierarchies(max_classes=10, max_parents=3))
+def test_topological_order_breaks_ties_by_column_index(h):
+    # reference (Kahn's algorithm by hand): always take the smallest column index whose parents are all placed
+    placed, order = set(), []
+    while len(order) < h.n_classes:
+        k = min(j for j in range(h.n_classes) if j not in placed and set(h.parent_indices[j].tolist()) <= placed)
+        placed.add(k)
+        order.append(k)
+    assert h.topological_order.tolist() == order
