@@ -293,3 +293,16 @@ def test_topological_order_breaks_ties_by_column_index(h):
         placed.add(k)
         order.append(k)
     assert h.topological_order.tolist() == order
+
+
+def test_relations_that_keep_no_edge_are_refused():
+    # a simple DiGraph without "relation" attributes: relations=("is_a",) silently dropped every edge
+    g = nx.DiGraph([("b", "a"), ("c", "b")])
+    with pytest.raises(HierarchyError, match="relations") as info:
+        Hierarchy.from_networkx(g, direction="child_to_parent", relations=("is_a",))
+    assert "None" in str(info.value)
+    m = nx.MultiDiGraph([("b", "a", "is_a"), ("c", "a", "part_of")])
+    with pytest.raises(HierarchyError, match="'is_a'"):
+        Hierarchy.from_networkx(m, relations="has_part")
+    kept = Hierarchy.from_networkx(m, direction="child_to_parent", relations=("part_of",))
+    assert kept.edges == (("a", "c"),)

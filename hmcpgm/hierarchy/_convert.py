@@ -164,12 +164,21 @@ def directed_graph(graph, direction="parent_to_child", relations=None):
         edges = graph.edges(keys=True)
     else:
         edges = ((u, v, d.get("relation")) for u, v, d in graph.edges(data=True))
+    if isinstance(relations, str):  # one relation, not its characters
+        relations = (relations,)
     simple = nx.DiGraph()
     simple.add_nodes_from(graph.nodes)
+    seen = {}
     for u, v, kind in edges:
         if relations is not None and kind not in relations:
+            seen.setdefault(kind, None)
             continue
         simple.add_edge(*((u, v) if direction == "parent_to_child" else (v, u)))
+    if seen and simple.number_of_edges() == 0:
+        raise HierarchyError(
+            f"relations={tuple(relations)!r} keeps no edge of the graph; its edges have the relations "
+            f"{preview(seen)} (the key of a multigraph's edge, or a simple graph's 'relation' attribute)"
+        )
     return simple
 
 
