@@ -306,3 +306,11 @@ def test_relations_that_keep_no_edge_are_refused():
         Hierarchy.from_networkx(m, relations="has_part")
     kept = Hierarchy.from_networkx(m, direction="child_to_parent", relations=("part_of",))
     assert kept.edges == (("a", "c"),)
+
+
+def test_subgraph_of_one_class_name():
+    h = Hierarchy.from_edges([("GO:1", "GO:2"), ("GO:2", "GO:3"), ("GO:1", "GO:4"), (("t", 1), "GO:4")])
+    assert h.subgraph("GO:3").classes == ("GO:1", "GO:2", "GO:3")  # not the characters of the name
+    assert h.subgraph(["GO:3"]) == h.subgraph("GO:3")
+    assert h.subgraph(("t", 1)).classes == (("t", 1),)  # a tuple that names a class is that class
+    assert h.subgraph([("t", 1), "GO:3"]).classes == ("GO:1", "GO:2", "GO:3", ("t", 1))

@@ -194,7 +194,10 @@ class Hierarchy:
         return len(self._classes)
 
     def __contains__(self, name):
-        return name in self._index
+        try:
+            return name in self._index
+        except TypeError:  # unhashable: not a class
+            return False
 
     def __iter__(self):
         return iter(self._classes)
@@ -489,14 +492,23 @@ class Hierarchy:
 
         Parameters
         ----------
-        names : iterable
-            Classes of the hierarchy.
+        names : iterable or class name
+            Classes of the hierarchy; a single class (a string such as
+            ``"GO:0008150"``, or any name that is a class) stands for itself.
 
         Returns
         -------
         Hierarchy
             These classes and their ancestors, with the edges among them.
+
+        Examples
+        --------
+        >>> h = Hierarchy.from_edges([("r", "a"), ("a", "b"), ("r", "c")])
+        >>> h.subgraph("b").classes
+        ('r', 'a', 'b')
         """
+        if isinstance(names, str) or names in self:
+            names = [names]
         idx = self.indices(names)
         keep = reachable(idx, self.parent_indices, self.n_classes)
         keep[idx] = True
