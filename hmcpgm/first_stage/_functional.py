@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._columns import is_frame, rows_aligned
 from ..exceptions import InputError, LabelError
 from ._defaults import default_classifier
 from ._inputs import check_features, label_matrix
@@ -26,6 +27,12 @@ class FirstStageModel:
     method : str
         The scoring method used: ``"decision_function"``, ``"predict_proba"`` or ``"predict"``.
     n_features : int
+    classes : tuple, optional
+        The column names of DataFrame training labels (then :func:`predict_scores`
+        returns a DataFrame with these columns); None for array labels.
+    feature_names : tuple, optional
+        The column names of DataFrame training features: :func:`predict_scores`
+        matches a DataFrame's columns to them by name. None for array features.
     """
 
     estimators: list
@@ -33,6 +40,8 @@ class FirstStageModel:
     joint: bool
     method: str
     n_features: int
+    classes: tuple = None
+    feature_names: tuple = None
 
     @property
     def n_classes(self):
@@ -82,8 +91,10 @@ def out_of_fold_scores(
 
     Returns
     -------
-    scores : ndarray of shape (M, K), float
-        Row ``m`` scored by the model of the fold that left row ``m`` out.
+    scores : ndarray or DataFrame of shape (M, K), float
+        Row ``m`` scored by the model of the fold that left row ``m`` out; a
+        DataFrame with the labels' columns (and the rows' index) when ``labels``
+        is a DataFrame.
     folds : ndarray of shape (M,), int
         Only with ``return_folds``.
 
@@ -98,11 +109,14 @@ def out_of_fold_scores(
     """
     from sklearn.model_selection import KFold, cross_val_predict
 
+    frame = _frame_of(X, labels)
     X, labels = _check_inputs(X, labels)
     n_splits = _check_splits(n_splits, X.shape[0])
     scorer = _scorer_for(classifier, method, joint, progress)
     splits = list(KFold(n_splits, shuffle=True, random_state=seed).split(X))
     scores = cross_val_predict(scorer, X, labels, cv=splits, method="predict")
+    if frame is not None:
+        scores = frame(scores)
     if not return_folds:
         return scores
     folds = np.empty(X.shape[0], dtype=np.intp)
@@ -146,9 +160,12 @@ def fit_first_stage(X, labels, classifier=None, *, method="auto", joint=None, pr
     >>> s.shape, s[:, 1].tolist()
     ((4, 2), [1.0, 1.0, 1.0, 1.0])
     """
+    classes = tuple(labels.columns) if is_frame(labels) else None
+    features = tuple(X.columns) if is_frame(X) else None
     X, labels = _check_inputs(X, labels)
     scorer = _scorer_for(classifier, method, joint, progress).fit(X, labels)
-    return FirstStageModel(scorer.estimators_, scorer.constants_, scorer.joint_, scorer.method_, X.shape[1])
+    return FirstStageModel(scorer.estimators_, scorer.constants_, scorer.joint_, scorer.method_, X.shape[1], classes,
+                           features)
 
 
 def predict_scores(model, X):
@@ -159,24 +176,40 @@ def predict_scores(model, X):
     model : FirstStageModel
         Made by :func:`fit_first_stage`.
     X : array-like of shape (M, F)
-        Features of the new rows, the same columns as in training.
+        Features of the new rows, the same columns as in training (a DataFrame's
+        columns matched by name when the training features were a DataFrame).
 
     Returns
     -------
-    ndarray of shape (M, K), float
+    ndarray or DataFrame of shape (M, K), float
         One score column per class; a class whose training labels were constant
-        scores that constant.
+        scores that constant. A DataFrame named by class (indexed as ``X`` when
+        ``X`` is a DataFrame) when the model was fitted on DataFrame labels.
     """
     if not isinstance(model, FirstStageModel):
         raise TypeError(
             f"model must be a FirstStageModel from fit_first_stage, got {type(model).__name__}"
         )
+    index = X.index if is_frame(X) else None
+    if index is not None and model.feature_names is not None:  # columns matched by name, as in training
+        missing = [c for c in model.feature_names if c not in X.columns]
+        if missing:
+            raise InputError(
+                f"X has no column {missing[0]!r} ({len(missing)} of the {len(model.feature_names)} training "
+                "features are missing)"
+            )
+        X = X[list(model.feature_names)]
     X = check_features(X)
     if X.shape[1] != model.n_features:
         raise InputError(
             f"X has {X.shape[1]} features but the first stage was fitted on {model.n_features}"
         )
-    return column_scores(model.estimators, model.constants, model.joint, model.method, X)
+    scores = column_scores(model.estimators, model.constants, model.joint, model.method, X)
+    if model.classes is None:
+        return scores
+    import pandas as pd
+
+    return pd.DataFrame(scores, index=index, columns=list(model.classes))
 
 
 def _scorer_for(classifier, method, joint, progress):
@@ -193,7 +226,19 @@ def _scorer_for(classifier, method, joint, progress):
     return ColumnScorer(classifier, method, not joint, progress)
 
 
+def _frame_of(X, labels):
+    """None for array labels, else scores -> DataFrame named by the labels' columns, indexed as the rows."""
+    if not is_frame(labels):
+        return None
+    import pandas as pd
+
+    index, columns = (X.index if is_frame(X) else labels.index), list(labels.columns)
+    return lambda scores: pd.DataFrame(scores, index=index, columns=columns)
+
+
 def _check_inputs(X, labels):
+    if is_frame(X) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
+        labels = rows_aligned(labels, X.index, "labels", "X")
     X = check_features(X)
     y = np.asarray(labels)
     if y.ndim != 2:

@@ -23,6 +23,8 @@ def label_matrix(labels, name="Y"):
         y = y[:, None]
     if y.ndim != 2:
         raise LabelError(f"{name} must be 2-D (n_objects, n_classes) or 1-D, got shape {y.shape}")
+    if y.shape[1] == 0:
+        raise LabelError(f"{name} has no class column (shape {y.shape}): the first stage scores at least one class")
     bad = ~np.isin(y, (0, 1))
     if bad.any():
         r, c = np.argwhere(bad)[0]

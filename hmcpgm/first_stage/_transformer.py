@@ -9,6 +9,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._columns import is_frame, rows_aligned
 from ..exceptions import InputError
 from ._defaults import default_classifier, default_classwise_classifier
 from ._inputs import label_matrix
@@ -145,6 +146,8 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def _validate(self, X, y):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        if is_frame(X) and is_frame(y):  # rows paired by index, as everywhere in hmcpgm
+            y = rows_aligned(y, X.index, "y", "X")
         X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float)
         y = np.asarray(y)
         if y.ndim == 1:  # class labels: one 0/1 column per class (one for a binary target)
@@ -197,6 +200,7 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if fit_params:
             raise InputError(f"OutOfFoldScores.fit_transform takes no fit parameters, got {sorted(fit_params)}")
         scorer = self._scorer()
+        names = list(y.columns) if is_frame(y) else None
         X, Y = self._validate(X, y)
         splits = self._splits(X, Y)
         folds = np.full(X.shape[0], -1, dtype=np.intp)
@@ -228,7 +232,29 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.folds_ = folds
         self.n_classes_ = Y.shape[1]
         self._n_features_out = Y.shape[1]
+        self._class_names = names
         return scores
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the score columns: the class names of DataFrame labels, else ``outoffoldscores0``, ...
+
+        With ``set_output(transform="pandas")`` the scores are then a DataFrame
+        named by class, which the second stage aligns by name.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Ignored (the output columns are classes, not features).
+
+        Returns
+        -------
+        ndarray of object
+            One name per class.
+        """
+        check_is_fitted(self, "n_classes_")
+        if getattr(self, "_class_names", None) is not None:
+            return np.asarray(self._class_names, dtype=object)
+        return super().get_feature_names_out(input_features)
 
     def transform(self, X):
         """Scores of new rows (refitted model, or the mean of the fold models).

@@ -6,7 +6,15 @@ import numpy as np
 from .._util import preview, repeated
 from ..exceptions import HierarchyError, InputError
 
-__all__ = ["check_unique", "directed_graph", "frozen_graph", "graph_from_edges", "graph_from_parents", "read_obo"]
+__all__ = [
+    "check_name",
+    "check_unique",
+    "directed_graph",
+    "frozen_graph",
+    "graph_from_edges",
+    "graph_from_parents",
+    "read_obo",
+]
 
 
 def check_unique(names, what):
@@ -14,6 +22,16 @@ def check_unique(names, what):
     dup = repeated(names)
     if dup:
         raise HierarchyError(f"{what} has duplicate class names: {preview(dup)}")
+
+
+def check_name(name, what):
+    """Raise :class:`HierarchyError` for a class name that is missing (None, NaN) or unhashable."""
+    try:
+        hash(name)
+    except TypeError:
+        raise HierarchyError(f"{what} names a class {name!r} that is not hashable (use a str, int or tuple)") from None
+    if name is None or (isinstance(name, (float, np.floating)) and name != name):
+        raise HierarchyError(f"{what} names a class {name!r}: a missing value, not a class name")
 
 
 def frozen_graph(graph, classes=None):
@@ -30,8 +48,12 @@ def frozen_graph(graph, classes=None):
         )
     if classes is None:
         classes = list(graph.nodes)
+        for c in classes:
+            check_name(c, "graph")
     else:
         classes = list(classes)
+        for i, c in enumerate(classes):
+            check_name(c, f"classes item {i}")
         check_unique(classes, "classes")
         known = set(classes)
         missing = [c for c in graph.nodes if c not in known]
@@ -50,9 +72,9 @@ def frozen_graph(graph, classes=None):
             f"the hierarchy has self loops (a class that is its own parent): {preview([u for u, _ in loops])}"
         )
     if not nx.is_directed_acyclic_graph(graph):
-        cycle = nx.find_cycle(graph)
-        path = " -> ".join(repr(u) for u, _ in cycle) + f" -> {cycle[0][0]!r}"
-        raise HierarchyError(f"the hierarchy has a cycle: {path}")
+        cycle = [u for u, _ in nx.find_cycle(graph)]
+        shown = [repr(u) for u in cycle[:6]] + ([f"... ({len(cycle)} classes in the cycle)"] if len(cycle) > 6 else [])
+        raise HierarchyError(f"the hierarchy has a cycle: {' -> '.join(shown)} -> {cycle[0]!r}")
     frozen = nx.DiGraph()
     frozen.add_nodes_from(classes)
     frozen.add_edges_from(graph.edges)
@@ -66,11 +88,15 @@ def graph_from_edges(edges, classes=None):
     order = {}
     for i, pair in enumerate(edges):
         try:
+            if isinstance(pair, (str, bytes)):
+                raise TypeError
             parent, child = pair
         except (TypeError, ValueError):
             raise HierarchyError(
                 f"edges must be (parent, child) pairs; item {i} is {pair!r}"
             ) from None
+        check_name(parent, f"edges item {i} ({parent!r}, {child!r})")
+        check_name(child, f"edges item {i} ({parent!r}, {child!r})")
         if (parent, child) in seen:
             raise HierarchyError(f"edges lists the edge {parent!r} -> {child!r} twice")
         seen.add((parent, child))
@@ -81,6 +107,8 @@ def graph_from_edges(edges, classes=None):
         classes = list(order)
     else:
         classes = list(classes)
+        for i, c in enumerate(classes):
+            check_name(c, f"classes item {i}")
         check_unique(classes, "classes")
         known = set(classes)
         unknown = [c for c in order if c not in known]
@@ -102,6 +130,8 @@ def graph_from_parents(parents):
     for k, entry in enumerate(parents):
         if entry is None:
             continue
+        if isinstance(entry, (bool, np.bool_)):
+            raise HierarchyError(f"parents[{k}] must be an int, a list of ints, None or -1; got {entry!r}")
         if isinstance(entry, (int, np.integer)):
             entry = [] if entry == -1 else [entry]
         try:
@@ -113,7 +143,7 @@ def graph_from_parents(parents):
         if len(set(entry)) != len(entry):
             raise HierarchyError(f"parents[{k}] lists a parent twice: {entry!r}")
         for p in entry:
-            if not isinstance(p, (int, np.integer)) or not 0 <= p < n:
+            if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)) or not 0 <= p < n:
                 raise HierarchyError(
                     f"parents[{k}] names parent {p!r}, but parent indices must be "
                     f"ints in 0..{n - 1}"
@@ -134,26 +164,35 @@ def directed_graph(graph, direction="parent_to_child", relations=None):
         edges = graph.edges(keys=True)
     else:
         edges = ((u, v, d.get("relation")) for u, v, d in graph.edges(data=True))
+    if isinstance(relations, str):  # one relation, not its characters
+        relations = (relations,)
     simple = nx.DiGraph()
     simple.add_nodes_from(graph.nodes)
+    seen = {}
     for u, v, kind in edges:
         if relations is not None and kind not in relations:
+            seen.setdefault(kind, None)
             continue
         simple.add_edge(*((u, v) if direction == "parent_to_child" else (v, u)))
+    if seen and simple.number_of_edges() == 0:
+        raise HierarchyError(
+            f"relations={tuple(relations)!r} keeps no edge of the graph; its edges have the relations "
+            f"{preview(seen)} (the key of a multigraph's edge, or a simple graph's 'relation' attribute)"
+        )
     return simple
 
 
 def read_obo(path, namespace=None):
     """The ontology of an OBO file as obonet's MultiDiGraph (child -> parent edges keyed by
-    relation), optionally restricted to the terms of one namespace."""
+    relation): the terms the file defines (not obsolete), optionally those of one namespace."""
     try:
         import obonet
     except ImportError:
         raise ImportError("Hierarchy.from_obo needs obonet: pip install 'hmcpgm[obo]'") from None
     graph = obonet.read_obo(path)
-    if namespace is not None:
-        keep = [n for n, d in graph.nodes(data=True) if d.get("namespace") == namespace]
-        if not keep:
-            raise InputError(f"namespace {namespace!r} has no term in {path}")
-        graph = graph.subgraph(keep)
-    return graph
+    # a node without data is only the end of an edge: an obsolete term (obonet skips its stanza) or one
+    # the file does not define; left out, as hmcpgm.ontology.read_ontology does
+    keep = [n for n, d in graph.nodes(data=True) if d and (namespace is None or d.get("namespace") == namespace)]
+    if namespace is not None and not keep:
+        raise InputError(f"namespace {namespace!r} has no term in {path}")
+    return graph.subgraph(keep)

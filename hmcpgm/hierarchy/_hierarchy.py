@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 
 from .._arrays import binary_matrix
-from .._columns import class_matrix
+from .._columns import class_matrix, is_frame
 from .._util import preview
 from ..exceptions import HierarchyError, LabelError
 from ._convert import directed_graph, frozen_graph, graph_from_edges, graph_from_parents, read_obo
@@ -25,6 +25,7 @@ from ._structure import (
     frozen_array,
     longest_depth,
     one_parent_each,
+    reachable,
     topological_indices,
 )
 
@@ -172,7 +173,8 @@ class Hierarchy:
         Returns
         -------
         Hierarchy
-            Obsolete terms are left out; edges point from parent to child.
+            Obsolete terms, and terms the file names as a parent without defining them,
+            are left out (with their edges); edges point from parent to child.
         """
         graph = read_obo(path, namespace)
         return cls.from_networkx(graph, direction="child_to_parent", relations=tuple(relations))
@@ -192,7 +194,10 @@ class Hierarchy:
         return len(self._classes)
 
     def __contains__(self, name):
-        return name in self._index
+        try:
+            return name in self._index
+        except TypeError:  # unhashable: not a class
+            return False
 
     def __iter__(self):
         return iter(self._classes)
@@ -216,6 +221,11 @@ class Hierarchy:
 
     def __deepcopy__(self, memo):
         return self
+
+    def __reduce__(self):
+        # rebuilt from the graph and column order: cached properties (the hash of str
+        # names differs between processes; arrays would come back writeable) are recomputed
+        return (type(self), (nx.DiGraph(self._graph), self._classes))
 
     def __repr__(self):
         return (
@@ -329,7 +339,7 @@ class Hierarchy:
             Their names.
         """
         k = self.index(name)
-        return tuple(self._classes[i] for i in np.flatnonzero(self.ancestor_matrix[k]))
+        return tuple(self._classes[i] for i in np.flatnonzero(self._reach(k, up=True)))
 
     def descendants(self, name):
         """All descendants of class ``name``, in column order.
@@ -345,7 +355,14 @@ class Hierarchy:
             Their names.
         """
         k = self.index(name)
-        return tuple(self._classes[i] for i in np.flatnonzero(self.ancestor_matrix[:, k]))
+        return tuple(self._classes[i] for i in np.flatnonzero(self._reach(k, up=False)))
+
+    def _reach(self, k, up):
+        """(K,) bool: the proper ancestors (``up``) or descendants of class ``k``; a row of the ancestor
+        matrix once it is built, else a walk over the edges (no (K, K) matrix for one query)."""
+        if "ancestor_matrix" in self.__dict__:
+            return self.ancestor_matrix[k] if up else self.ancestor_matrix[:, k]
+        return reachable([k], self.parent_indices if up else self.child_indices, self.n_classes)
 
     def neighbourhood(self, name):
         """The parents and children of ``name`` (the nbh version of mLPR, SPEC section 4).
@@ -475,18 +492,26 @@ class Hierarchy:
 
         Parameters
         ----------
-        names : iterable
-            Classes of the hierarchy.
+        names : iterable or class name
+            Classes of the hierarchy; a single class (a string such as
+            ``"GO:0008150"``, or any name that is a class) stands for itself.
 
         Returns
         -------
         Hierarchy
             These classes and their ancestors, with the edges among them.
+
+        Examples
+        --------
+        >>> h = Hierarchy.from_edges([("r", "a"), ("a", "b"), ("r", "c")])
+        >>> h.subgraph("b").classes
+        ('r', 'a', 'b')
         """
-        keep = np.zeros(self.n_classes, dtype=bool)
+        if isinstance(names, str) or names in self:
+            names = [names]
         idx = self.indices(names)
+        keep = reachable(idx, self.parent_indices, self.n_classes)
         keep[idx] = True
-        keep |= self.ancestor_matrix[idx].any(axis=0)
         classes = [c for c, k in zip(self._classes, keep) if k]
         return Hierarchy(self._graph.subgraph(classes), classes)
 
@@ -502,8 +527,10 @@ class Hierarchy:
 
         Returns
         -------
-        ndarray of shape (M, K), dtype int8
-            The labels with every ancestor of a positive class positive.
+        ndarray or DataFrame of shape (M, K), dtype int8
+            The labels with every ancestor of a positive class positive, columns in
+            class order; a DataFrame (the input's index, columns named by class, as
+            :class:`~hmcpgm.MLPR` returns them) when ``labels`` is one.
 
         Examples
         --------
@@ -517,7 +544,12 @@ class Hierarchy:
         from scipy import sparse
 
         reach = sparse.csr_matrix(y, dtype=np.int32) @ sparse.csr_matrix(self.ancestor_matrix, dtype=np.int32)
-        return (y | (reach.toarray() > 0)).astype(np.int8)
+        closed = (y | (reach.toarray() > 0)).astype(np.int8)
+        if not is_frame(labels):
+            return closed
+        import pandas as pd
+
+        return pd.DataFrame(closed, index=labels.index, columns=list(self._classes))
 
     def violations(self, labels):
         """Number of (object, edge) pairs where a child is positive and its parent is not.

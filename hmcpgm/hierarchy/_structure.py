@@ -16,6 +16,7 @@ __all__ = [
     "frozen_array",
     "longest_depth",
     "one_parent_each",
+    "reachable",
     "topological_indices",
 ]
 
@@ -88,3 +89,19 @@ def ancestor_closure(topological_order, parent_indices):
             anc[k, p] = True
     anc.flags.writeable = False
     return anc
+
+
+def reachable(starts, adjacency, n):
+    """(n,) bool: the classes reached from ``starts`` in one or more steps along ``adjacency``.
+
+    ``adjacency`` is :attr:`Hierarchy.parent_indices` (ancestors) or ``child_indices``
+    (descendants); a walk over the edges, without the dense ancestor matrix.
+    """
+    seen = np.zeros(n, dtype=bool)
+    stack = [q for k in starts for q in adjacency[k].tolist()]
+    while stack:
+        q = stack.pop()
+        if not seen[q]:
+            seen[q] = True
+            stack.extend(adjacency[q].tolist())
+    return seen

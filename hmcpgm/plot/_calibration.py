@@ -170,6 +170,8 @@ def reliability_table(probabilities, labels, n_bins=10, *, strategy="uniform"):
         p, y = np.asarray(probabilities), np.asarray(labels)
     if p.shape != y.shape:
         raise InputError(f"probabilities has shape {p.shape} but labels has shape {y.shape}; they must match")
+    if p.size == 0:
+        raise InputError(f"probabilities has shape {p.shape}: no event to bin")
     p = finite_array(p, "probabilities").ravel()
     y = binary_matrix(y.reshape(len(y), -1) if y.ndim else y.reshape(1, 1), "labels").ravel()
     if p.size and (p.min() < 0 or p.max() > 1):

@@ -54,8 +54,7 @@ def plot_hit_curves(curves, ax=None, *, max_rank=None, ideal=True, title="Hit cu
 
     if not isinstance(curves, Mapping) or not curves:
         raise InputError(f"curves must be a non-empty dict name -> (order, labels) or hit curve, got {curves!r:.80}")
-    ax = new_axes(ax, (6, 4.2))
-    n_pos = None
+    n_pos, lines = None, []
     for name, item in curves.items():
         if _is_pair_with_labels(item):
             hits = hit_curve(*item)
@@ -69,6 +68,9 @@ def plot_hit_curves(curves, ax=None, *, max_rank=None, ideal=True, title="Hit cu
                 )
         if max_rank is not None:
             hits = hits[:max_rank]
+        lines.append((name, hits))
+    ax = new_axes(ax, (6, 4.2))  # after every check: a refused call leaves no figure open
+    for name, hits in lines:
         ax.plot(np.arange(1, hits.size + 1), hits, label=str(name), lw=1.6)
     if ideal and n_pos is not None:
         r = np.arange(1, (max_rank or max(len(line.get_xdata()) for line in ax.get_lines())) + 1)
@@ -114,7 +116,7 @@ def plot_pr_curves(curves, ax=None, *, title="Precision-recall curves"):
         raise InputError(
             f"curves must be a non-empty dict name -> (order, labels) or (precision, recall), got {curves!r:.80}"
         )
-    ax = new_axes(ax, (5.5, 4.5))
+    lines = []
     for name, item in curves.items():
         if _is_pair_with_labels(item):
             precision, recall = pr_curve(*item)
@@ -128,6 +130,9 @@ def plot_pr_curves(curves, ax=None, *, title="Precision-recall curves"):
             raise InputError(
                 f"curves[{name!r}] must be (order, labels) or (precision, recall), got {type(item).__name__}"
             )
+        lines.append((name, precision, recall))
+    ax = new_axes(ax, (5.5, 4.5))  # after every check: a refused call leaves no figure open
+    for name, precision, recall in lines:
         ax.plot(recall, precision, label=str(name), lw=1.6)
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")

@@ -4,6 +4,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._columns import is_frame
 from .._validation import check_hierarchy
 from ..exceptions import InputError
 from ._axes import pyplot
@@ -77,6 +78,12 @@ def hierarchy_layout(hierarchy):
 def _class_values(values, hierarchy):
     """Values per class as a (K,) float array (NaN allowed: drawn grey)."""
     k_cls = hierarchy.n_classes
+    if is_frame(values):  # one object's row of a DataFrame of mLPRs, columns named by class
+        if len(values) != 1:
+            raise InputError(
+                f"values is a DataFrame of {len(values)} rows; pass one row (one object), e.g. values.iloc[[m]]"
+            )
+        values = values.iloc[0]
     if isinstance(values, Mapping) or (hasattr(values, "index") and hasattr(values, "reindex")):
         lookup = dict(values.items())
         missing = [c for c in hierarchy.classes if c not in lookup]
@@ -113,7 +120,7 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     hierarchy : Hierarchy
         At most ``max_classes`` classes; draw a part of a larger one with
         ``hierarchy.subgraph(names)``.
-    values : array-like of shape (K,), dict or pandas Series, optional
+    values : array-like of shape (K,), dict, pandas Series or one-row DataFrame, optional
         One value per class (column order, or keyed by class name), e.g. one
         object's mLPRs; shown by colour with a colorbar. NaN is drawn grey.
         None draws every node in one colour.
@@ -173,17 +180,17 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     pos, layout_parent = hierarchy_layout(h)
     width = pos[:, 0].max() + 1 if k_cls else 1
     n_rows = int(-pos[:, 1].min()) + 1 if k_cls else 1
-    if ax is None:
-        fig_w = min(max(5.0, 0.45 * width + 1.5), 24.0)
-        _, ax = plt.subplots(figsize=(fig_w, max(2.5, 1.1 * n_rows + 0.8)), layout="constrained")
-    if node_size is None:
-        node_size = float(np.clip(6000 / max(k_cls, 1), 40, 250))
-
     ring = np.zeros(k_cls, dtype=bool)
     if marked is not None:
         ring = np.asarray(marked).astype(bool)
         if ring.shape != (k_cls,):
             raise InputError(f"marked must hold one 0/1 flag per class, shape ({k_cls},), got shape {ring.shape}")
+    if ax is None:  # after every check: a refused call leaves no figure open
+        fig_w = min(max(5.0, 0.45 * width + 1.5), 24.0)
+        _, ax = plt.subplots(figsize=(fig_w, max(2.5, 1.1 * n_rows + 0.8)), layout="constrained")
+    if node_size is None:
+        node_size = float(np.clip(6000 / max(k_cls, 1), 40, 250))
+
     style = dict(s=node_size, edgecolors="black", linewidths=0.6, zorder=2)
     if v is None:
         nodes = ax.scatter(pos[:, 0], pos[:, 1], c="tab:blue", **style)

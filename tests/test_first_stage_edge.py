@@ -1,0 +1,144 @@
+"""Edge cases of the first stage: leaks, tiny data, constant classes, DataFrames, seeds."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.neighbors import KNeighborsClassifier
+
+from hmcpgm import InputError, LabelError
+from hmcpgm.first_stage import OutOfFoldScores, fit_first_stage, out_of_fold_scores, predict_scores
+
+
+def _data(m=60, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 4))
+    Y = (rng.random((m, k)) < 0.5).astype(int)
+    return X, Y
+
+
+@pytest.mark.parametrize("refit", [True, False])
+def test_out_of_fold_scores_come_from_models_that_never_saw_the_row(refit):
+    # reference: refit the classifier by hand on the other folds' rows; a 1-NN memoriser would score
+    # its own training rows perfectly, so any leak shows up as a mismatch
+    X, Y = _data()
+    knn = KNeighborsClassifier(1)
+    t = OutOfFoldScores(knn, cv=4, method="predict_proba", refit=refit, random_state=7)
+    scores = t.fit_transform(X, Y)
+    s_fn, folds = out_of_fold_scores(X, Y, knn, n_splits=4, seed=7, method="predict_proba", progress=False,
+                                     return_folds=True)
+    assert np.array_equal(t.folds_, folds) and np.array_equal(scores, s_fn)
+    for f in range(4):
+        test, train = folds == f, folds != f
+        for k in range(Y.shape[1]):
+            ref = KNeighborsClassifier(1).fit(X[train], Y[train, k]).predict_proba(X[test])[:, 1]
+            assert np.array_equal(scores[test, k], ref)
+    assert ((scores > 0.5) == Y).mean() < 0.8  # random labels: no memorised row
+
+
+def test_fewer_rows_than_folds_is_refused_and_as_many_rows_as_folds_works():
+    X, Y = _data(m=4)
+    with pytest.raises(InputError, match="n_splits=5"):
+        out_of_fold_scores(X, Y, progress=False)
+    with pytest.raises(InputError, match="cv=5"):
+        OutOfFoldScores().fit_transform(X, Y)
+    Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    assert out_of_fold_scores(X, Y, n_splits=4, progress=False).shape == (4, 2)
+    assert OutOfFoldScores(cv=4, classwise=True).fit_transform(X, Y).shape == (4, 2)
+
+
+@pytest.mark.parametrize("classwise", [False, True])
+def test_classes_with_one_label_value_score_that_constant(classwise):
+    X, Y = _data()
+    Y = np.column_stack([Y[:, 0], np.zeros(len(X), int), np.ones(len(X), int)])
+    t = OutOfFoldScores(classwise=classwise)
+    s = t.fit_transform(X, Y)
+    assert np.all(s[:, 1] == 0.0) and np.all(s[:, 2] == 1.0)
+    assert np.all(t.transform(X[:3])[:, 1:] == [0.0, 1.0])
+    assert np.unique(s[:, 0]).size > 2
+    model = fit_first_stage(X, Y, LogisticRegression() if classwise else None, progress=False)
+    assert np.all(predict_scores(model, X[:3])[:, 1:] == [0.0, 1.0])
+
+
+def test_seed_fixes_the_folds_and_the_scores():
+    X, Y = _data()
+    a = OutOfFoldScores(classwise=True, random_state=3)
+    b = OutOfFoldScores(classwise=True, random_state=3)
+    assert np.array_equal(a.fit_transform(X, Y), b.fit_transform(X, Y))
+    assert np.array_equal(a.folds_, b.folds_)
+    c = OutOfFoldScores(classwise=True, random_state=4).fit(X, Y)
+    assert not np.array_equal(a.folds_, c.folds_)
+    s1 = out_of_fold_scores(X, Y, seed=5, progress=False)
+    assert np.array_equal(s1, out_of_fold_scores(X, Y, seed=5, progress=False))
+
+
+def test_joint_and_classwise_give_one_column_per_class():
+    X, Y = _data(k=5)
+    for t in (OutOfFoldScores(), OutOfFoldScores(classwise=True), OutOfFoldScores(Ridge(), classwise=False),
+              OutOfFoldScores(LogisticRegression())):
+        assert t.fit_transform(X, Y).shape == (60, 5)
+        assert t.transform(X[:7]).shape == (7, 5)
+
+
+@pytest.mark.parametrize("build", [
+    lambda X, Y: out_of_fold_scores(X, Y, progress=False),
+    lambda X, Y: fit_first_stage(X, Y, progress=False),
+    lambda X, Y: OutOfFoldScores().fit(X, Y),
+    lambda X, Y: OutOfFoldScores(classwise=True).fit(X, Y),
+])
+def test_labels_without_a_class_column_are_refused_in_one_line(build):
+    X, _ = _data()
+    with pytest.raises(LabelError, match="no class") as info:
+        build(X, np.empty((60, 0)))
+    assert "\n" not in str(info.value)
+
+
+def _frames(m=60, k=3):
+    X, Y = _data(m, k)
+    rows = [f"gene{i}" for i in range(m)]
+    return (pd.DataFrame(X, index=rows, columns=list("abcd")),
+            pd.DataFrame(Y, index=rows, columns=[f"GO:{j}" for j in range(k)]))
+
+
+@pytest.mark.parametrize("score", [
+    lambda X, Y: out_of_fold_scores(X, Y, progress=False, seed=1),
+    lambda X, Y: predict_scores(fit_first_stage(X, Y, progress=False), X),
+    lambda X, Y: OutOfFoldScores(classwise=True, random_state=1).fit_transform(X, Y),
+    lambda X, Y: OutOfFoldScores(classwise=True, random_state=1).fit(X, Y).transform(X),
+])
+def test_label_rows_are_paired_with_feature_rows_by_index(score):
+    Xd, Yd = _frames()
+    shuffled = Yd.iloc[np.random.default_rng(0).permutation(len(Yd))]
+    expect = np.asarray(score(Xd, Yd))
+    assert np.allclose(np.asarray(score(Xd, shuffled)), expect)
+    with pytest.raises(InputError, match="row indexes"):
+        score(Xd, Yd.rename(index={"gene0": "other"}))
+
+
+
+def test_dataframe_labels_give_dataframe_scores_named_by_class():
+    Xd, Yd = _frames()
+    s = out_of_fold_scores(Xd, Yd, progress=False)
+    assert isinstance(s, pd.DataFrame)
+    assert list(s.columns) == list(Yd.columns) and s.index.equals(Xd.index)
+    assert np.array_equal(s.to_numpy(), out_of_fold_scores(Xd.to_numpy(), Yd.to_numpy(), progress=False))
+    new = predict_scores(fit_first_stage(Xd, Yd, progress=False), Xd.iloc[:5])
+    assert isinstance(new, pd.DataFrame) and list(new.columns) == list(Yd.columns)
+    assert new.index.equals(Xd.index[:5])
+    t = OutOfFoldScores().set_output(transform="pandas")
+    out = t.fit_transform(Xd, Yd)
+    assert list(out.columns) == list(Yd.columns) and list(t.get_feature_names_out()) == list(Yd.columns)
+    assert list(t.transform(Xd.iloc[:2]).columns) == list(Yd.columns)
+    # arrays in: arrays out, unchanged
+    assert isinstance(out_of_fold_scores(Xd, Yd.to_numpy(), progress=False), np.ndarray)
+
+
+def test_predict_scores_matches_feature_columns_by_name():
+    Xd, Yd = _frames()
+    model = fit_first_stage(Xd, Yd, progress=False)
+    expect = predict_scores(model, Xd)
+    shuffled = predict_scores(model, Xd[["c", "a", "d", "b"]])
+    assert np.allclose(shuffled.to_numpy(), expect.to_numpy())
+    with pytest.raises(InputError, match="'d'"):
+        predict_scores(model, Xd.rename(columns={"d": "e"}))
+    assert np.allclose(predict_scores(model, Xd.to_numpy()).to_numpy(), expect.to_numpy())  # arrays: by position
