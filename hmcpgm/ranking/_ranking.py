@@ -5,10 +5,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arrays import count, event_order
-from .._validation import class_matrix, is_frame
+from .._validation import as_pandas, class_matrix, is_frame, rows_aligned
 from ..exceptions import InputError
 
-__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking"]
+__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,8 +141,9 @@ class Ranking:
         Parameters
         ----------
         values : array-like or DataFrame of shape (M, K), or shape (M*K,)
-            A value per event. A DataFrame is aligned by class name; a flat vector
-            is taken in event order.
+            A value per event. A DataFrame is aligned by class name, and its rows
+            are paired with the ranking's objects by ``index`` when the ranking
+            has one; a flat vector is taken in event order.
         name : str
             What ``values`` is called in messages.
 
@@ -151,6 +152,7 @@ class Ranking:
         ndarray of shape (M*K,)
             Entry ``i`` belongs to the event ranked ``i + 1``.
         """
+        values = paired_rows(values, self, name)
         if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == self.n_events:
             values = np.reshape(values, self.shape)  # a flat vector in event order
         v = class_matrix(values, self, name, allow_nan=True)
@@ -274,7 +276,8 @@ def frame_names(*items):
 def matrix_for(ranking, values, name, *, flat=True):
     """``(Ranking, (M, K) float array)``: ``values`` aligned to a ranking's classes.
 
-    With a :class:`Ranking`, a DataFrame is aligned by class name and (with
+    With a :class:`Ranking`, a DataFrame is aligned by class name (its rows paired
+    with the ranking's objects by :func:`paired_rows`) and (with
     ``flat``) a flat vector is taken in event order. With a plain order array,
     ``values`` must be an array (M, K), or (with ``flat``) a flat vector taken as
     one object; a DataFrame is refused.
@@ -282,6 +285,7 @@ def matrix_for(ranking, values, name, *, flat=True):
     if not flat and not is_frame(values) and np.ndim(values) != 2:
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {np.shape(values)}")
     if isinstance(ranking, Ranking):
+        values = paired_rows(values, ranking, name)
         if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == ranking.n_events:
             values = np.reshape(values, ranking.shape)
         v = class_matrix(values, ranking, name, allow_nan=True)
@@ -297,6 +301,24 @@ def matrix_for(ranking, values, name, *, flat=True):
     if v.ndim != 2:
         raise InputError(f"{name} must be an (M, K) matrix or a flat vector, got shape {v.shape}")
     return as_ranking(ranking, v.shape), v
+
+
+def paired_rows(values, ranking, name):
+    """``values`` with a DataFrame's rows in the order of the ranking's objects.
+
+    A ranking of a DataFrame keeps its row index (``Ranking.index``); a DataFrame
+    given with it is paired with the objects by that index, as the estimators
+    pair ``X`` and ``y`` (:func:`hmcpgm._validation.rows_aligned`: the same rows
+    in another order are reordered, other rows are refused in one line). Arrays,
+    and every input of a ranking without an index, pass unchanged (rows by
+    position).
+    """
+    values = as_pandas(values)
+    if not is_frame(values) or ranking.index is None:
+        return values
+    import pandas as pd
+
+    return rows_aligned(values, pd.Index(ranking.index), name, "the ranked values")
 
 
 def computed_ranking(order, n_objects, classes, *, block_means, blocks, method, index=None):

@@ -1,0 +1,50 @@
+"""Edge cases of the rankings: inputs a demanding user tries that the main tests do not."""
+
+from dataclasses import astuple
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hmcpgm import Hierarchy, InputError, bayes_cutoff, catch, choose_cutoff, hier_rank
+from hmcpgm.metrics import hit_curve
+
+
+@pytest.fixture
+def tree():
+    return Hierarchy.from_edges([("a", "b"), ("a", "c"), ("x", "y")])
+
+
+# ---------------------------------------------------------------------- row index of a ranked DataFrame
+def _frames(tree):
+    rng = np.random.default_rng(3)
+    index = ["p", "q", "r", "s"]
+    values = pd.DataFrame(rng.random((4, 5)), columns=tree.classes, index=index)
+    labels = pd.DataFrame(tree.close_labels((rng.random((4, 5)) < 0.5).astype(int)), columns=tree.classes,
+                          index=index)
+    return values, labels
+
+
+def test_labels_frame_in_another_row_order_is_paired_by_index(tree):
+    # the Ranking keeps the values' row index: a labels DataFrame with the same objects in
+    # another order must describe each object by its own row, as the estimators pair rows
+    values, labels = _frames(tree)
+    ranking = hier_rank(values, tree)
+    shuffled = labels.iloc[[2, 0, 3, 1]]
+    np.testing.assert_array_equal(hit_curve(ranking, shuffled), hit_curve(ranking, labels.to_numpy()))
+    np.testing.assert_equal(astuple(choose_cutoff(ranking, shuffled)),
+                            astuple(choose_cutoff(ranking, labels.to_numpy())))
+    assert catch(ranking, values.iloc[::-1]) == pytest.approx(catch(ranking, values.to_numpy()))
+    np.testing.assert_equal(astuple(bayes_cutoff(ranking, values.iloc[::-1], rule="max_f1")),
+                            astuple(bayes_cutoff(ranking, values.to_numpy(), rule="max_f1")))
+    np.testing.assert_array_equal(ranking.ranked(values.iloc[::-1]), ranking.ranked(values.to_numpy()))
+
+
+def test_labels_frame_of_other_objects_is_refused(tree):
+    values, labels = _frames(tree)
+    ranking = hier_rank(values, tree)
+    other = labels.set_axis(["p", "q", "r", "t"])
+    for call in (lambda: hit_curve(ranking, other), lambda: choose_cutoff(ranking, other),
+                 lambda: ranking.ranked(other)):
+        with pytest.raises(InputError, match="row indexes"):
+            call()
