@@ -8,6 +8,7 @@ import pytest
 
 from hmcpgm import Hierarchy, InputError, bayes_cutoff, catch, choose_cutoff, hier_rank
 from hmcpgm.metrics import hit_curve
+from hmcpgm.ranking import certify
 
 
 @pytest.fixture
@@ -48,3 +49,23 @@ def test_labels_frame_of_other_objects_is_refused(tree):
                  lambda: ranking.ranked(other)):
         with pytest.raises(InputError, match="row indexes"):
             call()
+
+
+# ---------------------------------------------------------------------- certify
+def test_certify_a_ranking_of_another_column_order_is_refused():
+    # the ranking's flat indices m*K + k name columns in ITS class order; a hierarchy with
+    # the same classes in another order would pair the events with other classes' values
+    edges = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")]
+    h1 = Hierarchy.from_edges(edges, classes=["a", "b", "c", "d"])
+    h2 = Hierarchy.from_edges(edges, classes=["d", "c", "b", "a"])
+    values = pd.DataFrame([[0.9, 0.1, 0.2, 0.8], [0.3, 0.6, 0.1, 0.2]], columns=["a", "b", "c", "d"])
+    ranking = hier_rank(values, h1)
+    assert certify(ranking, values, h1).catch == pytest.approx(catch(ranking, values))
+    with pytest.raises(InputError, match="classes"):
+        certify(ranking, values, h2)
+
+
+def test_certify_pairs_a_values_frame_by_the_ranking_row_index(tree):
+    values, _ = _frames(tree)
+    ranking = hier_rank(values, tree)
+    assert certify(ranking, values.iloc[::-1], tree) == certify(ranking, values, tree)
