@@ -49,13 +49,13 @@ def _ranked_labels(ranking, labels):
 
 
 def _rank_at(kappa, n_events, name="kappa"):
-    """``floor(kappa * n + 0.5)`` for each kappa in (0, 1], at least 1; int array of kappa's shape."""
+    """``floor(kappa * n + 0.5)`` for each kappa in (0, 1], at least 1 (0 when there is no event)."""
     k = finite_array(np.atleast_1d(kappa), name)
     if np.any((k <= 0) | (k > 1)):
         bad = k[(k <= 0) | (k > 1)][0]
         raise InputError(f"{name} must lie in (0, 1] (a fraction of the events), got {bad}")
     r = np.floor(k * n_events + 0.5).astype(np.intp)
-    return np.clip(r, 1, max(n_events, 1)).reshape(np.shape(kappa))
+    return np.clip(r, min(n_events, 1), n_events).reshape(np.shape(kappa))
 
 
 def _ratio(num, den):
@@ -132,7 +132,8 @@ def precision_recall_at(ranking, labels, kappa):
     """Precision and recall of the top ``kappa * 100%`` of the events (Criterion I).
 
     The top ``kappa`` fraction of ``n`` events is the first
-    ``r = floor(kappa * n + 0.5)`` events (rounded half up), at least one.
+    ``r = floor(kappa * n + 0.5)`` events (rounded half up), at least one
+    (none when there is no event: precision and recall are then ``nan``).
 
     Parameters
     ----------
