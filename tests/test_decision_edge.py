@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from hmcpgm import Hierarchy, hier_rank
+from hmcpgm import Hierarchy, bayes_cutoff, hier_rank
 from hmcpgm.metrics import precision_recall_at
 
 
@@ -20,3 +20,19 @@ def test_precision_recall_at_without_events_is_nan(chain):
     assert np.isnan(precision) and np.isnan(recall)
     precision, recall = precision_recall_at(ranking, np.zeros((0, 2)), [0.1, 1.0])
     assert precision.shape == (2,) and np.isnan(precision).all() and np.isnan(recall).all()
+
+
+# ---------------------------------------------------------------------- Bayesian route
+def test_bayes_max_f1_with_every_mlpr_zero_calls_nothing(chain):
+    # every event is surely negative: the expected F1 is 0 at every r >= 1, and calling
+    # an event whose mLPR is 0 is a sure false positive; the cutoff calls nothing
+    mlpr = np.zeros((3, 2))
+    cut = bayes_cutoff(hier_rank(mlpr, chain), mlpr, rule="max_f1")
+    assert cut.rank == 0 and cut.threshold == np.inf
+    assert np.isnan(cut.f1) and np.isnan(cut.precision)
+
+
+def test_bayes_max_f1_with_one_positive_mlpr_calls_it(chain):
+    mlpr = np.array([[0.0, 0.0], [1e-9, 0.0], [0.0, 0.0]])
+    cut = bayes_cutoff(hier_rank(mlpr, chain), mlpr, rule="max_f1")
+    assert cut.rank == 1 and cut.f1 == pytest.approx(2e-9 / (1 + 1e-9))
