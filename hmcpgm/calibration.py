@@ -613,6 +613,11 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
         raise InputError("p must be a non-empty array of probabilities in [0, 1]")
     if not np.isin(y, (0, 1)).all():
         raise InputError("y must hold only 0 and 1")
+    if not _is_number(prior_count) or not (np.isfinite(prior_count) and prior_count >= 0):
+        raise InputError(f"prior_count must be a finite number >= 0, got {prior_count!r}")
+    if prior_rate is not None and not callable(prior_rate) and (not _is_number(prior_rate)
+                                                                or not 0 <= prior_rate <= 1):
+        raise InputError(f"prior_rate must be in [0, 1] (or a callable), got {prior_rate!r}")
     if callable(prior_rate) and prior_count > 0:
         kx, ky, kw = isotonic_knots(p, y.astype(float))
         prior = np.asarray(prior_rate(kx), dtype=float)
@@ -621,10 +626,13 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
         shrunk = (ky * kw + prior_count * prior) / (kw + prior_count)
         kx, ky, _ = isotonic_knots(kx, shrunk, weight=kw + prior_count, order="sorted")  # pooled where it decreases
     else:
-        if prior_rate is not None and not callable(prior_rate) and not 0 <= prior_rate <= 1:
-            raise InputError(f"prior_rate must be in [0, 1], got {prior_rate!r}")
         rate = float(y.mean()) if prior_rate is None or callable(prior_rate) else float(prior_rate)
         kx, ky, _ = isotonic_knots(p, y.astype(float), prior_rate=rate, prior_count=prior_count)
     if kx.size == 1:
         kx, ky = np.array([0.0, 1.0]), np.repeat(ky, 2)
     return RecalibrationMap(kx, np.maximum.accumulate(ky))
+
+
+def _is_number(value):
+    """Whether ``value`` is a real number (bools and strings are not)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))

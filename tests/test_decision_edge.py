@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from hmcpgm import Hierarchy, bayes_cutoff, hier_rank
+from hmcpgm import Hierarchy, InputError, bayes_cutoff, hier_rank
+from hmcpgm.calibration import fit_recalibration
 from hmcpgm.metrics import precision_recall_at
 
 
@@ -36,3 +37,17 @@ def test_bayes_max_f1_with_one_positive_mlpr_calls_it(chain):
     mlpr = np.array([[0.0, 0.0], [1e-9, 0.0], [0.0, 0.0]])
     cut = bayes_cutoff(hier_rank(mlpr, chain), mlpr, rule="max_f1")
     assert cut.rank == 1 and cut.f1 == pytest.approx(2e-9 / (1 + 1e-9))
+
+
+# ---------------------------------------------------------------------- recalibration map
+@pytest.mark.parametrize("prior_count", [-1.0, np.nan, np.inf, "2"])
+def test_fit_recalibration_refuses_a_bad_prior_count(prior_count):
+    # a negative count made knots of -inf, NaN gave a map of NaN: both silently
+    with pytest.raises(InputError, match="prior_count"):
+        fit_recalibration([0.1, 0.5, 0.9], [0, 1, 1], prior_count=prior_count)
+
+
+@pytest.mark.parametrize("prior_rate", ["0.5", [0.5]])
+def test_fit_recalibration_refuses_a_prior_rate_that_is_not_a_number(prior_rate):
+    with pytest.raises(InputError, match="prior_rate"):
+        fit_recalibration([0.1, 0.5, 0.9], [0, 1, 1], prior_count=1.0, prior_rate=prior_rate)
