@@ -8,7 +8,7 @@ import pytest
 
 from hmcpgm import Hierarchy, InputError, bayes_cutoff, catch, choose_cutoff, hier_rank
 from hmcpgm.metrics import hit_curve
-from hmcpgm.ranking import certify
+from hmcpgm.ranking import certify, hier_rank_bound
 
 
 @pytest.fixture
@@ -69,3 +69,33 @@ def test_certify_pairs_a_values_frame_by_the_ranking_row_index(tree):
     values, _ = _frames(tree)
     ranking = hier_rank(values, tree)
     assert certify(ranking, values.iloc[::-1], tree) == certify(ranking, values, tree)
+
+
+# ---------------------------------------------------------------------- magnitude of the values
+_DAG = [("a", "c"), ("b", "c"), ("c", "d"), ("a", "d"), ("b", "e")]
+_METHODS = ["auto", "greedy", "relaxed", "sidney", "lagrangian", "exact"]
+
+
+def test_values_whose_sums_overflow_are_refused():
+    # sums of block values overflowed to inf: block means of inf, another order (silently),
+    # or an IndexError inside a kernel; a one-line error names the argument instead
+    h = Hierarchy.from_edges(_DAG, classes=["d", "c", "e", "b", "a"])
+    v = np.array([[1e308, 1.5e308, 1.2e308, 1e308, 1.6e308], [1.1e308, -1e308, 1e308, 1.6e308, 1e308]])
+    for method in _METHODS:
+        with pytest.raises(InputError, match="values"):
+            hier_rank(v, h, method)
+    with pytest.raises(InputError, match="values"):
+        hier_rank_bound(v, h)
+
+
+@pytest.mark.parametrize("method", _METHODS + ["horn"])
+def test_ranking_is_invariant_to_scaling_by_a_power_of_two(method):
+    # multiplying by 2**e is exact: every accepted magnitude ranks as the small values do
+    edges = [("a", "c"), ("c", "d"), ("b", "e")] if method == "horn" else _DAG
+    h = Hierarchy.from_edges(edges, classes=["d", "c", "e", "b", "a"])
+    small = np.random.default_rng(5).uniform(-1, 1, (6, 5))
+    for e in (-1000, 600, 1010):
+        big = small * 2.0 ** e
+        ranking, reference = hier_rank(big, h, method), hier_rank(small, h, method)
+        np.testing.assert_array_equal(np.asarray(ranking), np.asarray(reference))
+        np.testing.assert_allclose(ranking.block_means, reference.block_means * 2.0 ** e, rtol=1e-12)

@@ -8,8 +8,13 @@ from ..exceptions import InputError
 __all__ = ["object_index", "ranking_values"]
 
 
-def ranking_values(values, hierarchy):
-    """(M, K) finite float64 C-contiguous array for ``hierarchy``; a 1-D array is one object."""
+def ranking_values(values, hierarchy, *, summed=False):
+    """(M, K) finite float64 C-contiguous array for ``hierarchy``; a 1-D array is one object.
+
+    ``summed``: the values will be summed with weights up to K (block sums, CATCH within
+    an object), so their magnitude must stay below ``float max / (4 K^2)``: beyond it the
+    sums overflow to inf and the blocks, their means and the order come out wrong.
+    """
     check_hierarchy(hierarchy)
     if not is_frame(values):
         arr = np.asarray(values, dtype=float)
@@ -20,7 +25,16 @@ def ranking_values(values, hierarchy):
                     f"hierarchy's {hierarchy.n_classes} classes"
                 )
             values = arr.reshape(-1, hierarchy.n_classes)
-    return np.ascontiguousarray(class_matrix(values, hierarchy, "values"), dtype=np.float64)
+    v = np.ascontiguousarray(class_matrix(values, hierarchy, "values"), dtype=np.float64)
+    if summed and v.size:
+        limit = np.finfo(np.float64).max / (4.0 * hierarchy.n_classes ** 2)
+        big = float(np.abs(v).max())
+        if big > limit:
+            raise InputError(
+                f"values must be at most {limit:.3g} in magnitude for {hierarchy.n_classes} classes (their "
+                f"weighted sums within an object would overflow), got {big:.3g}; rescale them"
+            )
+    return v
 
 
 def object_index(values):
