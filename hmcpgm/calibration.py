@@ -563,10 +563,13 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
 
     Fit it on predictions the second stage made for rows it was not fitted on
     (cross-fitting), pooled over classes. With ``prior_count=0`` (the default)
-    the mean of ``1 - g`` over the cross-fitted events above any block boundary
-    is exactly their realised false discovery proportion, so the Bayesian FDR
-    estimate along a ranking reproduces the cross-fitted FDP curve, resolved at
-    the top down to single isotonic blocks. A positive ``prior_count`` shrinks
+    the mean of ``1 - g`` over the cross-fitted events of the top isotonic block
+    is exactly their realised false discovery proportion, and above any other
+    block boundary it is close to it (not exact: ``g`` interpolates between the
+    block means, so inside a block it rises around the block's rate; for
+    ``p = 0.1, 0.3, 0.32, 0.5`` with labels ``0, 1, 0, 1`` the top three events
+    get 0.332 for a realised 1/3), so the Bayesian FDR estimate along a ranking
+    follows the cross-fitted FDP curve. A positive ``prior_count`` shrinks
     each block's rate toward the overall rate: it flattens the top of the map
     (a block of three positives becomes ``(3 + r) / 4``) and, measured on the
     FunCat benchmark sets, made the FDR cutoff call nothing at alpha 0.05 and

@@ -51,3 +51,21 @@ def test_fit_recalibration_refuses_a_bad_prior_count(prior_count):
 def test_fit_recalibration_refuses_a_prior_rate_that_is_not_a_number(prior_rate):
     with pytest.raises(InputError, match="prior_rate"):
         fit_recalibration([0.1, 0.5, 0.9], [0, 1, 1], prior_count=1.0, prior_rate=prior_rate)
+
+
+def test_recalibration_is_exact_on_the_top_block_and_close_above_other_boundaries():
+    # what fit_recalibration's docstring promises, against sklearn's isotonic blocks
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(2)
+    p = rng.random(400)
+    y = (rng.random(400) < p ** 2).astype(int)
+    g = fit_recalibration(p, y)
+    order = np.argsort(-p, kind="stable")
+    fitted = IsotonicRegression().fit(p, y).predict(p)[order]
+    top = int(np.flatnonzero(fitted != fitted[0])[0])
+    assert g(p[order[:top]]).sum() == pytest.approx(y[order[:top]].sum(), abs=1e-9)
+    for b in np.flatnonzero(np.diff(fitted)) + 1:
+        assert abs(g(p[order[:b]]).mean() - y[order[:b]].mean()) < 0.1
+    small = fit_recalibration([0.1, 0.3, 0.32, 0.5], [0, 1, 0, 1])  # the docstring's example
+    assert 1 - small([0.3, 0.32, 0.5]).mean() == pytest.approx(0.332, abs=5e-4)
