@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hmcpgm import Hierarchy, InputError, bayes_cutoff, catch, choose_cutoff, hier_rank
+from hmcpgm import Hierarchy, InputError, Ranking, bayes_cutoff, catch, choose_cutoff, hier_rank
 from hmcpgm.metrics import hit_curve
 from hmcpgm.ranking import certify, hier_rank_bound
 
@@ -124,3 +124,13 @@ def test_exact_method_memory_does_not_grow_with_the_objects():
         np.testing.assert_array_equal(ranking.class_indices[ranking.objects == m], np.asarray(alone))
         assert catch(alone, v[m:m + 1]) == pytest.approx(catch(hier_rank(v[m:m + 1], h, "auto"), v[m:m + 1]))
     assert catch(ranking, v) == pytest.approx(catch(hier_rank(v, h, "auto"), v), rel=1e-12)
+
+
+# ---------------------------------------------------------------------- Ranking.restrict
+def test_restrict_to_one_class_named_by_a_string():
+    # a string is one class name, not a sequence of one-letter names ("ab" kept "a" and "b")
+    ranking = Ranking([1, 0, 3, 2], 1, ("a", "b", "ab", "c"))
+    assert np.asarray(ranking.restrict("ab")).tolist() == [0]
+    assert ranking.restrict("ab").classes == ("ab",)
+    with pytest.raises(InputError, match="unknown"):
+        ranking.restrict("abc")

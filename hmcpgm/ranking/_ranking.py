@@ -188,8 +188,9 @@ class Ranking:
 
         Parameters
         ----------
-        classes : sequence
-            Class names of the ranking to keep (they keep the ranking's column order).
+        classes : sequence or str
+            Class names of the ranking to keep (they keep the ranking's column
+            order); a string is one class name.
 
         Returns
         -------
@@ -202,6 +203,8 @@ class Ranking:
         >>> np.asarray(r.restrict(["b"])).tolist()
         [1, 0]
         """
+        if isinstance(classes, str):
+            classes = [classes]
         keep = np.zeros(self.n_classes, dtype=bool)
         lookup = {c: i for i, c in enumerate(self.classes)}
         try:
