@@ -2,10 +2,11 @@
 
 import numpy as np
 import pytest
+from sklearn.metrics import average_precision_score
 
 from hmcpgm import Hierarchy, InputError, bayes_cutoff, hier_rank
 from hmcpgm.calibration import fit_recalibration
-from hmcpgm.metrics import precision_recall_at
+from hmcpgm.metrics import average_precision, precision_recall_at
 
 
 @pytest.fixture
@@ -69,3 +70,13 @@ def test_recalibration_is_exact_on_the_top_block_and_close_above_other_boundarie
         assert abs(g(p[order[:b]]).mean() - y[order[:b]].mean()) < 0.1
     small = fit_recalibration([0.1, 0.3, 0.32, 0.5], [0, 1, 0, 1])  # the docstring's example
     assert 1 - small([0.3, 0.32, 0.5]).mean() == pytest.approx(0.332, abs=5e-4)
+
+
+# ---------------------------------------------------------------------- AU(PRC)
+def test_average_precision_of_one_class_named_by_a_string():
+    # classes="ab" evaluated the classes "a" and "b" (the string's letters)
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("r", "ab")])
+    values = np.array([[0.9, 0.8, 0.1, 0.7], [0.7, 0.3, 0.6, 0.2]])
+    labels = np.array([[1, 1, 0, 0], [1, 0, 1, 1]])
+    assert average_precision(values, labels, h, classes="ab") == average_precision(values, labels, h, classes=["ab"])
+    assert average_precision(values, labels, h, classes=["ab"]) == average_precision_score([0, 1], [0.7, 0.2])

@@ -208,9 +208,9 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
         DataFrame is then refused).
     hierarchy : Hierarchy, optional
         Needed to drop the root classes and to name ``classes`` by class name.
-    classes : sequence, optional
-        The classes to evaluate: class names if ``hierarchy`` is given, else
-        column indices. Default: all classes.
+    classes : sequence or str, optional
+        The classes to evaluate: class names if ``hierarchy`` is given (a
+        string is one name), else column indices. Default: all classes.
     exclude_roots : bool, default True
         Drop the hierarchy's root classes (the benchmark convention). Needs
         ``hierarchy``; pass ``exclude_roots=False`` to evaluate without one.
@@ -260,6 +260,8 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
 def _columns(classes, n_classes, hierarchy):
     if classes is None:
         return np.arange(n_classes)
+    if isinstance(classes, str):  # one class name, not a sequence of letters
+        classes = [classes]
     if hierarchy is not None:
         try:
             return np.asarray(hierarchy.indices(list(classes)), dtype=np.intp)
