@@ -80,3 +80,12 @@ def test_average_precision_of_one_class_named_by_a_string():
     labels = np.array([[1, 1, 0, 0], [1, 0, 1, 1]])
     assert average_precision(values, labels, h, classes="ab") == average_precision(values, labels, h, classes=["ab"])
     assert average_precision(values, labels, h, classes=["ab"]) == average_precision_score([0, 1], [0.7, 0.2])
+
+
+def test_average_precision_with_no_class_left_says_so():
+    # every class of a flat hierarchy is a root: the error said "no positive" of labels that had some
+    flat = Hierarchy.from_edges([], classes=["a", "b"])
+    with pytest.raises(InputError, match="no class.*exclude_roots=False"):
+        average_precision([[0.1, 0.2]], [[1, 0]], flat)
+    assert average_precision([[0.1, 0.2]], [[1, 0]], flat, exclude_roots=False) == average_precision_score([1, 0],
+                                                                                                        [0.1, 0.2])

@@ -254,6 +254,9 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
                 "pass hierarchy=... or exclude_roots=False"
             )
         cols = cols[~np.isin(cols, hierarchy.root_indices)]
+        if not cols.size:
+            raise InputError("no class is left to evaluate once the root classes are dropped; "
+                             "pass exclude_roots=False to evaluate the roots")
     return _binary_ap(y[:, cols].ravel(), s[:, cols].ravel())
 
 
