@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hmcpgm import Hierarchy, InputError, Ranking, bayes_cutoff, catch, choose_cutoff, hier_rank
+from hmcpgm import Hierarchy, InputError, Ranking, bayes_cutoff, catch, choose_cutoff, hier_rank, naive_sort
 from hmcpgm.metrics import hit_curve
 from hmcpgm.ranking import certify, hier_rank_bound
 
@@ -134,3 +134,24 @@ def test_restrict_to_one_class_named_by_a_string():
     assert ranking.restrict("ab").classes == ("ab",)
     with pytest.raises(InputError, match="unknown"):
         ranking.restrict("abc")
+
+
+# ---------------------------------------------------------------------- a pandas Series is one object
+def test_series_labelled_by_class_is_aligned_by_name(tree):
+    # a Series indexed by class names in another order was read by position
+    row = pd.Series({"y": 0.1, "c": 0.7, "a": 0.2, "x": 0.9, "b": 0.4})
+    array = row[list(tree.classes)].to_numpy()[None, :]
+    for rank in (hier_rank, naive_sort):
+        np.testing.assert_array_equal(np.asarray(rank(row, tree)), np.asarray(rank(array, tree)))
+    ranking = hier_rank(array, tree)
+    assert catch(ranking, row) == catch(ranking, array)
+    np.testing.assert_array_equal(hit_curve(ranking, row > 0.3), hit_curve(ranking, array > 0.3))
+    with pytest.raises(InputError, match="missing"):
+        hier_rank(row.drop("b"), tree)
+
+
+def test_series_without_labels_is_positional(tree):
+    flat = np.random.default_rng(0).random(10)
+    ranking = hier_rank(pd.Series(flat), tree)
+    np.testing.assert_array_equal(np.asarray(ranking), np.asarray(hier_rank(flat.reshape(2, 5), tree)))
+    assert catch(ranking, pd.Series(flat)) == catch(ranking, flat)

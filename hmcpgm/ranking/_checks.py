@@ -4,6 +4,7 @@ import numpy as np
 
 from .._validation import check_hierarchy, class_matrix, is_frame
 from ..exceptions import InputError
+from ._ranking import series_row
 
 __all__ = ["object_index", "ranking_values"]
 
@@ -16,6 +17,7 @@ def ranking_values(values, hierarchy, *, summed=False):
     sums overflow to inf and the blocks, their means and the order come out wrong.
     """
     check_hierarchy(hierarchy)
+    values = series_row(values)
     if not is_frame(values):
         arr = np.asarray(values, dtype=float)
         if arr.ndim == 1:

@@ -8,7 +8,8 @@ from .._arrays import count, event_order
 from .._validation import as_pandas, class_matrix, is_frame, rows_aligned
 from ..exceptions import InputError
 
-__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows"]
+__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows",
+           "series_row"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -283,12 +284,12 @@ def matrix_for(ranking, values, name, *, flat=True):
     with the ranking's objects by :func:`paired_rows`) and (with
     ``flat``) a flat vector is taken in event order. With a plain order array,
     ``values`` must be an array (M, K), or (with ``flat``) a flat vector taken as
-    one object; a DataFrame is refused.
+    one object; a DataFrame (or a Series labelled by class names) is refused.
     """
+    values = paired_rows(values, ranking, name) if isinstance(ranking, Ranking) else series_row(as_pandas(values))
     if not flat and not is_frame(values) and np.ndim(values) != 2:
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {np.shape(values)}")
     if isinstance(ranking, Ranking):
-        values = paired_rows(values, ranking, name)
         if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == ranking.n_events:
             values = np.reshape(values, ranking.shape)
         v = class_matrix(values, ranking, name, allow_nan=True)
@@ -306,6 +307,21 @@ def matrix_for(ranking, values, name, *, flat=True):
     return as_ranking(ranking, v.shape), v
 
 
+def series_row(values):
+    """A pandas Series labelled by class names as a one-row DataFrame (one object); anything else as it is.
+
+    Its index names the classes, so it is aligned by class name as a DataFrame
+    is, never read in column order. A Series with a default ``RangeIndex``
+    (``0 .. n-1``) names nothing: it stays a plain vector.
+    """
+    if is_frame(values) or not (hasattr(values, "index") and hasattr(values, "to_frame")):
+        return values
+    index = values.index
+    if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
+        return values
+    return values.to_frame().T
+
+
 def paired_rows(values, ranking, name):
     """``values`` with a DataFrame's rows in the order of the ranking's objects.
 
@@ -314,11 +330,12 @@ def paired_rows(values, ranking, name):
     pair ``X`` and ``y`` (:func:`hmcpgm._validation.rows_aligned`: the same rows
     in another order are reordered, other rows are refused in one line). Arrays,
     and every input of a ranking without an index, pass unchanged (rows by
-    position).
+    position); a Series labelled by class names is one object (:func:`series_row`).
     """
     values = as_pandas(values)
-    if not is_frame(values) or ranking.index is None:
-        return values
+    row = series_row(values)
+    if row is not values or not is_frame(values) or ranking.index is None:
+        return row  # a labelled Series is one object: no row label to pair
     import pandas as pd
 
     return rows_aligned(values, pd.Index(ranking.index), name, "the ranked values")
