@@ -5,10 +5,13 @@ from dataclasses import astuple
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import forests, value_matrices
 
 from hmcpgm import Hierarchy, InputError, Ranking, bayes_cutoff, catch, choose_cutoff, hier_rank, naive_sort
 from hmcpgm.metrics import hit_curve
-from hmcpgm.ranking import certify, hier_rank_bound
+from hmcpgm.ranking import certify, count_violations, hier_rank_bound
 
 
 @pytest.fixture
@@ -155,3 +158,18 @@ def test_series_without_labels_is_positional(tree):
     ranking = hier_rank(pd.Series(flat), tree)
     np.testing.assert_array_equal(np.asarray(ranking), np.asarray(hier_rank(flat.reshape(2, 5), tree)))
     assert catch(ranking, pd.Series(flat)) == catch(ranking, flat)
+
+
+# ---------------------------------------------------------------------- greedy on forests
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_greedy_on_a_forest_is_optimal_and_equals_horn_without_ties(data):
+    # with tied groups (all values 0 under one root: c0, c1, c2, c3 against c0, c1, c3, c2)
+    # greedy and horn may order them differently; both are optimal
+    h = data.draw(forests(max_classes=8))
+    v = data.draw(value_matrices(h.n_classes, max_objects=3))
+    greedy, horn = hier_rank(v, h, "greedy"), hier_rank(v, h, "horn")
+    assert count_violations(greedy, h) == 0
+    assert catch(greedy, v) == pytest.approx(catch(horn, v), rel=1e-12, abs=1e-12)
+    distinct = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))).random(v.shape)
+    np.testing.assert_array_equal(np.asarray(hier_rank(distinct, h, "greedy")), np.asarray(hier_rank(distinct, h)))

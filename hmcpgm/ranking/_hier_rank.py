@@ -56,8 +56,9 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
           or, when its classes have parents in several groups, the one of
           smallest mean among those that are no other one's ancestor (a
           heuristic: the group follows its last parent, and a low mean would
-          rank that parent late). Identical to ``"horn"`` on a forest;
-          O((K + E) log K) per object plus ancestor searches where classes
+          rank that parent late). Optimal on a forest, as ``"horn"``: the
+          same order unless groups of equal mean tie, which the two may
+          place in another order (the same CATCH); O((K + E) log K) per object plus ancestor searches where classes
           have several parent groups. No worst-case factor; certified per
           instance by :func:`hier_rank_bound` (see :func:`certify`).
         - ``"relaxed"``: for DAGs. Keep one parent per class (the deepest,
