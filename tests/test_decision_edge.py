@@ -1,12 +1,17 @@
 """Edge cases of cutoffs, the recalibration map and the ranking metrics."""
 
+import warnings
+
 import numpy as np
 import pytest
-from sklearn.metrics import average_precision_score
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import average_precision_score, f1_score, precision_score, recall_score
+from strategies import hierarchies, value_matrices
 
-from hmcpgm import Hierarchy, InputError, bayes_cutoff, hier_rank
+from hmcpgm import CutoffWarning, Hierarchy, InputError, bayes_cutoff, choose_cutoff, hier_rank, naive_sort
 from hmcpgm.calibration import fit_recalibration
-from hmcpgm.metrics import average_precision, precision_recall_at
+from hmcpgm.metrics import average_precision, pr_curve, precision_recall_at
 
 
 @pytest.fixture
@@ -89,3 +94,63 @@ def test_average_precision_with_no_class_left_says_so():
         average_precision([[0.1, 0.2]], [[1, 0]], flat)
     assert average_precision([[0.1, 0.2]], [[1, 0]], flat, exclude_roots=False) == average_precision_score([1, 0],
                                                                                                         [0.1, 0.2])
+
+
+# ---------------------------------------------------------------------- properties against brute force
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_cutoffs_equal_brute_force_on_random_dags(data):
+    # DAGs with shuffled columns, values on a coarse grid (many ties, exact 0 and 1)
+    h = data.draw(hierarchies(max_classes=7))
+    p = data.draw(value_matrices(h.n_classes, max_objects=4, ties=True, low=0.0, high=1.0))
+    y = data.draw(st.lists(st.integers(0, 1), min_size=p.size, max_size=p.size))
+    y = h.close_labels(np.asarray(y).reshape(p.shape))
+    alpha = data.draw(st.sampled_from([0.01, 0.1, 0.25, 0.5, 0.99]))
+    ranking = hier_rank(p, h)
+    order = np.asarray(ranking)
+    ranked_p, ranked_y = p.ravel()[order], y.ravel()[order]
+    n = p.size
+    # Bayesian FDR: the largest r whose mean of (1 - p) over the top r is <= alpha
+    fdr = [np.mean(1 - ranked_p[:r]) for r in range(1, n + 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CutoffWarning)
+        cut = bayes_cutoff(ranking, p, alpha=alpha)
+    assert cut.rank == max([r for r in range(1, n + 1) if fdr[r - 1] <= alpha + 1e-12], default=0)
+    assert h.violations(ranking.top(cut.rank)) == 0
+    # expected F1 by hand; the smallest r of the largest value (0 when every value is 0)
+    ef1 = [2 * ranked_p[:r].sum() / (r + p.sum()) for r in range(1, n + 1)]
+    best = bayes_cutoff(ranking, p, rule="max_f1").rank
+    assert best == (int(np.argmax(ef1)) + 1 if max(ef1) > 0 else 0)
+    if best:
+        assert ef1[best - 1] == pytest.approx(max(ef1)) and all(e < max(ef1) - 1e-12 for e in ef1[:best - 1])
+    if not y.any():
+        return
+    # validation route against sklearn's F1 and precision of every prefix
+    f1 = [f1_score(y.ravel(), ranking.top(r).ravel()) for r in range(1, n + 1)]
+    cut = choose_cutoff(ranking, y)
+    assert f1[cut.rank - 1] == pytest.approx(max(f1)) and all(f < max(f1) - 1e-12 for f in f1[:cut.rank - 1])
+    precision = [precision_score(y.ravel(), ranking.top(r).ravel()) for r in range(1, n + 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CutoffWarning)
+        cut = choose_cutoff(ranking, y, rule="fdr", alpha=alpha)
+    assert cut.rank == max([r for r in range(1, n + 1) if 1 - precision[r - 1] <= alpha + 1e-12], default=0)
+    if cut.rank:
+        assert cut.precision == pytest.approx(ranked_y[:cut.rank].mean())
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_metrics_equal_sklearn_with_ties(data):
+    h = data.draw(hierarchies(max_classes=6))
+    s = data.draw(value_matrices(h.n_classes, max_objects=6, ties=True, low=0.0, high=1.0))
+    y = np.asarray(data.draw(st.lists(st.integers(0, 1), min_size=s.size, max_size=s.size))).reshape(s.shape)
+    cols = [k for k in range(h.n_classes) if k not in set(h.root_indices)]
+    if cols and y[:, cols].any():
+        assert average_precision(s, y, h) == pytest.approx(
+            average_precision_score(y[:, cols].ravel(), s[:, cols].ravel()), abs=1e-12)
+    if y.any():
+        ranking = naive_sort(s, h)
+        precision, recall = pr_curve(ranking, y)
+        top = [ranking.top(r).ravel() for r in range(1, s.size + 1)]
+        np.testing.assert_allclose(precision, [precision_score(y.ravel(), t, zero_division=0) for t in top])
+        np.testing.assert_allclose(recall, [recall_score(y.ravel(), t) for t in top])
