@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
+from ._columns import aligned_matrices, is_frame
 from ._numba import jit, jit_parallel
 from ._sorting import stable_argsort
 from .exceptions import InputError
@@ -580,7 +581,8 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
     p : array of float in [0, 1]
         Predicted probabilities (any shape).
     y : array of 0/1, same shape
-        Their labels.
+        Their labels. When ``p`` and ``y`` are both DataFrames, their columns
+        are paired by class name (and their row indexes must be equal).
     prior_count : float, default 0.0
         Pseudo-observations at ``prior_rate`` added to each isotonic block.
     prior_rate : float in [0, 1] or callable, optional
@@ -608,6 +610,8 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
     >>> bool(abs(g(0.5) - 0.25) < 0.03 and abs(g(0.9) - 0.81) < 0.03)
     True
     """
+    if is_frame(p) and is_frame(y):  # by class name, never by column position
+        p, y = aligned_matrices([(p, "p"), (y, "y")])
     p = np.asarray(p, dtype=float).ravel()
     y = np.asarray(y).ravel()
     if p.shape != y.shape:

@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -154,3 +155,17 @@ def test_metrics_equal_sklearn_with_ties(data):
         top = [ranking.top(r).ravel() for r in range(1, s.size + 1)]
         np.testing.assert_allclose(precision, [precision_score(y.ravel(), t, zero_division=0) for t in top])
         np.testing.assert_allclose(recall, [recall_score(y.ravel(), t) for t in top])
+
+
+def test_fit_recalibration_aligns_two_dataframes_by_class_name():
+    # the labels' columns in another order paired each probability with another class's label
+    rng = np.random.default_rng(0)
+    p = pd.DataFrame(rng.random((200, 3)), columns=["a", "b", "c"])
+    p["c"] *= 0.1
+    y = pd.DataFrame((rng.random((200, 3)) < p.to_numpy()).astype(int), columns=["a", "b", "c"])
+    reference = fit_recalibration(p.to_numpy(), y.to_numpy())
+    shuffled = fit_recalibration(p, y[["c", "b", "a"]])
+    np.testing.assert_array_equal(shuffled.knots_x, reference.knots_x)
+    np.testing.assert_array_equal(shuffled.knots_y, reference.knots_y)
+    with pytest.raises(InputError, match="row indexes"):
+        fit_recalibration(p, y.iloc[::-1])
