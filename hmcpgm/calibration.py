@@ -544,9 +544,9 @@ class RecalibrationMap:
     knots_y: np.ndarray
 
     def __call__(self, p):
-        """``g(p)``, same shape as ``p``."""
-        p = np.asarray(p, dtype=float)
-        return np.interp(p, self.knots_x, self.knots_y)
+        """``g(p)``, same shape as ``p`` (a DataFrame with ``p``'s index and columns when ``p`` is one)."""
+        out = np.interp(np.asarray(p, dtype=float), self.knots_x, self.knots_y)
+        return p.__class__(out, index=p.index, columns=p.columns) if is_frame(p) else out
 
     def to_dict(self):
         """The knots as plain lists (JSON).

@@ -169,3 +169,11 @@ def test_fit_recalibration_aligns_two_dataframes_by_class_name():
     np.testing.assert_array_equal(shuffled.knots_y, reference.knots_y)
     with pytest.raises(InputError, match="row indexes"):
         fit_recalibration(p, y.iloc[::-1])
+
+
+def test_recalibration_map_of_a_dataframe_is_a_dataframe():
+    g = fit_recalibration([0.1, 0.5, 0.9, 0.2], [0, 1, 1, 0])
+    p = pd.DataFrame([[0.1, 0.7], [0.95, 0.3]], columns=["b", "a"], index=["x", "y"])
+    out = g(p)
+    assert isinstance(out, pd.DataFrame) and out.index.equals(p.index) and out.columns.equals(p.columns)
+    np.testing.assert_array_equal(out.to_numpy(), g(p.to_numpy()))
