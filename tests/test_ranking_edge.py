@@ -194,3 +194,13 @@ def test_optimum_does_not_depend_on_the_column_order(data):
         a, b = hier_rank(distinct, h, "horn"), hier_rank(distinct[:, perm], h2, "horn")
         assert [(m, h.classes[k]) for m, k in zip(a.objects, a.class_indices)] == \
             [(m, h2.classes[k]) for m, k in zip(b.objects, b.class_indices)]
+
+
+# ---------------------------------------------------------------------- values that are not numbers
+@pytest.mark.parametrize("values", [[[0.1, 0.2], [0.3]], [["a", "b"]], "x", {"a": 1}])
+def test_values_that_are_not_a_numeric_matrix_are_refused_in_one_line(values):
+    # numpy's ValueError / TypeError escaped instead of an error naming the argument
+    chain = Hierarchy.from_parents([None, 0])
+    for rank in (hier_rank, naive_sort, hier_rank_bound):
+        with pytest.raises(InputError, match="values must be a numeric"):
+            rank(values, chain)

@@ -19,7 +19,10 @@ def ranking_values(values, hierarchy, *, summed=False):
     check_hierarchy(hierarchy)
     values = series_row(values)
     if not is_frame(values):
-        arr = np.asarray(values, dtype=float)
+        try:
+            arr = np.asarray(values, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"values must be a numeric (n_objects, n_classes) array: {exc}") from None
         if arr.ndim == 1:
             if arr.size % hierarchy.n_classes:
                 raise InputError(
