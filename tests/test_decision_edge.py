@@ -177,3 +177,17 @@ def test_recalibration_map_of_a_dataframe_is_a_dataframe():
     out = g(p)
     assert isinstance(out, pd.DataFrame) and out.index.equals(p.index) and out.columns.equals(p.columns)
     np.testing.assert_array_equal(out.to_numpy(), g(p.to_numpy()))
+
+
+# ---------------------------------------------------------------------- MLPR.decide
+def test_decide_refuses_mlpr_that_are_not_numbers_in_one_line():
+    from hmcpgm import MLPR
+
+    h = Hierarchy.from_parents([None, 0])
+    rng = np.random.default_rng(0)
+    y = h.close_labels((rng.random((60, 2)) < 0.5).astype(int))
+    model = MLPR(hierarchy=h, version="indpt").fit(y + rng.normal(0, 1, y.shape), y)
+    for bad in ([["a", "b"]], [[0.1, [0.2]]]):
+        with pytest.raises(InputError, match="mlpr"):
+            model.decide(bad)
+    assert model.decide([[0.9, 0.2]]).tolist() == [[1, 0]]
