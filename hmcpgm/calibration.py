@@ -612,8 +612,14 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
     """
     if is_frame(p) and is_frame(y):  # by class name, never by column position
         p, y = aligned_matrices([(p, "p"), (y, "y")])
-    p = np.asarray(p, dtype=float).ravel()
-    y = np.asarray(y).ravel()
+    try:
+        p = np.asarray(p, dtype=float).ravel()
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"p must be an array of probabilities in [0, 1]: {exc}") from None
+    try:
+        y = np.asarray(y, dtype=float).ravel()
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"y must be an array of 0/1 labels: {exc}") from None
     if p.shape != y.shape:
         raise InputError(f"p has {p.size} values but y has {y.size}; they must match")
     if p.size == 0 or not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1:

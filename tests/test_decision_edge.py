@@ -191,3 +191,29 @@ def test_decide_refuses_mlpr_that_are_not_numbers_in_one_line():
         with pytest.raises(InputError, match="mlpr"):
             model.decide(bad)
     assert model.decide([[0.9, 0.2]]).tolist() == [[1, 0]]
+
+
+# ---------------------------------------------------------------------- arguments that are not numbers
+_JUNK = [[["a", "b"]], [[0.1, [0.2]]]]
+
+
+@pytest.mark.parametrize("bad", _JUNK)
+def test_metrics_and_cutoffs_refuse_junk_in_one_line(bad):
+    # numpy's ValueError escaped from every function below instead of an error naming the argument
+    from hmcpgm.metrics import auprc_per_class, f1_score, hit_curve, precision_at_recall
+
+    calls = {
+        "values": [lambda: average_precision(bad, [[1, 0]], exclude_roots=False),
+                   lambda: auprc_per_class(bad, [[1, 0]]), lambda: precision_at_recall(bad, [[1, 0]])],
+        "labels": [lambda: average_precision([[0.1, 0.2]], bad, exclude_roots=False),
+                   lambda: choose_cutoff([0, 1], bad), lambda: hit_curve([0, 1], bad)],
+        "decisions": [lambda: f1_score(bad, [[1, 0]])],
+        "kappa": [lambda: precision_recall_at([0, 1], [[1, 0]], bad)],
+        "mlpr": [lambda: bayes_cutoff([0, 1], bad)],
+        "p": [lambda: fit_recalibration(bad, [[1, 0]])],
+        "y": [lambda: fit_recalibration([[0.1, 0.2]], bad)],
+    }
+    for name, fs in calls.items():
+        for f in fs:
+            with pytest.raises(InputError, match=name):
+                f()

@@ -50,7 +50,12 @@ def _ranked_labels(ranking, labels):
 
 def _rank_at(kappa, n_events, name="kappa"):
     """``floor(kappa * n + 0.5)`` for each kappa in (0, 1], at least 1 (0 when there is no event)."""
-    k = finite_array(np.atleast_1d(kappa), name)
+    try:
+        k = finite_array(np.atleast_1d(np.asarray(kappa, dtype=float)), name)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{name} must be a number or an array of numbers in (0, 1]: {exc}") from None
     if np.any((k <= 0) | (k > 1)):
         bad = k[(k <= 0) | (k > 1)][0]
         raise InputError(f"{name} must lie in (0, 1] (a fraction of the events), got {bad}")

@@ -153,7 +153,7 @@ class Ranking:
         ndarray of shape (M*K,)
             Entry ``i`` belongs to the event ranked ``i + 1``.
         """
-        values = paired_rows(values, self, name)
+        values = _numeric(paired_rows(values, self, name), name)
         if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == self.n_events:
             values = np.reshape(values, self.shape)  # a flat vector in event order
         v = class_matrix(values, self, name, allow_nan=True)
@@ -287,6 +287,7 @@ def matrix_for(ranking, values, name, *, flat=True):
     one object; a DataFrame (or a Series labelled by class names) is refused.
     """
     values = paired_rows(values, ranking, name) if isinstance(ranking, Ranking) else series_row(as_pandas(values))
+    values = _numeric(values, name)
     if not flat and not is_frame(values) and np.ndim(values) != 2:
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {np.shape(values)}")
     if isinstance(ranking, Ranking):
@@ -296,15 +297,22 @@ def matrix_for(ranking, values, name, *, flat=True):
         return as_ranking(ranking, v.shape), v
     if is_frame(values):
         as_ranking(ranking, values.shape, frames=(name,))
-    try:
-        v = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
+    v = values
     if v.ndim == 1:
         v = v.reshape(1, -1)
     if v.ndim != 2:
         raise InputError(f"{name} must be an (M, K) matrix or a flat vector, got shape {v.shape}")
     return as_ranking(ranking, v.shape), v
+
+
+def _numeric(values, name):
+    """A float array of anything but a DataFrame (returned as it is), or a one-line InputError."""
+    if is_frame(values):
+        return values
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
 
 
 def series_row(values):
