@@ -121,8 +121,8 @@ def test_cutoffs_equal_brute_force_on_random_dags(data):
     # expected F1 by hand; the smallest r of the largest value (0 when every value is 0)
     ef1 = [2 * ranked_p[:r].sum() / (r + p.sum()) for r in range(1, n + 1)]
     best = bayes_cutoff(ranking, p, rule="max_f1").rank
-    assert best == (int(np.argmax(ef1)) + 1 if max(ef1) > 0 else 0)
-    if best:
+    assert (best == 0) == (max(ef1) == 0)
+    if best:  # prefixes whose F1 ties in exact arithmetic may differ in the last bit: compare up to rounding
         assert ef1[best - 1] == pytest.approx(max(ef1)) and all(e < max(ef1) - 1e-12 for e in ef1[:best - 1])
     if not y.any():
         return
