@@ -266,7 +266,10 @@ def aligned_matrices(items, classes=None):
     out = []
     for values, name in items:
         if classes is None:
-            arr = np.asarray(values, dtype=float) if not isinstance(values, np.ndarray) else values
+            try:
+                arr = np.asarray(values, dtype=float) if not isinstance(values, np.ndarray) else values
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
             if arr.ndim != 2:
                 raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {arr.shape}")
             out.append(arr)

@@ -246,16 +246,19 @@ def smallest_fdr(fdr):
 def _pick_rank(tp, n_pos, rule, alpha, what):
     """The cutoff rank r from a true-positive curve ``tp[r - 1]`` (realised or expected).
 
-    ``"max_f1"``: the smallest r maximising ``2 tp / (r + n_pos)``; ``"fdr"``: the
-    largest r whose false discovery proportion ``(r - tp) / r`` is at most alpha (0
-    with a warning when none is).
+    ``"max_f1"``: the smallest r maximising ``2 tp / (r + n_pos)``, 0 when that is 0
+    for every r (no expected positive: each call would be a sure false positive);
+    ``"fdr"``: the largest r whose false discovery proportion ``(r - tp) / r`` is at
+    most alpha (0 with a warning when none is).
     """
     n = tp.size
     if n == 0:
         return 0
     r_all = np.arange(1, n + 1)
     if rule == "max_f1":
-        return int(np.argmax(2 * tp / (r_all + n_pos))) + 1
+        f1 = 2 * tp / (r_all + n_pos)
+        best = int(np.argmax(f1))
+        return best + 1 if f1[best] > 0 else 0
     ok = np.flatnonzero((r_all - tp) / r_all <= alpha + 1e-12)
     r = int(ok[-1]) + 1 if ok.size else 0
     if r == 0:
@@ -414,7 +417,7 @@ def bayes_cutoff(ranking, mlpr, *, rule="fdr", alpha=0.1, values=None):
         ``"fdr"``: the largest ``r`` whose :func:`estimated_fdr` is at most
         ``alpha`` (0 with a :class:`~hmcpgm.exceptions.CutoffWarning` when there
         is none). ``"max_f1"``: the ``r`` that maximises :func:`expected_f1` (the
-        smallest on ties).
+        smallest on ties; 0 when every mLPR is 0).
     alpha : float in (0, 1), default 0.1
         Target false discovery rate, used by ``rule="fdr"``.
     values : array or DataFrame of float, shape (M, K), optional

@@ -728,7 +728,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def _decide(self, mlpr):
         from .ranking import hier_rank
 
-        p = np.asarray(mlpr, dtype=float)
+        try:
+            p = np.asarray(mlpr, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"mlpr must be a numeric (M, {self.hierarchy_.n_classes}) array: {exc}") from None
         if p.ndim != 2 or p.shape[1] != self.hierarchy_.n_classes:
             raise InputError(f"mlpr must have shape (M, {self.hierarchy_.n_classes}), got {p.shape}")
         bad = np.flatnonzero(~((p >= -1e-9) & (p <= 1 + 1e-9)))  # NaN included; rounding of a sum is no error

@@ -49,13 +49,18 @@ def _ranked_labels(ranking, labels):
 
 
 def _rank_at(kappa, n_events, name="kappa"):
-    """``floor(kappa * n + 0.5)`` for each kappa in (0, 1], at least 1; int array of kappa's shape."""
-    k = finite_array(np.atleast_1d(kappa), name)
+    """``floor(kappa * n + 0.5)`` for each kappa in (0, 1], at least 1 (0 when there is no event)."""
+    try:
+        k = finite_array(np.atleast_1d(np.asarray(kappa, dtype=float)), name)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{name} must be a number or an array of numbers in (0, 1]: {exc}") from None
     if np.any((k <= 0) | (k > 1)):
         bad = k[(k <= 0) | (k > 1)][0]
         raise InputError(f"{name} must lie in (0, 1] (a fraction of the events), got {bad}")
     r = np.floor(k * n_events + 0.5).astype(np.intp)
-    return np.clip(r, 1, max(n_events, 1)).reshape(np.shape(kappa))
+    return np.clip(r, min(n_events, 1), n_events).reshape(np.shape(kappa))
 
 
 def _ratio(num, den):
@@ -132,7 +137,8 @@ def precision_recall_at(ranking, labels, kappa):
     """Precision and recall of the top ``kappa * 100%`` of the events (Criterion I).
 
     The top ``kappa`` fraction of ``n`` events is the first
-    ``r = floor(kappa * n + 0.5)`` events (rounded half up), at least one.
+    ``r = floor(kappa * n + 0.5)`` events (rounded half up), at least one
+    (none when there is no event: precision and recall are then ``nan``).
 
     Parameters
     ----------
@@ -207,9 +213,9 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
         DataFrame is then refused).
     hierarchy : Hierarchy, optional
         Needed to drop the root classes and to name ``classes`` by class name.
-    classes : sequence, optional
-        The classes to evaluate: class names if ``hierarchy`` is given, else
-        column indices. Default: all classes.
+    classes : sequence or str, optional
+        The classes to evaluate: class names if ``hierarchy`` is given (a
+        string is one name), else column indices. Default: all classes.
     exclude_roots : bool, default True
         Drop the hierarchy's root classes (the benchmark convention). Needs
         ``hierarchy``; pass ``exclude_roots=False`` to evaluate without one.
@@ -253,12 +259,17 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
                 "pass hierarchy=... or exclude_roots=False"
             )
         cols = cols[~np.isin(cols, hierarchy.root_indices)]
+        if not cols.size:
+            raise InputError("no class is left to evaluate once the root classes are dropped; "
+                             "pass exclude_roots=False to evaluate the roots")
     return _binary_ap(y[:, cols].ravel(), s[:, cols].ravel())
 
 
 def _columns(classes, n_classes, hierarchy):
     if classes is None:
         return np.arange(n_classes)
+    if isinstance(classes, str):  # one class name, not a sequence of letters
+        classes = [classes]
     if hierarchy is not None:
         try:
             return np.asarray(hierarchy.indices(list(classes)), dtype=np.intp)

@@ -57,7 +57,8 @@ def hier_rank_bound(values, hierarchy, *, method="lagrangian", max_iter=LAGRANGE
     Parameters
     ----------
     values : array-like of shape (M, K), or a DataFrame with class columns
-        The value of every event, for example mLPRs. Finite.
+        The value of every event, for example mLPRs. Finite, and at most
+        ``float max / (4 K^2)`` in magnitude (their weighted sums must not overflow).
     hierarchy : Hierarchy
         Fixes the column order of ``values`` and the ancestor constraints.
     method : {"lagrangian", "forest"}
@@ -91,7 +92,7 @@ def hier_rank_bound(values, hierarchy, *, method="lagrangian", max_iter=LAGRANGE
     >>> round(catch(hier_rank(v, h), v) / bound, 3)  # certified: at least this close
     0.965
     """
-    v = ranking_values(values, hierarchy)
+    v = ranking_values(values, hierarchy, summed=True)
     if method not in ("lagrangian", "forest"):
         raise InputError(f"method must be 'lagrangian' or 'forest', got {method!r}")
     max_iter = count(max_iter, "max_iter")

@@ -2,10 +2,13 @@
 
 from typing import NamedTuple
 
+from .._validation import check_hierarchy
+from ..exceptions import InputError
 from ._basic import catch
 from ._bound import hier_rank_bound
 from ._checks import ranking_values
 from ._lagrange import LAGRANGE_ITER
+from ._ranking import Ranking, paired_rows
 
 __all__ = ["Certificate", "certify"]
 
@@ -33,10 +36,12 @@ def certify(order, values, hierarchy, *, max_iter=LAGRANGE_ITER):
 
     Parameters
     ----------
-    order : array-like of int, shape (M*K,)
-        A ranking of all events, for example from :func:`hier_rank`.
+    order : Ranking or array-like of int, shape (M*K,)
+        A ranking of all events, for example from :func:`hier_rank`. A
+        :class:`Ranking` must have the hierarchy's classes in the same order.
     values : array-like of shape (M, K), or a DataFrame with class columns
-        The value of every event, for example mLPRs. Finite.
+        The value of every event, for example mLPRs. Finite. A DataFrame's rows
+        are paired with a Ranking's objects by its row index.
     hierarchy : Hierarchy
         Fixes the column order of ``values`` and the ancestor constraints.
     max_iter : int
@@ -61,6 +66,14 @@ def certify(order, values, hierarchy, *, max_iter=LAGRANGE_ITER):
     >>> round(cert.catch, 4), round(cert.bound, 4), round(cert.ratio, 4)
     (17.1, 17.2875, 0.9892)
     """
+    check_hierarchy(hierarchy)
+    if isinstance(order, Ranking):
+        if order.classes != tuple(hierarchy.classes):
+            raise InputError(
+                f"order ranks the classes {order.classes[:3]}... but the hierarchy has "
+                f"{tuple(hierarchy.classes)[:3]}... (not the same classes in the same order)"
+            )
+        values = paired_rows(values, order, "values")
     v = ranking_values(values, hierarchy)
     value = catch(order, v)
     bound = hier_rank_bound(v, hierarchy, max_iter=max_iter, orders=order)

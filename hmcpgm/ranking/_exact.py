@@ -18,6 +18,9 @@ __all__ = ["exact_sequences", "MAX_STATES"]
 #: the largest number of down-sets ``method="exact"`` will enumerate
 MAX_STATES = 200_000
 
+#: (lattice states or edges) x objects held at once by :func:`exact_sequences`
+_CHUNK_ENTRIES = 1 << 21
+
 
 def _lattice(parent_masks, n_cls):
     levels = [[0]]
@@ -49,18 +52,34 @@ def _lattice(parent_masks, n_cls):
 
 
 def exact_sequences(values, hierarchy):
-    """Each object's CATCH-optimal consistent order, shape (M, K) of class indices."""
+    """Each object's CATCH-optimal consistent order, shape (M, K) of class indices.
+
+    The objects are independent: they are solved in chunks of at most
+    ``_CHUNK_ENTRIES`` (state or edge) x object entries, so memory does not grow
+    with the number of objects.
+    """
     n_obj, n_cls = values.shape
     masks = [sum(1 << int(p) for p in ps) for ps in hierarchy.parent_indices]
-    edges = _lattice(masks, n_cls)
+    edges = []
+    for src, cls, dst, _n_dst in _lattice(masks, n_cls):
+        srt = np.argsort(dst, kind="stable")
+        src, cls, dst = src[srt], cls[srt], dst[srt]
+        edges.append((src, cls, dst, np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])))
+    width = max([1] + [len(dst) for _, _, dst, _ in edges] + [sum(len(starts) for *_, starts in edges)])
+    step = max(1, _CHUNK_ENTRIES // width)
+    seq = np.empty((n_obj, n_cls), dtype=np.int64)
+    for start in range(0, n_obj, step):
+        seq[start:start + step] = _exact_chunk(values[start:start + step], edges)
+    return seq
+
+
+def _exact_chunk(values, edges):
+    n_obj, n_cls = values.shape
     f = np.zeros((1, n_obj))
     choice = []
     cols = np.arange(n_obj)
-    for level, (src, cls, dst, _n_dst) in enumerate(edges):
-        srt = np.argsort(dst, kind="stable")
-        src, cls, dst = src[srt], cls[srt], dst[srt]
+    for level, (src, cls, dst, starts) in enumerate(edges):
         cand = f[src] + (n_cls - level) * values[:, cls].T
-        starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])
         best = np.maximum.reduceat(cand, starts, axis=0)
         hit = cand == best[dst]
         idx = np.where(hit, np.arange(len(dst))[:, None], len(dst))

@@ -32,7 +32,8 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     Parameters
     ----------
     values : array-like of shape (M, K), or a DataFrame with class columns
-        The value of every event, for example mLPRs. Finite.
+        The value of every event, for example mLPRs. Finite, and at most
+        ``float max / (4 K^2)`` in magnitude (their weighted sums must not overflow).
     hierarchy : Hierarchy
         Fixes the column order of ``values`` and the ancestor constraints.
     method : {"auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact"}
@@ -55,8 +56,9 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
           or, when its classes have parents in several groups, the one of
           smallest mean among those that are no other one's ancestor (a
           heuristic: the group follows its last parent, and a low mean would
-          rank that parent late). Identical to ``"horn"`` on a forest;
-          O((K + E) log K) per object plus ancestor searches where classes
+          rank that parent late). Optimal on a forest, as ``"horn"``: the
+          same order unless groups of equal mean tie, which the two may
+          place in another order (the same CATCH); O((K + E) log K) per object plus ancestor searches where classes
           have several parent groups. No worst-case factor; certified per
           instance by :func:`hier_rank_bound` (see :func:`certify`).
         - ``"relaxed"``: for DAGs. Keep one parent per class (the deepest,
@@ -136,7 +138,7 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     >>> ranking.block_means.round(2).tolist()
     [[1.0, 0.6, 0.6, 0.8, 0.1]]
     """
-    v = ranking_values(values, hierarchy)
+    v = ranking_values(values, hierarchy, summed=True)
     check_choice(method, "method", RANK_METHODS)
     if method == "auto" and not hierarchy.is_forest:
         seq, seg_start, _ = auto_sequences(v, hierarchy, count(max_states, "max_states"))

@@ -5,10 +5,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arrays import count, event_order
-from .._validation import class_matrix, is_frame
+from .._validation import as_pandas, class_matrix, is_frame, rows_aligned
 from ..exceptions import InputError
 
-__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking"]
+__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows",
+           "series_row"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,8 +142,9 @@ class Ranking:
         Parameters
         ----------
         values : array-like or DataFrame of shape (M, K), or shape (M*K,)
-            A value per event. A DataFrame is aligned by class name; a flat vector
-            is taken in event order.
+            A value per event. A DataFrame is aligned by class name, and its rows
+            are paired with the ranking's objects by ``index`` when the ranking
+            has one; a flat vector is taken in event order.
         name : str
             What ``values`` is called in messages.
 
@@ -151,6 +153,7 @@ class Ranking:
         ndarray of shape (M*K,)
             Entry ``i`` belongs to the event ranked ``i + 1``.
         """
+        values = _numeric(paired_rows(values, self, name), name)
         if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == self.n_events:
             values = np.reshape(values, self.shape)  # a flat vector in event order
         v = class_matrix(values, self, name, allow_nan=True)
@@ -186,8 +189,9 @@ class Ranking:
 
         Parameters
         ----------
-        classes : sequence
-            Class names of the ranking to keep (they keep the ranking's column order).
+        classes : sequence or str
+            Class names of the ranking to keep (they keep the ranking's column
+            order); a string is one class name.
 
         Returns
         -------
@@ -200,6 +204,8 @@ class Ranking:
         >>> np.asarray(r.restrict(["b"])).tolist()
         [1, 0]
         """
+        if isinstance(classes, str):
+            classes = [classes]
         keep = np.zeros(self.n_classes, dtype=bool)
         lookup = {c: i for i, c in enumerate(self.classes)}
         try:
@@ -274,11 +280,14 @@ def frame_names(*items):
 def matrix_for(ranking, values, name, *, flat=True):
     """``(Ranking, (M, K) float array)``: ``values`` aligned to a ranking's classes.
 
-    With a :class:`Ranking`, a DataFrame is aligned by class name and (with
+    With a :class:`Ranking`, a DataFrame is aligned by class name (its rows paired
+    with the ranking's objects by :func:`paired_rows`) and (with
     ``flat``) a flat vector is taken in event order. With a plain order array,
     ``values`` must be an array (M, K), or (with ``flat``) a flat vector taken as
-    one object; a DataFrame is refused.
+    one object; a DataFrame (or a Series labelled by class names) is refused.
     """
+    values = paired_rows(values, ranking, name) if isinstance(ranking, Ranking) else series_row(as_pandas(values))
+    values = _numeric(values, name)
     if not flat and not is_frame(values) and np.ndim(values) != 2:
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {np.shape(values)}")
     if isinstance(ranking, Ranking):
@@ -288,15 +297,56 @@ def matrix_for(ranking, values, name, *, flat=True):
         return as_ranking(ranking, v.shape), v
     if is_frame(values):
         as_ranking(ranking, values.shape, frames=(name,))
-    try:
-        v = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
+    v = values
     if v.ndim == 1:
         v = v.reshape(1, -1)
     if v.ndim != 2:
         raise InputError(f"{name} must be an (M, K) matrix or a flat vector, got shape {v.shape}")
     return as_ranking(ranking, v.shape), v
+
+
+def _numeric(values, name):
+    """A float array of anything but a DataFrame (returned as it is), or a one-line InputError."""
+    if is_frame(values):
+        return values
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
+
+
+def series_row(values):
+    """A pandas Series labelled by class names as a one-row DataFrame (one object); anything else as it is.
+
+    Its index names the classes, so it is aligned by class name as a DataFrame
+    is, never read in column order. A Series with a default ``RangeIndex``
+    (``0 .. n-1``) names nothing: it stays a plain vector.
+    """
+    if is_frame(values) or not (hasattr(values, "index") and hasattr(values, "to_frame")):
+        return values
+    index = values.index
+    if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
+        return values
+    return values.to_frame().T
+
+
+def paired_rows(values, ranking, name):
+    """``values`` with a DataFrame's rows in the order of the ranking's objects.
+
+    A ranking of a DataFrame keeps its row index (``Ranking.index``); a DataFrame
+    given with it is paired with the objects by that index, as the estimators
+    pair ``X`` and ``y`` (:func:`hmcpgm._validation.rows_aligned`: the same rows
+    in another order are reordered, other rows are refused in one line). Arrays,
+    and every input of a ranking without an index, pass unchanged (rows by
+    position); a Series labelled by class names is one object (:func:`series_row`).
+    """
+    values = as_pandas(values)
+    row = series_row(values)
+    if row is not values or not is_frame(values) or ranking.index is None:
+        return row  # a labelled Series is one object: no row label to pair
+    import pandas as pd
+
+    return rows_aligned(values, pd.Index(ranking.index), name, "the ranked values")
 
 
 def computed_ranking(order, n_objects, classes, *, block_means, blocks, method, index=None):

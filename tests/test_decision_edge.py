@@ -1,0 +1,219 @@
+"""Edge cases of cutoffs, the recalibration map and the ranking metrics."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import average_precision_score, f1_score, precision_score, recall_score
+from strategies import hierarchies, value_matrices
+
+from hmcpgm import CutoffWarning, Hierarchy, InputError, bayes_cutoff, choose_cutoff, hier_rank, naive_sort
+from hmcpgm.calibration import fit_recalibration
+from hmcpgm.metrics import average_precision, pr_curve, precision_recall_at
+
+
+@pytest.fixture
+def chain():
+    return Hierarchy.from_parents([None, 0])
+
+
+# ---------------------------------------------------------------------- metrics of rankings
+def test_precision_recall_at_without_events_is_nan(chain):
+    # zero objects: no event to call, so precision and recall are 0 / 0
+    ranking = hier_rank(np.zeros((0, 2)), chain)
+    precision, recall = precision_recall_at(ranking, np.zeros((0, 2)), 0.5)
+    assert np.isnan(precision) and np.isnan(recall)
+    precision, recall = precision_recall_at(ranking, np.zeros((0, 2)), [0.1, 1.0])
+    assert precision.shape == (2,) and np.isnan(precision).all() and np.isnan(recall).all()
+
+
+# ---------------------------------------------------------------------- Bayesian route
+def test_bayes_max_f1_with_every_mlpr_zero_calls_nothing(chain):
+    # every event is surely negative: the expected F1 is 0 at every r >= 1, and calling
+    # an event whose mLPR is 0 is a sure false positive; the cutoff calls nothing
+    mlpr = np.zeros((3, 2))
+    cut = bayes_cutoff(hier_rank(mlpr, chain), mlpr, rule="max_f1")
+    assert cut.rank == 0 and cut.threshold == np.inf
+    assert np.isnan(cut.f1) and np.isnan(cut.precision)
+
+
+def test_bayes_max_f1_with_one_positive_mlpr_calls_it(chain):
+    mlpr = np.array([[0.0, 0.0], [1e-9, 0.0], [0.0, 0.0]])
+    cut = bayes_cutoff(hier_rank(mlpr, chain), mlpr, rule="max_f1")
+    assert cut.rank == 1 and cut.f1 == pytest.approx(2e-9 / (1 + 1e-9))
+
+
+# ---------------------------------------------------------------------- recalibration map
+@pytest.mark.parametrize("prior_count", [-1.0, np.nan, np.inf, "2"])
+def test_fit_recalibration_refuses_a_bad_prior_count(prior_count):
+    # a negative count made knots of -inf, NaN gave a map of NaN: both silently
+    with pytest.raises(InputError, match="prior_count"):
+        fit_recalibration([0.1, 0.5, 0.9], [0, 1, 1], prior_count=prior_count)
+
+
+@pytest.mark.parametrize("prior_rate", ["0.5", [0.5]])
+def test_fit_recalibration_refuses_a_prior_rate_that_is_not_a_number(prior_rate):
+    with pytest.raises(InputError, match="prior_rate"):
+        fit_recalibration([0.1, 0.5, 0.9], [0, 1, 1], prior_count=1.0, prior_rate=prior_rate)
+
+
+def test_recalibration_is_exact_on_the_top_block_and_close_above_other_boundaries():
+    # what fit_recalibration's docstring promises, against sklearn's isotonic blocks
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(2)
+    p = rng.random(400)
+    y = (rng.random(400) < p ** 2).astype(int)
+    g = fit_recalibration(p, y)
+    order = np.argsort(-p, kind="stable")
+    fitted = IsotonicRegression().fit(p, y).predict(p)[order]
+    top = int(np.flatnonzero(fitted != fitted[0])[0])
+    assert g(p[order[:top]]).sum() == pytest.approx(y[order[:top]].sum(), abs=1e-9)
+    for b in np.flatnonzero(np.diff(fitted)) + 1:
+        assert abs(g(p[order[:b]]).mean() - y[order[:b]].mean()) < 0.1
+    small = fit_recalibration([0.1, 0.3, 0.32, 0.5], [0, 1, 0, 1])  # the docstring's example
+    assert 1 - small([0.3, 0.32, 0.5]).mean() == pytest.approx(0.332, abs=5e-4)
+
+
+# ---------------------------------------------------------------------- AU(PRC)
+def test_average_precision_of_one_class_named_by_a_string():
+    # classes="ab" evaluated the classes "a" and "b" (the string's letters)
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("r", "ab")])
+    values = np.array([[0.9, 0.8, 0.1, 0.7], [0.7, 0.3, 0.6, 0.2]])
+    labels = np.array([[1, 1, 0, 0], [1, 0, 1, 1]])
+    assert average_precision(values, labels, h, classes="ab") == average_precision(values, labels, h, classes=["ab"])
+    assert average_precision(values, labels, h, classes=["ab"]) == average_precision_score([0, 1], [0.7, 0.2])
+
+
+def test_average_precision_with_no_class_left_says_so():
+    # every class of a flat hierarchy is a root: the error said "no positive" of labels that had some
+    flat = Hierarchy.from_edges([], classes=["a", "b"])
+    with pytest.raises(InputError, match="no class.*exclude_roots=False"):
+        average_precision([[0.1, 0.2]], [[1, 0]], flat)
+    assert average_precision([[0.1, 0.2]], [[1, 0]], flat, exclude_roots=False) == average_precision_score([1, 0],
+                                                                                                        [0.1, 0.2])
+
+
+# ---------------------------------------------------------------------- properties against brute force
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_cutoffs_equal_brute_force_on_random_dags(data):
+    # DAGs with shuffled columns, values on a coarse grid (many ties, exact 0 and 1)
+    h = data.draw(hierarchies(max_classes=7))
+    p = data.draw(value_matrices(h.n_classes, max_objects=4, ties=True, low=0.0, high=1.0))
+    y = data.draw(st.lists(st.integers(0, 1), min_size=p.size, max_size=p.size))
+    y = h.close_labels(np.asarray(y).reshape(p.shape))
+    alpha = data.draw(st.sampled_from([0.01, 0.1, 0.25, 0.5, 0.99]))
+    ranking = hier_rank(p, h)
+    order = np.asarray(ranking)
+    ranked_p, ranked_y = p.ravel()[order], y.ravel()[order]
+    n = p.size
+    # Bayesian FDR: the largest r whose mean of (1 - p) over the top r is <= alpha
+    fdr = [np.mean(1 - ranked_p[:r]) for r in range(1, n + 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CutoffWarning)
+        cut = bayes_cutoff(ranking, p, alpha=alpha)
+    assert cut.rank == max([r for r in range(1, n + 1) if fdr[r - 1] <= alpha + 1e-12], default=0)
+    assert h.violations(ranking.top(cut.rank)) == 0
+    # expected F1 by hand; the smallest r of the largest value (0 when every value is 0)
+    ef1 = [2 * ranked_p[:r].sum() / (r + p.sum()) for r in range(1, n + 1)]
+    best = bayes_cutoff(ranking, p, rule="max_f1").rank
+    assert (best == 0) == (max(ef1) == 0)
+    if best:  # prefixes whose F1 ties in exact arithmetic may differ in the last bit: compare up to rounding
+        assert ef1[best - 1] == pytest.approx(max(ef1)) and all(e < max(ef1) - 1e-12 for e in ef1[:best - 1])
+    if not y.any():
+        return
+    # validation route against sklearn's F1 and precision of every prefix
+    f1 = [f1_score(y.ravel(), ranking.top(r).ravel()) for r in range(1, n + 1)]
+    cut = choose_cutoff(ranking, y)
+    assert f1[cut.rank - 1] == pytest.approx(max(f1)) and all(f < max(f1) - 1e-12 for f in f1[:cut.rank - 1])
+    precision = [precision_score(y.ravel(), ranking.top(r).ravel()) for r in range(1, n + 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CutoffWarning)
+        cut = choose_cutoff(ranking, y, rule="fdr", alpha=alpha)
+    assert cut.rank == max([r for r in range(1, n + 1) if 1 - precision[r - 1] <= alpha + 1e-12], default=0)
+    if cut.rank:
+        assert cut.precision == pytest.approx(ranked_y[:cut.rank].mean())
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_metrics_equal_sklearn_with_ties(data):
+    h = data.draw(hierarchies(max_classes=6))
+    s = data.draw(value_matrices(h.n_classes, max_objects=6, ties=True, low=0.0, high=1.0))
+    y = np.asarray(data.draw(st.lists(st.integers(0, 1), min_size=s.size, max_size=s.size))).reshape(s.shape)
+    cols = [k for k in range(h.n_classes) if k not in set(h.root_indices)]
+    if cols and y[:, cols].any():
+        assert average_precision(s, y, h) == pytest.approx(
+            average_precision_score(y[:, cols].ravel(), s[:, cols].ravel()), abs=1e-12)
+    if y.any():
+        ranking = naive_sort(s, h)
+        precision, recall = pr_curve(ranking, y)
+        top = [ranking.top(r).ravel() for r in range(1, s.size + 1)]
+        np.testing.assert_allclose(precision, [precision_score(y.ravel(), t, zero_division=0) for t in top])
+        np.testing.assert_allclose(recall, [recall_score(y.ravel(), t) for t in top])
+
+
+def test_fit_recalibration_aligns_two_dataframes_by_class_name():
+    # the labels' columns in another order paired each probability with another class's label
+    rng = np.random.default_rng(0)
+    p = pd.DataFrame(rng.random((200, 3)), columns=["a", "b", "c"])
+    p["c"] *= 0.1
+    y = pd.DataFrame((rng.random((200, 3)) < p.to_numpy()).astype(int), columns=["a", "b", "c"])
+    reference = fit_recalibration(p.to_numpy(), y.to_numpy())
+    shuffled = fit_recalibration(p, y[["c", "b", "a"]])
+    np.testing.assert_array_equal(shuffled.knots_x, reference.knots_x)
+    np.testing.assert_array_equal(shuffled.knots_y, reference.knots_y)
+    with pytest.raises(InputError, match="row indexes"):
+        fit_recalibration(p, y.iloc[::-1])
+
+
+def test_recalibration_map_of_a_dataframe_is_a_dataframe():
+    g = fit_recalibration([0.1, 0.5, 0.9, 0.2], [0, 1, 1, 0])
+    p = pd.DataFrame([[0.1, 0.7], [0.95, 0.3]], columns=["b", "a"], index=["x", "y"])
+    out = g(p)
+    assert isinstance(out, pd.DataFrame) and out.index.equals(p.index) and out.columns.equals(p.columns)
+    np.testing.assert_array_equal(out.to_numpy(), g(p.to_numpy()))
+
+
+# ---------------------------------------------------------------------- MLPR.decide
+def test_decide_refuses_mlpr_that_are_not_numbers_in_one_line():
+    from hmcpgm import MLPR
+
+    h = Hierarchy.from_parents([None, 0])
+    rng = np.random.default_rng(0)
+    y = h.close_labels((rng.random((60, 2)) < 0.5).astype(int))
+    model = MLPR(hierarchy=h, version="indpt").fit(y + rng.normal(0, 1, y.shape), y)
+    for bad in ([["a", "b"]], [[0.1, [0.2]]]):
+        with pytest.raises(InputError, match="mlpr"):
+            model.decide(bad)
+    assert model.decide([[0.9, 0.2]]).tolist() == [[1, 0]]
+
+
+# ---------------------------------------------------------------------- arguments that are not numbers
+_JUNK = [[["a", "b"]], [[0.1, [0.2]]]]
+
+
+@pytest.mark.parametrize("bad", _JUNK)
+def test_metrics_and_cutoffs_refuse_junk_in_one_line(bad):
+    # numpy's ValueError escaped from every function below instead of an error naming the argument
+    from hmcpgm.metrics import auprc_per_class, f1_score, hit_curve, precision_at_recall
+
+    calls = {
+        "values": [lambda: average_precision(bad, [[1, 0]], exclude_roots=False),
+                   lambda: auprc_per_class(bad, [[1, 0]]), lambda: precision_at_recall(bad, [[1, 0]])],
+        "labels": [lambda: average_precision([[0.1, 0.2]], bad, exclude_roots=False),
+                   lambda: choose_cutoff([0, 1], bad), lambda: hit_curve([0, 1], bad)],
+        "decisions": [lambda: f1_score(bad, [[1, 0]])],
+        "kappa": [lambda: precision_recall_at([0, 1], [[1, 0]], bad)],
+        "mlpr": [lambda: bayes_cutoff([0, 1], bad)],
+        "p": [lambda: fit_recalibration(bad, [[1, 0]])],
+        "y": [lambda: fit_recalibration([[0.1, 0.2]], bad)],
+    }
+    for name, fs in calls.items():
+        for f in fs:
+            with pytest.raises(InputError, match=name):
+                f()
