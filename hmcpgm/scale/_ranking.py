@@ -221,6 +221,9 @@ class ChunkedRanking:
         if ends.size and np.nanmin(fdr[ends]) < low - 1e-12:
             j = ends[np.nanargmin(fdr[ends])]
             low, low_rank = float(fdr[j]), int(cum_n[j])
+        tied = ends[fdr[ends] <= low + 1e-12]  # the longest prefix that has it, as bayes_cutoff counts it
+        if tied.size:
+            low_rank = int(cum_n[tied[-1]])
         if r_best == 0:
             warnings.warn(f"no prefix of the ranking has an estimated false discovery rate <= alpha={a}; the "
                           f"smallest estimated FDR is {low:.2g} at {low_rank} events; the cutoff labels no event "

@@ -1,0 +1,96 @@
+"""hmcpgm.scale at its edges: odd chunk sizes, ties, bad cells late in the input, failures midway, memory.
+
+References: ``MLPR.predict_proba`` / ``predict`` on all objects at once, :func:`hier_rank`
+(:func:`naive_sort`) of the whole matrix and :func:`bayes_cutoff` / :meth:`Ranking.top` on
+that ranking. Equalities are exact (the same floats, the same events).
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hmcpgm import MLPR, CutoffWarning, Hierarchy, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
+from hmcpgm.scale import predict_proba, predict_stream, rank_chunks, rank_model
+
+# a forest and a DAG in one, columns not in topological order
+H = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("e", "f")],
+                         classes=["d", "f", "b", "a", "e", "c"])
+M = 37  # a prime: no chunk size below it divides the rows
+
+
+def _data(n, seed):
+    rng = np.random.default_rng(seed)
+    y = LabelNetwork(H, rng.uniform(0.3, 0.9, H.n_classes)).sample(n, rng)
+    return rng.normal(1.5 * y), y
+
+
+@pytest.fixture(scope="module")
+def model():
+    X, y = _data(1500, 0)
+    return MLPR(hierarchy=H).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def new():
+    return _data(M, 1)[0]
+
+
+def _cutoffs(ranked, ranking, values, alpha):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CutoffWarning)
+        return ranked.bayes_cutoff(alpha), bayes_cutoff(ranking, values, alpha=alpha)
+
+
+def _same_cutoff(got, expected):
+    fields = ("rank", "threshold", "n_events", "min_fdr_rank")
+    assert [getattr(got, f) for f in fields] == [getattr(expected, f) for f in fields]
+    for f in ("precision", "min_fdr"):
+        a, b = getattr(got, f), getattr(expected, f)
+        assert a == b or (np.isnan(a) and np.isnan(b)), f
+    for f in ("recall", "f1"):  # divided by the sum of all values, added in another order
+        a, b = getattr(got, f), getattr(expected, f)
+        assert a == pytest.approx(b, rel=1e-12, abs=0) or (np.isnan(a) and np.isnan(b)), f
+
+
+# ---------------------------------------------------------------------- chunk sizes
+@pytest.mark.parametrize("chunk_size", [1, 2, 5, M - 1, M, M + 1, 10 * M])
+def test_every_chunk_size_gives_the_whole_numbers(model, new, chunk_size):
+    p, d = model.predict_proba(new), model.predict(new)
+    parts = list(predict_stream(model, new, chunk_size=chunk_size, decisions=True))
+    assert len(parts) == -(-M // chunk_size)
+    assert np.array_equal(np.concatenate([a for a, _ in parts]), p)
+    assert np.array_equal(np.concatenate([b for _, b in parts]), d)
+    assert np.array_equal(predict_proba(model, pd.DataFrame(new, columns=H.classes)[list(H.classes)[::-1]],
+                                        chunk_size=chunk_size), p)  # a DataFrame, columns in another order
+    with rank_model(model, new, chunk_size=chunk_size) as ranked:
+        whole = hier_rank(p, H)
+        assert np.array_equal(ranked.to_ranking().order, whole.order)
+        for alpha in (0.05, 0.3):
+            _same_cutoff(*_cutoffs(ranked, whole, p, alpha))
+        for r in (0, 1, 7, p.size):
+            assert np.array_equal(ranked.top(r), whole.top(r))
+
+
+@pytest.mark.parametrize("method", ["auto", "naive"])
+@pytest.mark.parametrize("kind", ["ties", "constant", "zeros", "tiny"])
+def test_ties_and_degenerate_values_in_chunks(method, kind):
+    rng = np.random.default_rng(3)
+    values = {"ties": rng.integers(0, 3, (M, H.n_classes)) / 2, "constant": np.full((M, H.n_classes), 0.5),
+              "zeros": np.zeros((M, H.n_classes)), "tiny": rng.random((M, H.n_classes)) * 1e-300}[kind]
+    whole = hier_rank(values, H) if method == "auto" else naive_sort(values, H)
+    for chunk_size in (1, 4, M):
+        with rank_chunks(values, H, chunk_size=chunk_size, method=method) as ranked:
+            assert np.array_equal(ranked.to_ranking().order, whole.order)
+            for alpha in (0.05, 0.5, 0.9):
+                _same_cutoff(*_cutoffs(ranked, whole, values, alpha))
+            for r in range(0, values.size + 1, 5):
+                assert np.array_equal(ranked.top(r), whole.top(r))
+
+
+def test_no_rows_in_chunks(model, new):
+    assert predict_proba(model, new[:0], chunk_size=3).shape == (0, H.n_classes)
+    with rank_chunks(new[:0], H, chunk_size=3) as ranked:
+        assert ranked.top(0).shape == (0, H.n_classes)
+        assert ranked.bayes_cutoff(0.1).rank == 0
