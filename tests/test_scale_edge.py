@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hmcpgm import MLPR, CutoffWarning, Hierarchy, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
+from hmcpgm import MLPR, CutoffWarning, Hierarchy, InputError, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
 from hmcpgm.scale import predict_proba, predict_stream, rank_chunks, rank_model
 
 # a forest and a DAG in one, columns not in topological order
@@ -94,3 +94,17 @@ def test_no_rows_in_chunks(model, new):
     with rank_chunks(new[:0], H, chunk_size=3) as ranked:
         assert ranked.top(0).shape == (0, H.n_classes)
         assert ranked.bayes_cutoff(0.1).rank == 0
+# ---------------------------------------------------------------------- a bad cell late in the input
+@pytest.mark.parametrize("run", ["predict_proba", "rank_model", "rank_chunks"])
+def test_a_bad_cell_is_named_by_its_row_in_the_whole_input(model, new, run):
+    bad = new.copy()
+    bad[30, 2] = np.nan
+    whole = {"predict_proba": lambda: model.predict_proba(bad), "rank_model": lambda: model.predict_proba(bad),
+             "rank_chunks": lambda: hier_rank(bad, H)}[run]
+    with pytest.raises(InputError, match="row 30, class 'b'"):
+        whole()
+    chunked = {"predict_proba": lambda: predict_proba(model, bad, chunk_size=4),
+               "rank_model": lambda: rank_model(model, bad, chunk_size=4),
+               "rank_chunks": lambda: rank_chunks(bad, H, chunk_size=4)}[run]
+    with pytest.raises(InputError, match="row 30, class 'b'"):
+        chunked()

@@ -28,7 +28,8 @@ class ModelMlpr:
     """Chunk of first-stage scores -> its mLPRs, by a fitted :class:`hmcpgm.MLPR`.
 
     ``ModelMlpr(model)(scores)`` is ``model.predict_proba(scores)`` as an array,
-    with the seconds it took.
+    with the seconds it took; ``first_row`` numbers the rows in messages when
+    ``scores`` is a chunk of a larger matrix.
 
     Attributes
     ----------
@@ -38,8 +39,10 @@ class ModelMlpr:
 
     model: object
 
-    def __call__(self, scores):
+    def __call__(self, scores, first_row=0):
         t0 = time.perf_counter()
+        if first_row:  # a later chunk: its bad cells are named by their row in the whole input
+            class_matrix(scores, self.model.hierarchy_, "X", first_row=first_row)
         p = np.asarray(self.model.predict_proba(scores), dtype=np.float64)
         return p, {"mlpr": time.perf_counter() - t0}
 
@@ -102,8 +105,7 @@ def row_chunks(X, chunk_size=None):
         if X.ndim < 1:
             raise InputError(f"X must have rows, got a dask array of shape {X.shape}")
         X = X.rechunk({0: chunk_size or X.chunks[0], **{i: -1 for i in range(1, X.ndim)}})
-        blocks = X.to_delayed().reshape(-1)
-        yield from blocks
+        yield from (X.blocks[i] for i in range(X.numblocks[0]))  # lazy, with their number of rows
         return
     n = len(X)
     step = chunk_size or max(n, 1)
@@ -112,18 +114,36 @@ def row_chunks(X, chunk_size=None):
 
 
 # ---------------------------------------------------------------------- ranking
+def _numbered(payloads):
+    """``((chunk, start), payload)`` per chunk: its number and first row (None past a block of unknown length)."""
+    start = 0
+    for chunk, payload in enumerate(payloads):
+        yield (chunk, start), payload
+        n = None if start is None else _length(payload)
+        start = None if n is None else start + n
+
+
+def _length(payload):
+    """The rows of a chunk, or None when unknown (a dask delayed value, a dask array of unknown length)."""
+    if not hasattr(type(payload), "shape"):  # a list of rows; a Delayed answers any attribute lazily
+        return None if is_dask_collection(payload) else len(payload)
+    return _rows(payload)
+
+
 def _rank_task(key, payload, hierarchy, to_values, method):
     """One chunk: its values (through ``to_values``), its run and summary (on a worker)."""
     t0 = time.perf_counter()
     timings = {}
+    key, start = key
+    start = start or 0
     values = payload
     if to_values is not None:
-        values = to_values(payload)
+        values = to_values(values, first_row=start) if isinstance(to_values, ModelMlpr) else to_values(values)
         if isinstance(values, tuple):
             values, timings = values
         else:
             timings = {"values": time.perf_counter() - t0}
-    values = class_matrix(values, hierarchy, "values")
+    values = class_matrix(values, hierarchy, "values", first_row=start)
     run, summary = rank_chunk(values, hierarchy, method, chunk=key)
     summary.timings.update(timings)
     return summary, run
@@ -172,8 +192,7 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
         with progress_bar(progress, n_objects, "rank") as bar:
             client, close = open_client(scheduler)
             try:
-                items = enumerate(payloads)
-                for summary, run in ordered_map(_rank_task, items, client=client,
+                for summary, run in ordered_map(_rank_task, _numbered(payloads), client=client,
                                                 shared=(hierarchy, to_values, method)):
                     t0 = time.perf_counter()
                     runs.put(summary.chunk, run)
@@ -256,6 +275,9 @@ BLOCK_CELLS = 1 << 21
 
 
 def _predict_task(key, scores, model, decisions, calibrated=False):
+    _, start = key
+    if start:  # a later chunk: its bad cells are named by their row in the whole input
+        class_matrix(scores, model.hierarchy_, "X", first_row=start)
     scores = np.asarray(scores, dtype=np.float64) if not hasattr(scores, "iloc") else scores
     m, k = scores.shape
     p = np.empty((m, k))
@@ -309,7 +331,7 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     client, close = open_client(scheduler)
     try:
         with progress_bar(progress, n_objects, "predict") as bar:
-            for p, d in ordered_map(_predict_task, enumerate(blocks), client=client,
+            for p, d in ordered_map(_predict_task, _numbered(blocks), client=client,
                                     shared=(model, decisions, calibrated)):
                 bar.update(len(p))
                 yield p, d
