@@ -691,6 +691,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         from .metrics import hit_curve
         from .ranking import hier_rank
 
+        check_is_fitted(self, ["network_", "score_model_"])  # before y is checked against the fitted hierarchy
         if sample_weight is not None:
             raise InputError("MLPR.score takes no sample_weight: it is the average precision of a ranking")
         X, y = as_pandas(X), as_pandas(y)
