@@ -10,8 +10,9 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, KFold
 
-from hmcpgm import MLPR, Hierarchy, LabelNetwork
+from hmcpgm import MLPR, Hierarchy, InputError, LabelNetwork
 from hmcpgm.corrections import HierarchicalCorrection
 
 # a forest and a DAG in one, columns not in topological order
@@ -57,3 +58,27 @@ def test_every_method_before_fit_raises_not_fitted(name, method):
     args = (X, Y) if method == "score" else (X,)
     with pytest.raises(NotFittedError):
         getattr(est, method)(*args)
+
+
+# ---------------------------------------------------------------------- parameters checked at fit, not at predict
+@pytest.mark.parametrize("params", [
+    {"inference_options": {"bogus": 1}},
+    {"inference_options": {"max_classes": 3}},  # an option of engine="enumerate", not of "auto"
+    {"engine": "junction", "inference_options": {"tol": 1e-3}},
+    {"engine": "loopy", "inference_options": {"damping": 2.0}},
+    {"engine": "loopy", "inference_options": {"max_iter": 0}},
+    {"engine": "loopy", "inference_options": {"tol": "small"}},
+])
+def test_bad_inference_options_are_refused_by_fit(params):
+    """A grid search over them would otherwise fit every fold and turn each prediction's error into a NaN score."""
+    est = MLPR(H, version="full", tempering=None, recalibrate=False, **params)
+    with pytest.raises(InputError, match="option|damping|max_iter|tol"):
+        est.fit(X, Y)
+    assert not hasattr(est, "second_stage_")
+
+
+def test_a_grid_over_inference_options_has_no_nan_scores():
+    grid = GridSearchCV(MLPR(H, version="full", tempering=None, recalibrate=False, engine="loopy"),
+                        {"inference_options": [{"damping": 0.0}, {"damping": 0.5}]}, cv=KFold(3))
+    grid.fit(X, Y)
+    assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
