@@ -8,6 +8,7 @@ are checked on data they take: X with one score column per class of y.
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold
@@ -82,3 +83,17 @@ def test_a_grid_over_inference_options_has_no_nan_scores():
                         {"inference_options": [{"damping": 0.0}, {"damping": 0.5}]}, cv=KFold(3))
     grid.fit(X, Y)
     assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
+
+
+# ---------------------------------------------------------------------- DataFrames: by class name and row index
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_score_pairs_dataframes_by_class_name_and_row_index(name):
+    """fit pairs a y DataFrame with X by column name and row index; score must too (else a silently wrong score)."""
+    est = _fitted(name)
+    classes = list(est.classes_)
+    Xd, yd = pd.DataFrame(X, columns=classes), pd.DataFrame(Y, columns=classes)
+    expected = est.score(X, Y)
+    assert est.score(Xd, yd) == expected
+    assert est.score(Xd, yd[sorted(classes, key=str)]) == expected  # y's columns in another order
+    assert est.score(Xd[classes[::-1]], yd) == expected  # X's columns in another order
+    assert est.score(Xd, yd.sample(frac=1, random_state=0)) == expected  # y's rows in another order
