@@ -5,13 +5,18 @@ estimators refuse (tests/test_sklearn.py names those checks); here the same cont
 are checked on data they take: X with one score column per class of y.
 """
 
+import copy
+import pickle
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from hmcpgm import MLPR, Hierarchy, InputError, LabelNetwork
 from hmcpgm.corrections import HierarchicalCorrection
@@ -78,6 +83,7 @@ def test_bad_inference_options_are_refused_by_fit(params):
     assert not hasattr(est, "second_stage_")
 
 
+@pytest.mark.slow
 def test_a_grid_over_inference_options_has_no_nan_scores():
     grid = GridSearchCV(MLPR(H, version="full", tempering=None, recalibrate=False, engine="loopy"),
                         {"inference_options": [{"damping": 0.0}, {"damping": 0.5}]}, cv=KFold(3))
@@ -97,3 +103,72 @@ def test_score_pairs_dataframes_by_class_name_and_row_index(name):
     assert est.score(Xd, yd[sorted(classes, key=str)]) == expected  # y's columns in another order
     assert est.score(Xd[classes[::-1]], yd) == expected  # X's columns in another order
     assert est.score(Xd, yd.sample(frac=1, random_state=0)) == expected  # y's rows in another order
+
+
+# ---------------------------------------------------------------------- the estimator contract, on data they take
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_clone_get_params_set_params_round_trip(name):
+    est = ESTIMATORS[name]()
+    twin = clone(est)
+    assert twin.get_params(deep=False).keys() == est.get_params(deep=False).keys()
+    assert repr(twin.get_params()) == repr(est.get_params())
+    assert twin.set_params(threshold=0.25) is twin and twin.threshold == 0.25 and est.threshold == 0.5
+    with pytest.raises(ValueError, match="Invalid parameter 'nonsense'"):
+        twin.set_params(nonsense=1)
+    fitted = _fitted(name)
+    assert not hasattr(clone(fitted), "classes_")  # a clone is unfitted
+    params = repr(est.get_params())
+    clone(est).fit(X, Y)
+    assert repr(est.get_params()) == params  # fit changes no parameter
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_pickled_fitted_estimator_predicts_the_same(name):
+    est = _fitted(name)
+    again = pickle.loads(pickle.dumps(est))
+    assert np.array_equal(again.predict_proba(X), est.predict_proba(X))
+    assert np.array_equal(again.predict(X), est.predict(X))
+    assert again.score(X, Y) == est.score(X, Y)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_predictions_do_not_depend_on_the_other_rows(name):
+    est = _fitted(name)
+    p = est.predict_proba(X)
+    np.testing.assert_allclose(est.predict_proba(X[:17]), p[:17], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(est.predict_proba(X[::-1]), p[::-1], rtol=0, atol=1e-12)
+    assert np.array_equal(est.predict(X[5:6]), est.predict(X)[5:6])
+    assert np.array_equal(clone(est).fit(X, Y).predict_proba(X), p)  # fit is idempotent
+    d = copy.deepcopy(est.__dict__)
+    est.predict(X), est.predict_proba(X), est.score(X, Y)
+    assert d.keys() == est.__dict__.keys()  # predictions add no state
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_fit_again_on_other_data_forgets_the_first_fit(name):
+    Xd = pd.DataFrame(X, columns=list(_fitted(name).classes_))
+    est = ESTIMATORS[name]().fit(Xd, pd.DataFrame(Y, columns=Xd.columns))
+    assert list(est.feature_names_in_) == [str(c) for c in Xd.columns] and est.n_features_in_ == H.n_classes
+    X2, Y2 = _data(400, 7)
+    est.fit(X2, Y2)
+    assert not hasattr(est, "feature_names_in_")
+    assert np.array_equal(est.predict_proba(X), ESTIMATORS[name]().fit(X2, Y2).predict_proba(X))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_grid_search_pipeline_and_cross_val_score_give_finite_scores(name):
+    scores = cross_val_score(ESTIMATORS[name](), X, Y, cv=KFold(3))
+    assert scores.shape == (3,) and np.isfinite(scores).all()
+    pipe = make_pipeline(StandardScaler().set_output(transform="pandas"), ESTIMATORS[name]())
+    step = pipe.steps[-1][0]
+    Xd = pd.DataFrame(X, columns=[str(c) for c in _fitted(name).classes_])
+    if "flat" in name:  # flat classes are named by the DataFrame's columns
+        Y_ = pd.DataFrame(Y, columns=Xd.columns)
+    else:
+        Xd.columns = list(H.classes)
+        Y_ = Y
+    grid = GridSearchCV(pipe, {f"{step}__threshold": [0.3, 0.6]}, cv=KFold(3), scoring="f1_micro",
+                        error_score="raise").fit(Xd, Y_)
+    assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
+    assert isinstance(grid.predict_proba(Xd), pd.DataFrame)
