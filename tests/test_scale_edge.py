@@ -5,6 +5,7 @@ References: ``MLPR.predict_proba`` / ``predict`` on all objects at once, :func:`
 that ranking. Equalities are exact (the same floats, the same events).
 """
 
+import os
 import warnings
 
 import numpy as np
@@ -12,7 +13,8 @@ import pandas as pd
 import pytest
 
 from hmcpgm import MLPR, CutoffWarning, Hierarchy, InputError, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
-from hmcpgm.scale import predict_proba, predict_stream, rank_chunks, rank_model
+from hmcpgm.io import write_hierarchy, write_matrix
+from hmcpgm.scale import predict_files, predict_proba, predict_stream, rank_chunks, rank_files, rank_model
 
 # a forest and a DAG in one, columns not in topological order
 H = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("e", "f")],
@@ -108,3 +110,50 @@ def test_a_bad_cell_is_named_by_its_row_in_the_whole_input(model, new, run):
                "rank_chunks": lambda: rank_chunks(bad, H, chunk_size=4)}[run]
     with pytest.raises(InputError, match="row 30, class 'b'"):
         chunked()
+
+
+# ---------------------------------------------------------------------- files: outputs onto inputs, failures midway
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, model):
+    d = tmp_path_factory.mktemp("scale_edge")
+    X, _ = _data(300, 2)
+    write_hierarchy(H, d / "h.csv")
+    write_matrix(d / "scores.csv", X, H, ids=[f"g{i}" for i in range(len(X))], id_column="gene")
+    write_matrix(d / "values.csv", model.predict_proba(X), H)
+    return d
+
+
+def _spellings(folder, name):
+    """Other names of ``folder / name``: through 'sub/..', a symlink, a hard link."""
+    target = folder / name
+    (folder / "sub").mkdir(exist_ok=True)
+    link, hard = folder / f"link-{name}", folder / f"hard-{name}"
+    for p in (link, hard):
+        p.unlink(missing_ok=True)
+    link.symlink_to(target)
+    os.link(target, hard)
+    return [target, folder / "sub" / ".." / name, link, hard]
+
+
+@pytest.mark.parametrize("which", ["output", "decisions"])
+def test_predict_files_refuses_an_output_onto_the_scores_or_the_other_output(files, model, which):
+    before = (files / "scores.csv").read_bytes()
+    for spelling in _spellings(files, "scores.csv"):
+        outputs = {"output": files / "out.csv", "decisions": files / "dec.csv", which: spelling}
+        with pytest.raises(InputError, match="scores"):
+            predict_files(model, files / "scores.csv", outputs["output"], decisions=outputs["decisions"],
+                          id_column="gene", chunk_size=50)
+    assert (files / "scores.csv").read_bytes() == before
+    (files / "out.csv").unlink(missing_ok=True)
+    with pytest.raises(InputError, match="same file"):
+        predict_files(model, files / "scores.csv", files / "out.csv", decisions=files / "sub" / ".." / "out.csv",
+                      id_column="gene", chunk_size=50)
+    assert not (files / "out.csv").exists()
+
+
+def test_rank_files_refuses_an_output_onto_the_values(files):
+    before = (files / "values.csv").read_bytes()
+    for spelling in _spellings(files, "values.csv"):
+        with pytest.raises(InputError, match="values"):
+            rank_files(files / "values.csv", H, spelling, chunk_size=50)
+    assert (files / "values.csv").read_bytes() == before

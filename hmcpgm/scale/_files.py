@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .._arrays import count
-from .._atomic import AtomicFile
+from .._atomic import AtomicFile, check_distinct
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
@@ -436,7 +436,13 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
     -------
     (int, int or None)
         The number of objects, and of positive decisions (None without ``decisions``).
+
+    Raises
+    ------
+    InputError
+        ``output`` or ``decisions`` is the scores file (under any spelling), or both name one file.
     """
+    check_distinct({"the scores file": scores}, {"output": output, "decisions": decisions})
     h = model.hierarchy_
     writers = [CafaWriter(output, h) if cafa else TableWriter(output)]
     writers += [TableWriter(decisions)] if decisions else []
@@ -507,7 +513,13 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
     -------
     (int, Cutoff or None)
         The number of events ranked and the cutoff.
+
+    Raises
+    ------
+    InputError
+        ``output`` is the values file (under any spelling).
     """
+    check_distinct({"the values file": values}, {"output": output})
     writer = TableWriter(output)
     ids = []
 
