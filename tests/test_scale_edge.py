@@ -6,6 +6,7 @@ that ranking. Equalities are exact (the same floats, the same events).
 """
 
 import os
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -157,3 +158,100 @@ def test_rank_files_refuses_an_output_onto_the_values(files):
         with pytest.raises(InputError, match="values"):
             rank_files(files / "values.csv", H, spelling, chunk_size=50)
     assert (files / "values.csv").read_bytes() == before
+
+
+class _FailingModel:
+    """A fitted model whose ``predict_proba`` raises on its ``after + 1``-th call (a chunk failing midway)."""
+
+    def __init__(self, model, after):
+        self._model, self._calls, self._after = model, 0, after
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+    def predict_proba(self, X):
+        self._calls += 1
+        if self._calls > self._after:
+            raise RuntimeError("a chunk failed")
+        return self._model.predict_proba(X)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".tsv"])
+def test_a_chunk_failing_midway_leaves_the_old_outputs(files, model, suffix):
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    out, dec = files / f"old{suffix}", files / "old-decisions.csv"
+    out.write_text("old output\n")
+    dec.write_text("old decisions\n")
+    with pytest.raises(RuntimeError, match="a chunk failed"):
+        predict_files(_FailingModel(model, 3), files / "scores.csv", out, decisions=dec, id_column="gene",
+                      chunk_size=40, cafa=suffix == ".tsv")
+    assert out.read_text() == "old output\n" and dec.read_text() == "old decisions\n"
+    assert not [p.name for p in files.iterdir() if p.name.endswith(".hmcpgm-part")]
+
+
+def test_a_ranking_failing_while_written_leaves_the_old_output(files, monkeypatch):
+    from hmcpgm.scale import ChunkedRanking
+
+    whole = ChunkedRanking.iter_frames
+
+    def failing(self, *args, **kwargs):
+        frames = whole(self, *args, **kwargs)
+        yield next(frames)
+        raise RuntimeError("writing failed")
+
+    out = files / "old-ranking.csv"
+    out.write_text("old ranking\n")
+    monkeypatch.setattr(ChunkedRanking, "iter_frames", failing)
+    with pytest.raises(RuntimeError, match="writing failed"):
+        rank_files(files / "values.csv", H, out, chunk_size=40, batch=100, fdr=0.2)
+    assert out.read_text() == "old ranking\n"
+    assert not [p.name for p in files.iterdir() if p.name.endswith(".hmcpgm-part")]
+
+
+def test_memory_follows_the_chunk_not_the_input(model):
+    """Peak traced memory of a streamed prediction (numpy registers its buffers with tracemalloc)."""
+    X, _ = _data(4000, 4)
+
+    def peak(chunk_size):
+        tracemalloc.start()
+        try:
+            for _ in predict_stream(model, X, chunk_size=chunk_size, decisions=True):
+                pass
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak(400)  # first call: imports and caches
+    assert peak(200) * 5 < peak(len(X))
+
+
+# ---------------------------------------------------------------------- dask, one and two workers
+@pytest.mark.slow
+@pytest.mark.parametrize("n_workers", [1, 2])
+def test_dask_with_one_and_two_workers_gives_the_whole_numbers(model, new, n_workers):
+    pytest.importorskip("distributed")
+    import dask.array as da
+
+    from hmcpgm.scale import open_client
+
+    client, close = open_client("local", processes=False, n_workers=n_workers)
+    try:
+        assert len(client.nthreads()) == n_workers
+        p, d = model.predict_proba(new), model.predict(new)
+        for chunk_size in (1, 5, 10 * M):
+            parts = list(predict_stream(model, new, chunk_size=chunk_size, decisions=True, scheduler=client))
+            assert np.array_equal(np.concatenate([a for a, _ in parts]), p)
+            assert np.array_equal(np.concatenate([b for _, b in parts]), d)
+            with rank_model(model, new, chunk_size=chunk_size, scheduler=client) as ranked:
+                whole = hier_rank(p, H)
+                assert np.array_equal(ranked.to_ranking().order, whole.order)
+                _same_cutoff(*_cutoffs(ranked, whole, p, 0.2))
+        with rank_chunks(da.from_array(p, chunks=(6, 4)), H, scheduler=client) as ranked:
+            assert np.array_equal(ranked.to_ranking().order, hier_rank(p, H).order)
+        bad = new.copy()
+        bad[30, 2] = np.inf
+        with pytest.raises(InputError, match="row 30, class 'b'"):
+            list(predict_stream(model, bad, chunk_size=4, scheduler=client))
+    finally:
+        close()
