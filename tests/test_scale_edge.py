@@ -255,3 +255,12 @@ def test_dask_with_one_and_two_workers_gives_the_whole_numbers(model, new, n_wor
             list(predict_stream(model, bad, chunk_size=4, scheduler=client))
     finally:
         close()
+
+
+# ---------------------------------------------------------------------- the door of the chunked functions
+def test_an_unfitted_model_is_refused_as_not_fitted(new):
+    from sklearn.exceptions import NotFittedError
+
+    for run in (lambda: predict_proba(MLPR(H), new, chunk_size=4), lambda: rank_model(MLPR(H), new, chunk_size=4)):
+        with pytest.raises(NotFittedError):
+            run()

@@ -264,6 +264,9 @@ def rank_model(model, X, *, chunk_size=None, **options):
     ChunkedRanking
         As :func:`rank_stream` returns it.
     """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
     return rank_stream(row_chunks(X, chunk_size), model.hierarchy_, to_values=ModelMlpr(model),
                        n_objects=_rows(X), **options)
 
@@ -324,6 +327,9 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     decisions : ndarray of int8 (m, K) or None
         None without ``decisions``.
     """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
     if hasattr(X, "shape") or hasattr(X, "iloc"):
         blocks, n_objects = row_chunks(X, chunk_size), _rows(X)
     else:
