@@ -169,6 +169,9 @@ class _FailingModel:
     def __getattr__(self, name):
         return getattr(self._model, name)
 
+    def __sklearn_is_fitted__(self):
+        return True
+
     def predict_proba(self, X):
         self._calls += 1
         if self._calls > self._after:
@@ -264,3 +267,19 @@ def test_an_unfitted_model_is_refused_as_not_fitted(new):
     for run in (lambda: predict_proba(MLPR(H), new, chunk_size=4), lambda: rank_model(MLPR(H), new, chunk_size=4)):
         with pytest.raises(NotFittedError):
             run()
+
+
+def test_a_one_dimensional_x_is_one_line_in_chunks(model, new):
+    with pytest.raises(InputError, match="2-D|2D"):
+        model.predict_proba(new[0])
+    with pytest.raises(InputError, match="2-D|2D"):
+        predict_proba(model, new[0], chunk_size=4)
+
+
+def test_a_list_of_rows_is_a_matrix_not_a_list_of_blocks(model, new):
+    """predict_proba takes an array-like as MLPR.predict_proba does; a list of rows is one (rank_chunks agrees)."""
+    p = model.predict_proba(new)
+    for chunk_size in (None, 4):
+        assert np.array_equal(predict_proba(model, new.tolist(), chunk_size=chunk_size), p)
+    blocks = [new[:10], new[10:]]  # an iterable of row blocks stays one
+    assert np.array_equal(predict_proba(model, blocks), p)

@@ -279,9 +279,11 @@ BLOCK_CELLS = 1 << 21
 
 def _predict_task(key, scores, model, decisions, calibrated=False):
     _, start = key
-    if start:  # a later chunk: its bad cells are named by their row in the whole input
+    # checked here, so that a message names a bad cell by its row in the whole input and a bad shape or text in one line
+    if not hasattr(scores, "iloc"):
+        scores = class_matrix(scores, model.hierarchy_, "X", first_row=start or 0)
+    elif start:
         class_matrix(scores, model.hierarchy_, "X", first_row=start)
-    scores = np.asarray(scores, dtype=np.float64) if not hasattr(scores, "iloc") else scores
     m, k = scores.shape
     p = np.empty((m, k))
     d = np.empty((m, k), dtype=np.int8) if decisions else None
@@ -306,7 +308,8 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     model : MLPR
         Fitted.
     X : array-like, DataFrame, dask array, or an iterable of row blocks
-        First-stage scores. An iterable (not an array) is taken as its blocks.
+        First-stage scores. An iterable of 2-D blocks (not an array, nor a list
+        of rows) is taken as its blocks.
     chunk_size : int, optional
         Objects per chunk.
     scheduler : None, "local", str or distributed.Client
@@ -330,7 +333,11 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model)
-    if hasattr(X, "shape") or hasattr(X, "iloc"):
+    if hasattr(X, "shape") and len(X.shape) != 2:
+        raise InputError(f"X must be a 2-D array of shape (n_objects, {model.hierarchy_.n_classes}), got "
+                         f"{len(X.shape)}-D shape {X.shape}")
+    rows = isinstance(X, (list, tuple)) and len(X) > 0 and np.ndim(X[0]) < 2  # a list of rows is a matrix
+    if hasattr(X, "shape") or hasattr(X, "iloc") or rows:
         blocks, n_objects = row_chunks(X, chunk_size), _rows(X)
     else:
         blocks = X
