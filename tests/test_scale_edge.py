@@ -8,12 +8,14 @@ that ranking. Equalities are exact (the same floats, the same events).
 import os
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from hmcpgm import MLPR, CutoffWarning, Hierarchy, InputError, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
+from hmcpgm.cli import main
 from hmcpgm.io import write_hierarchy, write_matrix
 from hmcpgm.scale import predict_files, predict_proba, predict_stream, rank_chunks, rank_files, rank_model
 
@@ -283,3 +285,29 @@ def test_a_list_of_rows_is_a_matrix_not_a_list_of_blocks(model, new):
         assert np.array_equal(predict_proba(model, new.tolist(), chunk_size=chunk_size), p)
     blocks = [new[:10], new[10:]]  # an iterable of row blocks stays one
     assert np.array_equal(predict_proba(model, blocks), p)
+
+
+# ---------------------------------------------------------------------- the command line, chunked against whole
+def test_chunked_rank_on_an_obo_hierarchy_writes_the_whole_ranking_file(tmp_path):
+    """Term names included: the chunked path wrote no 'name' column."""
+    pytest.importorskip("obonet")
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from go_fixtures import NAMESPACES, live_terms, obo_text, random_ontology
+
+    rng = np.random.default_rng(0)
+    terms = random_ontology(rng)
+    (tmp_path / "go.obo").write_text(obo_text(terms))
+    columns = live_terms(terms, NAMESPACES[0])
+    values = pd.DataFrame(rng.random((20, len(columns))), columns=columns)
+    values.insert(0, "gene", [f"g{i}" for i in range(len(values))])
+    values.to_csv(tmp_path / "v.csv", index=False)
+    for extra in ([], ["--chunk-size", "3"], ["--chunk-size", "100"]):
+        out = tmp_path / f"r{len(extra)}-{extra[-1] if extra else 0}.csv"
+        assert main(["rank", str(tmp_path / "v.csv"), str(tmp_path / "go.obo"), "--namespace", NAMESPACES[0],
+                     "--id-column", "gene", "--fdr", "0.3", "-o", str(out), "--quiet", *extra]) == 0
+    whole = (tmp_path / "r0-0.csv").read_text()
+    assert "name" in whole.splitlines()[0].split(",")
+    assert (tmp_path / "r2-3.csv").read_text() == whole
+    assert (tmp_path / "r2-100.csv").read_text() == whole

@@ -477,7 +477,7 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
 
 
 def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_column=None, chunk_size=None,
-               scheduler=None, store=True, batch=1_000_000, progress=False):
+               scheduler=None, store=True, batch=1_000_000, progress=False, names=None):
     """``hmcpgm rank`` on files, chunk by chunk: the ranking of every event, and FDR decisions.
 
     The ranking is written best first, ``batch`` events at a time, merged from the
@@ -508,6 +508,9 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
         Events per piece of the ranking written.
     progress : bool
         Show progress bars.
+    names : dict, optional
+        Class -> name (e.g. GO term names): written in a ``name`` column after
+        ``class`` ("" for a class it does not name).
 
     Returns
     -------
@@ -542,6 +545,9 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
         cut = None if fdr is None else ranked.bayes_cutoff(fdr)
         with writer, progress_bar(progress, ranked.n_events, "write", "events") as bar:
             for frame in ranked.iter_frames(batch, positives=None if cut is None else cut.rank):
+                if names is not None:
+                    frame.insert(list(frame.columns).index("class") + 1, "name",
+                                 frame["class"].map(lambda c: names.get(c, "")))
                 writer.write(frame.rename(columns={"object": id_column or "object"}))
                 bar.update(len(frame))
     finally:
