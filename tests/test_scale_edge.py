@@ -311,3 +311,16 @@ def test_chunked_rank_on_an_obo_hierarchy_writes_the_whole_ranking_file(tmp_path
     assert "name" in whole.splitlines()[0].split(",")
     assert (tmp_path / "r2-3.csv").read_text() == whole
     assert (tmp_path / "r2-100.csv").read_text() == whole
+
+
+def test_a_dask_dataframe_is_ranked_and_predicted_by_its_partitions(model, new):
+    dd = pytest.importorskip("dask.dataframe")
+    p = model.predict_proba(new)
+    frame = pd.DataFrame(new, columns=H.classes)[list(H.classes)[::-1]]  # columns by name, in another order
+    lazy = dd.from_pandas(frame, npartitions=4)
+    assert np.array_equal(predict_proba(model, lazy), p)
+    with rank_chunks(dd.from_pandas(pd.DataFrame(p, columns=H.classes), npartitions=3), H) as ranked:
+        assert len(ranked.summaries) == 3
+        assert np.array_equal(ranked.to_ranking().order, hier_rank(p, H).order)
+    with pytest.raises(InputError, match="partitions"):
+        predict_proba(model, lazy, chunk_size=5)

@@ -82,12 +82,12 @@ def row_chunks(X, chunk_size=None):
 
     Parameters
     ----------
-    X : array-like, DataFrame or dask array, shape (M, ...)
+    X : array-like, DataFrame, dask array or dask DataFrame, shape (M, ...)
         The rows to split.
     chunk_size : int, optional
         Rows per block. A dask array is rechunked to it (all columns in one
         block); without it, a dask array keeps its row chunks and anything else is
-        one block.
+        one block. A dask DataFrame's blocks are its partitions (no ``chunk_size``).
 
     Yields
     ------
@@ -101,6 +101,12 @@ def row_chunks(X, chunk_size=None):
     """
     if chunk_size is not None:
         chunk_size = count(chunk_size, "chunk_size", minimum=1)
+    if is_dask_collection(X) and hasattr(X, "partitions"):  # a dask DataFrame: its partitions are the chunks
+        if chunk_size is not None:
+            raise InputError("a dask DataFrame is chunked by its partitions: repartition it instead of passing "
+                             f"chunk_size={chunk_size}")
+        yield from (X.partitions[i] for i in range(X.npartitions))
+        return
     if is_dask_collection(X):
         if X.ndim < 1:
             raise InputError(f"X must have rows, got a dask array of shape {X.shape}")
@@ -213,7 +219,7 @@ def rank_chunks(values, hierarchy, *, chunk_size=None, **options):
 
     Parameters
     ----------
-    values : array-like, DataFrame or dask array of shape (M, K)
+    values : array-like, DataFrame, dask array or dask DataFrame (by partitions) of shape (M, K)
         The value of every event, e.g. mLPRs.
     hierarchy : Hierarchy
         Fixes the column order and the ranking's constraints.
@@ -252,7 +258,7 @@ def rank_model(model, X, *, chunk_size=None, **options):
     ----------
     model : MLPR
         Fitted.
-    X : array-like, DataFrame or dask array of shape (M, K)
+    X : array-like, DataFrame, dask array or dask DataFrame (by partitions) of shape (M, K)
         First-stage scores.
     chunk_size : int, optional
         Objects per chunk (a dask array keeps its row chunks without it).
@@ -307,7 +313,7 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     ----------
     model : MLPR
         Fitted.
-    X : array-like, DataFrame, dask array, or an iterable of row blocks
+    X : array-like, DataFrame, dask array or DataFrame, or an iterable of row blocks
         First-stage scores. An iterable of 2-D blocks (not an array, nor a list
         of rows) is taken as its blocks.
     chunk_size : int, optional
@@ -359,7 +365,7 @@ def predict_proba(model, X, *, chunk_size=None, scheduler=None):
     ----------
     model : MLPR
         Fitted.
-    X : array-like, DataFrame, dask array, or an iterable of row blocks
+    X : array-like, DataFrame, dask array or DataFrame, or an iterable of row blocks
         First-stage scores.
     chunk_size : int, optional
         Objects per chunk.
@@ -391,6 +397,8 @@ def _rows(X):
     try:
         n = X.shape[0]
     except (AttributeError, IndexError):
+        return None
+    if not isinstance(n, (int, float, np.number)):  # a dask DataFrame's length is lazy
         return None
     return None if n != n else int(n)  # a dask array of unknown length has nan rows
 
