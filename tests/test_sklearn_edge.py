@@ -146,7 +146,9 @@ def test_predictions_do_not_depend_on_the_other_rows(name):
 
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_fit_again_on_other_data_forgets_the_first_fit(name):
-    Xd = pd.DataFrame(X, columns=list(_fitted(name).classes_))
+    Xd = pd.DataFrame(X, columns=[str(c) for c in _fitted(name).classes_])  # string names: feature_names_in_ set
+    if "flat" not in name:
+        Xd.columns = list(H.classes)
     est = ESTIMATORS[name]().fit(Xd, pd.DataFrame(Y, columns=Xd.columns))
     assert list(est.feature_names_in_) == [str(c) for c in Xd.columns] and est.n_features_in_ == H.n_classes
     X2, Y2 = _data(400, 7)
@@ -172,3 +174,19 @@ def test_grid_search_pipeline_and_cross_val_score_give_finite_scores(name):
                         error_score="raise").fit(Xd, Y_)
     assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
     assert isinstance(grid.predict_proba(Xd), pd.DataFrame)
+
+
+@pytest.mark.parametrize("name", ["mlpr-flat", "correction-flat"])
+def test_feature_names_follow_scikit_learns_rule(name):
+    """feature_names_in_ only for string column names, as scikit-learn sets it; no warning on arrays otherwise."""
+    from sklearn.linear_model import LogisticRegression
+
+    assert not hasattr(LogisticRegression().fit(pd.DataFrame(X), Y[:, 0]), "feature_names_in_")  # the rule
+    est = ESTIMATORS[name]().fit(pd.DataFrame(X), pd.DataFrame(Y))  # integer column names
+    assert not hasattr(est, "feature_names_in_") and est.n_features_in_ == H.n_classes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        est.predict_proba(X)
+    named = [f"k{j}" for j in range(H.n_classes)]
+    est = ESTIMATORS[name]().fit(pd.DataFrame(X, columns=named), pd.DataFrame(Y, columns=named))
+    assert list(est.feature_names_in_) == named

@@ -61,7 +61,8 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     n_features_in_ : int
         ``K``: one score column per class.
     feature_names_in_ : ndarray of str
-        The class names as strings, when ``X`` was a DataFrame.
+        The class names, when ``X`` was a DataFrame and they are strings (as
+        scikit-learn sets it only for string column names).
 
     Examples
     --------
@@ -121,7 +122,10 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             s = class_matrix(X, hierarchy, "X")
             if reset:
                 self.n_features_in_ = s.shape[1]
-                self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
+                if all(isinstance(c, str) for c in hierarchy.classes):  # scikit-learn's rule: string names only
+                    self.feature_names_in_ = np.asarray(hierarchy.classes, dtype=object)
+                elif hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
             return np.ascontiguousarray(s, dtype=np.float64)
         s = score_array(self, X, reset=reset, min_rows=1)
         if s.shape[1] != hierarchy.n_classes:
