@@ -13,6 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import hierarchies, value_matrices
 
 from hmcpgm import MLPR, CutoffWarning, Hierarchy, InputError, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
 from hmcpgm.cli import main
@@ -324,3 +327,27 @@ def test_a_dask_dataframe_is_ranked_and_predicted_by_its_partitions(model, new):
         assert np.array_equal(ranked.to_ranking().order, hier_rank(p, H).order)
     with pytest.raises(InputError, match="partitions"):
         predict_proba(model, lazy, chunk_size=5)
+
+
+# ---------------------------------------------------------------------- the smallest estimated FDR, property-tested
+@given(st.data())
+def test_the_smallest_estimated_fdr_and_its_rank_equal_the_whole_ranking(data):
+    """min_fdr and min_fdr_rank (the longest prefix within 1e-12 of the smallest FDR), ties included."""
+    h = data.draw(hierarchies(kind=data.draw(st.sampled_from(["forest", "dag"])), max_classes=6))
+    v = data.draw(value_matrices(h.n_classes, max_objects=10, low=0.0, high=1.0))
+    if data.draw(st.booleans()):
+        v = np.round(v, 1)  # ties, and sums that round differently in different orders
+    method = data.draw(st.sampled_from(["auto", "naive"]))
+    whole = hier_rank(v, h) if method == "auto" else naive_sort(v, h)
+    with rank_chunks(v, h, chunk_size=data.draw(st.integers(1, 11)), method=method) as ranked:
+        got, expected = _cutoffs(ranked, whole, v, data.draw(st.sampled_from([0.01, 0.1, 0.5])))
+    assert got.min_fdr_rank == expected.min_fdr_rank
+    assert got.min_fdr == pytest.approx(expected.min_fdr, abs=1e-12, nan_ok=True)
+
+
+def test_a_tie_within_rounding_of_the_smallest_fdr_counts_as_in_bayes_cutoff():
+    h = Hierarchy.from_parents([None, 0, None])
+    v = np.array([[0.2, 0.2, 0.2], [0.2, 0.2, 0.0], [0.0, 0.0, 0.0]])  # prefix FDRs 0.8 up to one ulp
+    with rank_chunks(v, h, chunk_size=3) as ranked:
+        got, expected = _cutoffs(ranked, hier_rank(v, h), v, 0.01)
+    assert (got.min_fdr_rank, got.min_fdr) == (expected.min_fdr_rank, expected.min_fdr)
