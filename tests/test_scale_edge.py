@@ -327,6 +327,11 @@ def test_a_dask_dataframe_is_ranked_and_predicted_by_its_partitions(model, new):
         assert np.array_equal(ranked.to_ranking().order, hier_rank(p, H).order)
     with pytest.raises(InputError, match="partitions"):
         predict_proba(model, lazy, chunk_size=5)
+    import dask.array as da  # a dask array (which has partitions too, of its blocks) stays chunked by rows
+
+    assert np.array_equal(predict_proba(model, da.from_array(new, chunks=(5, 2))), p)
+    with rank_chunks(da.from_array(p, chunks=(6, 4)), H) as ranked:
+        assert len(ranked.summaries) == -(-M // 6)
 
 
 # ---------------------------------------------------------------------- the smallest estimated FDR, property-tested

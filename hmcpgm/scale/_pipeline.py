@@ -101,7 +101,7 @@ def row_chunks(X, chunk_size=None):
     """
     if chunk_size is not None:
         chunk_size = count(chunk_size, "chunk_size", minimum=1)
-    if is_dask_collection(X) and hasattr(X, "partitions"):  # a dask DataFrame: its partitions are the chunks
+    if is_dask_collection(X) and hasattr(X, "columns"):  # a dask DataFrame: its partitions are the chunks
         if chunk_size is not None:
             raise InputError("a dask DataFrame is chunked by its partitions: repartition it instead of passing "
                              f"chunk_size={chunk_size}")
