@@ -175,7 +175,7 @@ def column_positions(columns, classes, name):
     return [lookup[c] for c in classes]
 
 
-def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float):
+def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float, first_row=0):
     """An (M, K) array with columns in the order of ``classes``.
 
     Parameters
@@ -189,6 +189,8 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
     allow_nan : bool
         Accept NaN and infinite values.
     dtype : numpy dtype
+    first_row : int
+        The row number of ``values``' first row in messages (a chunk of a larger matrix).
 
     Examples
     --------
@@ -218,7 +220,7 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
     if bad:
         raise InputError(
             f"{name} must be finite; {int((~np.isfinite(arr)).sum())} entries are NaN or infinite, the "
-            f"first at row {bad[0]}, class {classes[bad[1]]!r} ({arr[bad]})"
+            f"first at row {bad[0] + first_row}, class {classes[bad[1]]!r} ({arr[bad]})"
         )
     return arr
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._validation import check_hierarchy
 from .exceptions import InputError
-from .inference import ENGINES
+from .inference import ENGINES, check_engine_options
 from .likelihood import SCORE_MODELS
 from .network import check_pseudo_count
 from .options import VERSIONS, check_choice
@@ -60,6 +60,7 @@ def check_params(estimator):
             "inference_options cannot contain 'return_report'; call "
             "hmcpgm.loopy_belief_propagation for a convergence report"
         )
+    check_engine_options(estimator.engine, opts or {})  # here, not at the first prediction
     for name in ("close_labels", "allow_empty", "verbose"):
         if not isinstance(getattr(estimator, name), bool):
             raise InputError(f"{name} must be True or False, got {getattr(estimator, name)!r}")

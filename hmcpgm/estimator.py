@@ -192,7 +192,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     n_features_in_ : int
         ``K``: one score column per class.
     feature_names_in_ : ndarray of str
-        The class names as strings, when ``X`` was a DataFrame.
+        The class names, when ``X`` was a DataFrame and they are strings (as
+        scikit-learn sets it only for string column names).
 
     Examples
     --------
@@ -421,7 +422,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             s = class_matrix(X, hierarchy, "X")
             if reset:
                 self.n_features_in_ = s.shape[1]
-                self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
+                if all(isinstance(c, str) for c in hierarchy.classes):  # scikit-learn's rule: string names only
+                    self.feature_names_in_ = np.asarray(hierarchy.classes, dtype=object)
+                elif hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
             return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
         s = X if validated else score_array(self, X, reset=reset, min_rows=0)
         if s.shape[1] != hierarchy.n_classes:
@@ -691,6 +695,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         from .metrics import hit_curve
         from .ranking import hier_rank
 
+        check_is_fitted(self, ["network_", "score_model_"])  # before y is checked against the fitted hierarchy
         if sample_weight is not None:
             raise InputError("MLPR.score takes no sample_weight: it is the average precision of a ranking")
         X, y = as_pandas(X), as_pandas(y)

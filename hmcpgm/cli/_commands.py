@@ -262,7 +262,7 @@ def command_rank(args):
 
         n, cut = rank_files(args.values, hierarchy, args.output, fdr=args.fdr, method=args.method,
                             id_column=args.id_column, chunk_size=args.chunk_size, scheduler=args.scheduler,
-                            progress=not args.quiet)
+                            progress=not args.quiet, names=(ontology.names or None) if ontology is not None else None)
         if cut is not None:
             print(f"{cut.rank} of {n} events called positive at estimated FDR <= {args.fdr}")
         print(f"wrote the ranking of {n} events to {args.output}")

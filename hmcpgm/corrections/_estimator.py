@@ -61,7 +61,8 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     n_features_in_ : int
         ``K``: one score column per class.
     feature_names_in_ : ndarray of str
-        The class names as strings, when ``X`` was a DataFrame.
+        The class names, when ``X`` was a DataFrame and they are strings (as
+        scikit-learn sets it only for string column names).
 
     Examples
     --------
@@ -121,7 +122,10 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             s = class_matrix(X, hierarchy, "X")
             if reset:
                 self.n_features_in_ = s.shape[1]
-                self.feature_names_in_ = np.asarray([str(c) for c in hierarchy.classes], dtype=object)
+                if all(isinstance(c, str) for c in hierarchy.classes):  # scikit-learn's rule: string names only
+                    self.feature_names_in_ = np.asarray(hierarchy.classes, dtype=object)
+                elif hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
             return np.ascontiguousarray(s, dtype=np.float64)
         s = score_array(self, X, reset=reset, min_rows=1)
         if s.shape[1] != hierarchy.n_classes:
@@ -158,16 +162,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             X = score_array(self, X, reset=True, min_rows=1)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True)
-        if is_frame(X) and is_frame(y):
-            y = rows_aligned(y, X.index, "y", "X")  # by the row index, as MLPR pairs them
-        labels = class_matrix(y, hierarchy, "y") if is_frame(y) else label_target(y, "HierarchicalCorrection")
-        if labels.shape[1] != s.shape[1]:
-            raise InputError(f"y has {labels.shape[1]} columns but X has {s.shape[1]}: one label column per class")
-        labels = binary_matrix(labels, "y")
-        if labels.shape[0] != s.shape[0]:
-            raise InputError(
-                f"X has {s.shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects"
-            )
+        labels = self._labels(X, y, hierarchy, s.shape)
         fitted = self.calibration in ("isotonic", "platt")
         self.calibration_ = fit_calibration(s, labels, method=self.calibration) if fitted else None
         self.correction_ = CORRECTIONS[self.correction]
@@ -175,6 +170,47 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.hierarchy_ = hierarchy
         self.classes_ = np.asarray(hierarchy.classes, dtype=object)
         return self
+
+    @staticmethod
+    def _labels(X, y, hierarchy, shape):
+        """0/1 labels of the rows of ``X`` (a DataFrame ``y`` paired by row index and class name)."""
+        if is_frame(X) and is_frame(y):
+            y = rows_aligned(y, X.index, "y", "X")  # by the row index, as MLPR pairs them
+        labels = class_matrix(y, hierarchy, "y") if is_frame(y) else label_target(y, "HierarchicalCorrection")
+        if labels.shape[1] != shape[1]:
+            raise InputError(f"y has {labels.shape[1]} columns but X has {shape[1]}: one label column per class")
+        labels = binary_matrix(labels, "y")
+        if labels.shape[0] != shape[0]:
+            raise InputError(f"X has {shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects")
+        return labels
+
+    def score(self, X, y, sample_weight=None):
+        """Subset accuracy of :meth:`predict` (the share of objects whose every class is right).
+
+        ``ClassifierMixin``'s score, with ``y`` paired to ``X`` as :meth:`fit` pairs
+        them: a DataFrame ``y`` by class name (and by row index beside a DataFrame ``X``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (M, K)
+            First-stage scores (columns as in ``fit``).
+        y : array-like or DataFrame of shape (M, K)
+            0/1 labels.
+        sample_weight : array-like of shape (M,), optional
+            Weights of the objects.
+
+        Returns
+        -------
+        float
+            In [0, 1].
+        """
+        from sklearn.metrics import accuracy_score
+
+        check_is_fitted(self, ["correction_", "hierarchy_"])
+        X, y = as_pandas(X), as_pandas(y)
+        decisions = np.asarray(self.predict(X))
+        labels = self._labels(X, y, self.hierarchy_, decisions.shape)
+        return float(accuracy_score(labels, decisions, sample_weight=sample_weight))
 
     def calibrated(self, X):
         """The per-class calibrated scores (before the correction).

@@ -25,7 +25,7 @@ import textwrap
 
 from ._compare import EVIDENCE_REGIMES, compare_engines, errors_by_class_structure, synthetic_evidence
 from ._loopy import LoopyReport
-from ._mlpr import engine_table, loopy_belief_propagation, mlpr_from_likelihoods
+from ._mlpr import check_engine_options, engine_table, loopy_belief_propagation, mlpr_from_likelihoods
 from ._plan import InferencePlan, choose_engine, engine_in_use, inference_plan
 from ._registry import (
     ENGINES,
@@ -40,7 +40,7 @@ from ._registry import (
     unregister_engine,
 )
 
-__all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "LoopyReport", "inference_plan",
+__all__ = ["mlpr_from_likelihoods", "check_engine_options", "loopy_belief_propagation", "LoopyReport", "inference_plan",
            "InferencePlan", "EngineEstimate", "choose_engine", "engine_in_use",
            "compare_engines", "EXACTNESS", "synthetic_evidence", "errors_by_class_structure", "EVIDENCE_REGIMES",
            "ENGINES", "Engine", "register_engine", "unregister_engine", "get_engine", "engine_names", "engine_table",

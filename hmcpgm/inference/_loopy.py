@@ -37,7 +37,7 @@ from .._util import warn
 from ..exceptions import ConvergenceWarning, InputError
 from ._common import impossible_evidence
 
-__all__ = ["LoopyReport", "loopy_full", "DEFAULTS"]
+__all__ = ["LoopyReport", "loopy_full", "check_loopy_options", "DEFAULTS"]
 
 DEFAULTS = {"damping": 0.0, "tol": 1e-6, "max_iter": 200, "start": "uniform"}
 STARTS = ("uniform", "forest")
@@ -105,7 +105,7 @@ def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAUL
     """Loopy BP posteriors; ``l0, l1`` are (K, M) log likelihoods. Returns ((K, M), report)."""
     from ._loopy_kernel import loopy_kernel
 
-    damping, tol, max_iter = _check_options(damping, tol, max_iter)
+    damping, tol, max_iter = check_loopy_options(damping, tol, max_iter)
     if start not in STARTS:
         raise InputError(f"start must be one of {STARTS}, got {start!r}")
     in_ptr, edge_par = hierarchy.parent_csr
@@ -183,7 +183,8 @@ def _start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start):
     return np.ascontiguousarray(fc0.T), fp0
 
 
-def _check_options(damping, tol, max_iter):
+def check_loopy_options(damping, tol, max_iter):
+    """``(damping, tol, max_iter)`` as numbers, or one line naming the first out of range."""
     try:
         damping = float(damping)
         tol = float(tol)

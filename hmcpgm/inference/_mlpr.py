@@ -9,13 +9,13 @@ from ..network import check_network
 from ..options import VERSIONS, check_choice
 from ._common import impossible_evidence, log_likelihood_pairs, posterior_from_logs
 from ._loopy import DEFAULTS as LOOPY_DEFAULTS
-from ._loopy import LoopyReport
+from ._loopy import LoopyReport, check_loopy_options
 from ._nbh import nbh_posterior
 from ._plan import approximation_message, choose_engine, inference_plan
 from ._registry import ENGINES, check_size_options, engine_names, get_engine
 from ._sparse_junction import DEFAULT_BUDGET
 
-__all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "engine_table"]
+__all__ = ["mlpr_from_likelihoods", "loopy_belief_propagation", "engine_table", "check_engine_options"]
 
 
 def _engine_options(engine):
@@ -23,6 +23,46 @@ def _engine_options(engine):
     if engine == "auto":
         return frozenset().union(*(get_engine(n).auto_accepts for n in engine_names() if get_engine(n).auto))
     return get_engine(engine).options
+
+
+def check_engine_options(engine, options):
+    """Refuse an unknown ``engine``, an option it does not take, a size option or a loopy option out of range.
+
+    What :func:`mlpr_from_likelihoods` checks of its ``engine`` and ``**options``
+    before any inference, so that an estimator can refuse them when it is fitted.
+
+    Parameters
+    ----------
+    engine : str
+        ``"auto"`` or a registered engine.
+    options : dict
+        Keyword options of :func:`mlpr_from_likelihoods`.
+
+    Raises
+    ------
+    InputError
+        One line naming the engine's options, or the option out of range.
+
+    Examples
+    --------
+    >>> check_engine_options("loopy", {"damping": 0.5})
+    >>> check_engine_options("junction", {"tol": 1e-3})
+    Traceback (most recent call last):
+    ...
+    hmcpgm.exceptions.InputError: engine='junction' takes the options ['max_clique']; got unknown option(s) ['tol']
+    """
+    check_choice(engine, "engine", ENGINES)
+    accepted = _engine_options(engine)
+    unknown = set(options) - accepted
+    if unknown:
+        raise InputError(
+            f"engine={engine!r} takes the options {sorted(accepted) or 'none'}; "
+            f"got unknown option(s) {sorted(unknown)}"
+        )
+    check_size_options(options)
+    loopy = {n: options[n] for n in ("damping", "tol", "max_iter") if n in options}
+    if loopy:
+        check_loopy_options(**{**{n: LOOPY_DEFAULTS[n] for n in ("damping", "tol", "max_iter")}, **loopy})
 
 
 def engine_table():
@@ -118,15 +158,7 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     hierarchy, theta = network.hierarchy, network.theta
     likelihoods = likelihood_array(likelihoods, hierarchy)
     check_choice(version, "version", VERSIONS)
-    check_choice(engine, "engine", ENGINES)
-    accepted = _engine_options(engine)
-    unknown = set(options) - accepted
-    if unknown:
-        raise InputError(
-            f"engine={engine!r} takes the options {sorted(accepted) or 'none'}; "
-            f"got unknown option(s) {sorted(unknown)}"
-        )
-    check_size_options(options)
+    check_engine_options(engine, options)
     if engine == "auto":
         engine = _auto(hierarchy, version, options)
         spec = get_engine(engine)

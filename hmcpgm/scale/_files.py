@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .._arrays import count
-from .._atomic import AtomicFile
+from .._atomic import AtomicFile, check_distinct
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
@@ -436,7 +436,13 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
     -------
     (int, int or None)
         The number of objects, and of positive decisions (None without ``decisions``).
+
+    Raises
+    ------
+    InputError
+        ``output`` or ``decisions`` is the scores file (under any spelling), or both name one file.
     """
+    check_distinct({"the scores file": scores}, {"output": output, "decisions": decisions})
     h = model.hierarchy_
     writers = [CafaWriter(output, h) if cafa else TableWriter(output)]
     writers += [TableWriter(decisions)] if decisions else []
@@ -471,7 +477,7 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
 
 
 def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_column=None, chunk_size=None,
-               scheduler=None, store=True, batch=1_000_000, progress=False):
+               scheduler=None, store=True, batch=1_000_000, progress=False, names=None):
     """``hmcpgm rank`` on files, chunk by chunk: the ranking of every event, and FDR decisions.
 
     The ranking is written best first, ``batch`` events at a time, merged from the
@@ -502,12 +508,21 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
         Events per piece of the ranking written.
     progress : bool
         Show progress bars.
+    names : dict, optional
+        Class -> name (e.g. GO term names): written in a ``name`` column after
+        ``class`` ("" for a class it does not name).
 
     Returns
     -------
     (int, Cutoff or None)
         The number of events ranked and the cutoff.
+
+    Raises
+    ------
+    InputError
+        ``output`` is the values file (under any spelling).
     """
+    check_distinct({"the values file": values}, {"output": output})
     writer = TableWriter(output)
     ids = []
 
@@ -530,6 +545,9 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
         cut = None if fdr is None else ranked.bayes_cutoff(fdr)
         with writer, progress_bar(progress, ranked.n_events, "write", "events") as bar:
             for frame in ranked.iter_frames(batch, positives=None if cut is None else cut.rank):
+                if names is not None:
+                    frame.insert(list(frame.columns).index("class") + 1, "name",
+                                 frame["class"].map(lambda c: names.get(c, "")))
                 writer.write(frame.rename(columns={"object": id_column or "object"}))
                 bar.update(len(frame))
     finally:

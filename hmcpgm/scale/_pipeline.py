@@ -28,7 +28,8 @@ class ModelMlpr:
     """Chunk of first-stage scores -> its mLPRs, by a fitted :class:`hmcpgm.MLPR`.
 
     ``ModelMlpr(model)(scores)`` is ``model.predict_proba(scores)`` as an array,
-    with the seconds it took.
+    with the seconds it took; ``first_row`` numbers the rows in messages when
+    ``scores`` is a chunk of a larger matrix.
 
     Attributes
     ----------
@@ -38,8 +39,10 @@ class ModelMlpr:
 
     model: object
 
-    def __call__(self, scores):
+    def __call__(self, scores, first_row=0):
         t0 = time.perf_counter()
+        if first_row:  # a later chunk: its bad cells are named by their row in the whole input
+            class_matrix(scores, self.model.hierarchy_, "X", first_row=first_row)
         p = np.asarray(self.model.predict_proba(scores), dtype=np.float64)
         return p, {"mlpr": time.perf_counter() - t0}
 
@@ -79,12 +82,12 @@ def row_chunks(X, chunk_size=None):
 
     Parameters
     ----------
-    X : array-like, DataFrame or dask array, shape (M, ...)
+    X : array-like, DataFrame, dask array or dask DataFrame, shape (M, ...)
         The rows to split.
     chunk_size : int, optional
         Rows per block. A dask array is rechunked to it (all columns in one
         block); without it, a dask array keeps its row chunks and anything else is
-        one block.
+        one block. A dask DataFrame's blocks are its partitions (no ``chunk_size``).
 
     Yields
     ------
@@ -98,12 +101,17 @@ def row_chunks(X, chunk_size=None):
     """
     if chunk_size is not None:
         chunk_size = count(chunk_size, "chunk_size", minimum=1)
+    if is_dask_collection(X) and hasattr(X, "columns"):  # a dask DataFrame: its partitions are the chunks
+        if chunk_size is not None:
+            raise InputError("a dask DataFrame is chunked by its partitions: repartition it instead of passing "
+                             f"chunk_size={chunk_size}")
+        yield from (X.partitions[i] for i in range(X.npartitions))
+        return
     if is_dask_collection(X):
         if X.ndim < 1:
             raise InputError(f"X must have rows, got a dask array of shape {X.shape}")
         X = X.rechunk({0: chunk_size or X.chunks[0], **{i: -1 for i in range(1, X.ndim)}})
-        blocks = X.to_delayed().reshape(-1)
-        yield from blocks
+        yield from (X.blocks[i] for i in range(X.numblocks[0]))  # lazy, with their number of rows
         return
     n = len(X)
     step = chunk_size or max(n, 1)
@@ -112,18 +120,36 @@ def row_chunks(X, chunk_size=None):
 
 
 # ---------------------------------------------------------------------- ranking
+def _numbered(payloads):
+    """``((chunk, start), payload)`` per chunk: its number and first row (None past a block of unknown length)."""
+    start = 0
+    for chunk, payload in enumerate(payloads):
+        yield (chunk, start), payload
+        n = None if start is None else _length(payload)
+        start = None if n is None else start + n
+
+
+def _length(payload):
+    """The rows of a chunk, or None when unknown (a dask delayed value, a dask array of unknown length)."""
+    if not hasattr(type(payload), "shape"):  # a list of rows; a Delayed answers any attribute lazily
+        return None if is_dask_collection(payload) else len(payload)
+    return _rows(payload)
+
+
 def _rank_task(key, payload, hierarchy, to_values, method):
     """One chunk: its values (through ``to_values``), its run and summary (on a worker)."""
     t0 = time.perf_counter()
     timings = {}
+    key, start = key
+    start = start or 0
     values = payload
     if to_values is not None:
-        values = to_values(payload)
+        values = to_values(values, first_row=start) if isinstance(to_values, ModelMlpr) else to_values(values)
         if isinstance(values, tuple):
             values, timings = values
         else:
             timings = {"values": time.perf_counter() - t0}
-    values = class_matrix(values, hierarchy, "values")
+    values = class_matrix(values, hierarchy, "values", first_row=start)
     run, summary = rank_chunk(values, hierarchy, method, chunk=key)
     summary.timings.update(timings)
     return summary, run
@@ -172,8 +198,7 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
         with progress_bar(progress, n_objects, "rank") as bar:
             client, close = open_client(scheduler)
             try:
-                items = enumerate(payloads)
-                for summary, run in ordered_map(_rank_task, items, client=client,
+                for summary, run in ordered_map(_rank_task, _numbered(payloads), client=client,
                                                 shared=(hierarchy, to_values, method)):
                     t0 = time.perf_counter()
                     runs.put(summary.chunk, run)
@@ -194,7 +219,7 @@ def rank_chunks(values, hierarchy, *, chunk_size=None, **options):
 
     Parameters
     ----------
-    values : array-like, DataFrame or dask array of shape (M, K)
+    values : array-like, DataFrame, dask array or dask DataFrame (by partitions) of shape (M, K)
         The value of every event, e.g. mLPRs.
     hierarchy : Hierarchy
         Fixes the column order and the ranking's constraints.
@@ -233,7 +258,7 @@ def rank_model(model, X, *, chunk_size=None, **options):
     ----------
     model : MLPR
         Fitted.
-    X : array-like, DataFrame or dask array of shape (M, K)
+    X : array-like, DataFrame, dask array or dask DataFrame (by partitions) of shape (M, K)
         First-stage scores.
     chunk_size : int, optional
         Objects per chunk (a dask array keeps its row chunks without it).
@@ -245,6 +270,9 @@ def rank_model(model, X, *, chunk_size=None, **options):
     ChunkedRanking
         As :func:`rank_stream` returns it.
     """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
     return rank_stream(row_chunks(X, chunk_size), model.hierarchy_, to_values=ModelMlpr(model),
                        n_objects=_rows(X), **options)
 
@@ -256,7 +284,12 @@ BLOCK_CELLS = 1 << 21
 
 
 def _predict_task(key, scores, model, decisions, calibrated=False):
-    scores = np.asarray(scores, dtype=np.float64) if not hasattr(scores, "iloc") else scores
+    _, start = key
+    # checked here, so that a message names a bad cell by its row in the whole input and a bad shape or text in one line
+    if not hasattr(scores, "iloc"):
+        scores = class_matrix(scores, model.hierarchy_, "X", first_row=start or 0)
+    elif start:
+        class_matrix(scores, model.hierarchy_, "X", first_row=start)
     m, k = scores.shape
     p = np.empty((m, k))
     d = np.empty((m, k), dtype=np.int8) if decisions else None
@@ -280,8 +313,9 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     ----------
     model : MLPR
         Fitted.
-    X : array-like, DataFrame, dask array, or an iterable of row blocks
-        First-stage scores. An iterable (not an array) is taken as its blocks.
+    X : array-like, DataFrame, dask array or DataFrame, or an iterable of row blocks
+        First-stage scores. An iterable of 2-D blocks (not an array, nor a list
+        of rows) is taken as its blocks.
     chunk_size : int, optional
         Objects per chunk.
     scheduler : None, "local", str or distributed.Client
@@ -302,14 +336,21 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     decisions : ndarray of int8 (m, K) or None
         None without ``decisions``.
     """
-    if hasattr(X, "shape") or hasattr(X, "iloc"):
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
+    if hasattr(X, "shape") and len(X.shape) != 2:
+        raise InputError(f"X must be a 2-D array of shape (n_objects, {model.hierarchy_.n_classes}), got "
+                         f"{len(X.shape)}-D shape {X.shape}")
+    rows = isinstance(X, (list, tuple)) and len(X) > 0 and np.ndim(X[0]) < 2  # a list of rows is a matrix
+    if hasattr(X, "shape") or hasattr(X, "iloc") or rows:
         blocks, n_objects = row_chunks(X, chunk_size), _rows(X)
     else:
         blocks = X
     client, close = open_client(scheduler)
     try:
         with progress_bar(progress, n_objects, "predict") as bar:
-            for p, d in ordered_map(_predict_task, enumerate(blocks), client=client,
+            for p, d in ordered_map(_predict_task, _numbered(blocks), client=client,
                                     shared=(model, decisions, calibrated)):
                 bar.update(len(p))
                 yield p, d
@@ -324,7 +365,7 @@ def predict_proba(model, X, *, chunk_size=None, scheduler=None):
     ----------
     model : MLPR
         Fitted.
-    X : array-like, DataFrame, dask array, or an iterable of row blocks
+    X : array-like, DataFrame, dask array or DataFrame, or an iterable of row blocks
         First-stage scores.
     chunk_size : int, optional
         Objects per chunk.
@@ -356,6 +397,8 @@ def _rows(X):
     try:
         n = X.shape[0]
     except (AttributeError, IndexError):
+        return None
+    if not isinstance(n, (int, float, np.number)):  # a dask DataFrame's length is lazy
         return None
     return None if n != n else int(n)  # a dask array of unknown length has nan rows
 

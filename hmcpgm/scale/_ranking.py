@@ -203,9 +203,10 @@ class ChunkedRanking:
                 tp = np.cumsum(np.concatenate(([tp_last], v)))[1:]
                 r_all = np.arange(seen + 1, seen + v.size + 1)
                 fdr_here = (r_all - tp) / r_all
-                j = int(np.argmin(fdr_here[::-1]))  # the longest prefix with the bin's smallest value
-                if fdr_here[-1 - j] <= low + 1e-12:
-                    low, low_rank = float(fdr_here[-1 - j]), int(r_all[-1 - j])
+                low = min(low, float(fdr_here.min()))
+                tied = np.flatnonzero(fdr_here <= low + 1e-12)  # the longest prefix within rounding of the smallest
+                if tied.size:
+                    low_rank = int(r_all[tied[-1]])
                 ok = np.flatnonzero(fdr_here <= a + 1e-12)
                 if ok.size:
                     r_best, hits_best, mean_best = int(r_all[ok[-1]]), float(tp[ok[-1]]), float(events["mean"][ok[-1]])
@@ -218,9 +219,11 @@ class ChunkedRanking:
         # the smallest estimated FDR: exact over the scanned events, at the bin ends beyond them
         ends = np.flatnonzero(self.counts > 0)
         ends = ends[cum_n[ends] > seen]
-        if ends.size and np.nanmin(fdr[ends]) < low - 1e-12:
-            j = ends[np.nanargmin(fdr[ends])]
-            low, low_rank = float(fdr[j]), int(cum_n[j])
+        if ends.size and np.nanmin(fdr[ends]) < low:
+            low = float(np.nanmin(fdr[ends]))
+        tied = ends[fdr[ends] <= low + 1e-12]  # the longest prefix that has it, as bayes_cutoff counts it
+        if tied.size:
+            low_rank = int(cum_n[tied[-1]])
         if r_best == 0:
             warnings.warn(f"no prefix of the ranking has an estimated false discovery rate <= alpha={a}; the "
                           f"smallest estimated FDR is {low:.2g} at {low_rank} events; the cutoff labels no event "

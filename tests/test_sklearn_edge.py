@@ -1,0 +1,192 @@
+"""MLPR and HierarchicalCorrection as a demanding scikit-learn user drives them.
+
+scikit-learn's generic checks draw X and y with different column counts, which these
+estimators refuse (tests/test_sklearn.py names those checks); here the same contracts
+are checked on data they take: X with one score column per class of y.
+"""
+
+import copy
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from hmcpgm import MLPR, Hierarchy, InputError, LabelNetwork
+from hmcpgm.corrections import HierarchicalCorrection
+
+# a forest and a DAG in one, columns not in topological order
+H = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("e", "f")],
+                         classes=["d", "f", "b", "a", "e", "c"])
+
+
+def _data(n, seed):
+    rng = np.random.default_rng(seed)
+    y = LabelNetwork(H, rng.uniform(0.3, 0.9, H.n_classes)).sample(n, rng)
+    return rng.normal(1.5 * y), y
+
+
+X, Y = _data(600, 0)
+ESTIMATORS = {
+    "mlpr-paper": lambda: MLPR(H, version="indpt", tempering=None, recalibrate=False),
+    "mlpr-auto": lambda: MLPR(H, cv=3),
+    "mlpr-flat": lambda: MLPR(version="full", tempering=None, recalibrate=False),
+    "correction": lambda: HierarchicalCorrection(H, correction="iso_tpr"),
+    "correction-flat": lambda: HierarchicalCorrection(calibration="platt", correction="htd"),
+}
+FITTED = {}
+
+
+def _fitted(name):
+    if name not in FITTED:
+        FITTED[name] = ESTIMATORS[name]().fit(X, Y)
+    return FITTED[name]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+# ---------------------------------------------------------------------- before fit
+@pytest.mark.parametrize("name", ESTIMATORS)
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "score"])
+def test_every_method_before_fit_raises_not_fitted(name, method):
+    est = ESTIMATORS[name]()
+    args = (X, Y) if method == "score" else (X,)
+    with pytest.raises(NotFittedError):
+        getattr(est, method)(*args)
+
+
+# ---------------------------------------------------------------------- parameters checked at fit, not at predict
+@pytest.mark.parametrize("params", [
+    {"inference_options": {"bogus": 1}},
+    {"inference_options": {"max_classes": 3}},  # an option of engine="enumerate", not of "auto"
+    {"engine": "junction", "inference_options": {"tol": 1e-3}},
+    {"engine": "loopy", "inference_options": {"damping": 2.0}},
+    {"engine": "loopy", "inference_options": {"max_iter": 0}},
+    {"engine": "loopy", "inference_options": {"tol": "small"}},
+])
+def test_bad_inference_options_are_refused_by_fit(params):
+    """A grid search over them would otherwise fit every fold and turn each prediction's error into a NaN score."""
+    est = MLPR(H, version="full", tempering=None, recalibrate=False, **params)
+    with pytest.raises(InputError, match="option|damping|max_iter|tol"):
+        est.fit(X, Y)
+    assert not hasattr(est, "second_stage_")
+
+
+@pytest.mark.slow
+def test_a_grid_over_inference_options_has_no_nan_scores():
+    grid = GridSearchCV(MLPR(H, version="full", tempering=None, recalibrate=False, engine="loopy"),
+                        {"inference_options": [{"damping": 0.0}, {"damping": 0.5}]}, cv=KFold(3))
+    grid.fit(X, Y)
+    assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
+
+
+# ---------------------------------------------------------------------- DataFrames: by class name and row index
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_score_pairs_dataframes_by_class_name_and_row_index(name):
+    """fit pairs a y DataFrame with X by column name and row index; score must too (else a silently wrong score)."""
+    est = _fitted(name)
+    classes = list(est.classes_)
+    Xd, yd = pd.DataFrame(X, columns=classes), pd.DataFrame(Y, columns=classes)
+    expected = est.score(X, Y)
+    assert est.score(Xd, yd) == expected
+    assert est.score(Xd, yd[sorted(classes, key=str)]) == expected  # y's columns in another order
+    assert est.score(Xd[classes[::-1]], yd) == expected  # X's columns in another order
+    assert est.score(Xd, yd.sample(frac=1, random_state=0)) == expected  # y's rows in another order
+
+
+# ---------------------------------------------------------------------- the estimator contract, on data they take
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_clone_get_params_set_params_round_trip(name):
+    est = ESTIMATORS[name]()
+    twin = clone(est)
+    assert twin.get_params(deep=False).keys() == est.get_params(deep=False).keys()
+    assert repr(twin.get_params()) == repr(est.get_params())
+    assert twin.set_params(threshold=0.25) is twin and twin.threshold == 0.25 and est.threshold == 0.5
+    with pytest.raises(ValueError, match="Invalid parameter 'nonsense'"):
+        twin.set_params(nonsense=1)
+    fitted = _fitted(name)
+    assert not hasattr(clone(fitted), "classes_")  # a clone is unfitted
+    params = repr(est.get_params())
+    clone(est).fit(X, Y)
+    assert repr(est.get_params()) == params  # fit changes no parameter
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_pickled_fitted_estimator_predicts_the_same(name):
+    est = _fitted(name)
+    again = pickle.loads(pickle.dumps(est))
+    assert np.array_equal(again.predict_proba(X), est.predict_proba(X))
+    assert np.array_equal(again.predict(X), est.predict(X))
+    assert again.score(X, Y) == est.score(X, Y)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_predictions_do_not_depend_on_the_other_rows(name):
+    est = _fitted(name)
+    p = est.predict_proba(X)
+    np.testing.assert_allclose(est.predict_proba(X[:17]), p[:17], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(est.predict_proba(X[::-1]), p[::-1], rtol=0, atol=1e-12)
+    assert np.array_equal(est.predict(X[5:6]), est.predict(X)[5:6])
+    assert np.array_equal(clone(est).fit(X, Y).predict_proba(X), p)  # fit is idempotent
+    d = copy.deepcopy(est.__dict__)
+    est.predict(X), est.predict_proba(X), est.score(X, Y)
+    assert d.keys() == est.__dict__.keys()  # predictions add no state
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_fit_again_on_other_data_forgets_the_first_fit(name):
+    Xd = pd.DataFrame(X, columns=[str(c) for c in _fitted(name).classes_])  # string names: feature_names_in_ set
+    if "flat" not in name:
+        Xd.columns = list(H.classes)
+    est = ESTIMATORS[name]().fit(Xd, pd.DataFrame(Y, columns=Xd.columns))
+    assert list(est.feature_names_in_) == [str(c) for c in Xd.columns] and est.n_features_in_ == H.n_classes
+    X2, Y2 = _data(400, 7)
+    est.fit(X2, Y2)
+    assert not hasattr(est, "feature_names_in_")
+    assert np.array_equal(est.predict_proba(X), ESTIMATORS[name]().fit(X2, Y2).predict_proba(X))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_grid_search_pipeline_and_cross_val_score_give_finite_scores(name):
+    scores = cross_val_score(ESTIMATORS[name](), X, Y, cv=KFold(3))
+    assert scores.shape == (3,) and np.isfinite(scores).all()
+    pipe = make_pipeline(StandardScaler().set_output(transform="pandas"), ESTIMATORS[name]())
+    step = pipe.steps[-1][0]
+    Xd = pd.DataFrame(X, columns=[str(c) for c in _fitted(name).classes_])
+    if "flat" in name:  # flat classes are named by the DataFrame's columns
+        Y_ = pd.DataFrame(Y, columns=Xd.columns)
+    else:
+        Xd.columns = list(H.classes)
+        Y_ = Y
+    grid = GridSearchCV(pipe, {f"{step}__threshold": [0.3, 0.6]}, cv=KFold(3), scoring="f1_micro",
+                        error_score="raise").fit(Xd, Y_)
+    assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
+    assert isinstance(grid.predict_proba(Xd), pd.DataFrame)
+
+
+@pytest.mark.parametrize("name", ["mlpr-flat", "correction-flat"])
+def test_feature_names_follow_scikit_learns_rule(name):
+    """feature_names_in_ only for string column names, as scikit-learn sets it; no warning on arrays otherwise."""
+    from sklearn.linear_model import LogisticRegression
+
+    assert not hasattr(LogisticRegression().fit(pd.DataFrame(X), Y[:, 0]), "feature_names_in_")  # the rule
+    est = ESTIMATORS[name]().fit(pd.DataFrame(X), pd.DataFrame(Y))  # integer column names
+    assert not hasattr(est, "feature_names_in_") and est.n_features_in_ == H.n_classes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        est.predict_proba(X)
+    named = [f"k{j}" for j in range(H.n_classes)]
+    est = ESTIMATORS[name]().fit(pd.DataFrame(X, columns=named), pd.DataFrame(Y, columns=named))
+    assert list(est.feature_names_in_) == named
