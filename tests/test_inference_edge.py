@@ -418,6 +418,7 @@ def test_nbh_and_indpt_equal_their_definitions_with_extremes(h, data, version):
     ("sparse", "budget_bytes", -5), ("sparse", "budget_bytes", True), ("sparse", "progress", "yes"),
     ("enumerate", "max_classes", None), ("enumerate", "max_classes", 2.5), ("enumerate", "max_classes", -1),
     ("auto", "budget_bytes", None), ("auto", "budget_bytes", -1), ("auto", "max_clique", "20"),
+    ("loopy", "tol", float("inf")), ("loopy", "tol", float("nan")), ("loopy", "tol", 0.0),
 ])
 @pytest.mark.parametrize("version", ["full", "nbh", "indpt"])
 def test_bad_engine_options_are_refused_in_one_line_naming_them(engine, option, value, version):

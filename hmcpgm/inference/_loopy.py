@@ -192,8 +192,8 @@ def check_loopy_options(damping, tol, max_iter):
         raise InputError(f"damping and tol must be numbers, got {damping!r} and {tol!r}") from None
     if not 0.0 <= damping < 1.0:
         raise InputError(f"damping must be in [0, 1), got {damping}")
-    if not tol > 0:
-        raise InputError(f"tol must be positive, got {tol}")
+    if not 0 < tol < np.inf:  # an infinite tol would stop after one sweep and report convergence
+        raise InputError(f"tol must be a positive finite number, got {tol}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise InputError(f"max_iter must be a positive int, got {max_iter!r}")
     return damping, tol, int(max_iter)
