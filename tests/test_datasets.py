@@ -492,3 +492,11 @@ def test_a_class_attribute_listing_a_path_twice_is_read_once_with_a_warning(tmp_
         data = load_hmc_arff(path)
     assert data.hierarchy.classes == ("1", "1/2", "3", "3/4")
     np.testing.assert_array_equal(data.labels, [[1, 1, 0, 0], [1, 0, 1, 1]])
+
+
+@pytest.mark.parametrize("seed", ["a", 1.5, -1, True])
+def test_make_paper_synthetic_refuses_a_bad_seed_in_one_line(seed):
+    # numpy's SeedSequence raised a TypeError / ValueError about its 'entropy'; True was seed 1
+    with pytest.raises(InputError, match="^seed must be") as err:
+        make_paper_synthetic(2000, 100, seed=seed, min_positives=0)
+    assert "\n" not in str(err.value)

@@ -190,6 +190,10 @@ def make_paper_synthetic(
             f"eta must hold {hierarchy.n_classes} positive finite Beta shapes, got shape "
             f"{eta.shape} with values {eta}"
         )
+    seeds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    if not (seed is None or isinstance(seed, seeds)
+            or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0)):
+        raise InputError(f"seed must be None, an int >= 0 or a numpy Generator, got {seed!r}")
     rng = np.random.default_rng(seed)
 
     if theta is not None:
