@@ -27,6 +27,7 @@ __all__ = [
     "aligned_matrices",
     "as_pandas",
     "score_array",
+    "frame_scores",
     "rows_aligned",
     "check_instance",
     "column_positions",
@@ -122,6 +123,39 @@ def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
             f"class {hierarchy.classes[zero[1]]!r}"
         )
     return arr
+
+
+def frame_scores(estimator, X, hierarchy, *, reset):
+    """The scores of a DataFrame ``X`` aligned by class name; with ``reset``, the estimator's feature attributes.
+
+    ``n_features_in_`` is set, and ``feature_names_in_`` holds the class names
+    only when they are all strings (scikit-learn's rule; otherwise one left
+    by an earlier fit is removed).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        Whose feature attributes are set (``reset``).
+    X : DataFrame
+        Scores, one column per class of ``hierarchy``.
+    hierarchy : Hierarchy
+        Fixes the column order.
+    reset : bool
+        A fit (set the attributes) or a prediction.
+
+    Returns
+    -------
+    ndarray of float
+        (M, K) scores in class order (checked by :func:`class_matrix`).
+    """
+    s = class_matrix(X, hierarchy, "X")
+    if reset:
+        estimator.n_features_in_ = s.shape[1]
+        if all(isinstance(c, str) for c in hierarchy.classes):
+            estimator.feature_names_in_ = np.asarray(hierarchy.classes, dtype=object)
+        elif hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+    return s
 
 
 def score_array(estimator, X, *, reset, min_rows):

@@ -25,6 +25,7 @@ from ._validation import (
     as_pandas,
     checked_at_the_door,
     class_matrix,
+    frame_scores,
     is_frame,
     label_matrix,
     rows_aligned,
@@ -419,13 +420,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ``validated``: ``X`` is the array ``validate_data`` returned in :meth:`fit` (not checked again).
         """
         if is_frame(X):
-            s = class_matrix(X, hierarchy, "X")
-            if reset:
-                self.n_features_in_ = s.shape[1]
-                if all(isinstance(c, str) for c in hierarchy.classes):  # scikit-learn's rule: string names only
-                    self.feature_names_in_ = np.asarray(hierarchy.classes, dtype=object)
-                elif hasattr(self, "feature_names_in_"):
-                    del self.feature_names_in_
+            s = frame_scores(self, X, hierarchy, reset=reset)
             return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
         s = X if validated else score_array(self, X, reset=reset, min_rows=0)
         if s.shape[1] != hierarchy.n_classes:

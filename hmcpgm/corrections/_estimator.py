@@ -5,7 +5,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._arrays import binary_matrix, label_target
-from .._validation import as_pandas, check_hierarchy, class_matrix, is_frame, rows_aligned, score_array
+from .._validation import (
+    as_pandas,
+    check_hierarchy,
+    class_matrix,
+    frame_scores,
+    is_frame,
+    rows_aligned,
+    score_array,
+)
 from ..exceptions import InputError
 from ..hierarchy import Hierarchy
 from ._calibration import CALIBRATIONS, fit_calibration
@@ -119,13 +127,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     def _scores(self, X, hierarchy, *, reset):
         if is_frame(X):
-            s = class_matrix(X, hierarchy, "X")
-            if reset:
-                self.n_features_in_ = s.shape[1]
-                if all(isinstance(c, str) for c in hierarchy.classes):  # scikit-learn's rule: string names only
-                    self.feature_names_in_ = np.asarray(hierarchy.classes, dtype=object)
-                elif hasattr(self, "feature_names_in_"):
-                    del self.feature_names_in_
+            s = frame_scores(self, X, hierarchy, reset=reset)
             return np.ascontiguousarray(s, dtype=np.float64)
         s = score_array(self, X, reset=reset, min_rows=1)
         if s.shape[1] != hierarchy.n_classes:
