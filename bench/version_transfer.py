@@ -52,26 +52,26 @@ def load_run(name, first_stage, cache_dir, data_dir):
 
     path = Path(cache_dir) / f"{name}.{first_stage}.npz"
     if not path.exists():
-        from hmcpgm.applications.clus import _first_stage, split_validation
+        from hmcpgm.applications import first_stage_scores, split_validation
         from hmcpgm.datasets import load_hmc_split
-        from hmcpgm.first_stage import fit_first_stage, out_of_fold_scores, predict_scores
 
         split = load_hmc_split(name, data_dir)
         train, valid, test = split.train, split.valid, split.test
         if valid is None:
             train, valid = split_validation(train, 0.3, 0)
-        estimator, joint = _first_stage(first_stage, None)
-        fitted = fit_first_stage(train.features, train.labels, estimator, joint=joint, progress=False)
+        s_train, (s_valid, s_test) = first_stage_scores(train, (valid, test), first_stage, progress=False)
         h = train.hierarchy
         arrays = {
-            "s_train": out_of_fold_scores(train.features, train.labels, estimator, seed=0, joint=joint, progress=False),
-            "y_train": train.labels, "s_valid": predict_scores(fitted, valid.features), "y_valid": valid.labels,
-            "s_test": predict_scores(fitted, test.features), "y_test": test.labels,
+            "s_train": s_train, "y_train": train.labels, "s_valid": s_valid, "y_valid": valid.labels,
+            "s_test": s_test, "y_test": test.labels,
             "evaluated": np.asarray(train.evaluated, bool), "classes": np.asarray(h.classes, dtype=object),
             "edges": np.asarray([(h.classes[p], h.classes[c]) for p, c in h.edge_indices], dtype=object),
         }
+        from hmcpgm._atomic import atomic_write
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, **arrays)
+        with atomic_write(path, binary=True) as fh:  # a killed run leaves no half-written cache
+            np.savez(fh, **arrays)
     z = np.load(path, allow_pickle=True)
     h = Hierarchy.from_edges([tuple(e) for e in z["edges"]], classes=list(z["classes"]))
     return {k: z[k] for k in z.files}, h

@@ -1,7 +1,7 @@
 """Applications built on the library: the paper's synthetic experiment and the
 Clus-HMC real-data benchmark, sharing one evaluation loop (:func:`evaluate_methods`)."""
 
-from .clus import FIRST_STAGES, PUBLISHED_AUPRC, format_benchmark, run_benchmark, split_validation
+from .clus import FIRST_STAGES, PUBLISHED_AUPRC, first_stage_scores, format_benchmark, run_benchmark, split_validation
 from .evaluation import evaluate_methods, fdr_curve, paper_mlprs
 from .leaderboard import LEADERBOARD, correction_values
 from .paper import ALPHAS, KAPPAS, ExperimentResult, experiment_tables, format_tables, synthetic_experiment
@@ -17,6 +17,7 @@ __all__ = [
     "evaluate_methods",
     "experiment_tables",
     "fdr_curve",
+    "first_stage_scores",
     "format_benchmark",
     "format_tables",
     "paper_mlprs",

@@ -41,7 +41,8 @@ from ..options import check_choice
 from .evaluation import cutoff_power, evaluate_methods, fdr_curve, paper_mlprs
 from .leaderboard import correction_values
 
-__all__ = ["PUBLISHED_AUPRC", "FIRST_STAGES", "run_benchmark", "format_benchmark", "split_validation"]
+__all__ = ["PUBLISHED_AUPRC", "FIRST_STAGES", "first_stage_scores", "run_benchmark", "format_benchmark",
+           "split_validation"]
 
 #: Published micro AU(PRC) on the test split: {data set: {system: value}}.
 PUBLISHED_AUPRC = {
@@ -111,6 +112,38 @@ def _first_stage(kind, classifier):
     return default_classwise_classifier(), False
 
 
+def first_stage_scores(train, others, first_stage="joint", *, classifier=None, seed=0, progress=True):
+    """The benchmark's first stage: out-of-fold scores of the training rows, and the scores of other rows.
+
+    Parameters
+    ----------
+    train : HMCData
+        The training rows.
+    others : sequence of HMCData
+        Rows scored by the first stage fitted on all training rows (validation, test).
+    first_stage : {"joint", "classwise"}
+        Joint ridge regression on all classes, or one logistic regression per class.
+    classifier : scikit-learn estimator, optional
+        Replaces the first stage's default estimator.
+    seed : int
+        Seeds the out-of-fold folds.
+    progress : bool
+        Show progress bars.
+
+    Returns
+    -------
+    (ndarray, list of ndarray)
+        The (M, K) out-of-fold training scores, and the scores of each of ``others``.
+    """
+    from ..first_stage import fit_first_stage, out_of_fold_scores, predict_scores
+
+    check_choice(first_stage, "first_stage", FIRST_STAGES)
+    estimator, joint = _first_stage(first_stage, classifier)
+    s_train = out_of_fold_scores(train.features, train.labels, estimator, seed=seed, joint=joint, progress=progress)
+    fitted = fit_first_stage(train.features, train.labels, estimator, joint=joint, progress=progress)
+    return s_train, [predict_scores(fitted, part.features) for part in others]
+
+
 def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fraction=0.3, seed=0,
                   versions=("indpt", "nbh", "full"), classifier=None, engine="auto", kappas=KAPPAS,
                   alphas=BAYES_ALPHAS, recalls=RECALLS, corrections=True, progress=True):
@@ -165,7 +198,6 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     from ..datasets import load_hmc_arff
     from ..estimator import MLPR
     from ..exceptions import HierarchyError, InputError
-    from ..first_stage import fit_first_stage, out_of_fold_scores, predict_scores
     from ..inference import engine_in_use
     from ..plot import reliability_table
 
@@ -191,12 +223,9 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     seconds["read"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    estimator, joint = _first_stage(first_stage, classifier)
-    x_train, y_train = data["train"].features, data["train"].labels
-    s_train = out_of_fold_scores(x_train, y_train, estimator, seed=seed, joint=joint, progress=progress)
-    fitted = fit_first_stage(x_train, y_train, estimator, joint=joint, progress=progress)
-    s_valid = predict_scores(fitted, data["valid"].features)
-    s_test = predict_scores(fitted, data["test"].features)
+    y_train = data["train"].labels
+    s_train, (s_valid, s_test) = first_stage_scores(data["train"], (data["valid"], data["test"]), first_stage,
+                                                    classifier=classifier, seed=seed, progress=progress)
     seconds["first_stage"] = time.perf_counter() - t0
 
     values = {"Raw": (s_valid, s_test)}
