@@ -335,6 +335,45 @@ def test_kernel_densities_equal_statsmodels_kde_with_its_bandwidth_rule(rule):
         np.testing.assert_allclose(dens[:, label], ref.evaluate(grid), rtol=0.01)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(2, 60), k=st.integers(1, 5), digits=st.integers(0, 2),
+       rule=st.sampled_from(["silverman", "scott", "normal_reference"]))
+def test_bandwidths_are_statsmodels_rule_on_each_column_alone(seed, m, k, digits, rule):
+    # reference: statsmodels' select_bandwidth on one column at a time (on a 2-D array it takes
+    # the IQR over every value, so a class's bandwidth would depend on the other classes)
+    from statsmodels.nonparametric.bandwidths import select_bandwidth
+    from statsmodels.nonparametric.kde import kernel_switch
+
+    from hmcpgm.likelihood._kernel import _bandwidths
+
+    rng = np.random.default_rng(seed)
+    t = np.round(rng.normal(size=(m, k)) * rng.uniform(0.1, 10, k), digits)  # ties, and some constant columns
+    t[:, 0] = np.round(t[:, 0] * 0.01, 1) if k > 1 else t[:, 0]
+    got = _bandwidths(t, rule)
+    for j in range(k):
+        try:
+            want = float(select_bandwidth(t[:, j], rule, kernel_switch["gau"]()))
+        except RuntimeError:  # "Selected KDE bandwidth is 0"
+            want = 0.0
+        np.testing.assert_allclose(got[j], want, rtol=1e-12, atol=0)
+    order = rng.permutation(k)
+    np.testing.assert_allclose(_bandwidths(t[:, order], rule), got[order], rtol=1e-14)  # other columns: no matter
+
+
+@pytest.mark.parametrize("kind", ["lpr", "kde"])
+def test_a_class_score_model_does_not_depend_on_the_other_classes(kind):
+    rng = np.random.default_rng(5)
+    s1, y1 = beta_class(rng, 800, 0.3, 2.0)
+    s2, y2 = beta_class(rng, 800, 0.2, 1.0)
+    s = np.column_stack([s1[:, 0], 50 * s2[:, 0] ** 3])  # a second class on another scale, skewed
+    y = np.column_stack([y1[:, 0], y2[:, 0]])
+    both = fit_score_model(s, y, Hierarchy.from_parents([None, None]), kind=kind)
+    alone = fit_score_model(s[:, :1], y[:, :1], single(), kind=kind)
+    grid = np.linspace(0.05, 0.95, 31)[:, None]
+    np.testing.assert_allclose(both.likelihoods(np.column_stack([grid, grid]))[:, 0], alone.likelihoods(grid)[:, 0],
+                               rtol=1e-12, atol=1e-15)
+
+
 def _full_mlpr_after_moving_one_score(kind, label, value, k=3):
     from hmcpgm.datasets import make_paper_synthetic
     from hmcpgm.inference import mlpr_from_likelihoods

@@ -67,9 +67,9 @@ over all objects and classes. The grid is uniform on the transformed scale
 ``t = s``): near the median it is the standardised score, in the tails it grows
 like a logarithm, so one training score of 1e6 stretches the grid by a few
 units instead of squeezing every other score into one cell. Kernels (Gaussian)
-work on ``t``; bandwidths come from statsmodels'
-``select_bandwidth`` (Silverman's rule ``0.9 min(sd, IQR / 1.349) n^(-1/5)`` by
-default) on ``t``; densities are binned (linear binning onto twice the
+work on ``t``; bandwidths follow statsmodels' rules (Silverman's
+``0.9 min(sd, IQR / 1.349) n^(-1/5)`` by default), each class's from its own ``t``
+alone; densities are binned (linear binning onto twice the
 grid) and convolved by FFT for all classes at once. The grid spans the
 training scores of the class; a score outside is clamped to the nearest end
 (beyond the data a class gets the evidence of its most extreme training score).

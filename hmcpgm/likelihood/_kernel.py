@@ -14,28 +14,36 @@ _SUPPORT = 5  # kernel LPR: a grid point is well supported when its window holds
 
 
 def _bandwidths(t, rule):
-    """Per-column bandwidth of the rule on ``t`` (statsmodels' ``select_bandwidth``, all columns at once).
+    """Per-column bandwidth of the rule on ``t``: each column's from that column alone.
 
-    A column whose rule gives 0 (no spread) gets 0; the caller falls back.
+    statsmodels' rules (``bandwidths.bw_silverman``, ``bw_scott``,
+    ``bw_normal_reference``): ``c * A * n ** (-1/5)`` with ``A = min(sd, IQR / 1.349)``
+    (``sd`` with ``ddof=1``; ``A = sd`` where the IQR is 0) and ``c`` 0.9, 1.059 or the
+    Gaussian kernel's normal-reference constant. Computed here column by column, vectorised:
+    statsmodels' ``select_bandwidth`` takes the IQR of a 2-D array over all its values, so
+    called on several classes at once it would make each class's bandwidth depend on the
+    other classes' scores. A column whose rule gives 0 (no spread) gets 0; the caller
+    falls back.
     """
-    from statsmodels.nonparametric.bandwidths import select_bandwidth
-    from statsmodels.nonparametric.kde import kernel_switch
-
     if not isinstance(rule, str):
         return np.full(t.shape[1], float(rule))
-    if t.shape[0] < 2:
+    n = t.shape[0]
+    if n < 2:
         return np.zeros(t.shape[1])
-    kernel = kernel_switch["gau"]()
-    try:
-        return np.asarray(select_bandwidth(t, rule, kernel), dtype=float).reshape(t.shape[1])
-    except RuntimeError:  # "Selected KDE bandwidth is 0" for some column: one at a time
-        out = np.zeros(t.shape[1])
-        for j in range(t.shape[1]):
-            try:
-                out[j] = float(select_bandwidth(t[:, j], rule, kernel))
-            except RuntimeError:
-                out[j] = 0.0
-        return out
+    q75, q25 = np.percentile(t, [75.0, 25.0], axis=0)
+    iqr = (q75 - q25) / 1.349
+    sd = np.std(t, axis=0, ddof=1)
+    spread = np.where(iqr > 0, np.minimum(sd, iqr), sd)
+    return _rule_constant(rule) * spread * n ** (-0.2)
+
+
+def _rule_constant(rule):
+    """The constant ``c`` of a bandwidth rule (statsmodels' values)."""
+    if rule == "normal_reference":
+        from statsmodels.nonparametric.kde import kernel_switch
+
+        return float(kernel_switch["gau"]().normal_reference_constant)
+    return {"silverman": 0.9, "scott": 1.059}[rule]
 
 
 def _spread_fallback(x):
