@@ -171,15 +171,62 @@ class Ranking:
 
         Returns
         -------
-        ndarray of int8, shape (M, K)
-            Hierarchically consistent whenever the ranking is.
+        ndarray or DataFrame of int8, shape (M, K)
+            Hierarchically consistent whenever the ranking is. A DataFrame (columns
+            named by class, the ranked DataFrame's row index) when the ranking has
+            an ``index``, i.e. when it ranked a DataFrame (see :meth:`labelled`).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> Ranking([3, 0, 1, 2], n_objects=2, classes=("a", "b"), index=pd.Index(["x", "y"])).top(2)
+           a  b
+        x  1  0
+        y  0  1
         """
         r = count(r, "r")
         if r > self.n_events:
             raise InputError(f"r must be at most the number of events {self.n_events}, got {r}")
         out = np.zeros(self.n_events, dtype=np.int8)
         out[self.order[:r]] = 1
-        return out.reshape(self.shape)
+        return self.labelled(out.reshape(self.shape))
+
+    def labelled(self, matrix):
+        """An (M, K) matrix of this ranking's events, as a DataFrame when the ranking has an ``index``.
+
+        A ranking of a DataFrame keeps its row index; what is computed on it then
+        comes back as a DataFrame with that index and one column per class, named
+        by class in the ranking's order (as :meth:`hmcpgm.MLPR.predict` does). A
+        ranking without an index (of an array) gives the matrix back as it is.
+
+        Parameters
+        ----------
+        matrix : ndarray of shape (M, K)
+            One entry per event, columns in the ranking's class order.
+
+        Returns
+        -------
+        ndarray or DataFrame of shape (M, K)
+            ``matrix`` itself, or a DataFrame of it labelled by ``index`` and ``classes``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> r = Ranking([0, 1], n_objects=1, classes=("a", "b"), index=pd.Index(["x"]))
+        >>> r.labelled(np.array([[1, 0]]))
+           a  b
+        x  1  0
+        >>> Ranking([0, 1], n_objects=1, classes=("a", "b")).labelled(np.array([[1, 0]]))
+        array([[1, 0]])
+        """
+        matrix = np.asarray(matrix)
+        if matrix.shape != self.shape:
+            raise InputError(f"matrix has shape {matrix.shape} but the ranking is of shape {self.shape}")
+        if self.index is None:
+            return matrix
+        import pandas as pd
+
+        return pd.DataFrame(matrix, index=self.index, columns=list(self.classes))
 
     def restrict(self, classes):
         """The ranking of some classes only: the other events are dropped, the order kept.
