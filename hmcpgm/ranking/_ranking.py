@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arrays import count, event_order
-from .._validation import as_pandas, class_matrix, is_frame, rows_aligned
+from .._validation import as_pandas, as_table, class_matrix, is_frame, rows_aligned, series_row
 from ..exceptions import InputError
 
 __all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows",
@@ -333,7 +333,7 @@ def matrix_for(ranking, values, name, *, flat=True):
     ``values`` must be an array (M, K), or (with ``flat``) a flat vector taken as
     one object; a DataFrame (or a Series labelled by class names) is refused.
     """
-    values = paired_rows(values, ranking, name) if isinstance(ranking, Ranking) else series_row(as_pandas(values))
+    values = paired_rows(values, ranking, name) if isinstance(ranking, Ranking) else as_table(values)
     values = _numeric(values, name)
     if not flat and not is_frame(values) and np.ndim(values) != 2:
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {np.shape(values)}")
@@ -360,21 +360,6 @@ def _numeric(values, name):
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
-
-
-def series_row(values):
-    """A pandas Series labelled by class names as a one-row DataFrame (one object); anything else as it is.
-
-    Its index names the classes, so it is aligned by class name as a DataFrame
-    is, never read in column order. A Series with a default ``RangeIndex``
-    (``0 .. n-1``) names nothing: it stays a plain vector.
-    """
-    if is_frame(values) or not (hasattr(values, "index") and hasattr(values, "to_frame")):
-        return values
-    index = values.index
-    if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
-        return values
-    return values.to_frame().T
 
 
 def paired_rows(values, ranking, name):
