@@ -16,8 +16,8 @@ from ._arrays import first_true, refuse_complex
 from ._util import preview, repeated
 from .exceptions import InputError
 
-__all__ = ["aligned_matrices", "as_pandas", "at_the_door", "checked_at_the_door", "class_matrix", "column_positions",
-           "is_frame", "rows_aligned"]
+__all__ = ["aligned_matrices", "as_pandas", "as_table", "at_the_door", "checked_at_the_door", "class_matrix",
+           "column_positions", "is_frame", "rows_aligned", "series_row"]
 
 
 #: True inside :func:`checked_at_the_door`: the arrays hmcpgm's own functions hand each other were checked once.
@@ -85,6 +85,64 @@ def as_pandas(values):
     import pandas as pd
 
     return pd.api.interchange.from_dataframe(values)
+
+
+def series_row(values):
+    """A pandas Series labelled by class names as a one-row DataFrame (one object); anything else as it is.
+
+    Its index names the classes, so it is aligned by class name as a DataFrame
+    is, never read in column order; the row is labelled by the Series' name
+    (``0`` when it has none). A Series with a default ``RangeIndex``
+    (``0 .. n-1``) names nothing: it stays a plain vector.
+
+    Parameters
+    ----------
+    values : object
+
+    Returns
+    -------
+    DataFrame or object
+        ``values`` itself unless it is a Series labelled by class names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> series_row(pd.Series([0.9, 0.2], index=["a", "b"], name="x"))
+         a    b
+    x  0.9  0.2
+    >>> series_row(pd.Series([0.9, 0.2])).shape    # a RangeIndex names no class
+    (2,)
+    """
+    if is_frame(values) or not (hasattr(values, "index") and hasattr(values, "to_frame")):
+        return values
+    index = values.index
+    if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
+        return values
+    return values.to_frame().T
+
+
+def as_table(values):
+    """Per-class values as the estimators take them: :func:`as_pandas`, then :func:`series_row`.
+
+    A table of another library becomes a pandas DataFrame and a Series labelled
+    by class names a one-row DataFrame (one object), as :func:`hmcpgm.hier_rank`
+    takes them; anything else is returned as it is.
+
+    Parameters
+    ----------
+    values : object
+
+    Returns
+    -------
+    DataFrame or object
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> as_table(pd.Series([1, 0], index=["b", "a"])).columns.tolist()
+    ['b', 'a']
+    """
+    return series_row(as_pandas(values))
 
 
 def rows_aligned(frame, index, name, reference):

@@ -13,12 +13,14 @@ from ._arrays import binary_matrix, first_true, refuse_complex
 from ._columns import (
     aligned_matrices,
     as_pandas,
+    as_table,
     at_the_door,
     checked_at_the_door,
     class_matrix,
     column_positions,
     is_frame,
     rows_aligned,
+    series_row,
 )
 from .exceptions import InputError
 from .hierarchy import Hierarchy
@@ -26,9 +28,11 @@ from .hierarchy import Hierarchy
 __all__ = [
     "aligned_matrices",
     "as_pandas",
+    "as_table",
     "score_array",
     "frame_scores",
     "rows_aligned",
+    "series_row",
     "check_instance",
     "column_positions",
     "check_hierarchy",

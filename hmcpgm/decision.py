@@ -145,8 +145,10 @@ class Cutoff:
 
         Returns
         -------
-        ndarray of int8, shape (M, K)
-            Hierarchically consistent whenever the ranking is.
+        ndarray or DataFrame of int8, shape (M, K)
+            Hierarchically consistent whenever the ranking is. A DataFrame (columns
+            named by class, the ranked DataFrame's row index) when the ranking
+            ranked a DataFrame (it has an ``index``), as :meth:`Ranking.top`.
 
         Examples
         --------
@@ -165,6 +167,15 @@ class Cutoff:
         array([[1, 0],
                [1, 1],
                [0, 0]], dtype=int8)
+
+        A ranking of a DataFrame gives a DataFrame (class columns, its index):
+
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame([[0.5, 0.95], [0.9, 0.7]], index=["p", "q"], columns=[1, 0])
+        >>> cut.apply(hier_rank(frame, h))      # the top 2 of 4 events
+           0  1
+        p  1  0
+        q  1  0
         """
         if not isinstance(ranking, Ranking):
             raise TypeError(
@@ -178,7 +189,7 @@ class Cutoff:
             raise InputError("by='threshold' needs a ranking with block means (from hier_rank or naive_sort)")
         if np.isnan(self.threshold):
             raise InputError("by='threshold' needs a cutoff with a threshold (chosen with values or block means)")
-        return (ranking.block_means >= self.threshold).astype(np.int8)
+        return ranking.labelled((ranking.block_means >= self.threshold).astype(np.int8))
 
 
 # ---------------------------------------------------------------------- checks

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._arrays import label_target
 from ._estimator_params import check_params
 from ._validation import (
-    as_pandas,
+    as_table,
     checked_at_the_door,
     class_matrix,
     frame_scores,
@@ -50,6 +50,13 @@ __all__ = ["MLPR", "check_params"]
 
 class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     """mLPRs from first-stage scores and a class hierarchy (Ye et al.).
+
+    Every method that takes per-class matrices (scores ``X``, labels ``y``,
+    ``mlpr``) takes an array in ``hierarchy.classes`` order, a DataFrame with
+    columns named by class (any order; the answer is then a DataFrame with its
+    index), or a pandas Series labelled by class names: one object, as
+    :func:`hmcpgm.hier_rank` takes it (the answer is a one-row DataFrame
+    indexed by the Series' name).
 
     Parameters
     ----------
@@ -349,7 +356,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The fitted estimator.
         """
         check_params(self)
-        X, y = as_pandas(X), as_pandas(y)
+        X, y = as_table(X), as_table(y)
         if y is None:
             raise InputError(
                 "MLPR requires y to be passed, but the target y is None: MLPR learns from 0/1 "
@@ -458,7 +465,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         from .tempering import temper
 
-        s = self._check_X(as_pandas(X))  # checks the fitted state first
+        s = self._check_X(as_table(X))  # checks the fitted state first
         return temper(self.score_model_.likelihoods(s), self.tempering_)
 
     def lpr(self, X):
@@ -474,7 +481,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = as_pandas(X)
+        X = as_table(X)
         s = self._check_X(X)  # checks the fitted state first
         return self._wrap(self.score_model_.lpr(s), X)
 
@@ -492,7 +499,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
             ``X`` is one.
         """
-        X = as_pandas(X)
+        X = as_table(X)
         return self._wrap(self._mlpr(self._check_X(X)), X)
 
     def calibrated_proba(self, X):
@@ -514,7 +521,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = as_pandas(X)
+        X = as_table(X)
         return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
 
     def _calibrated(self, p):
@@ -565,7 +572,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         from .calibration import fit_recalibration as fit_map
 
-        X, y = as_pandas(X), as_pandas(y)
+        X, y = as_table(X), as_table(y)
         s = self._check_X(X)
         if s.shape[0] == 0:
             raise InputError("X has no rows: fit_recalibration needs held-out rows of scores and their labels y")
@@ -660,7 +667,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of int8, shape (M, K)
             The 0/1 decisions; a DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = as_pandas(X)
+        X = as_table(X)
         return self._wrap(self._decide(self._mlpr(self._check_X(X))), X)
 
     def score(self, X, y, sample_weight=None):
@@ -693,7 +700,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         check_is_fitted(self, ["network_", "score_model_"])  # before y is checked against the fitted hierarchy
         if sample_weight is not None:
             raise InputError("MLPR.score takes no sample_weight: it is the average precision of a ranking")
-        X, y = as_pandas(X), as_pandas(y)
+        X, y = as_table(X), as_table(y)
         if is_frame(X) and is_frame(y):
             y = rows_aligned(y, X.index, "y", "X")
         labels = label_matrix(self._label_array(y), self.hierarchy_, "y", close=self.close_labels)
@@ -710,9 +717,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
         Parameters
         ----------
-        mlpr : ndarray or DataFrame of shape (M, K)
+        mlpr : ndarray or DataFrame of shape (M, K), or Series of shape (K,)
             Output of :meth:`predict_proba`: an array in ``classes_`` order, a
-            DataFrame with columns named by class (any order).
+            DataFrame with columns named by class (any order), or one object's
+            mLPRs as a Series labelled by class names (a one-row DataFrame).
 
         Returns
         -------
@@ -721,7 +729,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             index) when ``mlpr`` is one.
         """
         check_is_fitted(self, ["network_"])
-        mlpr = as_pandas(mlpr)
+        mlpr = as_table(mlpr)
         p = class_matrix(mlpr, self.hierarchy_, "mlpr", allow_nan=True) if is_frame(mlpr) else mlpr
         return self._wrap(self._decide(p), mlpr)
 

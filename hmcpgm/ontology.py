@@ -609,6 +609,12 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
     -------
     ndarray of float, shape (len(targets), K)
         The largest score given to each (target, term) pair, 0 when none is.
+
+    Raises
+    ------
+    InputError
+        A line's score is not a number (but on a first, header line) or is
+        infinite (``inf`` or ``-inf``), naming the file and line.
     """
     return _read_predictions(path, [(hierarchy, targets)], ontology)[0]
 
@@ -675,14 +681,20 @@ def _read_predictions(path, tables, ontology):
 
 
 def _score(text, path, number):
-    """The score of a prediction line; None for a header (a first line whose score is no number)."""
+    """The score of a prediction line; None for a header (a first line whose score is no number).
+
+    An infinite score, ``inf`` or ``-inf``, is refused with its file and line: a score
+    outside [0, 1] is read as it is (above or below every threshold), but no score
+    is infinite (``-inf`` would vanish into the 0 of an absent pair, ``inf`` into
+    the value matrix, which must be finite).
+    """
     try:
         score = float(text)
     except ValueError:
         if number == 1:
             return None
         raise InputError(f"predictions file {path}, line {number}: the score {text!r} is not a number") from None
-    if score == np.inf:
+    if np.isinf(score):
         raise InputError(f"predictions file {path}, line {number}: the score {text!r} is infinite")
     return score
 

@@ -151,3 +151,23 @@ def test_a_dataframe_that_cannot_be_aligned_is_refused():
         hmcpgm.f1_score(v.astype(int), np.ones((2, 3), dtype=int))
     with pytest.raises(hmcpgm.InputError, match="different row indexes"):
         hmcpgm.fdp(v.astype(int), v.astype(int).set_index(pd.Index([5, 6])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(problems(), st.integers(0, 10**6))
+def test_decisions_on_a_ranking_of_a_dataframe_are_a_dataframe(problem, pick):
+    """Ranking.top and Cutoff.apply give a DataFrame (class columns, the index kept) for a DataFrame in."""
+    h, _, y, v, cols = problem
+    index = pd.Index([f"obj{i}" for i in range(v.shape[0])][::-1])
+    V = frame(v, h, cols).set_axis(index)
+    r_a, r_f = hmcpgm.hier_rank(v, h), hmcpgm.hier_rank(V, h)
+    r = pick % (r_a.n_events + 1)
+    cut = hmcpgm.choose_cutoff(r_a, y)
+    for got, ref in ((r_f.top(r), r_a.top(r)), (cut.apply(r_f), cut.apply(r_a)),
+                     (cut.apply(r_f, by="threshold"), cut.apply(r_a, by="threshold"))):
+        assert isinstance(ref, np.ndarray)
+        assert isinstance(got, pd.DataFrame)
+        assert list(got.columns) == list(h.classes) and got.index.equals(index)
+        np.testing.assert_array_equal(got.to_numpy(), ref)
+        assert got.to_numpy().dtype == np.int8
+        assert h.violations(got) == 0

@@ -432,3 +432,30 @@ def test_an_unreadable_zip_member_is_one_line(good, tmp_path, capsys):
     assert main(["predict", str(tmp_path / "m.npz"), str(good / "new_scores.csv"), "-o", str(tmp_path / "o.csv")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "m.npz" in err[0]
+
+
+@pytest.mark.parametrize("infinity", [np.inf, -np.inf])
+def test_plus_and_minus_infinity_are_refused_alike_where_scores_enter(infinity):
+    """-inf is no more a score than +inf: each door refuses both with one line naming the argument."""
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    h = _h()
+    rng = np.random.default_rng(0)
+    y = np.array([[1, 1, 0], [1, 0, 1], [0, 0, 0], [1, 1, 1]] * 10)
+    s = rng.normal(size=y.shape) + y
+    bad = s.copy()
+    bad[3, 1] = infinity
+    model = hmcpgm.MLPR(h, version="indpt", tempering=None, recalibrate=False).fit(s, y)
+    correction = HierarchicalCorrection(h).fit(s, y)
+    doors = {
+        "X": [lambda: hmcpgm.MLPR(h, version="indpt", tempering=None, recalibrate=False).fit(bad, y),
+              lambda: model.predict_proba(bad), lambda: HierarchicalCorrection(h).fit(bad, y),
+              lambda: correction.predict(bad)],
+        "values": [lambda: hmcpgm.hier_rank(bad, h), lambda: hmcpgm.naive_sort(bad, h)],
+    }
+    for name, calls in doors.items():
+        for call in calls:
+            with pytest.raises(hmcpgm.InputError) as err:
+                call()
+            message = str(err.value)
+            assert "\n" not in message and message.startswith(name) and "infinite" in message, message

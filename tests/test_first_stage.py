@@ -52,8 +52,9 @@ def test_per_class_scores_equal_manual_fold_by_fold_fitting():
             if 0 < y[train, k].sum() < train.sum():
                 est = clone(clf).fit(X[train], y[train, k])
                 expected[test, k] = est.decision_function(X[test])
-            else:
-                expected[test, k] = y[train, k].mean()
+            else:  # the log-odds of the Jeffreys-smoothed prevalence
+                p, n = y[train, k].sum(), train.sum()
+                expected[test, k] = np.log((p + 0.5) / (n - p + 0.5))
     np.testing.assert_allclose(scores, expected, rtol=0, atol=0)
 
 
@@ -93,14 +94,19 @@ def test_constant_scores_for_classes_without_variation():
     scores, folds = out_of_fold_scores(
         X, y, LogisticRegression(), n_splits=4, progress=False, return_folds=True
     )
-    assert (scores[:, 2] == 0.0).all()
-    assert (scores[:, 3] == 1.0).all()
+    # decision_function: the log-odds of the Jeffreys-smoothed prevalence, log((p + 1/2) / (n - p + 1/2))
+    for f in np.unique(folds):
+        n = int((folds != f).sum())
+        assert (scores[folds == f, 2] == np.log(0.5 / (n + 0.5))).all()
+        assert (scores[folds == f, 3] == np.log((n + 0.5) / 0.5)).all()
     held = folds == folds[5]
-    assert (scores[held, 1] == 0.0).all()
+    n = int((~held).sum())
+    assert (scores[held, 1] == np.log(0.5 / (n + 0.5))).all()
     assert np.unique(scores[~held, 1]).size > 1  # fitted on folds that hold the positive
     model = fit_first_stage(X, y, LogisticRegression(), progress=False)
-    assert model.estimators[2] is None and model.constants[2] == 0.0
-    assert model.estimators[3] is None and model.constants[3] == 1.0
+    m = len(X)
+    assert model.estimators[2] is None and model.constants[2] == np.log(0.5 / (m + 0.5))
+    assert model.estimators[3] is None and model.constants[3] == np.log((m + 0.5) / 0.5)
     assert np.isnan(model.constants[:2]).all()
 
 
@@ -125,7 +131,8 @@ def test_joint_multilabel_classifier_with_predict_proba_list():
     for k in range(2):
         expected = KNeighborsClassifier(n_neighbors=5).fit(X, y[:, k]).predict_proba(X[:20])[:, 1]
         np.testing.assert_allclose(s[:, k], expected)
-    assert (s[:, 2] == 0).all() and (s[:, 3] == 1).all()
+    m = len(X)  # predict_proba: the Jeffreys-smoothed prevalence of the m training rows
+    assert (s[:, 2] == 0.5 / (m + 1)).all() and (s[:, 3] == (m + 0.5) / (m + 1)).all()
 
 
 def test_progress_bar_goes_to_stderr(capsys):
@@ -182,7 +189,8 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def _manual_reference(X, y, make, n_splits, seed, classwise, score):
-    """Today's algorithm written out: shuffled KFold, fit on k-1 folds, constants 0/1."""
+    """Today's algorithm written out: shuffled KFold, fit on k-1 folds; a class with constant training labels
+    scores the log-odds of its Jeffreys-smoothed prevalence (class-wise: decision_function), joint its label."""
     expected = np.empty(y.shape)
     for train, test in KFold(n_splits, shuffle=True, random_state=seed).split(X):
         if classwise:
@@ -190,7 +198,8 @@ def _manual_reference(X, y, make, n_splits, seed, classwise, score):
                 if 0 < y[train, k].sum() < len(train):
                     expected[test, k] = score(make().fit(X[train], y[train, k]), X[test])
                 else:
-                    expected[test, k] = y[train, k].mean()
+                    p = y[train, k].sum()
+                    expected[test, k] = np.log((p + 0.5) / (len(train) - p + 0.5))
         else:
             expected[test] = make().fit(X[train], y[train]).predict(X[test])
             constant = (y[train].sum(axis=0) == 0) | (y[train].sum(axis=0) == len(train))
@@ -216,7 +225,9 @@ def test_transformer_equals_out_of_fold_scores_and_the_manual_reference(classwis
         np.testing.assert_allclose(new[:, :2], refit.predict(X[:7] + 0.3)[:, :2], rtol=1e-12)
     else:
         np.testing.assert_allclose(new[:, 0], make().fit(X, y[:, 0]).decision_function(X[:7] + 0.3), rtol=1e-12)
-    assert (new[:, 2] == 0.0).all() and (new[:, 3] == 1.0).all()
+    m = len(X)
+    low, high = (np.log(0.5 / (m + 0.5)), np.log((m + 0.5) / 0.5)) if classwise else (0.0, 1.0)
+    assert (new[:, 2] == low).all() and (new[:, 3] == high).all()
     assert first.classwise_ is classwise and first.n_features_in_ == 4 and first.n_classes_ == 4
 
 

@@ -53,11 +53,17 @@ def test_classes_with_one_label_value_score_that_constant(classwise):
     Y = np.column_stack([Y[:, 0], np.zeros(len(X), int), np.ones(len(X), int)])
     t = OutOfFoldScores(classwise=classwise)
     s = t.fit_transform(X, Y)
-    assert np.all(s[:, 1] == 0.0) and np.all(s[:, 2] == 1.0)
-    assert np.all(t.transform(X[:3])[:, 1:] == [0.0, 1.0])
+    m = len(X)
+
+    def constants(n):  # decision_function (class-wise): log-odds of (p + 1/2) / (n + 1); predict (joint): 0, 1
+        return [np.log(0.5 / (n + 0.5)), np.log((n + 0.5) / 0.5)] if classwise else [0.0, 1.0]
+
+    for f in range(5):
+        assert np.all(s[t.folds_ == f, 1:] == constants(int((t.folds_ != f).sum())))
+    assert np.all(t.transform(X[:3])[:, 1:] == constants(m))
     assert np.unique(s[:, 0]).size > 2
     model = fit_first_stage(X, Y, LogisticRegression() if classwise else None, progress=False)
-    assert np.all(predict_scores(model, X[:3])[:, 1:] == [0.0, 1.0])
+    assert np.all(predict_scores(model, X[:3])[:, 1:] == constants(m))
 
 
 def test_seed_fixes_the_folds_and_the_scores():
@@ -142,3 +148,34 @@ def test_predict_scores_matches_feature_columns_by_name():
     with pytest.raises(InputError, match="'d'"):
         predict_scores(model, Xd.rename(columns={"d": "e"}))
     assert np.allclose(predict_scores(model, Xd.to_numpy()).to_numpy(), expect.to_numpy())  # arrays: by position
+
+
+def test_a_class_without_positives_in_a_training_fold_scores_its_prior_on_the_method_scale():
+    """The constant of a class whose training rows are all 0 (all 1) is the least committal score on the
+    method's scale: the Jeffreys-smoothed training prevalence q = (p + 1/2) / (n + 1) for predict_proba, its
+    logit log((p + 1/2) / (n - p + 1/2)) for decision_function (log-odds), the label itself for predict. It was
+    0.0 for every method: log-odds 0 (probability 1/2) ranked the fold's rows above the real negatives."""
+    X, Y = _data(m=80, k=3, seed=4)
+    Y[:, 1] = 0
+    Y[7, 1] = 1  # one positive: the fold that holds it trains on none
+    Y[:, 2] = 1  # every row positive
+    t = OutOfFoldScores(cv=4, classwise=True, random_state=1)
+    s = t.fit_transform(X, Y)
+    held = t.folds_ == t.folds_[7]
+    n = int((~held).sum())  # the training rows of the held fold
+    assert s[held, 1] == pytest.approx(np.log(0.5 / (n + 0.5)), rel=1e-12)
+    assert np.all(s[held, 1] < np.median(s[~held, 1]))  # here below half the fitted scores (0.0 was above all)
+    for f in range(4):
+        rows = t.folds_ == f
+        n_f = int((~rows).sum())
+        assert np.all(s[rows, 2] == np.log((n_f + 0.5) / 0.5))
+    # the refitted model: the constant of all 80 rows
+    assert np.all(t.transform(X[:3])[:, 2] == np.log(80.5 / 0.5))
+    # predict_proba: the smoothed prevalence itself; predict: the label value (what a fit on it predicts)
+    p = OutOfFoldScores(LogisticRegression(), cv=4, method="predict_proba", random_state=1).fit_transform(X, Y)
+    assert np.all(p[held, 1] == 0.5 / (n + 1))
+    assert np.all(p[~held, 2] < 1) and np.all(p[:, 2] > 0.98)
+    r = OutOfFoldScores(cv=4, random_state=1).fit_transform(X, Y)  # joint ridge: predict
+    assert np.all(r[held, 1] == 0.0) and np.all(r[:, 2] == 1.0)
+    model = fit_first_stage(X, Y, LogisticRegression(), progress=False)
+    assert model.constants[2] == np.log(80.5 / 0.5) and np.isnan(model.constants[:2]).all()

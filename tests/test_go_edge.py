@@ -231,6 +231,12 @@ def test_prediction_lines_cafaeval_reads_no_score_from_and_odd_scores(tmp_path, 
     _write(tmp_path, gt=gt, pred=[("P1", "GO:0000002", "0.5"), ("P1", "GO:0000001", "inf")])
     assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / "gt.tsv")]) == 2
     assert "m.tsv, line 2: the score 'inf' is infinite" in capsys.readouterr().err
+    # -inf no less: not a finite score (else read as an absent pair, with the odd-score warning)
+    for text in ("-inf", "-Infinity"):
+        _write(tmp_path, gt=gt, pred=[("P1", "GO:0000002", "0.5"), ("P1", "GO:0000001", text)])
+        assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / "gt.tsv")]) == 2
+        err = capsys.readouterr().err
+        assert f"m.tsv, line 2: the score '{text}' is infinite" in err and len(err.strip().splitlines()) == 1
 
 
 def test_cafa5_terms_file_and_a_gaf_without_its_header_are_annotations(tmp_path, recwarn):

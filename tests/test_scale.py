@@ -18,7 +18,7 @@ from strategies import hierarchies, value_matrices
 from hmcpgm import MLPR, CutoffWarning, Hierarchy, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
 from hmcpgm.cli import main
 from hmcpgm.datasets import paper_forest
-from hmcpgm.exceptions import MissingDependencyError
+from hmcpgm.exceptions import InputError, MissingDependencyError
 from hmcpgm.options import RANK_METHODS
 from hmcpgm.scale import (
     N_BINS,
@@ -113,6 +113,58 @@ def test_runs_on_disk_give_the_same_ranking(tmp_path):
         assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
         if store is True:
             assert not __import__("os").path.exists(folder)
+
+
+def test_two_runs_sharing_a_store_folder_keep_their_own_runs(tmp_path):
+    """Two rankings alive at once with the same store= folder: each reads back its own runs, and closing one
+    leaves the other's in place (they wrote run-0000000.npy ... into the folder itself, the second over the
+    first, and the first close removed both)."""
+    rng = np.random.default_rng(6)
+    h = paper_forest()
+    p, q = np.round(rng.random((1200, h.n_classes)), 2), np.round(rng.random((900, h.n_classes)), 2)
+    folder = tmp_path / "runs"
+    with rank_chunks(p, h, chunk_size=400, store=folder) as first:
+        with rank_chunks(q, h, chunk_size=300, store=folder) as second:
+            _assert_same_as_whole(second, q, h)
+            _assert_same_as_whole(first, p, h)
+        _assert_same_as_whole(first, p, h)  # the second's close removed none of the first's runs
+    assert not any(folder.iterdir())
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(InputError, match="^store folder .*a-file.* cannot hold the runs"):
+        rank_chunks(p, h, chunk_size=400, store=tmp_path / "a-file")
+
+
+def _rank_in_a_process(folder, seed, barrier, out):
+    """Rank in a store folder another process uses at the same time; put (seed, same as the whole ranking?)."""
+    try:
+        rng = np.random.default_rng(seed)
+        h = paper_forest()
+        p = np.round(rng.random((800, h.n_classes)), 2)
+        r = int(rng.integers(1, p.size))
+        with rank_chunks(p, h, chunk_size=200, store=folder) as ranked:
+            barrier.wait(timeout=60)  # both processes have written their runs
+            try:
+                same = bool(np.array_equal(ranked.top(r), hier_rank(p, h).top(r)))
+            finally:
+                barrier.wait(timeout=60)  # neither closes before the other has read
+        out.put((seed, same))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the test
+        out.put((seed, f"{type(exc).__name__}: {exc}"))
+
+
+def test_two_processes_sharing_a_store_folder(tmp_path):
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")  # fork after OpenMP (numba's threads) is unsafe
+    barrier, out = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_rank_in_a_process, args=(tmp_path, seed, barrier, out)) for seed in (1, 2)]
+    for proc in procs:
+        proc.start()
+    results = dict(out.get(timeout=180) for _ in procs)
+    for proc in procs:
+        proc.join(timeout=60)
+    assert results == {1: True, 2: True}
+    assert not any(tmp_path.iterdir())
 
 
 # ---------------------------------------------------------------------- on a dask cluster

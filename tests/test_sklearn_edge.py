@@ -105,6 +105,31 @@ def test_score_pairs_dataframes_by_class_name_and_row_index(name):
     assert est.score(Xd, yd.sample(frac=1, random_state=0)) == expected  # y's rows in another order
 
 
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_a_series_labelled_by_class_names_is_one_object_everywhere(name):
+    """A one-row Series (index = class names, any order) is one object, as hier_rank takes it: a one-row
+    DataFrame out, equal to the array's row."""
+    est = _fitted(name)
+    classes = list(est.classes_)
+    shuffled = classes[::-1]
+    row = 7
+    xs = pd.Series(X[row], index=classes, name="obj")[shuffled]
+    ys = pd.Series(Y[row], index=classes, name="obj")[shuffled]
+    methods = ["predict", "predict_proba"] + (["lpr", "calibrated_proba"] if "mlpr" in name else ["calibrated"])
+    for method in methods:
+        got, ref = getattr(est, method)(xs), getattr(est, method)(X[row:row + 1])
+        assert isinstance(got, pd.DataFrame), method
+        assert list(got.columns) == classes and list(got.index) == ["obj"], method
+        np.testing.assert_array_equal(got.to_numpy(), ref, err_msg=method)
+    assert est.score(xs, ys) == est.score(X[row:row + 1], Y[row:row + 1])
+    if "mlpr" in name:
+        np.testing.assert_array_equal(est.likelihoods(xs), est.likelihoods(X[row:row + 1]))
+        p = pd.Series(est.predict_proba(X[row:row + 1])[0], index=classes)[shuffled]
+        got = est.decide(p)
+        assert isinstance(got, pd.DataFrame) and list(got.columns) == classes
+        np.testing.assert_array_equal(got.to_numpy(), est.predict(X[row:row + 1]))
+
+
 # ---------------------------------------------------------------------- the estimator contract, on data they take
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_clone_get_params_set_params_round_trip(name):

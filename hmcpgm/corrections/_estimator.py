@@ -6,7 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._arrays import binary_matrix, label_target
 from .._validation import (
-    as_pandas,
+    as_table,
     check_hierarchy,
     class_matrix,
     frame_scores,
@@ -31,6 +31,9 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     A second stage in the place of :class:`hmcpgm.MLPR`: ``fit(X, y)`` learns
     one increasing map per class from first-stage scores ``X`` and 0/1 labels
     ``y``; ``predict_proba`` calibrates new scores and applies the correction.
+    Scores and labels are taken as :class:`hmcpgm.MLPR` takes them: arrays in
+    class order, DataFrames by class name (DataFrame out), or one object as a
+    Series labelled by class names (a one-row DataFrame out).
 
     Parameters
     ----------
@@ -159,7 +162,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 "HierarchicalCorrection requires y to be passed, but the target y is None: it learns the "
                 "calibration from 0/1 labels, one column per class"
             )
-        X, y = as_pandas(X), as_pandas(y)
+        X, y = as_table(X), as_table(y)
         if not is_frame(X):
             X = score_array(self, X, reset=True, min_rows=1)
         hierarchy = self._fit_hierarchy(X, y)
@@ -209,7 +212,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         from sklearn.metrics import accuracy_score
 
         check_is_fitted(self, ["correction_", "hierarchy_"])
-        X, y = as_pandas(X), as_pandas(y)
+        X, y = as_table(X), as_table(y)
         decisions = np.asarray(self.predict(X))
         labels = self._labels(X, y, self.hierarchy_, decisions.shape)
         return float(accuracy_score(labels, decisions, sample_weight=sample_weight))
@@ -227,7 +230,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (columns in ``classes_`` order, ``X``'s index) when ``X`` is one.
         """
-        X = as_pandas(X)
+        X = as_table(X)
         return self._wrap(self._calibrated(X), X)
 
     def _calibrated(self, X):
@@ -253,7 +256,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
             ``X`` is one.
         """
-        X = as_pandas(X)
+        X = as_table(X)
         p = self._calibrated(X)
         return self._wrap(np.asarray(self.correction_.function(p, self.hierarchy_, **self.options_)), X)
 
@@ -270,7 +273,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of int8, shape (M, K)
             Hierarchy-consistent when the correction is (every registry entry but ``"flat"``).
         """
-        X = as_pandas(X)
+        X = as_table(X)
         p = self.predict_proba(X)
         out = (np.asarray(p) >= self.threshold).astype(np.int8)
         return self._wrap(out, X)

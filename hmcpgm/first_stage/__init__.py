@@ -26,8 +26,12 @@ Two first stages:
 Scores come from ``decision_function`` when the estimator has one, else
 ``predict_proba[:, 1]``, else ``predict`` (regressors such as the default), the
 same method for every class (``method`` forces one). A class whose training
-labels are all 0 or all 1 (in a fold, or overall) cannot be fitted; it gets the
-constant score 0.0 or 1.0.
+labels are all 0 or all 1 (in a fold, or overall) cannot be fitted; it gets a
+constant score, the least committal one on the method's scale: its training
+prevalence smoothed with Jeffreys' half count, ``q = (positives + 1/2) / (n + 1)``,
+as log-odds ``log(q / (1 - q))`` for ``decision_function`` (about ``-log(2n)``
+for no positive), as ``q`` for ``predict_proba``; for ``predict`` the label value
+0 or 1, what a fit on constant labels predicts.
 
 New rows are scored either by the estimator refitted on all training rows
 (``refit=True``, the default, as ``StackingClassifier``) or by the average of

@@ -22,7 +22,8 @@ class FirstStageModel:
         class (None for a class with a constant score).
     constants : ndarray of shape (K,)
         The constant score of classes whose training labels were all 0 or all 1,
-        NaN for the other classes.
+        NaN for the other classes: the Jeffreys-smoothed prevalence on
+        ``method``'s scale (see :mod:`hmcpgm.first_stage`).
     joint : bool
     method : str
         The scoring method used: ``"decision_function"``, ``"predict_proba"`` or ``"predict"``.

@@ -1,7 +1,8 @@
 """The per-fold scorer: fit one estimator on all classes (joint) or one per class, and score rows.
 
 Scores come from ``decision_function``, ``predict_proba[:, 1]`` or ``predict``;
-a class whose training labels are all 0 or all 1 gets a constant score. A
+a class whose training labels are all 0 or all 1 gets a constant score on that
+method's scale (:func:`constant_scores`). A
 class-wise estimator that fits every column on its own by itself
 (:class:`LogisticColumns`, alone or as a pipeline's last step) is fitted once
 on all columns: the same models, without a clone per class.
@@ -31,12 +32,13 @@ class ColumnScorer(BaseEstimator):
         self.progress = progress
 
     def fit(self, X, Y):
-        self.constants_ = np.array([_constant(Y[:, k]) for k in range(Y.shape[1])], dtype=float)
+        positives = np.count_nonzero(Y, axis=0)
+        constant = (positives == 0) | (positives == Y.shape[0])
         self.joint_ = not self.classwise or fits_columns_separately(self.estimator)
         if not self.joint_:
             self.estimators_, used = [], set()
             for k in _bar(range(Y.shape[1]), self.progress, "first stage (classes)"):
-                if np.isnan(self.constants_[k]):
+                if not constant[k]:
                     est = clone(self.estimator).fit(X, Y[:, k])
                     used.add(_pick_method(est, self.method))
                     self.estimators_.append(est)
@@ -46,6 +48,7 @@ class ColumnScorer(BaseEstimator):
         else:
             self.estimators_ = [_fit_joint(self.estimator, X, Y)]
             self.method_ = _pick_method(self.estimators_[0], self.method)
+        self.constants_ = np.where(constant, constant_scores(positives, Y.shape[0], self.method_), np.nan)
         return self
 
     def predict(self, X):
@@ -83,13 +86,46 @@ def _fit_joint(classifier, X, labels):
         raise
 
 
-def _constant(y):
-    positives = int(np.count_nonzero(y))
-    if positives == 0:
-        return 0.0
-    if positives == len(y):
-        return 1.0
-    return np.nan
+def constant_scores(positives, n, method):
+    """The score of a class that cannot be fitted (its ``n`` training labels all 0 or all 1), on ``method``'s scale.
+
+    The least committal score: the class's training prevalence smoothed with
+    Jeffreys' half count, ``q = (positives + 1/2) / (n + 1)``, never 0 or 1. For
+    ``"predict_proba"`` it is ``q``; for ``"decision_function"`` its log-odds
+    ``log((positives + 1/2) / (n - positives + 1/2))``, about ``-log(2n)`` for no
+    positive (a logistic regression's scale; a very low, finite score for other
+    margins); for ``"predict"`` the label itself, 0 or 1, which is what a
+    regression or a classifier fitted on constant labels predicts.
+
+    Parameters
+    ----------
+    positives : int or ndarray of int
+        Positive training labels of each class.
+    n : int
+        Training rows.
+    method : {"decision_function", "predict_proba", "predict"}
+        The scoring method of the other classes.
+
+    Returns
+    -------
+    float or ndarray of float
+        One score per class of ``positives``.
+
+    Examples
+    --------
+    >>> constant_scores(np.array([0, 4]), 4, "predict_proba").tolist()
+    [0.1, 0.9]
+    >>> float(constant_scores(0, 4, "decision_function")) == float(np.log(0.5 / 4.5))
+    True
+    >>> constant_scores(np.array([0, 4]), 4, "predict").tolist()
+    [0.0, 1.0]
+    """
+    p = np.asarray(positives, dtype=float)
+    if method == "predict":
+        return p / max(n, 1)
+    if method == "decision_function":
+        return np.log((p + 0.5) / (n - p + 0.5))
+    return (p + 0.5) / (n + 1.0)
 
 
 def _pick_method(est, method):

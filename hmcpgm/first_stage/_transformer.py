@@ -68,7 +68,9 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         of the fold scorers.
     constants_ : ndarray of shape (K,)
         Constant score of classes whose training labels were all 0 or all 1, NaN
-        for the other classes (``refit=True``).
+        for the other classes (``refit=True``): the Jeffreys-smoothed prevalence
+        on the method's scale (its log-odds for ``decision_function``; 0 or 1 for
+        ``predict``), as in every fold (see :mod:`hmcpgm.first_stage`).
     method_ : str
         The scoring method used.
     classwise_ : bool

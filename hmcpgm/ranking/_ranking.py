@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arrays import count, event_order
-from .._validation import as_pandas, class_matrix, is_frame, rows_aligned
+from .._validation import as_pandas, as_table, class_matrix, is_frame, rows_aligned, series_row
 from ..exceptions import InputError
 
 __all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows",
@@ -171,15 +171,62 @@ class Ranking:
 
         Returns
         -------
-        ndarray of int8, shape (M, K)
-            Hierarchically consistent whenever the ranking is.
+        ndarray or DataFrame of int8, shape (M, K)
+            Hierarchically consistent whenever the ranking is. A DataFrame (columns
+            named by class, the ranked DataFrame's row index) when the ranking has
+            an ``index``, i.e. when it ranked a DataFrame (see :meth:`labelled`).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> Ranking([3, 0, 1, 2], n_objects=2, classes=("a", "b"), index=pd.Index(["x", "y"])).top(2)
+           a  b
+        x  1  0
+        y  0  1
         """
         r = count(r, "r")
         if r > self.n_events:
             raise InputError(f"r must be at most the number of events {self.n_events}, got {r}")
         out = np.zeros(self.n_events, dtype=np.int8)
         out[self.order[:r]] = 1
-        return out.reshape(self.shape)
+        return self.labelled(out.reshape(self.shape))
+
+    def labelled(self, matrix):
+        """An (M, K) matrix of this ranking's events, as a DataFrame when the ranking has an ``index``.
+
+        A ranking of a DataFrame keeps its row index; what is computed on it then
+        comes back as a DataFrame with that index and one column per class, named
+        by class in the ranking's order (as :meth:`hmcpgm.MLPR.predict` does). A
+        ranking without an index (of an array) gives the matrix back as it is.
+
+        Parameters
+        ----------
+        matrix : ndarray of shape (M, K)
+            One entry per event, columns in the ranking's class order.
+
+        Returns
+        -------
+        ndarray or DataFrame of shape (M, K)
+            ``matrix`` itself, or a DataFrame of it labelled by ``index`` and ``classes``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> r = Ranking([0, 1], n_objects=1, classes=("a", "b"), index=pd.Index(["x"]))
+        >>> r.labelled(np.array([[1, 0]]))
+           a  b
+        x  1  0
+        >>> Ranking([0, 1], n_objects=1, classes=("a", "b")).labelled(np.array([[1, 0]]))
+        array([[1, 0]])
+        """
+        matrix = np.asarray(matrix)
+        if matrix.shape != self.shape:
+            raise InputError(f"matrix has shape {matrix.shape} but the ranking is of shape {self.shape}")
+        if self.index is None:
+            return matrix
+        import pandas as pd
+
+        return pd.DataFrame(matrix, index=self.index, columns=list(self.classes))
 
     def restrict(self, classes):
         """The ranking of some classes only: the other events are dropped, the order kept.
@@ -286,7 +333,7 @@ def matrix_for(ranking, values, name, *, flat=True):
     ``values`` must be an array (M, K), or (with ``flat``) a flat vector taken as
     one object; a DataFrame (or a Series labelled by class names) is refused.
     """
-    values = paired_rows(values, ranking, name) if isinstance(ranking, Ranking) else series_row(as_pandas(values))
+    values = paired_rows(values, ranking, name) if isinstance(ranking, Ranking) else as_table(values)
     values = _numeric(values, name)
     if not flat and not is_frame(values) and np.ndim(values) != 2:
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {np.shape(values)}")
@@ -313,21 +360,6 @@ def _numeric(values, name):
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name} must be a numeric (n_objects, n_classes) array: {exc}") from None
-
-
-def series_row(values):
-    """A pandas Series labelled by class names as a one-row DataFrame (one object); anything else as it is.
-
-    Its index names the classes, so it is aligned by class name as a DataFrame
-    is, never read in column order. A Series with a default ``RangeIndex``
-    (``0 .. n-1``) names nothing: it stays a plain vector.
-    """
-    if is_frame(values) or not (hasattr(values, "index") and hasattr(values, "to_frame")):
-        return values
-    index = values.index
-    if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
-        return values
-    return values.to_frame().T
 
 
 def paired_rows(values, ranking, name):

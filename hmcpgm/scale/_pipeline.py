@@ -178,7 +178,10 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
         process, ``"local"`` for a new local dask cluster, or a scheduler's address.
     store : None, True, str or Path
         Where the chunks' runs wait for the second pass: None in memory, True in a
-        temporary folder, or in the folder given. Each run takes 20 bytes per event.
+        temporary folder, or in the folder given (in a subfolder of this ranking's
+        own, so rankings that share the folder at the same time, in one process or
+        several, keep their runs apart; see :class:`RunStore`). Each run takes 20
+        bytes per event.
     progress : bool
         Show a progress bar (objects done).
     n_objects : int, optional

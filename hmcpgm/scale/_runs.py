@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..exceptions import InputError
 from ..ranking import hier_rank, naive_sort
 
 __all__ = ["N_BITS", "N_BINS", "ChunkSummary", "RunStore", "descending_bins", "rank_chunk"]
@@ -174,18 +175,33 @@ class RunStore:
     ----------
     directory : str, Path, True or None
         None keeps the runs in memory (small problems, tests). A folder keeps
-        them on disk there, read back by slices through memory maps; True makes
+        them on disk there, read back by slices through memory maps, in a
+        subfolder of their own (``hmcpgm-runs-XXXXXXXX``, a unique name made
+        with ``tempfile.mkdtemp``): runs that share a folder at the same time,
+        in one process or several, never read or remove each other's files.
+        :meth:`close` removes the subfolder; one left by a process that was
+        killed holds nothing another run reads and can be deleted. True makes
         a temporary folder that :meth:`close` removes.
+
+    Attributes
+    ----------
+    directory : str or None
+        The folder the run files are in (the subfolder of the folder given).
     """
 
     def __init__(self, directory=None):
         self._memory = {}
-        self._owned = directory is True
+        self._owned = directory is not None
         if directory is True:
             directory = tempfile.mkdtemp(prefix="hmcpgm-runs-")
-        self.directory = None if directory is None else os.fspath(directory)
-        if self.directory is not None:
-            os.makedirs(self.directory, exist_ok=True)
+        elif directory is not None:
+            folder = os.fspath(directory)
+            try:
+                os.makedirs(folder, exist_ok=True)
+                directory = tempfile.mkdtemp(prefix="hmcpgm-runs-", dir=folder)
+            except OSError as exc:
+                raise InputError(f"store folder {folder!r} cannot hold the runs: {exc.strerror or exc}") from None
+        self.directory = directory
         self.nbytes = 0
 
     def _path(self, chunk):
@@ -229,9 +245,9 @@ class RunStore:
         return np.array(np.load(self._path(chunk), mmap_mode="r")[lo:hi])
 
     def close(self):
-        """Forget the runs (and remove the folder if the store made it)."""
+        """Forget the runs and remove their folder (the store made it); closing again does nothing."""
         self._memory.clear()
-        if self.directory is not None:
+        if self.directory is not None and os.path.isdir(self.directory):
             for name in os.listdir(self.directory):
                 if name.startswith("run-") and name.endswith(".npy"):
                     os.remove(os.path.join(self.directory, name))
