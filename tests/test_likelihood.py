@@ -344,6 +344,7 @@ def test_bandwidths_are_statsmodels_rule_on_each_column_alone(seed, m, k, digits
     from statsmodels.nonparametric.bandwidths import select_bandwidth
     from statsmodels.nonparametric.kde import kernel_switch
 
+    from hmcpgm._sorting import stable_argsort
     from hmcpgm.likelihood._kernel import _bandwidths
 
     rng = np.random.default_rng(seed)
@@ -358,6 +359,20 @@ def test_bandwidths_are_statsmodels_rule_on_each_column_alone(seed, m, k, digits
         np.testing.assert_allclose(got[j], want, rtol=1e-12, atol=0)
     order = rng.permutation(k)
     np.testing.assert_allclose(_bandwidths(t[:, order], rule), got[order], rtol=1e-14)  # other columns: no matter
+    np.testing.assert_array_equal(_bandwidths(t, rule, stable_argsort(t.T)), got)  # the sorts at hand: same bits
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), m=st.integers(1, 50), k=st.integers(1, 4), digits=st.integers(0, 2))
+def test_column_quantiles_are_numpys(seed, m, k, digits):
+    from hmcpgm._sorting import stable_argsort
+    from hmcpgm.likelihood._kernel import _quantiles
+
+    t = np.round(np.random.default_rng(seed).normal(size=(m, k)), digits)
+    qs = (0.75, 0.25, 0.5, 0.1)
+    want = np.quantile(t, qs, axis=0)
+    for order in (None, stable_argsort(t.T)):
+        np.testing.assert_array_equal(np.array(_quantiles(t, qs, order)), want)
 
 
 @pytest.mark.parametrize("kind", ["lpr", "kde"])

@@ -13,7 +13,7 @@ _CHUNK = 256  # classes per FFT batch
 _SUPPORT = 5  # kernel LPR: a grid point is well supported when its window holds 5 * min_count objects
 
 
-def _bandwidths(t, rule):
+def _bandwidths(t, rule, order=None):
     """Per-column bandwidth of the rule on ``t``: each column's from that column alone.
 
     statsmodels' rules (``bandwidths.bw_silverman``, ``bw_scott``,
@@ -23,18 +23,41 @@ def _bandwidths(t, rule):
     statsmodels' ``select_bandwidth`` takes the IQR of a 2-D array over all its values, so
     called on several classes at once it would make each class's bandwidth depend on the
     other classes' scores. A column whose rule gives 0 (no spread) gets 0; the caller
-    falls back.
+    falls back. ``order`` ((C, M) argsort of each column of ``t``), when at hand, saves
+    the selection of the quartiles.
     """
     if not isinstance(rule, str):
         return np.full(t.shape[1], float(rule))
     n = t.shape[0]
     if n < 2:
         return np.zeros(t.shape[1])
-    q75, q25 = np.percentile(t, [75.0, 25.0], axis=0)
+    q75, q25 = _quantiles(t, (0.75, 0.25), order)
     iqr = (q75 - q25) / 1.349
     sd = np.std(t, axis=0, ddof=1)
     spread = np.where(iqr > 0, np.minimum(sd, iqr), sd)
     return _rule_constant(rule) * spread * n ** (-0.2)
+
+
+def _quantiles(t, qs, order=None):
+    """Per-column quantiles of ``t`` (numpy's default "linear" method, the same bits as ``np.quantile``)."""
+    n = t.shape[0]
+    pos = (n - 1) * np.asarray(qs, dtype=float)
+    below = np.floor(pos).astype(np.intp)
+    above = np.minimum(below + 1, n - 1)
+    gamma = pos - below
+    wanted = np.unique(np.concatenate([below, above]))
+    if order is None:
+        stats = np.partition(t, wanted, axis=0)
+        pick = {i: stats[i] for i in wanted}
+    else:
+        cols = np.arange(t.shape[1])
+        pick = {i: t[order[:, i], cols] for i in wanted}
+    out = []
+    for lo, hi, g in zip(below, above, gamma):
+        a, b = pick[lo], pick[hi]
+        diff = b - a  # numpy's _lerp: a + diff * g, or b - diff * (1 - g) from g = 0.5 on
+        out.append(b - diff * (1 - g) if g >= 0.5 else a + diff * g)
+    return out
 
 
 def _rule_constant(rule):
@@ -90,7 +113,7 @@ def kernel_lpr_tables(t, y, lo, hi, prevalence, opts, order=None):
     ``order``: (C, M) stable argsort of each column of ``t``, if at hand.
     """
     n_fine = (opts["gridsize"] - 1) * _OVERSAMPLE + 1
-    h = _bandwidths(t, opts["bandwidth"])
+    h = _bandwidths(t, opts["bandwidth"], order)
     for j in np.flatnonzero(~(h > 0)):
         h[j] = _spread_fallback(t[:, j])
     h = np.maximum(h, 2.0 * (hi - lo) / (n_fine - 1))  # at least two bins of the fine grid
