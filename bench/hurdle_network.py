@@ -173,8 +173,11 @@ def own_at(p, llr, a, own):
 def main():
     from hmcpgm import LabelNetwork
     from hmcpgm.inference import mlpr_from_likelihoods
+    from hmcpgm.metrics import average_precision
     from hmcpgm.selection import fit_second_stage_auto
-    from hmcpgm.selection._choice import flat_ap
+
+    def flat_ap(values, labels):  # micro AU(PRC) of the values, no hierarchy (the default's exponent criterion)
+        return average_precision(values, labels, exclude_roots=False)
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", default=",".join(f"{d}.{f}" for f in ("joint", "classwise") for d in TREES))

@@ -44,9 +44,10 @@ def fit_score_model(
         One of ``SCORE_MODELS``; see the module docstring.
     bandwidth : {"silverman", "scott", "normal_reference"} or float, default "silverman"
         Kernel bandwidth rule (statsmodels' rules, applied to each class's
-        transformed scores alone) or a fixed bandwidth on the transformed scale; used by ``"lpr"`` and ``"kde"``. A
-        sample whose rule gives 0 (e.g. a single positive) falls back to the
-        bandwidth of all scores of the class.
+        transformed scores alone) or a fixed bandwidth on the transformed
+        scale; used by ``"lpr"`` and ``"kde"``. A sample whose rule gives 0
+        (e.g. a single positive) falls back to the bandwidth of all scores of
+        the class.
     gridsize : int, default 512
         Grid points per class on which densities and LPRs are stored.
     eps : float, default 1e-6
