@@ -3,9 +3,8 @@
 import numpy as np
 
 from .._arrays import refuse_complex
-from .._validation import check_hierarchy, class_matrix, is_frame
+from .._validation import check_hierarchy, class_matrix, is_frame, series_row
 from ..exceptions import InputError
-from ._ranking import series_row
 
 __all__ = ["object_index", "ranking_values"]
 

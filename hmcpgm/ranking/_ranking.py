@@ -8,8 +8,7 @@ from .._arrays import count, event_order
 from .._validation import as_pandas, as_table, class_matrix, is_frame, rows_aligned, series_row
 from ..exceptions import InputError
 
-__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows",
-           "series_row"]
+__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows"]
 
 
 @dataclass(frozen=True, eq=False)

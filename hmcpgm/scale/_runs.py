@@ -191,7 +191,6 @@ class RunStore:
 
     def __init__(self, directory=None):
         self._memory = {}
-        self._owned = directory is not None
         if directory is True:
             directory = tempfile.mkdtemp(prefix="hmcpgm-runs-")
         elif directory is not None:
@@ -251,5 +250,4 @@ class RunStore:
             for name in os.listdir(self.directory):
                 if name.startswith("run-") and name.endswith(".npy"):
                     os.remove(os.path.join(self.directory, name))
-            if self._owned:
-                os.rmdir(self.directory)
+            os.rmdir(self.directory)
