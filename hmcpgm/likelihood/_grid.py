@@ -51,8 +51,11 @@ def sorted_percentile(xs, q):
     if virtual >= n - 1:
         return xs[..., -1].copy()
     below = np.floor(virtual)
-    a, b = xs[..., int(below)], xs[..., int(below) + 1]
-    gamma = virtual - below
+    return numpy_lerp(xs[..., int(below)], xs[..., int(below) + 1], virtual - below)
+
+
+def numpy_lerp(a, b, gamma):
+    """``a + (b - a) * gamma`` with numpy's arithmetic for its "linear" percentiles (from ``b`` when gamma >= 0.5)."""
     diff = b - a
     return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
 

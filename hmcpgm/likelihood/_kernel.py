@@ -6,6 +6,7 @@ from numba import prange
 from .._numba import jit, jit_parallel
 from .._sorting import stable_argsort
 from ._common import MIN_RATIO
+from ._grid import numpy_lerp
 
 _BALLOON = 2.0 ** np.arange(5)  # kernel LPR: bandwidth multiples tried where counts are thin
 _OVERSAMPLE = 2  # kernel grids: binning and FFT on (gridsize - 1) * 2 + 1 points
@@ -39,24 +40,17 @@ def _bandwidths(t, rule, order=None):
 
 
 def _quantiles(t, qs, order=None):
-    """Per-column quantiles of ``t`` (numpy's default "linear" method, the same bits as ``np.quantile``)."""
-    n = t.shape[0]
-    pos = (n - 1) * np.asarray(qs, dtype=float)
-    below = np.floor(pos).astype(np.intp)
-    above = np.minimum(below + 1, n - 1)
-    gamma = pos - below
-    wanted = np.unique(np.concatenate([below, above]))
+    """Per-column quantiles of ``t`` (numpy's default "linear" method, the same bits as ``np.quantile``);
+    from the column sorts ``order`` when given, reading only the order statistics needed."""
     if order is None:
-        stats = np.partition(t, wanted, axis=0)
-        pick = {i: stats[i] for i in wanted}
-    else:
-        cols = np.arange(t.shape[1])
-        pick = {i: t[order[:, i], cols] for i in wanted}
+        return list(np.quantile(t, qs, axis=0))
+    n, cols = t.shape[0], np.arange(t.shape[1])
     out = []
-    for lo, hi, g in zip(below, above, gamma):
-        a, b = pick[lo], pick[hi]
-        diff = b - a  # numpy's _lerp: a + diff * g, or b - diff * (1 - g) from g = 0.5 on
-        out.append(b - diff * (1 - g) if g >= 0.5 else a + diff * g)
+    for q in qs:
+        virtual = (n - 1) * q
+        below = int(np.floor(virtual))
+        above = min(below + 1, n - 1)
+        out.append(numpy_lerp(t[order[:, below], cols], t[order[:, above], cols], virtual - below))
     return out
 
 
