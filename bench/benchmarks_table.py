@@ -173,9 +173,42 @@ def _chosen_correction(result):
     return _correction_by(result, "valid_auprc")
 
 
-def _summary(label, gaps):
-    return (f"mLPR-auto - {label} over {len(gaps)} data sets: mean {sum(gaps) / len(gaps):+.2f} "
+def _summary(label, gaps, spreads=None):
+    """One line: mean, worst and best of the gaps; with the bootstrap (``spreads``: per run the standard
+    error and 95% interval of the gap, or None) the mean's standard error (runs independent) and how many
+    runs' intervals lie wholly below or above 0."""
+    line = (f"mLPR-auto - {label} over {len(gaps)} data sets: mean {sum(gaps) / len(gaps):+.2f} "
             f"points, worst {min(gaps):+.2f}, best {max(gaps):+.2f}.")
+    if spreads and all(sp is not None for sp in spreads):
+        se = sum(sp[0] ** 2 for sp in spreads) ** 0.5 / len(spreads)
+        below = sum(sp[2] < 0 for sp in spreads)
+        above = sum(sp[1] > 0 for sp in spreads)
+        line += (f" Bootstrap: standard error of the mean {se:.2f}; 95% interval of the gap wholly below 0 on "
+                 f"{below} runs, wholly above 0 on {above}.")
+    return line
+
+
+def _gap_spread(method):
+    """(standard error, low, high) of mLPR-auto-HierRank minus ``method`` in points, from the paired bootstrap
+    that ``run_benchmark`` records as ``method - reference`` (None in results made without it)."""
+    if "auprc_diff_se" not in method:
+        return None
+    return 100 * method["auprc_diff_se"], -100 * method["auprc_diff_high"], -100 * method["auprc_diff_low"]
+
+
+def _bootstrap_note(results):
+    """The sentence that explains the ``± x`` of the leaderboard (empty when the results lack the bootstrap)."""
+    counts = {r.get("bootstrap", {}).get("resamples") for r in results}
+    if len(counts) != 1 or not next(iter(counts)):
+        return ""
+    return (f"*± x*: the standard error of the gap, from {next(iter(counts))} bootstrap resamples of the test "
+            "rows (objects drawn with replacement, every method scored on the same resamples, so the gap is "
+            "paired; `hmcpgm.metrics.bootstrap_average_precision`). The best correction is picked on the same "
+            "test rows, so its gap is biased against mLPR-auto. ")
+
+
+def _gap_cell(gap, spread):
+    return f"{gap:+.2f}" if spread is None else f"{gap:+.2f} ± {spread[0]:.2f}"
 
 
 def leaderboard_lines(results, stages):
@@ -195,27 +228,29 @@ def leaderboard_lines(results, stages):
                 *(["chosen on valid", "its AU(PRC)", "auto - chosen"] if with_valid else []),
                 "P@R0.1 auto / best", "P@R0.2 auto / best", "max-F1 auto / best", "fit s auto / best"]
         lines += [f"### {stage} first stage", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        gaps, chosen_gaps = [], []
+        gaps, chosen_gaps, spreads, chosen_spreads = [], [], [], []
         for r in rows:
             m = r["methods"]
             auto = m["mLPR-auto-HierRank"]
             name, best = _best_correction(r)
             gap = 100 * (auto["auprc"] - best["auprc"])
             gaps.append(gap)
+            spreads.append(_gap_spread(best))
             fit = r.get("fit_seconds", {})
             cells = [r["dataset"], _pct(m["Raw-HierRank"]["auprc"]), name, _pct(best["auprc"]),
-                     _pct(auto["auprc"]), f"{gap:+.2f}"]
+                     _pct(auto["auprc"]), _gap_cell(gap, spreads[-1])]
             if with_valid:
                 chosen, picked = _chosen_correction(r)
                 chosen_gaps.append(100 * (auto["auprc"] - picked["auprc"]))
-                cells += [chosen, _pct(picked["auprc"]), f"{chosen_gaps[-1]:+.2f}"]
+                chosen_spreads.append(_gap_spread(picked))
+                cells += [chosen, _pct(picked["auprc"]), _gap_cell(chosen_gaps[-1], chosen_spreads[-1])]
             for key in ("precision@recall0.1", "precision@recall0.2", "f1_max_f1_cutoff"):
                 cells.append(f"{_pct(auto.get(key))} / {_pct(best.get(key))}")
             cells.append(f"{fit.get('mLPR-auto', float('nan')):.1f} / {fit.get(name, float('nan')):.1f}")
             lines.append("| " + " | ".join(cells) + " |")
-        lines += ["", _summary("best correction", gaps)]
+        lines += ["", _summary("best correction", gaps, spreads)]
         if with_valid:
-            lines += ["", _summary("the correction chosen on the validation rows", chosen_gaps)]
+            lines += ["", _summary("the correction chosen on the validation rows", chosen_gaps, chosen_spreads)]
         lines += [""]
     return lines
 
@@ -504,8 +539,8 @@ def render(results, command, missing, versions):
         "Micro AU(PRC) (%) on the test rows: mLPR-auto (HierRank) against the best of the classic "
         "corrections after per-class isotonic or Platt calibration (the best one per run, chosen on the "
         "test rows: the strongest baseline) and, beside it, the correction a user would pick without the test "
-        "labels: the one with the best AU(PRC) on the validation rows. Every method of every run: "
-        "[Which second stage?](second_stage.md).",
+        "labels: the one with the best AU(PRC) on the validation rows. " + _bootstrap_note(results) +
+        "Every method of every run: [Which second stage?](second_stage.md).",
         "",
         *leaderboard_lines(results, stages),
         *cafa_lines(results),

@@ -281,6 +281,12 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
         assert str(numbers["violations"]) == line.split()[-1]
         if method.endswith("HierRank"):
             assert numbers["violations"] == 0
+    # the paired bootstrap against mLPR-auto-HierRank: zero against itself, and printed for the best other method
+    assert result["bootstrap"] == {"resamples": 200, "reference": "mLPR-auto-HierRank", "seed": 0}
+    ref = result["methods"]["mLPR-auto-HierRank"]
+    assert ref["auprc_diff_se"] == ref["auprc_diff_low"] == ref["auprc_diff_high"] == 0
+    assert all(n["auprc_diff_low"] <= n["auprc_diff_high"] and n["auprc_se"] >= 0 for n in result["methods"].values())
+    assert "Bootstrap of the test rows (200 resamples" in text
 
 
 # ---------------------------------------------------------------------- help

@@ -100,3 +100,28 @@ def test_fdr_curve_is_the_running_mean_along_the_hierrank_order():
         assert curve["p"][i] == pytest.approx(1 - order_p[:r].mean())
         assert curve["q"][i] == pytest.approx(1 - order_q[:r].mean())
     assert curve["rank"][0] == 1 and curve["rank"][-1] == 80
+
+
+def test_evaluate_methods_bootstrap_is_paired_with_the_reference():
+    """auprc_se and the paired difference come from bootstrap_average_precision with the same seed (reference:
+    the function itself on each method's test ranking); a method equal to the reference differs by exactly 0."""
+    from hmcpgm import InputError, LabelNetwork, hier_rank, naive_sort
+    from hmcpgm.applications import evaluate_methods
+    from hmcpgm.datasets import paper_forest
+    from hmcpgm.metrics import bootstrap_average_precision
+
+    rng = np.random.default_rng(1)
+    h = paper_forest()
+    y = LabelNetwork(h, rng.uniform(0.3, 0.9, h.n_classes)).sample(200, rng)
+    noisy = y + rng.normal(scale=1.0, size=y.shape)
+    noisier = y + rng.normal(scale=2.0, size=y.shape)
+    values = {"A": (noisy, noisy), "B": (noisier, noisier), "C": (noisy.copy(), noisy.copy())}
+    out = evaluate_methods(values, h, y, y, auprc=True, bootstrap=50, reference="A-HierRank", seed=4)
+    a = bootstrap_average_precision(hier_rank(noisy, h), y, n_resamples=50, seed=4)
+    b = bootstrap_average_precision(naive_sort(noisier, h), y, n_resamples=50, seed=4)
+    assert out["A-HierRank"]["auprc_se"] == pytest.approx(np.std(a, ddof=1))
+    assert out["B-NaiveSort"]["auprc_diff_se"] == pytest.approx(np.std(b - a, ddof=1))
+    assert out["B-NaiveSort"]["auprc_diff_high"] == pytest.approx(np.quantile(b - a, 0.975))
+    assert out["C-HierRank"]["auprc_diff_se"] == 0 and out["C-HierRank"]["auprc_diff_low"] == 0
+    with pytest.raises(InputError, match="reference"):
+        evaluate_methods(values, h, y, y, auprc=True, bootstrap=5, reference="D-HierRank")

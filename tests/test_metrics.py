@@ -271,3 +271,66 @@ def test_decisions_shape_must_match_labels():
         f1_score(np.ones((2, 2)), np.ones((2, 3)))
     with pytest.raises(LabelError, match="decisions must hold only 0 and 1"):
         fdp([[0.5, 1]], [[1, 1]])
+
+
+# ---------------------------------------------------------------------- bootstrap of the AU(PRC)
+@pytest.mark.parametrize("seed", range(4))
+def test_bootstrap_average_precision_is_the_ap_of_the_resampled_rows(seed):
+    """Reference: draw the rows as row_bootstrap_weights documents, repeat them, score with average_precision
+    (the copies of an event tie, so they enter together)."""
+    from hmcpgm.metrics import bootstrap_average_precision
+
+    labels, values, _ = random_case(seed, m=9, k=4, levels=5)
+    ranking = hmcpgm_naive_sort(values)
+    got = bootstrap_average_precision(ranking, labels, n_resamples=30, seed=seed + 10)
+    rng = np.random.default_rng(seed + 10)
+    ranks = ranking.ranks.astype(float)
+    for b in range(30):
+        idx = rng.integers(0, len(labels), len(labels))
+        y = labels[idx]
+        if y.sum() == 0:
+            assert np.isnan(got[b])
+            continue
+        assert got[b] == pytest.approx(average_precision(-ranks[idx], y, exclude_roots=False), abs=1e-12)
+
+
+def test_bootstrap_of_two_rankings_with_one_seed_is_paired():
+    """The same seed gives the same resamples: a ranking against itself differs by exactly zero, and the
+    spread of a paired difference is smaller than the two spreads would give unpaired."""
+    from hmcpgm.metrics import bootstrap_average_precision
+
+    rng = np.random.default_rng(3)
+    labels = (rng.random((300, 6)) < 0.2).astype(int)
+    good = labels + rng.normal(scale=0.8, size=labels.shape)
+    close = good + rng.normal(scale=0.1, size=labels.shape)
+    a = bootstrap_average_precision(hmcpgm_naive_sort(good), labels, n_resamples=100, seed=1)
+    b = bootstrap_average_precision(hmcpgm_naive_sort(close), labels, n_resamples=100, seed=1)
+    assert np.array_equal(a, bootstrap_average_precision(hmcpgm_naive_sort(good), labels, n_resamples=100, seed=1))
+    assert np.std(a - b) < 0.5 * np.hypot(np.std(a), np.std(b))
+    assert not np.array_equal(a, bootstrap_average_precision(hmcpgm_naive_sort(good), labels, n_resamples=100,
+                                                             seed=2))
+
+
+def test_bootstrap_average_precision_with_unit_weights_is_the_ap():
+    from hmcpgm.metrics import weighted_average_precisions
+
+    labels, values, order = random_case(5, m=12, k=3)
+    t = labels.ravel()[order].astype(float)
+    got = weighted_average_precisions(t, order // 3, np.ones((12, 2)))
+    assert got == pytest.approx([average_precision(values, labels, exclude_roots=False)] * 2, abs=1e-12)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True])
+def test_bootstrap_average_precision_refuses_a_bad_number_of_resamples(bad):
+    from hmcpgm.metrics import bootstrap_average_precision
+
+    labels, _, order = random_case(0)
+    with pytest.raises(InputError, match="n_resamples"):
+        bootstrap_average_precision(order, labels, n_resamples=bad)
+
+
+def hmcpgm_naive_sort(values):
+    """NaiveSort of the values over classes without edges (every class a root)."""
+    from hmcpgm import naive_sort
+
+    return naive_sort(values, Hierarchy.from_parents([None] * values.shape[1]))

@@ -146,7 +146,7 @@ def first_stage_scores(train, others, first_stage="joint", *, classifier=None, s
 
 def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fraction=0.3, seed=0,
                   versions=("indpt", "nbh", "full"), classifier=None, engine="auto", kappas=KAPPAS,
-                  alphas=BAYES_ALPHAS, recalls=RECALLS, corrections=True, progress=True):
+                  alphas=BAYES_ALPHAS, recalls=RECALLS, corrections=True, bootstrap=200, progress=True):
     """Run the benchmark on one Clus-HMC data set and return every number as a dict.
 
     Parameters
@@ -178,6 +178,12 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         Also run the classic corrections of
         :data:`hmcpgm.applications.leaderboard.LEADERBOARD` after per-class
         isotonic and Platt calibration (the leaderboard).
+    bootstrap : int
+        Resamples of the test rows (seeded with ``seed``, the same for every
+        method) for the standard error of each method's AU(PRC) and of its
+        paired difference with mLPR-auto-HierRank (``auprc_se``,
+        ``auprc_diff_se``, ``auprc_diff_low``, ``auprc_diff_high`` in
+        ``methods``); 0 skips them.
     progress : bool
         Show progress bars.
 
@@ -190,7 +196,8 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         exact and not loopy BP: the largest and mean absolute difference between
         the exact and the loopy test mLPRs, and the seconds of each), ``fit_seconds``
         (seconds to fit each second stage: the family's name -> seconds), ``methods``
-        ({method: {metric: value}}), ``published`` (AU(PRC) of other systems),
+        ({method: {metric: value}}), ``bootstrap`` (resamples and the reference
+        method of the paired differences), ``published`` (AU(PRC) of other systems),
         ``seconds`` (time per step).
     """
     from tqdm.auto import tqdm
@@ -292,7 +299,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         values, hierarchy, data["valid"].labels, data["test"].labels, classes=evaluated,
         kappas=kappas, bayes_alphas=alphas, auprc=True, bayes_values=bayes_values, recalls=recalls,
         rankers=rankers, bayes_families=[f for f in values if f.startswith("mLPR") and f != "mLPR-full-loopy"],
-        cafa_ia=cafa_ia,
+        cafa_ia=cafa_ia, bootstrap=bootstrap, reference="mLPR-auto-HierRank" if bootstrap else None, seed=seed,
     )
     curve = fdr_curve(values["mLPR-auto"][1], {"calibrated": bayes_values["mLPR-auto"], "cross-fitted": crossfitted,
                                                "mlpr": values["mLPR-auto"][1]},
@@ -325,6 +332,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         "reliability": reliability,
         "fit_seconds": {k: round(v, 3) for k, v in fit_seconds.items()},
         "methods": methods,
+        "bootstrap": {"resamples": int(bootstrap), "reference": "mLPR-auto-HierRank", "seed": seed},
         "published": PUBLISHED_AUPRC.get(name, {}),
         "seconds": {k: round(v, 2) for k, v in seconds.items()},
     }
@@ -354,8 +362,8 @@ def format_benchmark(result):
     import pandas as pd
 
     table = pd.DataFrame.from_dict(result["methods"], orient="index")
-    shown = table.drop(columns=[c for c in table.columns
-                                if c == "kappa_max_f1" or c.startswith(("bayes_", "oracle_"))]).copy()
+    shown = table.drop(columns=[c for c in table.columns if c == "kappa_max_f1"
+                                or c.startswith(("bayes_", "oracle_", "auprc_se", "auprc_diff"))]).copy()
     for col in shown.columns:
         if col not in ("violations", "smin"):  # Smin is in bits of information, not a share
             shown[col] = 100 * shown[col]
@@ -389,6 +397,18 @@ def format_benchmark(result):
                     tail = "" if oracle is None or pd.isna(oracle) else f", oracle {int(oracle)}"
                     cells.append(f"alpha {alpha}: {int(row[col])} ({fdp}{tail})")
                 lines.append(f"  {method}: " + "; ".join(cells))
+    boot = result.get("bootstrap", {})
+    if boot.get("resamples") and "auprc_diff_se" in table.columns:
+        ref = boot["reference"]
+        lines.append(f"\nBootstrap of the test rows ({boot['resamples']} resamples, every method on the same ones): "
+                     f"{ref} AU(PRC) {100 * table.loc[ref, 'auprc']:.1f} ± {100 * table.loc[ref, 'auprc_se']:.1f}")
+        others = table.drop(index=ref)
+        if len(others):
+            best = others["auprc"].astype(float).idxmax()
+            row = others.loc[best]
+            lines.append(f"  best other method {best} minus it: {100 * (row['auprc'] - table.loc[ref, 'auprc']):+.2f} "
+                         f"± {100 * row['auprc_diff_se']:.2f} (95% interval {100 * row['auprc_diff_low']:+.2f} to "
+                         f"{100 * row['auprc_diff_high']:+.2f})")
     if result["published"]:
         lines.append(
             "\nPublished micro AU(PRC) (%): "

@@ -11,10 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..decision import bayes_cutoff, choose_cutoff
-from ..exceptions import CutoffWarning
+from ..exceptions import CutoffWarning, InputError
 from ..metrics import (
     area_under_hit_curve,
     average_precision,
+    bootstrap_average_precision,
     discovery_proportion,
     f1_score,
     fdp,
@@ -32,7 +33,7 @@ RANKERS = {"NaiveSort": naive_sort, "HierRank": hier_rank}
 
 def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=None, kappas=(),
                      fdr_alphas=(), bayes_alphas=(), auprc=False, bayes_values=None, recalls=(), rankers=None,
-                     bayes_families=None, cafa_ia=None):
+                     bayes_families=None, cafa_ia=None, bootstrap=0, reference=None, seed=0):
     """Every metric of every method, on test rows, with cutoffs chosen on validation rows.
 
     Parameters
@@ -85,6 +86,18 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
         (:func:`hmcpgm.metrics.cafa_metrics` over all classes, with this
         information accretion; the same for both rankers, which do not change
         the values).
+    bootstrap : int, default 0
+        With ``auprc``, this many bootstrap resamples of the test rows
+        (:func:`hmcpgm.metrics.bootstrap_average_precision`, every method on
+        the same resamples): ``auprc_se``, the standard error of the method's
+        test AU(PRC).
+    reference : str, optional
+        A method (e.g. ``"mLPR-auto-HierRank"``): with ``bootstrap``, every
+        method also gets the paired bootstrap of its AU(PRC) minus the
+        reference's: ``auprc_diff_se`` (standard error) and ``auprc_diff_low``,
+        ``auprc_diff_high`` (the 2.5% and 97.5% quantiles).
+    seed : int, default 0
+        Seeds the bootstrap resamples.
 
     Returns
     -------
@@ -97,9 +110,11 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
     cols = hierarchy.indices(keep)
     y_valid = np.asarray(labels_valid)[:, cols]
     y_test = np.asarray(labels_test)[:, cols]
-    out = {}
+    out, boots = {}, {}
     # the rankings are the heavy part; their compiled kernels and sorts release the GIL
     use = {family: tuple((rankers or {}).get(family, tuple(RANKERS))) for family in values}
+    if reference is not None and reference not in {f"{f}-{r}" for f in values for r in use[f]}:
+        raise InputError(f"reference must be one of the methods evaluated, got {reference!r}")
     jobs = [(family, rank_name, part) for family in values for rank_name in use[family] for part in (0, 1)]
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
         done = dict(zip(jobs, pool.map(lambda job: RANKERS[job[1]](values[job[0]][job[2]], hierarchy), jobs)))
@@ -119,6 +134,10 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
             if auprc:
                 row["auprc"] = average_precision(-r_test.ranks.astype(float), y_test, exclude_roots=False)
                 row["valid_auprc"] = average_precision(-r_valid.ranks.astype(float), y_valid, exclude_roots=False)
+                if bootstrap:
+                    boots[f"{family}-{rank_name}"] = aps = bootstrap_average_precision(
+                        r_test, y_test, n_resamples=bootstrap, seed=seed)
+                    row["auprc_se"] = _spread(aps)
             precision, recall = precision_recall_at(r_test, y_test, kappas)
             row.update({f"precision@{k}": float(p) for k, p in zip(kappas, np.atleast_1d(precision))})
             row.update({f"recall@{k}": float(r) for k, r in zip(kappas, np.atleast_1d(recall))})
@@ -147,7 +166,18 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
             row.update(cafa)
             row["violations"] = int(count_violations(full_test, hierarchy))
             out[f"{family}-{rank_name}"] = row
+    if reference is not None and boots:
+        for method, aps in boots.items():
+            diff = aps - boots[reference]
+            low, high = np.nanquantile(diff, [0.025, 0.975]) if np.isfinite(diff).any() else (np.nan, np.nan)
+            out[method].update(auprc_diff_se=_spread(diff), auprc_diff_low=float(low), auprc_diff_high=float(high))
     return out
+
+
+def _spread(values):
+    """Standard deviation (ddof 1) of the finite values; nan with fewer than two."""
+    finite = np.asarray(values)[np.isfinite(values)]
+    return float(np.std(finite, ddof=1)) if finite.size > 1 else float("nan")
 
 
 

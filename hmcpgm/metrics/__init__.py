@@ -1,6 +1,6 @@
 """Evaluation: rankings and decisions, CAFA's protein-centric metrics, term-centric and hierarchical ones.
 
-- rankings and decision matrices (:mod:`hmcpgm.metrics._ranked`): AU(PRC), hit curves,
+- rankings and decision matrices (:mod:`hmcpgm.metrics._ranked`): AU(PRC) (and its bootstrap over objects), hit curves,
   precision and recall at kappa, F1, FDP;
 - the CAFA evaluator's protein-centric metrics, on (values, labels, hierarchy):
   :func:`fmax`, :func:`weighted_fmax`, :func:`smin`, :func:`information_accretion`,
@@ -16,12 +16,15 @@ from ._hierarchical import hierarchical_f1
 from ._ranked import (
     area_under_hit_curve,
     average_precision,
+    bootstrap_average_precision,
     discovery_proportion,
     f1_score,
     fdp,
     hit_curve,
     pr_curve,
     precision_recall_at,
+    row_bootstrap_weights,
+    weighted_average_precisions,
 )
 from ._term_centric import auprc_per_class, auroc_per_class, precision_at_recall
 
@@ -31,6 +34,7 @@ __all__ = [
     "auprc_per_class",
     "auroc_per_class",
     "average_precision",
+    "bootstrap_average_precision",
     "cafa_curve",
     "cafa_metrics",
     "discovery_proportion",
@@ -44,6 +48,8 @@ __all__ = [
     "precision_at_recall",
     "precision_recall_at",
     "propagate_max",
+    "row_bootstrap_weights",
     "smin",
+    "weighted_average_precisions",
     "weighted_fmax",
 ]

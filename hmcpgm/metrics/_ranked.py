@@ -25,6 +25,7 @@ Conventions used throughout (they matter for small samples):
 import numpy as np
 
 from .._arrays import binary_matrix, finite_array
+from .._numba import jit
 from .._validation import aligned_matrices, check_hierarchy
 from ..exceptions import InputError, LabelError
 from ..ranking._ranking import matrix_for
@@ -32,12 +33,15 @@ from ..ranking._ranking import matrix_for
 __all__ = [
     "area_under_hit_curve",
     "average_precision",
+    "bootstrap_average_precision",
     "discovery_proportion",
     "f1_score",
     "fdp",
     "hit_curve",
     "pr_curve",
     "precision_recall_at",
+    "row_bootstrap_weights",
+    "weighted_average_precisions",
 ]
 
 
@@ -297,6 +301,136 @@ def _binary_ap(y, s):
     precision = tps / (last + 1)
     recall = tps / n_pos
     return float(np.sum(np.diff(recall, prepend=0.0) * precision))
+
+
+def bootstrap_average_precision(ranking, labels, *, n_resamples=200, seed=0):
+    """Micro AU(PRC) of a ranking on bootstrap resamples of its objects (rows).
+
+    Each resample draws ``M`` objects with replacement (all the events of an
+    object move together: the objects, not the events, are the sample) and
+    scores the same ranking on them without re-ranking: an object drawn ``w``
+    times counts ``w`` times, exactly the AU(PRC) of the resampled rows with its
+    copies tied (:func:`average_precision` of ``-ranks[idx]`` against
+    ``labels[idx]``). The resamples are those of :func:`row_bootstrap_weights`
+    with this ``seed``: two rankings of the same ``M`` objects scored with the
+    same seed see the same resamples, so the difference of their AU(PRC) is
+    paired and its spread is the standard error of the difference.
+
+    Parameters
+    ----------
+    ranking, labels : Ranking and array or DataFrame of 0/1, shape (M, K)
+        As in :func:`hit_curve`.
+    n_resamples : int, default 200
+        Number of resamples.
+    seed : int, default 0
+        Seeds the resamples.
+
+    Returns
+    -------
+    ndarray of float, shape (n_resamples,)
+        The AU(PRC) of each resample; nan for a resample without a positive.
+
+    Examples
+    --------
+    >>> labels = np.array([[1, 0], [0, 1], [1, 1]])
+    >>> aps = bootstrap_average_precision([0, 2, 4, 1, 3, 5], labels, n_resamples=500, seed=1)
+    >>> aps.shape, bool(aps.min() >= 0.5 and aps.max() <= 1.0)
+    ((500,), True)
+    """
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise InputError(f"n_resamples must be a positive int, got {n_resamples!r}")
+    ranking, y = matrix_for(ranking, labels, "labels", flat=False)
+    y = binary_matrix(y, "labels")
+    m, k = y.shape
+    order = np.asarray(ranking.order, dtype=np.intp)
+    weights = row_bootstrap_weights(m, int(n_resamples), seed)
+    return weighted_average_precisions(y.reshape(-1)[order].astype(float), order // max(k, 1), weights)
+
+
+def row_bootstrap_weights(n_rows, n_resamples, seed=0):
+    """How many times each row is drawn in each bootstrap resample: float array (n_rows, n_resamples).
+
+    Resample ``b`` draws ``n_rows`` rows with replacement,
+    ``rng.integers(0, n_rows, n_rows)``, the ``b``-th such draw of
+    ``rng = numpy.random.default_rng(seed)``.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows (objects) of the sample.
+    n_resamples : int
+        Number of resamples.
+    seed : int, default 0
+        Seeds the draws.
+
+    Returns
+    -------
+    ndarray of float, shape (n_rows, n_resamples)
+        Column ``b``: the number of times each row is drawn in resample ``b``
+        (each column sums to ``n_rows``).
+
+    Examples
+    --------
+    >>> w = row_bootstrap_weights(4, 3, seed=0)
+    >>> w.shape, w.sum(axis=0).tolist()
+    ((4, 3), [4.0, 4.0, 4.0])
+    """
+    rng = np.random.default_rng(seed)
+    weights = np.empty((n_rows, n_resamples))
+    for b in range(n_resamples):
+        weights[:, b] = np.bincount(rng.integers(0, n_rows, n_rows), minlength=n_rows)
+    return weights
+
+
+@jit
+def weighted_average_precisions(t, row, weights):  # pragma: no cover - compiled
+    """AU(PRC) of 0/1 labels ``t`` in rank order under each column of row weights ``weights`` (M, B), in one pass.
+
+    ``row[i]`` is the row of the ``i``-th event. Precision at a hit is (weighted
+    hits so far) / (weighted events so far), the copies of one event entering
+    together; the AU(PRC) is the weighted mean of the precisions at the hits
+    (nan without a hit of positive weight). With all weights 1 it is the
+    AU(PRC) of the ranking.
+
+    Parameters
+    ----------
+    t : ndarray of float, shape (n,)
+        The 0/1 labels of the events, best ranked first.
+    row : ndarray of int, shape (n,)
+        The row (object) of each event.
+    weights : ndarray of float, shape (M, B)
+        Column ``b``: a weight per row (e.g. :func:`row_bootstrap_weights`).
+
+    Returns
+    -------
+    ndarray of float, shape (B,)
+        The AU(PRC) under each column of weights.
+
+    Examples
+    --------
+    >>> weighted_average_precisions(np.array([1.0, 0.0, 1.0]), np.array([0, 1, 2]), np.ones((3, 1)))
+    array([0.83333333])
+    """
+    n_boot = weights.shape[1]
+    hits = np.zeros(n_boot)
+    count = np.zeros(n_boot)
+    total = np.zeros(n_boot)
+    for i in range(t.size):
+        r = row[i]
+        if t[i] > 0:
+            for b in range(n_boot):
+                w = weights[r, b]
+                hits[b] += w
+                count[b] += w
+                if w > 0:
+                    total[b] += w * hits[b] / count[b]
+        else:
+            for b in range(n_boot):
+                count[b] += weights[r, b]
+    out = np.empty(n_boot)
+    for b in range(n_boot):
+        out[b] = total[b] / hits[b] if hits[b] > 0 else np.nan
+    return out
 
 
 # ---------------------------------------------------------------------- decisions

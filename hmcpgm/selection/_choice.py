@@ -6,6 +6,7 @@ import numpy as np
 
 from .._numba import jit
 from ..likelihood import log_loss_by_class
+from ..metrics import row_bootstrap_weights, weighted_average_precisions
 from ..options import VERSIONS
 from ..second_stage import CONSISTENCY, consistent_values  # noqa: F401 (the selection package re-exports them)
 from ._crossfit import cross_fitted_mlpr
@@ -85,37 +86,7 @@ def _rank_order(ranks):
 def _sorted_ap(t, row, weights=None):
     """AU(PRC) of labels ``t`` already in rank order (``row``: each event's row, for the weights)."""
     w = np.ones((int(row.max(initial=-1)) + 1, 1)) if weights is None else np.asarray(weights, float)[:, None]
-    return float(_weighted_aps(t, row, w)[0])
-
-
-@jit
-def _weighted_aps(t, row, weights):  # pragma: no cover - compiled
-    """AU(PRC) of 0/1 labels ``t`` in rank order under each column of row weights ``weights`` (M, B), in one pass.
-
-    Precision at a hit is (weighted hits so far) / (weighted events so far); the
-    AU(PRC) is the weighted mean of the precisions at the hits (nan without a hit
-    of positive weight).
-    """
-    n_boot = weights.shape[1]
-    hits = np.zeros(n_boot)
-    count = np.zeros(n_boot)
-    total = np.zeros(n_boot)
-    for i in range(t.size):
-        r = row[i]
-        if t[i] > 0:
-            for b in range(n_boot):
-                w = weights[r, b]
-                hits[b] += w
-                count[b] += w
-                if w > 0:
-                    total[b] += w * hits[b] / count[b]
-        else:
-            for b in range(n_boot):
-                count[b] += weights[r, b]
-    out = np.empty(n_boot)
-    for b in range(n_boot):
-        out[b] = total[b] / hits[b] if hits[b] > 0 else np.nan
-    return out
+    return float(weighted_average_precisions(t, row, w)[0])
 
 
 def criterion_value(p, y, cols, criterion, hierarchy=None):
@@ -197,14 +168,12 @@ def paired_auprc_z(p_simple, p_other, y, hierarchy, cols, *, n_boot=40, seed=0, 
     yy = y[:, cols]
     k = yy.shape[1]
     m = len(yy)
-    rng = np.random.default_rng(seed)
-    weights = np.ones((m, n_boot + 1))  # column 0: the rows themselves; then the resamples
-    for b in range(n_boot):
-        weights[:, b + 1] = np.bincount(rng.integers(0, m, m), minlength=m)
+    # column 0: the rows themselves; then the resamples
+    weights = np.column_stack([np.ones(m), row_bootstrap_weights(m, n_boot, seed)])
     aps = []
     for p, key in zip((p_simple, p_other), keys):
         order = ranking_order(p, hierarchy, cols, memo if key is not None else None, key)
-        aps.append(_weighted_aps(yy.ravel()[order].astype(float), order // k, weights))
+        aps.append(weighted_average_precisions(yy.ravel()[order].astype(float), order // k, weights))
     d = aps[1] - aps[0]
     diff = float(d[0])
     # fewer than two resamples with a positive (e.g. no positive at all): no spread to measure
