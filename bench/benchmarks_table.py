@@ -378,14 +378,19 @@ def second_stage_page(results, command, stages):
         if not _corrections(r):
             continue
         fit = r.get("fit_seconds", {})
+        auto = r["methods"]["mLPR-auto-HierRank"]
+        boot = "auprc_diff_se" in auto
         lines += [f"## {r['dataset']}, {r['first_stage']} first stage", "",
-                  "| second stage | AU(PRC) | P@R0.1 | P@R0.2 | max-F1 | fit s |", "|---|---|---|---|---|---|"]
+                  "| second stage | AU(PRC) |" + (" minus mLPR-auto ± SE |" if boot else "")
+                  + " P@R0.1 | P@R0.2 | max-F1 | fit s |", "|---|---|" + ("---|" if boot else "") + "---|---|---|---|"]
         rows = []
         for method, m in r["methods"].items():
             fam, ranker = method.rsplit("-", 1)
             if fam.startswith("mLPR") and ranker != "HierRank" or fam == "Raw" and ranker != "HierRank":
                 continue
-            rows.append((m["auprc"], f"| {fam if fam != 'Raw' else 'Raw (HierRank)'} | {_pct(m['auprc'])} | "
+            diff = (f" {100 * (m['auprc'] - auto['auprc']):+.2f} ± {100 * m['auprc_diff_se']:.2f} |"
+                    if boot else "")
+            rows.append((m["auprc"], f"| {fam if fam != 'Raw' else 'Raw (HierRank)'} | {_pct(m['auprc'])} |{diff} "
                                      f"{_pct(m.get('precision@recall0.1'))} | {_pct(m.get('precision@recall0.2'))} | "
                                      f"{_pct(m['f1_max_f1_cutoff'])} | "
                                      f"{fit.get(fam, float('nan')):.1f} |"))
