@@ -180,7 +180,6 @@ def _spread(values):
     return float(np.std(finite, ddof=1)) if finite.size > 1 else float("nan")
 
 
-
 def cutoff_power(values, probabilities, labels, hierarchy, classes, alphas):
     """The Bayesian FDR cutoff's calls and realised FDP beside the oracle's, on one HierRank ranking.
 
