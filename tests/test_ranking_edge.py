@@ -153,6 +153,32 @@ def test_series_labelled_by_class_is_aligned_by_name(tree):
         hier_rank(row.drop("b"), tree)
 
 
+@pytest.mark.parametrize("rank", [hier_rank, naive_sort])
+def test_series_labelled_by_class_gives_labelled_output_as_its_one_row_frame(tree, rank):
+    # a labelled Series was aligned by name but its Ranking had no index: top() came back a bare array
+    row = pd.Series({"y": 0.1, "c": 0.7, "a": 0.2, "x": 0.9, "b": 0.4}, name="g1")
+    got, want = rank(row, tree), rank(row.to_frame().T, tree)
+    assert list(got.index) == ["g1"]
+    for r in (0, 3, 5):
+        pd.testing.assert_frame_equal(got.top(r), want.top(r))
+    pd.testing.assert_frame_equal(got.labelled(got.block_means), want.labelled(want.block_means))
+    pd.testing.assert_frame_equal(got.to_frame(), want.to_frame())
+    unnamed = rank(row.rename(None), tree).top(2)  # a Series without a name is object 0, as series_row makes it
+    assert unnamed.index.tolist() == [0] and unnamed.columns.tolist() == list(tree.classes)
+
+
+@pytest.mark.parametrize("rank", [hier_rank, naive_sort])
+def test_series_labelled_by_other_names_is_refused_in_one_line(tree, rank):
+    row = pd.Series({"y": 0.1, "c": 0.7, "a": 0.2, "x": 0.9, "b": 0.4})
+    cases = {"missing": row.drop("b"), "'z'": row.rename({"y": "z"}),
+             "repeats": pd.concat([row, row[["a"]]])}
+    for needle, bad in cases.items():
+        with pytest.raises(InputError, match="values") as exc:
+            rank(bad, tree)
+        message = str(exc.value)
+        assert needle in message and "Series" in message and "\n" not in message
+
+
 def test_series_without_labels_is_positional(tree):
     flat = np.random.default_rng(0).random(10)
     ranking = hier_rank(pd.Series(flat), tree)

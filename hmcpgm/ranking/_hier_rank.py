@@ -9,7 +9,7 @@ from ..exceptions import InputError
 from ..options import RANK_METHODS, check_choice
 from . import _kernels
 from ._auto import AUTO_MAX_STATES, auto_sequences, greedy_sequences
-from ._checks import object_index, ranking_values
+from ._checks import ranked_input
 from ._exact import exact_sequences
 from ._horn import horn_object_sequences, horn_parent
 from ._lagrange import LAGRANGE_ITER, lagrangian
@@ -31,9 +31,13 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
 
     Parameters
     ----------
-    values : array-like of shape (M, K), or a DataFrame with class columns
-        The value of every event, for example mLPRs. Finite, and at most
-        ``float max / (4 K^2)`` in magnitude (their weighted sums must not overflow).
+    values : array-like of shape (M, K), a DataFrame with class columns, or a Series labelled by class
+        The value of every event, for example mLPRs. A DataFrame is aligned by class
+        name and its row index labels the ranking's objects (``Ranking.index``, so
+        ``Ranking.top`` gives a DataFrame); a Series labelled by class names is one
+        object, its name the row label, as its one-row DataFrame would be. Finite,
+        and at most ``float max / (4 K^2)`` in magnitude (their weighted sums must
+        not overflow).
     hierarchy : Hierarchy
         Fixes the column order of ``values`` and the ancestor constraints.
     method : {"auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact"}
@@ -138,7 +142,7 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     >>> ranking.block_means.round(2).tolist()
     [[1.0, 0.6, 0.6, 0.8, 0.1]]
     """
-    v = ranking_values(values, hierarchy, summed=True)
+    v, index = ranked_input(values, hierarchy, summed=True)
     check_choice(method, "method", RANK_METHODS)
     if method == "auto" and not hierarchy.is_forest:
         seq, seg_start, _ = auto_sequences(v, hierarchy, count(max_states, "max_states"))
@@ -164,7 +168,7 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     elif method == "exact":
         order, block, mean = chain_merge(v, exact_sequences(v, hierarchy))
     ranking = computed_ranking(order, v.shape[0], hierarchy.classes, block_means=mean, blocks=block,
-                               method=method, index=object_index(values))
+                               method=method, index=index)
     if certify:
         from ._certificate import certify as certify_ranking
 
