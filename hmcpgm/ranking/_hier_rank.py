@@ -16,6 +16,7 @@ from ._lagrange import LAGRANGE_ITER, lagrangian
 from ._merge import chain_merge
 from ._ranking import computed_ranking
 from ._sidney import sidney_sequences
+from ._structure import in_name_order
 
 __all__ = ["hier_rank"]
 
@@ -66,13 +67,14 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
           have several parent groups. No worst-case factor; certified per
           instance by :func:`hier_rank_bound` (see :func:`certify`).
         - ``"relaxed"``: for DAGs. Keep one parent per class (the deepest,
-          ties to the larger column index), solve that spanning forest exactly
-          by Horn's rule, then repair each object's forest order in two ways:
-          *push* (an event waits until just after its last parent) and *pull*
-          (an event moves up to its earliest descendant), ties by depth. Each
-          object keeps the repair with the larger CATCH within the object; the
-          objects are merged by Chain-Merge. Identical to ``"horn"`` on a
-          forest; O(n log n + E M) for E edges. No worst-case factor.
+          ties to the class whose name sorts last), solve that spanning forest
+          exactly by Horn's rule, then repair each object's forest order in two
+          ways: *push* (an event waits until just after its last parent) and
+          *pull* (an event moves up to its earliest descendant), ties by depth.
+          Each object keeps the repair with the larger CATCH within the object;
+          the objects are merged by Chain-Merge. Horn's rule on a forest (the
+          CATCH of ``"horn"``; tied groups may come in another order, by class
+          name); O(n log n + E M) for E edges. No worst-case factor.
         - ``"sidney"``: for DAGs, with a guarantee. Per object, a Sidney
           decomposition: repeatedly the ancestor-closed set of maximum mean
           value among the classes not yet placed (a maximum-density closure,
@@ -102,6 +104,13 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
         - ``"exact"``: dynamic programming over the ancestor-closed sets of the
           hierarchy, the same lattice for every object; exponential, refused
           when the lattice has more than ``hmcpgm.ranking.MAX_STATES`` sets.
+
+        ``"relaxed"`` and ``"sidney"`` break every tie by class name, never by
+        column position: they run on the classes sorted by name (strings
+        alphabetically, numbers by value; names of different types by type
+        name, then ``repr``), so permuting the columns of ``values`` and
+        ``hierarchy`` together permutes the ranking's class indices and
+        nothing else (the same events in the same order, to the last bit).
 
         ``python bench/ranking.py --dag-gap --sidney`` measures the methods
         against the exact optimum on small DAGs and against the bound on the
@@ -177,7 +186,12 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
 
 
 def _relaxed_sequences(values, hierarchy):
-    """Per-object consistent orders of the relaxed method, shape (M, K)."""
+    """Per-object consistent orders of the relaxed method, shape (M, K); ties by class name."""
+    return in_name_order(values, hierarchy, _relaxed_in_column_order)
+
+
+def _relaxed_in_column_order(values, hierarchy):
+    """The relaxed method's orders, ties by column index (the kept parent, Horn's heap, the repairs)."""
     depth = np.asarray(hierarchy.depth, dtype=np.int64)
     keep = np.array(hierarchy.spanning_forest("deepest"))
     m_obj, k_cls = values.shape
@@ -190,8 +204,13 @@ def _relaxed_sequences(values, hierarchy):
 
 
 def _sidney_sequences(values, hierarchy):
-    """Per-object orders that follow a Sidney decomposition, shape (M, K)."""
-    inner = _relaxed_sequences(values, hierarchy)
+    """Per-object orders that follow a Sidney decomposition, shape (M, K); ties by class name."""
+    return in_name_order(values, hierarchy, _sidney_in_column_order)
+
+
+def _sidney_in_column_order(values, hierarchy):
+    """The Sidney orders, ties by column index (the relaxed order inside sets, the cuts' sums)."""
+    inner = _relaxed_in_column_order(values, hierarchy)
     pos = np.empty_like(inner)
     np.put_along_axis(pos, inner, np.arange(values.shape[1], dtype=np.int64)[None, :], axis=1)
     ptr, idx = (np.array(a) for a in hierarchy.parent_csr)
