@@ -85,6 +85,50 @@ def test_restricted_hierarchy_keeps_the_ancestor_order_among_the_kept_classes(h,
             assert not any(p in h.ancestors(b) for b in r.ancestors(c))
 
 
+def _restricted_by_networkx(h, kept):
+    """The reference: the ancestor order among the kept classes (networkx ancestors), transitively reduced."""
+    import networkx as nx
+
+    g = h.to_networkx()
+    keep = set(kept)
+    closure = nx.DiGraph()
+    closure.add_nodes_from(kept)
+    closure.add_edges_from((a, c) for c in kept for a in nx.ancestors(g, c) & keep)
+    return set(nx.transitive_reduction(closure).edges)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_restricted_hierarchy_equals_networkx_on_larger_random_dags(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    edges = [(f"t{p}", f"t{i}") for i in range(1, n) for p in set(rng.integers(0, i, size=rng.integers(1, 4)).tolist())]
+    edges += [("u0", "u1"), ("u1", "u2"), ("u0", "u2")]  # a second component, with a shortcut edge
+    names = [f"t{i}" for i in range(n)] + ["u0", "u1", "u2"]
+    h = Hierarchy.from_edges(edges, classes=[names[i] for i in rng.permutation(len(names))])
+    for share in (0.05, 0.5, 1.0):
+        kept = [h.classes[i] for i in rng.permutation(h.n_classes)[:max(1, int(share * h.n_classes))]]
+        r = restrict_hierarchy(h, kept)
+        assert r.classes == tuple(kept)
+        assert set(r.edges) == _restricted_by_networkx(h, kept)
+
+
+def test_restricting_a_hierarchy_walks_it_once_not_once_per_class(monkeypatch):
+    # the hot spot on large DAGs: an ancestor walk (a (K,) array) per kept class, then every pair of kept
+    # ancestors; the kept ancestors now come from one pass in topological order, with no dense (K, K) matrix
+    rng = np.random.default_rng(3)
+    h = Hierarchy.from_parents([None] + [sorted(set(rng.integers(0, i, size=2).tolist())) for i in range(1, 60)])
+    kept = list(h.classes[::2])
+    expected = _restricted_by_networkx(h, kept)
+
+    def walk(self, name):
+        raise AssertionError("restrict_hierarchy walked the hierarchy once per class")
+
+    monkeypatch.setattr(Hierarchy, "ancestors", walk)
+    monkeypatch.setattr(Hierarchy, "descendants", walk)
+    assert set(restrict_hierarchy(h, kept).edges) == expected
+    assert "ancestor_matrix" not in vars(h)
+
+
 def test_annotations_are_closed_upward_along_the_full_ontology(go, tmp_path):
     terms, path = go
     onto = read_ontology(path)

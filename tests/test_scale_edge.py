@@ -20,7 +20,16 @@ from strategies import hierarchies, value_matrices
 from hmcpgm import MLPR, CutoffWarning, Hierarchy, InputError, LabelNetwork, bayes_cutoff, hier_rank, naive_sort
 from hmcpgm.cli import main
 from hmcpgm.io import write_hierarchy, write_matrix
-from hmcpgm.scale import predict_files, predict_proba, predict_stream, rank_chunks, rank_files, rank_model
+from hmcpgm.scale import (
+    predict_files,
+    predict_proba,
+    predict_stream,
+    rank_chunks,
+    rank_files,
+    rank_model,
+    rank_stream,
+    row_chunks,
+)
 
 # a forest and a DAG in one, columns not in topological order
 H = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("e", "f")],
@@ -95,6 +104,59 @@ def test_ties_and_degenerate_values_in_chunks(method, kind):
                 _same_cutoff(*_cutoffs(ranked, whole, values, alpha))
             for r in range(0, values.size + 1, 5):
                 assert np.array_equal(ranked.top(r), whole.top(r))
+
+
+def _same_top(got, want):
+    """The same type and content, to the dtype, row index and column names."""
+    assert type(got) is type(want)
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    else:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("labelled", [False, True])
+@pytest.mark.parametrize("method", ["auto", "naive"])
+def test_top_has_the_type_and_content_of_ranking_top(labelled, method):
+    # ChunkedRanking.top gave a bare array where Ranking.top of the same DataFrame gives a DataFrame
+    rng = np.random.default_rng(5)
+    values = rng.integers(0, 4, (M, H.n_classes)) / 3
+    if labelled:  # columns in another order than the hierarchy's, objects named
+        values = pd.DataFrame(values, columns=H.classes, index=[f"g{i}" for i in range(M)])[list(H.classes)[::-1]]
+    rank = hier_rank if method == "auto" else naive_sort
+    whole = rank(values, H)
+    for chunk_size in (1, 5, M):
+        with rank_chunks(values, H, chunk_size=chunk_size, method=method) as ranked:
+            for r in (0, 1, 17, whole.n_events):
+                _same_top(ranked.top(r), whole.top(r))
+            _same_top(ranked.to_ranking().top(9), whole.top(9))
+        # chunks that are DataFrames themselves: their row indexes, one after the other
+        with rank_stream(row_chunks(values, chunk_size), H, method=method) as ranked:
+            _same_top(ranked.top(17), whole.top(17))
+    empty = values.iloc[:0] if labelled else values[:0]
+    with rank_chunks(empty, H, chunk_size=3, method=method) as ranked:
+        _same_top(ranked.top(0), rank(empty, H).top(0))
+
+
+def test_top_of_a_dask_dataframe_is_labelled_by_its_partitions_indexes():
+    dd = pytest.importorskip("dask.dataframe")
+    values = pd.DataFrame(np.random.default_rng(6).random((M, H.n_classes)), columns=H.classes,
+                          index=[f"g{i}" for i in range(M)])
+    lazy = dd.from_pandas(values, npartitions=4)
+    whole = hier_rank(lazy.compute(), H)  # the same frame (dask may give its index another string dtype)
+    with rank_chunks(lazy, H) as ranked:
+        for r in (0, 23, values.size):
+            _same_top(ranked.top(r), whole.top(r))
+
+
+@pytest.mark.parametrize("labelled", [False, True])
+def test_top_of_rank_model_has_the_type_and_content_of_ranking_top(model, new, labelled):
+    X = pd.DataFrame(new, columns=H.classes, index=[f"g{i}" for i in range(M)]) if labelled else new
+    whole = hier_rank(model.predict_proba(X), H)
+    with rank_model(model, X, chunk_size=6) as ranked:
+        for r in (0, 11, whole.n_events):
+            _same_top(ranked.top(r), whole.top(r))
 
 
 def test_no_rows_in_chunks(model, new):

@@ -17,13 +17,12 @@ The objects' orders are then interleaved by Chain-Merge, which is optimal given
 them, so the result is exact whenever every component is a tree or small.
 """
 
-import weakref
-
 import networkx as nx
 import numpy as np
 
 from .._numba import jit
 from ._dag_greedy import dag_greedy_sequences
+from ._structure import hierarchy_plans
 
 __all__ = ["AUTO_MAX_STATES", "auto_sequences", "down_set_lattice", "greedy_sequences"]
 
@@ -129,25 +128,6 @@ def _csr(parents):
     return ptr, idx
 
 
-# plans depend on the hierarchy only (it is immutable): built once per hierarchy object,
-# found by identity (hashing a large hierarchy costs as much as ranking it)
-_PLANS = {}
-
-
-def _plans(hierarchy):
-    key = id(hierarchy)
-    entry = _PLANS.get(key)
-    if entry is not None and entry[0]() is hierarchy:
-        return entry[1]
-    plans = {}
-    try:
-        ref = weakref.ref(hierarchy, lambda _, key=key: _PLANS.pop(key, None))
-    except TypeError:  # pragma: no cover - not weak-referenceable: no cache
-        return plans
-    _PLANS[key] = (ref, plans)
-    return plans
-
-
 class _Part:
     """Classes solved together: by the greedy rule (``lattice`` None) or exactly."""
 
@@ -169,14 +149,14 @@ class _Part:
 
 
 def _greedy_part(hierarchy):
-    plans = _plans(hierarchy)
+    plans = hierarchy_plans(hierarchy)
     if "greedy" not in plans:
         plans["greedy"] = _Part(hierarchy, np.arange(hierarchy.n_classes))
     return plans["greedy"]
 
 
 def _auto_parts(hierarchy, max_states):
-    plans = _plans(hierarchy)
+    plans = hierarchy_plans(hierarchy)
     key = ("auto", max_states)
     if key in plans:
         return plans[key]

@@ -5,7 +5,7 @@ import numpy as np
 from .._arrays import event_order, finite_array
 from .._validation import check_hierarchy, is_frame
 from ..exceptions import InputError
-from ._checks import object_index, ranking_values
+from ._checks import ranked_input
 from ._ranking import Ranking, as_ranking, frame_names
 
 __all__ = ["catch", "naive_sort", "count_violations"]
@@ -53,8 +53,11 @@ def naive_sort(values, hierarchy):
 
     Parameters
     ----------
-    values : array-like of shape (M, K), or a DataFrame with class columns
-        The value of every event, for example mLPRs. Finite.
+    values : array-like of shape (M, K), a DataFrame with class columns, or a Series labelled by class
+        The value of every event, for example mLPRs. A DataFrame is aligned by class
+        name and its row index labels the ranking's objects (``Ranking.index``, so
+        ``Ranking.top`` gives a DataFrame); a Series labelled by class names is one
+        object, its name the row label, as its one-row DataFrame would be. Finite.
     hierarchy : Hierarchy
         Fixes the column order of ``values`` and the ancestor constraints.
 
@@ -74,14 +77,14 @@ def naive_sort(values, hierarchy):
     >>> np.asarray(naive_sort([[0.5, 0.5], [0.1, 0.7]], h)).tolist()
     [3, 0, 1, 2]
     """
-    v = ranking_values(values, hierarchy)
+    v, index = ranked_input(values, hierarchy)
     m_obj, k_cls = v.shape
     depth = np.broadcast_to(np.asarray(hierarchy.depth), (m_obj, k_cls)).ravel()
     order = np.lexsort((depth, -v.ravel())).astype(np.intp)
     blocks = np.empty(order.size, dtype=np.intp)
     blocks[order] = np.arange(order.size)
     return Ranking(order, m_obj, hierarchy.classes, block_means=v, blocks=blocks.reshape(v.shape),
-                   method="naive", index=object_index(values))
+                   method="naive", index=index)
 
 
 def count_violations(ranking, hierarchy, *, pairs="ancestors"):

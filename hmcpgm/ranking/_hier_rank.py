@@ -9,13 +9,14 @@ from ..exceptions import InputError
 from ..options import RANK_METHODS, check_choice
 from . import _kernels
 from ._auto import AUTO_MAX_STATES, auto_sequences, greedy_sequences
-from ._checks import object_index, ranking_values
+from ._checks import ranked_input
 from ._exact import exact_sequences
 from ._horn import horn_object_sequences, horn_parent
 from ._lagrange import LAGRANGE_ITER, lagrangian
 from ._merge import chain_merge
 from ._ranking import computed_ranking
 from ._sidney import sidney_sequences
+from ._structure import in_name_order
 
 __all__ = ["hier_rank"]
 
@@ -31,9 +32,13 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
 
     Parameters
     ----------
-    values : array-like of shape (M, K), or a DataFrame with class columns
-        The value of every event, for example mLPRs. Finite, and at most
-        ``float max / (4 K^2)`` in magnitude (their weighted sums must not overflow).
+    values : array-like of shape (M, K), a DataFrame with class columns, or a Series labelled by class
+        The value of every event, for example mLPRs. A DataFrame is aligned by class
+        name and its row index labels the ranking's objects (``Ranking.index``, so
+        ``Ranking.top`` gives a DataFrame); a Series labelled by class names is one
+        object, its name the row label, as its one-row DataFrame would be. Finite,
+        and at most ``float max / (4 K^2)`` in magnitude (their weighted sums must
+        not overflow).
     hierarchy : Hierarchy
         Fixes the column order of ``values`` and the ancestor constraints.
     method : {"auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact"}
@@ -62,13 +67,14 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
           have several parent groups. No worst-case factor; certified per
           instance by :func:`hier_rank_bound` (see :func:`certify`).
         - ``"relaxed"``: for DAGs. Keep one parent per class (the deepest,
-          ties to the larger column index), solve that spanning forest exactly
-          by Horn's rule, then repair each object's forest order in two ways:
-          *push* (an event waits until just after its last parent) and *pull*
-          (an event moves up to its earliest descendant), ties by depth. Each
-          object keeps the repair with the larger CATCH within the object; the
-          objects are merged by Chain-Merge. Identical to ``"horn"`` on a
-          forest; O(n log n + E M) for E edges. No worst-case factor.
+          ties to the class whose name sorts last), solve that spanning forest
+          exactly by Horn's rule, then repair each object's forest order in two
+          ways: *push* (an event waits until just after its last parent) and
+          *pull* (an event moves up to its earliest descendant), ties by depth.
+          Each object keeps the repair with the larger CATCH within the object;
+          the objects are merged by Chain-Merge. Horn's rule on a forest (the
+          CATCH of ``"horn"``; tied groups may come in another order, by class
+          name); O(n log n + E M) for E edges. No worst-case factor.
         - ``"sidney"``: for DAGs, with a guarantee. Per object, a Sidney
           decomposition: repeatedly the ancestor-closed set of maximum mean
           value among the classes not yet placed (a maximum-density closure,
@@ -98,6 +104,13 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
         - ``"exact"``: dynamic programming over the ancestor-closed sets of the
           hierarchy, the same lattice for every object; exponential, refused
           when the lattice has more than ``hmcpgm.ranking.MAX_STATES`` sets.
+
+        ``"relaxed"`` and ``"sidney"`` break every tie by class name, never by
+        column position: they run on the classes sorted by name (strings
+        alphabetically, numbers by value; names of different types by type
+        name, then ``repr``), so permuting the columns of ``values`` and
+        ``hierarchy`` together permutes the ranking's class indices and
+        nothing else (the same events in the same order, to the last bit).
 
         ``python bench/ranking.py --dag-gap --sidney`` measures the methods
         against the exact optimum on small DAGs and against the bound on the
@@ -138,7 +151,7 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     >>> ranking.block_means.round(2).tolist()
     [[1.0, 0.6, 0.6, 0.8, 0.1]]
     """
-    v = ranking_values(values, hierarchy, summed=True)
+    v, index = ranked_input(values, hierarchy, summed=True)
     check_choice(method, "method", RANK_METHODS)
     if method == "auto" and not hierarchy.is_forest:
         seq, seg_start, _ = auto_sequences(v, hierarchy, count(max_states, "max_states"))
@@ -164,7 +177,7 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     elif method == "exact":
         order, block, mean = chain_merge(v, exact_sequences(v, hierarchy))
     ranking = computed_ranking(order, v.shape[0], hierarchy.classes, block_means=mean, blocks=block,
-                               method=method, index=object_index(values))
+                               method=method, index=index)
     if certify:
         from ._certificate import certify as certify_ranking
 
@@ -173,7 +186,12 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
 
 
 def _relaxed_sequences(values, hierarchy):
-    """Per-object consistent orders of the relaxed method, shape (M, K)."""
+    """Per-object consistent orders of the relaxed method, shape (M, K); ties by class name."""
+    return in_name_order(values, hierarchy, _relaxed_in_column_order)
+
+
+def _relaxed_in_column_order(values, hierarchy):
+    """The relaxed method's orders, ties by column index (the kept parent, Horn's heap, the repairs)."""
     depth = np.asarray(hierarchy.depth, dtype=np.int64)
     keep = np.array(hierarchy.spanning_forest("deepest"))
     m_obj, k_cls = values.shape
@@ -186,8 +204,13 @@ def _relaxed_sequences(values, hierarchy):
 
 
 def _sidney_sequences(values, hierarchy):
-    """Per-object orders that follow a Sidney decomposition, shape (M, K)."""
-    inner = _relaxed_sequences(values, hierarchy)
+    """Per-object orders that follow a Sidney decomposition, shape (M, K); ties by class name."""
+    return in_name_order(values, hierarchy, _sidney_in_column_order)
+
+
+def _sidney_in_column_order(values, hierarchy):
+    """The Sidney orders, ties by column index (the relaxed order inside sets, the cuts' sums)."""
+    inner = _relaxed_in_column_order(values, hierarchy)
     pos = np.empty_like(inner)
     np.put_along_axis(pos, inner, np.arange(values.shape[1], dtype=np.int64)[None, :], axis=1)
     ptr, idx = (np.array(a) for a in hierarchy.parent_csr)

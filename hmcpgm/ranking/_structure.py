@@ -1,13 +1,98 @@
-"""Index structures of a hierarchy shared by the ranking kernels."""
+"""Index structures of a hierarchy shared by the ranking kernels, and the column order ties follow."""
+
+import weakref
 
 import numpy as np
 
+from ..hierarchy import Hierarchy
+
 __all__ = [
     "better_sequences",
+    "hierarchy_plans",
+    "in_name_order",
+    "name_order",
     "object_catch",
     "object_sequences",
     "relaxed_edges",
 ]
+
+# plans depend on the hierarchy only (it is immutable): built once per hierarchy object,
+# found by identity (hashing a large hierarchy costs as much as ranking it)
+_PLANS = {}
+
+
+def hierarchy_plans(hierarchy):
+    """A dict kept for the life of ``hierarchy`` (found by identity): what the rankers build once per hierarchy."""
+    key = id(hierarchy)
+    entry = _PLANS.get(key)
+    if entry is not None and entry[0]() is hierarchy:
+        return entry[1]
+    plans = {}
+    try:
+        # the dict is bound to the callback: at exit, the module's globals may go before the last hierarchies
+        ref = weakref.ref(hierarchy, lambda _, key=key, cache=_PLANS: cache.pop(key, None))
+    except TypeError:  # pragma: no cover - not weak-referenceable: no cache
+        return plans
+    _PLANS[key] = (ref, plans)
+    return plans
+
+
+def name_order(classes):
+    """The column indices of ``classes`` sorted by class name: an order that no column permutation changes.
+
+    Names are sorted as they compare (strings alphabetically, numbers by value);
+    names of types that do not compare with each other (``"a"`` and ``1``) by
+    the name of their type first, then as they compare, or by ``repr`` where
+    even that fails (tuples of mixed contents). Only names whose type and
+    ``repr`` both coincide keep their column order.
+
+    Parameters
+    ----------
+    classes : sequence of hashable
+        The class names, in column order.
+
+    Returns
+    -------
+    ndarray of int64
+        ``order[i]`` is the column of the ``i``-th class by name.
+
+    Examples
+    --------
+    >>> name_order(["b", "c", "a"]).tolist(), name_order(["b", 1, "a", 0]).tolist()
+    ([2, 0, 1], [3, 1, 2, 0])
+    """
+    names = list(classes)
+    for key in (lambda i: names[i], lambda i: (type(names[i]).__name__, names[i]),
+                lambda i: (type(names[i]).__name__, repr(names[i]))):
+        try:
+            return np.array(sorted(range(len(names)), key=key), dtype=np.int64)
+        except TypeError:
+            continue
+
+
+def in_name_order(values, hierarchy, solve):
+    """Per-object orders ``solve(values, hierarchy)`` computed with the columns in class-name order.
+
+    ``solve`` returns an (M, K) array of column indices (each object's order). It
+    runs on the hierarchy rebuilt with its classes in :func:`name_order` (built
+    once per hierarchy) and the values' columns permuted alike, and its orders
+    are mapped back to ``hierarchy``'s columns. Every tie ``solve`` breaks by
+    column index is then broken by class name, and every sum it forms is added
+    in the same order, whatever the column order of ``hierarchy``: permuting the
+    columns of ``values`` and ``hierarchy`` together gives the same orders of
+    class names, to the last bit.
+    """
+    plans = hierarchy_plans(hierarchy)
+    if "by_name" not in plans:
+        perm = name_order(hierarchy.classes)
+        if np.array_equal(perm, np.arange(hierarchy.n_classes)):
+            plans["by_name"] = None, hierarchy
+        else:
+            plans["by_name"] = perm, Hierarchy(hierarchy.graph, [hierarchy.classes[i] for i in perm])
+    perm, ordered = plans["by_name"]
+    if perm is None:
+        return solve(values, hierarchy)
+    return perm[solve(np.ascontiguousarray(values[:, perm]), ordered)]
 
 
 def relaxed_edges(hierarchy):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._arrays import count
-from .._validation import check_hierarchy, class_matrix
+from .._validation import check_hierarchy, class_matrix, is_frame
 from ..exceptions import InputError
 from ..options import RANK_METHODS, check_choice
 from ._execute import is_dask_collection, open_client, ordered_map
@@ -142,6 +142,7 @@ def _rank_task(key, payload, hierarchy, to_values, method):
     timings = {}
     key, start = key
     start = start or 0
+    labels = payload.index if is_frame(payload) else None  # a DataFrame's rows name its objects
     values = payload
     if to_values is not None:
         values = to_values(values, first_row=start) if isinstance(to_values, ModelMlpr) else to_values(values)
@@ -152,11 +153,11 @@ def _rank_task(key, payload, hierarchy, to_values, method):
     values = class_matrix(values, hierarchy, "values", first_row=start)
     run, summary = rank_chunk(values, hierarchy, method, chunk=key)
     summary.timings.update(timings)
-    return summary, run
+    return summary, run, labels
 
 
 def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler=None, store=None,
-                progress=False, n_objects=None):
+                progress=False, n_objects=None, index=None):
     """Rank chunks of objects one at a time; the first pass of every global decision.
 
     Parameters
@@ -186,6 +187,11 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
         Show a progress bar (objects done).
     n_objects : int, optional
         The total, for the progress bar.
+    index : sequence, optional
+        Labels of the objects (``ChunkedRanking.index``). Default: when every
+        chunk is a DataFrame (a pandas DataFrame, or a partition of a dask one),
+        their row indexes one after the other, as :func:`hmcpgm.hier_rank` keeps
+        the row index of the whole DataFrame; else none.
 
     Returns
     -------
@@ -196,13 +202,14 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
     if method != "naive":
         check_choice(method, "method", RANK_METHODS)
     runs = RunStore(store)
-    summaries, start = [], 0
+    summaries, labels, start = [], [], 0
     try:
         with progress_bar(progress, n_objects, "rank") as bar:
             client, close = open_client(scheduler)
             try:
-                for summary, run in ordered_map(_rank_task, _numbered(payloads), client=client,
-                                                shared=(hierarchy, to_values, method)):
+                for summary, run, rows in ordered_map(_rank_task, _numbered(payloads), client=client,
+                                                      shared=(hierarchy, to_values, method)):
+                    labels.append(rows)
                     t0 = time.perf_counter()
                     runs.put(summary.chunk, run)
                     timings = {**summary.timings, "store": time.perf_counter() - t0}
@@ -211,10 +218,17 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
                     bar.update(summary.n_objects)
             finally:
                 close()
+        if index is None and labels and all(rows is not None for rows in labels):
+            index = labels[0].append(labels[1:]) if len(labels) > 1 else labels[0]
+        return ChunkedRanking(summaries, runs, hierarchy.classes, method, index=index)
     except BaseException:
         runs.close()
         raise
-    return ChunkedRanking(summaries, runs, hierarchy.classes, method)
+
+
+def _row_index(X):
+    """The row index of an in-memory pandas DataFrame (it names the objects), else None."""
+    return X.index if is_frame(X) and not is_dask_collection(X) else None
 
 
 def rank_chunks(values, hierarchy, *, chunk_size=None, **options):
@@ -235,7 +249,8 @@ def rank_chunks(values, hierarchy, *, chunk_size=None, **options):
     -------
     ChunkedRanking
         Its :meth:`~ChunkedRanking.bayes_cutoff` and :meth:`~ChunkedRanking.top`
-        equal those of :func:`hmcpgm.hier_rank` on the whole matrix.
+        equal those of :func:`hmcpgm.hier_rank` on the whole matrix (``top`` a
+        DataFrame labelled by the row index when ``values`` is a DataFrame).
 
     Examples
     --------
@@ -248,7 +263,8 @@ def rank_chunks(values, hierarchy, *, chunk_size=None, **options):
     >>> cut.rank == bayes_cutoff(hier_rank(p, h), p, alpha=0.3).rank, bool(same)
     (True, True)
     """
-    return rank_stream(row_chunks(values, chunk_size), hierarchy, n_objects=_rows(values), **options)
+    return rank_stream(row_chunks(values, chunk_size), hierarchy, n_objects=_rows(values), index=_row_index(values),
+                       **options)
 
 
 def rank_model(model, X, *, chunk_size=None, **options):
@@ -271,13 +287,14 @@ def rank_model(model, X, *, chunk_size=None, **options):
     Returns
     -------
     ChunkedRanking
-        As :func:`rank_stream` returns it.
+        As :func:`rank_stream` returns it; labelled by the row index of ``X`` when
+        it is a DataFrame, as ``hier_rank(model.predict_proba(X), ...)`` would be.
     """
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model)
     return rank_stream(row_chunks(X, chunk_size), model.hierarchy_, to_values=ModelMlpr(model),
-                       n_objects=_rows(X), **options)
+                       n_objects=_rows(X), index=_row_index(X), **options)
 
 
 # ---------------------------------------------------------------------- prediction

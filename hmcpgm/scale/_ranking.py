@@ -48,7 +48,8 @@ class ChunkedRanking:
     method : str
         The ranking method of every chunk.
     index : sequence, optional
-        Labels of the objects, for :meth:`iter_frames`.
+        Labels of the objects (a ranked DataFrame's row index): :meth:`top` then
+        gives a DataFrame, and :meth:`iter_frames` names the objects by them.
     """
 
     def __init__(self, summaries, store, classes, method, index=None):
@@ -290,11 +291,39 @@ class ChunkedRanking:
 
         Returns
         -------
-        ndarray of int8, shape (M, K)
-            1 for the first ``r`` events of the global ranking.
+        ndarray or DataFrame of int8, shape (M, K)
+            1 for the first ``r`` events of the global ranking. A DataFrame (columns
+            named by class, rows by ``index``) when the ranking has an ``index``,
+            as :meth:`hmcpgm.Ranking.top` gives one for a ranked DataFrame.
         """
         parts = [d for _, d in self.iter_top(r)]
-        return np.concatenate(parts) if parts else np.zeros((0, self.n_classes), dtype=np.int8)
+        return self.labelled(np.concatenate(parts) if parts else np.zeros((0, self.n_classes), dtype=np.int8))
+
+    def labelled(self, matrix):
+        """An (M, K) matrix of the ranking's events, as a DataFrame when the ranking has an ``index``.
+
+        The same as :meth:`hmcpgm.Ranking.labelled`: rows named by ``index``,
+        columns by class (in ``classes`` order); without an ``index`` the matrix
+        comes back as it is.
+
+        Parameters
+        ----------
+        matrix : ndarray of shape (M, K)
+            One entry per event, columns in ``classes`` order.
+
+        Returns
+        -------
+        ndarray or DataFrame of shape (M, K)
+            ``matrix`` itself, or a DataFrame of it labelled by ``index`` and ``classes``.
+        """
+        matrix = np.asarray(matrix)
+        if matrix.shape != self.shape:
+            raise InputError(f"matrix has shape {matrix.shape} but the ranking is of shape {self.shape}")
+        if self.index is None:
+            return matrix
+        import pandas as pd
+
+        return pd.DataFrame(matrix, index=self.index, columns=list(self.classes))
 
     # -- the full ranking, when asked: an external merge by bins -----------------
     def iter_frames(self, batch=1_000_000, *, values=True, positives=None):
