@@ -264,3 +264,12 @@ def test_ties_follow_class_names_of_mixed_types(method):
     v = np.zeros((2, h.n_classes))
     for perm in ([4, 3, 2, 1, 0], [2, 0, 4, 1, 3], [1, 4, 0, 3, 2]):
         _same_under_permutation(h, v, perm, method)
+
+
+@pytest.mark.xfail(strict=True, reason="known defect: the other methods still order tied events by column index "
+                                       "(fixing it changes every benchmark ranking with ties; see the closing note)")
+@pytest.mark.parametrize("method", ["auto", "greedy", "lagrangian", "exact"])
+def test_other_methods_do_not_depend_on_the_column_order_yet(method):
+    # three roots of equal value: the tied events come out in column order, not by name
+    h = Hierarchy.from_edges([], classes=["a", "b", "c"])
+    _same_under_permutation(h, np.zeros((1, 3)), [2, 0, 1], method)
