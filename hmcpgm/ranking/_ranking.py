@@ -8,7 +8,8 @@ from .._arrays import count, event_order
 from .._validation import as_pandas, as_table, class_matrix, is_frame, rows_aligned, series_row
 from ..exceptions import InputError
 
-__all__ = ["Ranking", "as_ranking", "frame_names", "matrix_for", "computed_ranking", "paired_rows"]
+__all__ = ["Ranking", "as_ranking", "frame_names", "labelled_matrix", "matrix_for", "computed_ranking",
+           "paired_rows"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,14 +219,7 @@ class Ranking:
         >>> Ranking([0, 1], n_objects=1, classes=("a", "b")).labelled(np.array([[1, 0]]))
         array([[1, 0]])
         """
-        matrix = np.asarray(matrix)
-        if matrix.shape != self.shape:
-            raise InputError(f"matrix has shape {matrix.shape} but the ranking is of shape {self.shape}")
-        if self.index is None:
-            return matrix
-        import pandas as pd
-
-        return pd.DataFrame(matrix, index=self.index, columns=list(self.classes))
+        return labelled_matrix(matrix, self.shape, self.index, self.classes)
 
     def restrict(self, classes):
         """The ranking of some classes only: the other events are dropped, the order kept.
@@ -294,6 +288,20 @@ class Ranking:
         if self.block_means is not None:
             table["block_mean"] = self.block_means.reshape(-1)[self.order]
         return pd.DataFrame(table)
+
+
+def labelled_matrix(matrix, shape, index, classes):
+    """``matrix`` (checked to be of ``shape``) as it is without ``index``, else a DataFrame of it with rows
+    named by ``index`` and columns by ``classes``: what :meth:`Ranking.labelled` (and the chunked
+    ranking's) return."""
+    matrix = np.asarray(matrix)
+    if matrix.shape != shape:
+        raise InputError(f"matrix has shape {matrix.shape} but the ranking is of shape {shape}")
+    if index is None:
+        return matrix
+    import pandas as pd
+
+    return pd.DataFrame(matrix, index=index, columns=list(classes))
 
 
 def as_ranking(ranking, shape, name="ranking", *, frames=()):

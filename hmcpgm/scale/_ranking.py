@@ -24,6 +24,7 @@ from .._arrays import count
 from ..decision import Cutoff, bayes_cutoff
 from ..exceptions import CutoffWarning, InputError
 from ..ranking import Ranking
+from ..ranking._ranking import labelled_matrix
 from ._runs import N_BINS
 
 __all__ = ["ChunkedRanking"]
@@ -316,14 +317,7 @@ class ChunkedRanking:
         ndarray or DataFrame of shape (M, K)
             ``matrix`` itself, or a DataFrame of it labelled by ``index`` and ``classes``.
         """
-        matrix = np.asarray(matrix)
-        if matrix.shape != self.shape:
-            raise InputError(f"matrix has shape {matrix.shape} but the ranking is of shape {self.shape}")
-        if self.index is None:
-            return matrix
-        import pandas as pd
-
-        return pd.DataFrame(matrix, index=self.index, columns=list(self.classes))
+        return labelled_matrix(matrix, self.shape, self.index, self.classes)
 
     # -- the full ranking, when asked: an external merge by bins -----------------
     def iter_frames(self, batch=1_000_000, *, values=True, positives=None):
