@@ -7,6 +7,7 @@ from .._validation import check_hierarchy, is_frame
 from ..exceptions import InputError
 from ._checks import ranked_input
 from ._ranking import Ranking, as_ranking, frame_names
+from ._structure import name_ordered
 
 __all__ = ["catch", "naive_sort", "count_violations"]
 
@@ -65,7 +66,8 @@ def naive_sort(values, hierarchy):
     -------
     Ranking
         Best first. Ties are broken by class depth (longest path from a root; an
-        ancestor is always shallower), then by flat index ``m*K + k``, so tied
+        ancestor is always shallower), then by object, then by class name
+        (as :func:`hier_rank` does; never by column position), so tied
         values never put a descendant before its ancestor. Unequal values may
         still do so: NaiveSort ignores the hierarchy. Every event is its own
         block: ``block_means`` are the values.
@@ -80,7 +82,13 @@ def naive_sort(values, hierarchy):
     v, index = ranked_input(values, hierarchy)
     m_obj, k_cls = v.shape
     depth = np.broadcast_to(np.asarray(hierarchy.depth), (m_obj, k_cls)).ravel()
-    order = np.lexsort((depth, -v.ravel())).astype(np.intp)
+    perm = name_ordered(hierarchy)[0]
+    by_name = np.arange(k_cls, dtype=np.int64)
+    if perm is not None:
+        by_name[perm] = np.arange(k_cls)
+    # ties: shallower first, then by object, then by class name
+    tie = (np.arange(m_obj, dtype=np.int64)[:, None] * k_cls + by_name[None, :]).ravel()
+    order = np.lexsort((tie, depth, -v.ravel())).astype(np.intp)
     blocks = np.empty(order.size, dtype=np.intp)
     blocks[order] = np.arange(order.size)
     return Ranking(order, m_obj, hierarchy.classes, block_means=v, blocks=blocks.reshape(v.shape),

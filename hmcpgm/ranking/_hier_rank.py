@@ -105,12 +105,12 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
           hierarchy, the same lattice for every object; exponential, refused
           when the lattice has more than ``hmcpgm.ranking.MAX_STATES`` sets.
 
-        ``"relaxed"`` and ``"sidney"`` break every tie by class name, never by
-        column position: they run on the classes sorted by name (strings
-        alphabetically, numbers by value; names of different types by type
-        name, then ``repr``), so permuting the columns of ``values`` and
-        ``hierarchy`` together permutes the ranking's class indices and
-        nothing else (the same events in the same order, to the last bit).
+        Every method breaks every tie by class name, never by column position:
+        it runs on the classes sorted by name (strings alphabetically, numbers
+        by value; names of different types by type name, then ``repr``), so
+        permuting the columns of ``values`` and ``hierarchy`` together permutes
+        the ranking's class indices and nothing else (the same events in the
+        same order, to the last bit).
 
         ``python bench/ranking.py --dag-gap --sidney`` measures the methods
         against the exact optimum on small DAGs and against the bound on the
@@ -153,29 +153,18 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     """
     v, index = ranked_input(values, hierarchy, summed=True)
     check_choice(method, "method", RANK_METHODS)
-    if method == "auto" and not hierarchy.is_forest:
-        seq, seg_start, _ = auto_sequences(v, hierarchy, count(max_states, "max_states"))
-        order, block, mean = chain_merge(v, seq, seg_start)
-    elif method in ("auto", "horn"):
-        if not hierarchy.is_forest:
-            raise InputError(
-                "method='horn' needs a forest (one parent per class); the hierarchy is a "
-                "DAG: use method='auto' or 'relaxed'"
-            )
-        order, block, mean = horn_parent(np.array(hierarchy.spanning_forest()), v)
-    elif method == "greedy":
-        order, block, mean = chain_merge(v, greedy_sequences(v, hierarchy))
-    elif method == "relaxed":
-        order, block, mean = chain_merge(v, _relaxed_sequences(v, hierarchy))
-    elif method == "lagrangian":
-        seq = greedy_sequences(v, hierarchy)
-        if not hierarchy.is_forest:
-            seq = lagrangian(v, hierarchy, seq, count(max_iter, "max_iter"), improve=True)[1]
-        order, block, mean = chain_merge(v, seq)
-    elif method == "sidney":
-        order, block, mean = chain_merge(v, _sidney_sequences(v, hierarchy))
-    elif method == "exact":
-        order, block, mean = chain_merge(v, exact_sequences(v, hierarchy))
+    if method == "horn" and not hierarchy.is_forest:
+        raise InputError(
+            "method='horn' needs a forest (one parent per class); the hierarchy is a "
+            "DAG: use method='auto' or 'relaxed'"
+        )
+    max_states = count(max_states, "max_states") if method == "auto" else max_states
+    max_iter = count(max_iter, "max_iter") if method == "lagrangian" else max_iter
+
+    def solve(vals, h):
+        return _ranked_in_column_order(vals, h, method, max_states, max_iter)
+
+    order, block, mean = in_name_order(v, hierarchy, solve)
     ranking = computed_ranking(order, v.shape[0], hierarchy.classes, block_means=mean, blocks=block,
                                method=method, index=index)
     if certify:
@@ -185,13 +174,29 @@ def hier_rank(values, hierarchy, method="auto", *, max_states=AUTO_MAX_STATES, m
     return ranking
 
 
+def _ranked_in_column_order(v, hierarchy, method, max_states, max_iter):
+    """``(order, blocks, means)`` of ``method``, ties by column index."""
+    if method == "auto" and not hierarchy.is_forest:
+        seq, seg_start, _ = auto_sequences(v, hierarchy, max_states)
+        return chain_merge(v, seq, seg_start)
+    if method in ("auto", "horn"):
+        return horn_parent(np.array(hierarchy.spanning_forest()), v)
+    if method == "greedy":
+        return chain_merge(v, greedy_sequences(v, hierarchy))
+    if method == "relaxed":
+        return chain_merge(v, _relaxed_sequences(v, hierarchy))
+    if method == "lagrangian":
+        seq = greedy_sequences(v, hierarchy)
+        if not hierarchy.is_forest:
+            seq = lagrangian(v, hierarchy, seq, max_iter, improve=True)[1]
+        return chain_merge(v, seq)
+    if method == "sidney":
+        return chain_merge(v, _sidney_sequences(v, hierarchy))
+    return chain_merge(v, exact_sequences(v, hierarchy))
+
+
 def _relaxed_sequences(values, hierarchy):
-    """Per-object consistent orders of the relaxed method, shape (M, K); ties by class name."""
-    return in_name_order(values, hierarchy, _relaxed_in_column_order)
-
-
-def _relaxed_in_column_order(values, hierarchy):
-    """The relaxed method's orders, ties by column index (the kept parent, Horn's heap, the repairs)."""
+    """The relaxed method's orders, shape (M, K), ties by column index (the kept parent, Horn's heap, the repairs)."""
     depth = np.asarray(hierarchy.depth, dtype=np.int64)
     keep = np.array(hierarchy.spanning_forest("deepest"))
     m_obj, k_cls = values.shape
@@ -204,13 +209,9 @@ def _relaxed_in_column_order(values, hierarchy):
 
 
 def _sidney_sequences(values, hierarchy):
-    """Per-object orders that follow a Sidney decomposition, shape (M, K); ties by class name."""
-    return in_name_order(values, hierarchy, _sidney_in_column_order)
-
-
-def _sidney_in_column_order(values, hierarchy):
-    """The Sidney orders, ties by column index (the relaxed order inside sets, the cuts' sums)."""
-    inner = _relaxed_in_column_order(values, hierarchy)
+    """Orders that follow a Sidney decomposition, shape (M, K), ties by column index
+    (the relaxed order inside sets, the cuts' sums)."""
+    inner = _relaxed_sequences(values, hierarchy)
     pos = np.empty_like(inner)
     np.put_along_axis(pos, inner, np.arange(values.shape[1], dtype=np.int64)[None, :], axis=1)
     ptr, idx = (np.array(a) for a in hierarchy.parent_csr)

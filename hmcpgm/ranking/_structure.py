@@ -11,6 +11,7 @@ __all__ = [
     "hierarchy_plans",
     "in_name_order",
     "name_order",
+    "name_ordered",
     "object_catch",
     "object_sequences",
     "relaxed_edges",
@@ -70,18 +71,10 @@ def name_order(classes):
             continue
 
 
-def in_name_order(values, hierarchy, solve):
-    """Per-object orders ``solve(values, hierarchy)`` computed with the columns in class-name order.
-
-    ``solve`` returns an (M, K) array of column indices (each object's order). It
-    runs on the hierarchy rebuilt with its classes in :func:`name_order` (built
-    once per hierarchy) and the values' columns permuted alike, and its orders
-    are mapped back to ``hierarchy``'s columns. Every tie ``solve`` breaks by
-    column index is then broken by class name, and every sum it forms is added
-    in the same order, whatever the column order of ``hierarchy``: permuting the
-    columns of ``values`` and ``hierarchy`` together gives the same orders of
-    class names, to the last bit.
-    """
+def name_ordered(hierarchy):
+    """``(perm, ordered)``: the :func:`name_order` of ``hierarchy``'s classes and the hierarchy
+    rebuilt with its classes in that order (built once per hierarchy); ``(None, hierarchy)``
+    when the columns already are in name order."""
     plans = hierarchy_plans(hierarchy)
     if "by_name" not in plans:
         perm = name_order(hierarchy.classes)
@@ -89,10 +82,30 @@ def in_name_order(values, hierarchy, solve):
             plans["by_name"] = None, hierarchy
         else:
             plans["by_name"] = perm, Hierarchy(hierarchy.graph, [hierarchy.classes[i] for i in perm])
-    perm, ordered = plans["by_name"]
+    return plans["by_name"]
+
+
+def in_name_order(values, hierarchy, solve):
+    """What ``solve(values, hierarchy)`` computes, with the columns in class-name order.
+
+    ``solve`` returns ``(order, blocks, means)``: a permutation of the flat event
+    indices ``m*K + k`` and two (M, K) arrays. It runs on the hierarchy rebuilt
+    with its classes in :func:`name_order` and the values' columns permuted
+    alike, and its results are mapped back to ``hierarchy``'s columns. Every tie
+    ``solve`` breaks by column index is then broken by class name, and every sum
+    it forms is added in the same order, whatever the column order of
+    ``hierarchy``: permuting the columns of ``values`` and ``hierarchy`` together
+    gives the same events in the same order, to the last bit.
+    """
+    perm, ordered = name_ordered(hierarchy)
     if perm is None:
         return solve(values, hierarchy)
-    return perm[solve(np.ascontiguousarray(values[:, perm]), ordered)]
+    order, block, mean = solve(np.ascontiguousarray(values[:, perm]), ordered)
+    k_cls = values.shape[1]
+    order = order - order % k_cls + perm[order % k_cls]
+    back_block, back_mean = np.empty_like(block), np.empty_like(mean)
+    back_block[:, perm], back_mean[:, perm] = block, mean
+    return order, back_block, back_mean
 
 
 def relaxed_edges(hierarchy):
