@@ -163,6 +163,15 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         evidence (indpt's fitted exponent), while the other classes' evidence
         has ``tempering_`` (:func:`hmcpgm.tempering.own_evidence`: exact for
         every class at once). None: ``tempering_`` for all evidence.
+    descendants_tempering_ : ndarray of shape (K,) or None
+        Full on a forest, when the fitted second stage has one: the exponent of
+        each class's evidence in the posteriors of its ancestors, while
+        ``tempering_`` stays the exponent of the evidence outside a class's
+        subtree (:func:`hmcpgm.inference.split_full_posterior`, exact). ``fit``
+        does not fit it (``fit_second_stage_auto(..., descendants=True)`` does;
+        measured in ``bench/descendants_evidence.py``, it did not improve the
+        default's choice); a saved model keeps it. None: ``tempering_`` for the
+        descendants' evidence too.
     consistency_ : str
         ``"max"``: :meth:`predict_proba` lifts each class to the largest mLPR
         among its descendants (a lower bound of its posterior under the
@@ -315,6 +324,11 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def own_tempering_(self):
         """The exponent of each class's own evidence (nbh and full), or None."""
         return self.second_stage_.own
+
+    @property
+    def descendants_tempering_(self):
+        """Full on a forest: the exponent of each class's evidence in its ancestors' posteriors, or None."""
+        return self.second_stage_.descendants
 
     @property
     def consistency_(self):

@@ -5,12 +5,14 @@ The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) read with
 holds:
 
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
-  ``format_version`` (4; version 3 files, whose score model stored its
+  ``format_version`` (5 for a model with a descendants' exponent, which
+  readers of format 4 cannot apply and must refuse; else 4; version 3 files, whose score model stored its
   per-class choice as positions in the candidate list of that time, and version
   2 files, from before ``version="auto"``, still load), the hmcpgm version that
   wrote it, the estimator's parameters, the fitted version and cross-validation table, the class names in column order,
   the hierarchy's edges and a SHA-256 ``digest`` of everything else in the file;
-* ``theta``, ``prevalence``, ``tempering``: per-class arrays;
+* ``theta``, ``prevalence``, ``tempering``: per-class arrays; ``own_tempering``
+  and ``descendants_tempering`` when fitted;
 * ``recalibration/knots_x``, ``recalibration/knots_y``: the shared
   recalibration map, when fitted;
 * ``score_model/<name>``: the arrays of the fitted score model
@@ -38,8 +40,8 @@ from .exceptions import HmcpgmError, InputError
 __all__ = ["save_model", "load_model", "is_model_file"]
 
 FORMAT = "hmcpgm-model"
-FORMAT_VERSION = 4
-_READS = (2, 3, FORMAT_VERSION)  # 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
+FORMAT_VERSION = 5  # written only by models with a descendants' exponent (older readers must refuse them); else 4
+_READS = (2, 3, 4, FORMAT_VERSION)  # 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
 # The zip archive's comment (its last bytes) seals every byte before it with SHA-256: checked before any
 # member is decompressed. Files saved before the seal load too (their members are read bounded, then
 # checked by the digest in the metadata).
@@ -117,13 +119,15 @@ def save_model(model, path):
     arrays["tempering"] = np.asarray(model.tempering_, dtype=float)
     if getattr(model, "own_tempering_", None) is not None:
         arrays["own_tempering"] = np.asarray(model.own_tempering_, dtype=float)
+    if getattr(model, "descendants_tempering_", None) is not None:
+        arrays["descendants_tempering"] = np.asarray(model.descendants_tempering_, dtype=float)
     if model.recalibration_ is not None:
         arrays["recalibration/knots_x"] = np.asarray(model.recalibration_.knots_x, dtype=float)
         arrays["recalibration/knots_y"] = np.asarray(model.recalibration_.knots_y, dtype=float)
     cv_results = None if model.cv_results_ is None else json.loads(model.cv_results_.to_json(orient="records"))
     meta = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if "descendants_tempering" in arrays else 4,
         "hmcpgm_version": _version(),
         "params": {k: _plain(v) for k, v in model.get_params().items() if k != "hierarchy"},
         "flat": model.hierarchy is None,
@@ -302,7 +306,7 @@ def load_model(path):
             score_model_from_dict(state, hierarchy), network.theta, _recalibration(arrays),
             engine=model.engine, options=model.inference_options or {}, network=network,
             own=arrays.get("own_tempering"),  # absent in files of 0.2: all evidence at tempering_
-            consistency=consistency,
+            consistency=consistency, descendants=arrays.get("descendants_tempering"),
         )
         # files before 0.3 hold cross-fitted maps only
         model.recalibrated_on_ = meta.get("recalibrated_on",
@@ -337,6 +341,7 @@ _ARRAY_RULES = {
     "prevalence": ((), 0.0, 1.0),
     "tempering": ((), 0.0, None),
     "own_tempering": ((), 0.0, None),
+    "descendants_tempering": ((), 0.0, None),
     "score_model/prevalence": ((), 0.0, 1.0),
     "score_model/lpr": (None, 0.0, 1.0),
     "score_model/density0": (None, 0.0, None),

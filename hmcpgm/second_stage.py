@@ -12,7 +12,10 @@ needs and runs it, in this order:
    tempered local precision rate under the training prevalence of its score
    model (:func:`hmcpgm.tempering.tempered_lpr`), with no network;
 4. **own evidence** (nbh and full, optional): each class's own evidence at its
-   own exponent ``own_k`` (:func:`hmcpgm.tempering.own_evidence`);
+   own exponent ``own_k`` (:func:`hmcpgm.tempering.own_evidence`); full on a
+   forest may also give the descendants' evidence its own exponent
+   (``descendants``: steps 2-4 are then one exact pass,
+   :func:`hmcpgm.inference.split_full_posterior`);
 5. **consistency** (optional): the max constraint (:func:`consistent_values`);
 6. **recalibration** (optional): the shared increasing map ``g``
    (:meth:`SecondStage.calibrate`), used for Bayesian FDR estimates and decisions.
@@ -44,7 +47,7 @@ from .corrections import CORRECTIONS, mcm
 from .exceptions import InputError
 from .network import LabelNetwork
 from .options import VERSIONS, check_choice
-from .tempering import own_evidence, temper, tempered_lpr
+from .tempering import log_evidence_ratio, own_evidence, temper, tempered_lpr
 
 __all__ = ["CONSISTENCY", "SecondStage", "consistent_values"]
 
@@ -127,6 +130,12 @@ class SecondStage:
         classes' evidence has ``a``); None: ``a`` for all evidence. Ignored by indpt.
     consistency : {"hierrank", "max"}, default "hierrank"
         ``"max"``: the mLPRs are lifted by the max constraint before ranking.
+    descendants : array-like of shape (K,), optional
+        For full on a forest: the exponent of class ``j``'s evidence in the
+        posterior of each of ``j``'s ancestors (``a`` stays the exponent of the
+        evidence outside a class's subtree, ``own`` of its own): exact, by
+        :func:`hmcpgm.inference.split_full_posterior`. None: ``a`` for the
+        descendants too.
     prevalence : array-like of shape (K,), optional
         The prior of indpt: the training prevalence of the score models (default
         ``score_model.prevalence``).
@@ -159,6 +168,7 @@ class SecondStage:
     seconds: dict = field(default_factory=dict)
     own: np.ndarray | None = None
     consistency: str = "hierrank"
+    descendants: np.ndarray | None = None
     prevalence: np.ndarray | None = None
     options: dict = field(default_factory=dict)
     network: LabelNetwork | None = field(default=None, repr=False)
@@ -172,6 +182,12 @@ class SecondStage:
                  "a": _exponents(self.a, k, "a"), "options": dict(self.options or {})}
         if self.own is not None:
             fixed["own"] = _exponents(self.own, k, "own")
+        if self.descendants is not None:
+            if self.version != "full" or not network.hierarchy.is_forest:
+                raise InputError("descendants (the exponent of the descendants' evidence) needs version='full' "
+                                 f"on a forest, got version {self.version!r} on a "
+                                 f"{'forest' if network.hierarchy.is_forest else 'DAG'}")
+            fixed["descendants"] = _exponents(self.descendants, k, "descendants")
         prevalence = self.prevalence
         if prevalence is None and self.score_model is not None:
             prevalence = self.score_model.prevalence
@@ -219,6 +235,11 @@ class SecondStage:
             if self.prevalence is None:
                 raise InputError("the indpt version needs the training prevalence (prevalence or score_model)")
             p = tempered_lpr(likelihoods, self.prevalence, self.a)
+        elif self.descendants is not None:
+            from .inference import split_full_posterior
+
+            p = split_full_posterior(self.hierarchy, self.theta, log_evidence_ratio(likelihoods), self.a,
+                                     self.descendants, self.a if self.own is None else self.own)
         else:
             from .inference import mlpr_from_likelihoods
 

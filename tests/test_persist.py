@@ -83,7 +83,10 @@ def test_file_loads_without_pickle(data, tmp_path):
             assert archive[name].dtype != object
     assert {"meta", "theta", "prevalence"} <= names
     assert any(n.startswith("score_model/") for n in names)
-    assert meta["format"] == "hmcpgm-model" and meta["format_version"] == FORMAT_VERSION
+    assert meta["format"] == "hmcpgm-model"
+    # 5 exactly when the model has a descendants' exponent (older readers must refuse it), else 4
+    assert meta["format_version"] == (FORMAT_VERSION if "descendants_tempering" in names else 4)
+    assert ("descendants_tempering" in names) == (model.descendants_tempering_ is not None)
     assert meta["classes"] == list(range(25))
 
 
@@ -113,7 +116,7 @@ def test_future_format_version(data, tmp_path):
     model = MLPR(hierarchy=data.hierarchy, **_params("gaussian")).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     _rewrite_meta(path, tmp_path / "future.npz", lambda meta: meta.update(format_version=FORMAT_VERSION + 1))
-    expected = rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2, 3 and {FORMAT_VERSION}"
+    expected = rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2, 3, 4 and {FORMAT_VERSION}"
     with pytest.raises(InputError, match=expected):
         load_model(tmp_path / "future.npz")
     _rewrite_meta(path, tmp_path / "foreign.npz", lambda meta: meta.update(format="other-tool"))

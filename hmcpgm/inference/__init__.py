@@ -39,12 +39,13 @@ from ._registry import (
     register_engine,
     unregister_engine,
 )
+from ._split import split_full_posterior
 
 __all__ = ["mlpr_from_likelihoods", "check_engine_options", "loopy_belief_propagation", "LoopyReport", "inference_plan",
            "InferencePlan", "EngineEstimate", "choose_engine", "engine_in_use",
            "compare_engines", "EXACTNESS", "synthetic_evidence", "errors_by_class_structure", "EVIDENCE_REGIMES",
            "ENGINES", "Engine", "register_engine", "unregister_engine", "get_engine", "engine_names", "engine_table",
-           "always_exact", "is_polytree"]
+           "always_exact", "is_polytree", "split_full_posterior"]
 
 __doc__ = __doc__.format(engines="".join(  # noqa: A001 - the engine list is read from the registry
     f'``"{name}"``\n' + textwrap.fill(get_engine(name).summary, 88, initial_indent="    ", subsequent_indent="    ")

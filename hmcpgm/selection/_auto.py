@@ -31,7 +31,8 @@ from ._exponents import fit_exponents
 def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="auprc",
                           score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
                           screen_margin=3.0, engine="auto", a_min=0.02, n_iter=4, margin=1.0, recalibrate=True,
-                          pseudo_count=0.5, allow_empty=True, consistency="auto", return_predictions=False,
+                          pseudo_count=0.5, allow_empty=True, consistency="auto", descendants=False,
+                          return_predictions=False,
                           progress=False, **score_options):
     """Choose version, tempering and score models by cross-fitting on the training rows.
 
@@ -97,10 +98,20 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         lower bound of its own posterior under the hierarchy). ``"auto"`` takes
         ``"max"`` when its cross-fitted AU(PRC) is better by more than
         ``margin`` paired bootstrap standard errors.
+    descendants : bool
+        On a forest, with a tempering: after full's exponent ``a``, also fit the
+        exponent of the descendants' evidence (the evidence below each queried
+        class; ``a`` then stays the exponent of the evidence outside its
+        subtree), then refit ``a`` with it, each by the same search; kept when
+        the criterion improves (:func:`hmcpgm.inference.split_full_posterior`,
+        exact). The table's ``a_descendants`` column (only with
+        ``descendants=True``) reports it (None: not fitted or not kept).
+        Measured on the benchmark's trees (``bench/descendants_evidence.py``),
+        it did not improve the choice: off by default.
     return_predictions : bool
         Also return a dict with, per version not screened out, its fitted
         configuration and cross-fitted mLPRs (``"versions"``: ``{version:
-        {"rows", "mlpr", "a", "engine"}}``), the :class:`CrossFit`
+        {"rows", "mlpr", "a", "engine", "descendants"}}``), the :class:`CrossFit`
         (``"crossfit"``) and the subsample of rows for nbh and full (``"rows"``).
     progress : bool
         Show a progress bar over the steps (tqdm on standard error; off when it
@@ -199,6 +210,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         screened = None
         if version != "indpt" and screen is not None and "indpt" in predictions and tempering is not None:
             screened = screen_version(crossfit, hierarchy, version, eng, screen, predictions["indpt"], y, cols)
+        desc = None
         if screened is not None and screened[1] > screen_margin:
             a, value = screened[0], np.nan
             n_eval, rows_used, note = len(SCREEN_GRID), len(screen), f"screened out (z {screened[1]:.1f})"
@@ -210,13 +222,19 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             else:
                 _, _, n_eval = fit_exponents(evaluate, groups, a_min, n_iter)
             a, value, p = kept["a"], kept["value"], kept["mlpr"]
+            desc = None
+            if (version == "full" and descendants and hierarchy.is_forest and tempering is not None
+                    and y[:, cols].any()):
+                a, desc, value, p, n_more = _fit_descendants(crossfit, hierarchy, rows, own_parts[1], own, a, value, p,
+                                                             y_rows, cols, criterion, groups, a_min, n_iter)
+                n_eval += n_more
             if version == "indpt":
                 own = a.copy()
                 if version not in candidates:
                     bar.update()
                     continue
-            predictions[version] = {"rows": rows, "mlpr": p, "a": a, "engine": eng}
-            fitted[version] = (a, eng, value)
+            predictions[version] = {"rows": rows, "mlpr": p, "a": a, "engine": eng, "descendants": desc}
+            fitted[version] = (a, eng, value, desc)
             rows_used, note = len(rows), ""
             other = "auprc" if criterion == "log_loss" else "log_loss"
             other_value = criterion_value(p, y[rows], cols, other, hierarchy) * (-1 if other == "auprc" else 1)
@@ -224,6 +242,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         rows_table.append({
             "version": version, "grouping": tempering or "fixed",
             "a": np.round(np.unique(a), 4).tolist(),
+            **({"a_descendants": None if desc is None else np.round(np.unique(desc), 4).tolist()}
+               if descendants else {}),
             f"cv_{criterion}": value if criterion == "log_loss" else -value,
             f"cv_{other}": other_value,
             "rows": rows_used, "evaluations": n_eval, "engine": eng, "note": note,
@@ -235,7 +255,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     t0 = time.perf_counter()
     memo = {}  # HierRank orders of the cross-fitted mLPRs, shared by the version and consistency choices
     best, z = choose_version(predictions, y, cols, criterion, tuple(predictions), margin, hierarchy, memo)
-    a, eng, _ = fitted[best]
+    a, eng, _, desc = fitted[best]
     table = pd.DataFrame(rows_table)
     table["z"] = [z.get(v, np.nan) for v in table["version"]]
     table["chosen"] = table["version"] == best
@@ -267,7 +287,44 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     bar.close()
     stage = SecondStage(hierarchy, best, np.asarray(a, float), final, theta, recal, eng, table,
                         {k: round(v, 2) for k, v in seconds.items()},
-                        own=None if best == "indpt" else np.asarray(own, float), consistency=chosen_consistency)
+                        own=None if best == "indpt" else np.asarray(own, float), consistency=chosen_consistency,
+                        descendants=desc)
     if return_predictions:
         return stage, {"versions": predictions, "crossfit": crossfit, "rows": sub}
     return stage
+
+
+def _fit_descendants(crossfit, hierarchy, rows, log_ratio, own, a, value, p, y_rows, cols, criterion, groups, a_min,
+                     n_iter):
+    """Full on a forest: the descendants' exponent given ``a``, then ``a`` given it; kept if the criterion improves.
+
+    Returns ``(a, descendants or None, value, mlpr, evaluations)``.
+    """
+    from ..inference import split_full_posterior
+
+    folds = crossfit.folds[rows]
+    by_fold = [(f, np.flatnonzero(folds == f)) for f in np.unique(folds)]
+
+    def mlpr(out, desc):
+        q = np.empty(log_ratio.shape)
+        for f, idx in by_fold:
+            q[idx] = split_full_posterior(hierarchy, crossfit.thetas[f], log_ratio[idx], out, desc, own)
+        return q
+
+    best = {"value": value, "a": a, "desc": None, "mlpr": p}
+
+    def search(make):
+        def evaluate(x):
+            out, desc = make(np.asarray(x, float))
+            q = mlpr(out, desc)
+            v = criterion_value(q, y_rows, cols, criterion)
+            if v < best["value"]:
+                best.update(value=v, a=out, desc=desc, mlpr=q)
+            return v
+        return fit_exponents(evaluate, groups, a_min, n_iter)[2]
+
+    n_eval = search(lambda d: (a, d))
+    if best["desc"] is not None:
+        desc = best["desc"]
+        n_eval += search(lambda out: (out, desc))
+    return best["a"], best["desc"], best["value"], best["mlpr"], n_eval
