@@ -6,8 +6,9 @@ holds:
 
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
   ``format_version`` (5 for a model with a descendants' exponent, which
-  readers of format 4 cannot apply and must refuse; else 4; version 3 files, whose score model stored its
-  per-class choice as positions in the candidate list of that time, and version
+  readers of format 4 cannot apply and must refuse; else 4; version 3 files,
+  whose score model stored its per-class choice as positions in the candidate
+  list of that time, and version
   2 files, from before ``version="auto"``, still load), the hmcpgm version that
   wrote it, the estimator's parameters, the fitted version and cross-validation table, the class names in column order,
   the hierarchy's edges and a SHA-256 ``digest`` of everything else in the file;

@@ -238,6 +238,9 @@ class SecondStage:
         elif self.descendants is not None:
             from .inference import split_full_posterior
 
+            if np.any(np.asarray(likelihoods) <= 0):  # hard evidence may be impossible: the engines say so, not this
+                raise InputError("likelihoods must be positive for the descendants' exponent (a zero is hard "
+                                 "evidence, which may be impossible): use the engine's full version")
             p = split_full_posterior(self.hierarchy, self.theta, log_evidence_ratio(likelihoods), self.a,
                                      self.descendants, self.a if self.own is None else self.own)
         else:

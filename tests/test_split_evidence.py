@@ -102,6 +102,14 @@ def test_second_stage_refuses_descendants_off_full_or_on_a_dag():
         SecondStage(dag, "full", 0.5, None, [0.5, 0.5, 0.5], descendants=0.5)
 
 
+def test_hard_evidence_is_refused_with_the_descendants_exponent():
+    # (0, 1) on the child and (1, 0) on its parent cannot both hold: the engines raise, the split must not guess
+    h = Hierarchy.from_parents([None, 0])
+    stage = SecondStage(h, "full", 0.5, None, [0.5, 0.5], descendants=0.8)
+    with pytest.raises(InputError, match="likelihoods must be positive for the descendants' exponent"):
+        stage.mlpr(np.array([[[1.0, 0.0], [0.0, 1.0]]]))
+
+
 def test_second_stage_with_descendants_runs_the_split_posterior():
     h = Hierarchy.from_parents([None, 0, 0, 1])
     rng = np.random.default_rng(3)

@@ -222,7 +222,6 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             else:
                 _, _, n_eval = fit_exponents(evaluate, groups, a_min, n_iter)
             a, value, p = kept["a"], kept["value"], kept["mlpr"]
-            desc = None
             if (version == "full" and descendants and hierarchy.is_forest and tempering is not None
                     and y[:, cols].any()):
                 a, desc, value, p, n_more = _fit_descendants(crossfit, hierarchy, rows, own_parts[1], own, a, value, p,
