@@ -3,7 +3,9 @@
 import weakref
 
 import numpy as np
+from numba import prange
 
+from .._numba import jit_parallel
 from ..hierarchy import Hierarchy
 
 __all__ = [
@@ -101,11 +103,24 @@ def in_name_order(values, hierarchy, solve):
     if perm is None:
         return solve(values, hierarchy)
     order, block, mean = solve(np.ascontiguousarray(values[:, perm]), ordered)
-    k_cls = values.shape[1]
-    order = order - order % k_cls + perm[order % k_cls]
-    back_block, back_mean = np.empty_like(block), np.empty_like(mean)
-    back_block[:, perm], back_mean[:, perm] = block, mean
-    return order, back_block, back_mean
+    back_order, back_block, back_mean = np.empty_like(order), np.empty_like(block), np.empty_like(mean)
+    _to_columns(order, np.ascontiguousarray(block), np.ascontiguousarray(mean), perm, back_order, back_block,
+                back_mean)
+    return back_order, back_block, back_mean
+
+
+@jit_parallel
+def _to_columns(order, block, mean, perm, back_order, back_block, back_mean):
+    """Map a result on the name-ordered columns back: event ``m*K + j`` is ``m*K + perm[j]``, and so are the rows."""
+    n_obj, k_cls = block.shape
+    for m in prange(n_obj):
+        base = m * k_cls
+        for j in range(k_cls):
+            e = order[base + j]
+            row = e // k_cls
+            back_order[base + j] = row * k_cls + perm[e - row * k_cls]
+            back_block[m, perm[j]] = block[m, j]
+            back_mean[m, perm[j]] = mean[m, j]
 
 
 def relaxed_edges(hierarchy):
