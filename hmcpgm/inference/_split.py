@@ -115,8 +115,9 @@ def split_full_posterior(hierarchy, theta, log_ratio, out, desc, own):
     >>> lr = np.log([[1.0, 3.0]])                       # evidence only on the child
     >>> split_full_posterior(h, [0.5, 0.5], lr, [1.0, 1.0], [1.0, 1.0], [1.0, 1.0]).round(4)
     array([[0.6667, 0.5   ]])
-    >>> split_full_posterior(h, [0.5, 0.5], lr, [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]).round(4)  # child ignored
-    array([[0.5 , 0.5 ]])
+    >>> # desc = 0: the root ignores its child's evidence
+    >>> split_full_posterior(h, [0.5, 0.5], lr, [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]).round(4)
+    array([[0.5, 0.5]])
     """
     theta = np.asarray(theta, dtype=float)
     with np.errstate(divide="ignore"):
