@@ -111,7 +111,8 @@ def in_name_order(values, hierarchy, solve):
 
 @jit_parallel
 def _to_columns(order, block, mean, perm, back_order, back_block, back_mean):
-    """Map a result on the name-ordered columns back: event ``m*K + j`` is ``m*K + perm[j]``, and so are the rows."""
+    """Map a result on the name-ordered columns back: its event ``m*K + j`` is event ``m*K + perm[j]``,
+    and its column ``j`` of blocks and means is column ``perm[j]``."""
     n_obj, k_cls = block.shape
     for m in prange(n_obj):
         base = m * k_cls
