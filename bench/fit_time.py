@@ -9,7 +9,9 @@ out-of-fold joint first-stage scores of the training rows, fits
 
 ``--repeats`` times each, alternating (after one untimed warm-up fit of the fixed
 model, which pays the imports and numba's first loads), and prints the best wall
-time of each and their ratio. With ``--candidates`` it also times, per candidate
+time of each and their ratio, then the steps of the fastest default fit (its
+``second_stage_.seconds``: score models, each version's exponents, the choices,
+...), each also in units of the fixed fit. With ``--candidates`` it also times, per candidate
 of ``AUTO_CANDIDATES``, one 5-fold ``cross_validated_lpr`` and one
 ``fit_score_model`` (best of ``--repeats``), and how many fixed-model fits the
 candidates' cross-validation alone costs (a floor of the default's fit while it
@@ -98,8 +100,11 @@ def time_fits(name, cache_dir, data_dir, repeats):
         MLPR(hierarchy=h, version="full", score_model="lpr", tempering=None, recalibrate=False,
              allow_empty=True).fit(s, y)
 
+    steps = []
+
     def default():
-        MLPR(hierarchy=h, allow_empty=True).fit(s, y)
+        model = MLPR(hierarchy=h, allow_empty=True).fit(s, y)
+        steps.append(getattr(getattr(model, "second_stage_", None), "seconds", None))  # older packages: None
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -108,7 +113,7 @@ def time_fits(name, cache_dir, data_dir, repeats):
         for _ in range(repeats):
             t_fixed.append(best_of(fixed, 1))
             t_default.append(best_of(default, 1))
-    return min(t_fixed), min(t_default), s.shape
+    return min(t_fixed), min(t_default), s.shape, steps[int(np.argmin(t_default))]
 
 
 def main(argv=None):
@@ -155,14 +160,18 @@ def main(argv=None):
     print(f"{'data set':<22}{'rows x classes':>16}{'fixed fit s':>13}{'default fit s':>15}{'ratio':>8}")
     fits = {}
     for name in names:
-        fixed, default, shape = fits[name] = time_fits(name, args.cache_dir, args.data_dir, args.repeats)
+        fixed, default, shape, _ = fits[name] = time_fits(name, args.cache_dir, args.data_dir, args.repeats)
         print(f"{name:<22}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}{default / fixed:>8.1f}",
               flush=True)
     if base is not None:
-        for name, (fixed, default, shape) in in_base("--fits-json").items():
+        for name, (fixed, default, shape, _) in in_base("--fits-json").items():
             print(f"{name + ' (base)':<22}{f'{shape[0]} x {shape[1]}':>16}{fixed:>13.2f}{default:>15.2f}"
                   f"{default / fixed:>8.1f}   default fit {default / fits[name][1]:.2f}x faster now", flush=True)
         print(f"load average {os.getloadavg()[0]:.1f}")
+    for name, (fixed, _, _, steps) in fits.items():  # where the default's time goes, in fixed fits
+        if steps:
+            print(f"{name}: the fastest default fit's steps, in seconds (in fixed fits): "
+                  + ", ".join(f"{k} {v:.2f} ({v / fixed:.1f})" for k, v in steps.items()))
     if not args.candidates:
         return
     rows = {"this": {n: time_candidates(n, args.cache_dir, args.data_dir, args.repeats) for n in names}}
