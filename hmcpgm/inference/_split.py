@@ -33,16 +33,9 @@ from numba import prange
 
 from .._numba import jit as _jit
 from .._numba import jit_parallel as _jit_parallel
+from ._tree_kernel import logaddexp
 
 __all__ = ["split_full_posterior"]
-
-
-@_jit
-def _logaddexp(a, b):
-    hi, lo = (a, b) if a >= b else (b, a)
-    if hi == -math.inf:
-        return -math.inf
-    return hi + math.log1p(math.exp(lo - hi))
 
 
 @_jit
@@ -53,8 +46,8 @@ def _one_object(lr, own, desc, out, log_th, log_1mth, order, parent, up_d, msg_d
         up_o[c] = out[c] * lr[c]
     for i in range(k_cls - 1, -1, -1):
         c = order[i]
-        msg_d[c] = _logaddexp(log_th[c] + up_d[c], log_1mth[c])
-        msg_o[c] = _logaddexp(log_th[c] + up_o[c], log_1mth[c])
+        msg_d[c] = logaddexp(log_th[c] + up_d[c], log_1mth[c])
+        msg_o[c] = logaddexp(log_th[c] + up_o[c], log_1mth[c])
         p = parent[c]
         if p >= 0:
             up_d[p] += msg_d[c]
@@ -66,7 +59,7 @@ def _one_object(lr, own, desc, out, log_th, log_1mth, order, parent, up_d, msg_d
             rho[c] = log_th[c] - log_1mth[c]
         else:
             log_q = rho[p] + up_o[p] - msg_o[c]
-            rho[c] = log_th[c] - _logaddexp(-log_q, log_1mth[c])
+            rho[c] = log_th[c] - logaddexp(-log_q, log_1mth[c])
         logit = rho[c] + own[c] * lr[c] + (up_d[c] - desc[c] * lr[c])
         if logit != logit:  # an impossible class (theta 0) under certain evidence: no posterior mass
             post[c] = 0.0

@@ -25,7 +25,8 @@ BLOCK = 256  # objects per scratch allocation
 
 
 @_jit
-def _logaddexp(a, b):
+def logaddexp(a, b):
+    """``log(exp(a) + exp(b))`` of two floats, ``-inf`` when both are (compiled; the split kernel shares it)."""
     hi, lo = (a, b) if a >= b else (b, a)
     if hi == -math.inf:
         return -math.inf
@@ -44,7 +45,7 @@ def _one_object(a0, a1, q, log_th, log_1mth, order, parent, out):
             top = 0.0  # both -inf: an impossible subtree, its messages stay -inf
         m0 = a0[k] - top
         w1 = log_th[k] + (a1[k] - top)
-        m1 = _logaddexp(log_1mth[k] + m0, w1)  # log of (1 - theta) a0 + theta a1
+        m1 = logaddexp(log_1mth[k] + m0, w1)  # log of (1 - theta) a0 + theta a1
         q[k] = math.exp(w1 - m1) if m1 > -math.inf else 0.0
         p = parent[k]
         if p >= 0:
