@@ -32,12 +32,10 @@ Usage (from the repository root)::
     python bench/consistency_transfer.py   # the 13 runs with cached scores: 10 on trees, 3 GO joint (minutes)
 """
 
-import argparse
 import warnings
-from pathlib import Path
 
 import numpy as np
-from version_transfer import CACHE, DATA, TREES, auprc, load_run  # bench/ is on sys.path when a script runs
+from version_transfer import TREE_RUNS, auprc, load_run, run_arguments  # bench/ is on sys.path when a script runs
 
 GO = ("cellcycle_GO", "eisen_GO", "gasch1_GO")
 
@@ -57,19 +55,13 @@ def main():
     from hmcpgm import MLPR
     from hmcpgm.selection import consistent_values
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", default=",".join([f"{d}.{f}" for f in ("joint", "classwise") for d in TREES]
-                                                   + [f"{d}.joint" for d in GO]),
-                        help="comma-separated <data set>.<joint|classwise>")
-    parser.add_argument("--cache-dir", type=Path, default=CACHE)
-    parser.add_argument("--data-dir", type=Path, default=DATA)
-    args = parser.parse_args()
+    args = run_arguments(__doc__, TREE_RUNS + tuple(f"{d}.joint" for d in GO))
     warnings.simplefilter("ignore")
     print("max minus hierrank: the default's cross-fitted z (training rows), and AU(PRC) points on the "
           "validation and test rows")
     print(f"{'run':<24} {'version':<7} {'chosen':<8} {'z':>6} {'valid':>6} {'test':>6}   "
           f"separation: {'train':>5} {'valid':>5} {'test':>5}")
-    for run in args.runs.split(","):
+    for run in args.runs:
         name, first_stage = run.split(".")
         z, h = load_run(name, first_stage, args.cache_dir, args.data_dir)
         ev = z["evaluated"].astype(bool)

@@ -27,33 +27,23 @@ Usage (from the repository root)::
     python bench/descendants_evidence.py   # the 10 runs on trees (minutes)
 """
 
-import argparse
 import dataclasses
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from version_transfer import CACHE, DATA, TREES, auprc, load_run  # noqa: E402
+from version_transfer import auprc, load_run, run_arguments  # bench/ is on sys.path when a script runs
 
 
 def main():
     from hmcpgm.selection import fit_second_stage_auto
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", default=",".join(f"{d}.{f}" for f in ("joint", "classwise") for d in TREES),
-                        help="comma-separated <data set>.<joint|classwise>")
-    parser.add_argument("--cache-dir", type=Path, default=CACHE)
-    parser.add_argument("--data-dir", type=Path, default=DATA)
-    args = parser.parse_args()
+    args = run_arguments(__doc__)
     warnings.simplefilter("ignore")
     print("AU(PRC) % (valid / test) of the default's choice without and with descendants=True, and of full alone "
           "with one exponent a and with the descendants' own exponent d")
     print(f"{'run':<24} {'default':<21} {'+desc':<21} {'full, one a':<23} {'full, a and d':<28}")
     gains = {"choice": [], "full": []}
-    for run in args.runs.split(","):
+    for run in args.runs:
         name, first_stage = run.split(".")
         z, h = load_run(name, first_stage, args.cache_dir, args.data_dir)
         ev = np.asarray(z["evaluated"], bool)

@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "hmc"
 CACHE = Path("/work/cache")
 TREES = ("cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "ImCLEF07A", "Enron_corr")
+TREE_RUNS = tuple(f"{d}.{f}" for f in ("joint", "classwise") for d in TREES)
 
 
 def load_run(name, first_stage, cache_dir, data_dir):
@@ -87,20 +88,27 @@ def auprc(values, labels, hierarchy, evaluated):
     return 100 * average_precision(-ranks.astype(float), labels[:, hierarchy.indices(keep)], exclude_roots=False)
 
 
-def main():
-    from hmcpgm.selection import fit_second_stage_auto
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", default=",".join(f"{d}.{f}" for f in ("joint", "classwise") for d in TREES),
-                        help="comma-separated <data set>.<joint|classwise>")
+def run_arguments(doc, runs=TREE_RUNS):
+    """The arguments the per-run benches share (``--runs``, ``--cache-dir``, ``--data-dir``); ``args.runs``
+    comes back as a list of ``<data set>.<first stage>``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--runs", default=",".join(runs), help="comma-separated <data set>.<joint|classwise>")
     parser.add_argument("--cache-dir", type=Path, default=CACHE)
     parser.add_argument("--data-dir", type=Path, default=DATA)
     args = parser.parse_args()
+    args.runs = args.runs.split(",")
+    return args
+
+
+def main():
+    from hmcpgm.selection import fit_second_stage_auto
+
+    args = run_arguments(__doc__)
     warnings.simplefilter("ignore")
     print("AU(PRC) points of nbh and full minus indpt, on the rows the choice saw (cv), "
           "the validation rows and the test rows")
     print(f"{'run':<24} {'chosen':<6} {'nbh cv':>7} {'valid':>6} {'test':>6}   {'full cv':>7} {'valid':>6} {'test':>6}")
-    for run in args.runs.split(","):
+    for run in args.runs:
         name, first_stage = run.split(".")
         z, h = load_run(name, first_stage, args.cache_dir, args.data_dir)
         ev = np.asarray(z["evaluated"], bool)
