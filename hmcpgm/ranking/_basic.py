@@ -7,7 +7,7 @@ from .._validation import check_hierarchy, is_frame
 from ..exceptions import InputError
 from ._checks import ranked_input
 from ._ranking import Ranking, as_ranking, frame_names
-from ._structure import name_ordered
+from ._structure import name_permutation
 
 __all__ = ["catch", "naive_sort", "count_violations"]
 
@@ -82,7 +82,7 @@ def naive_sort(values, hierarchy):
     v, index = ranked_input(values, hierarchy)
     m_obj, k_cls = v.shape
     depth = np.broadcast_to(np.asarray(hierarchy.depth), (m_obj, k_cls)).ravel()
-    perm = name_ordered(hierarchy)[0]
+    perm = name_permutation(hierarchy)
     by_name = np.arange(k_cls, dtype=np.int64)
     if perm is not None:
         by_name[perm] = np.arange(k_cls)

@@ -14,6 +14,7 @@ __all__ = [
     "in_name_order",
     "name_order",
     "name_ordered",
+    "name_permutation",
     "object_catch",
     "object_sequences",
     "relaxed_edges",
@@ -73,18 +74,27 @@ def name_order(classes):
             continue
 
 
+def name_permutation(hierarchy):
+    """The :func:`name_order` of ``hierarchy``'s classes (found once per hierarchy), or None when
+    the columns already are in name order."""
+    plans = hierarchy_plans(hierarchy)
+    if "name_order" not in plans:
+        perm = name_order(hierarchy.classes)
+        plans["name_order"] = None if np.array_equal(perm, np.arange(hierarchy.n_classes)) else perm
+    return plans["name_order"]
+
+
 def name_ordered(hierarchy):
-    """``(perm, ordered)``: the :func:`name_order` of ``hierarchy``'s classes and the hierarchy
-    rebuilt with its classes in that order (built once per hierarchy); ``(None, hierarchy)``
-    when the columns already are in name order."""
+    """``(perm, ordered)``: :func:`name_permutation` and the hierarchy rebuilt with its classes in
+    that order (built once per hierarchy); ``(None, hierarchy)`` when the columns already are in
+    name order."""
+    perm = name_permutation(hierarchy)
+    if perm is None:
+        return None, hierarchy
     plans = hierarchy_plans(hierarchy)
     if "by_name" not in plans:
-        perm = name_order(hierarchy.classes)
-        if np.array_equal(perm, np.arange(hierarchy.n_classes)):
-            plans["by_name"] = None, hierarchy
-        else:
-            plans["by_name"] = perm, Hierarchy(hierarchy.graph, [hierarchy.classes[i] for i in perm])
-    return plans["by_name"]
+        plans["by_name"] = Hierarchy(hierarchy.graph, [hierarchy.classes[i] for i in perm])
+    return perm, plans["by_name"]
 
 
 def in_name_order(values, hierarchy, solve):
