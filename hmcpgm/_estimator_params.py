@@ -7,7 +7,7 @@ from .exceptions import InputError
 from .inference import ENGINES, check_engine_options
 from .likelihood import SCORE_MODELS
 from .network import check_pseudo_count
-from .options import VERSIONS, check_choice
+from .options import VERSIONS, check_choice, check_pool
 
 __all__ = ["check_params"]
 
@@ -36,6 +36,7 @@ def check_params(estimator):
     from .second_stage import CONSISTENCY
 
     check_choice(estimator.consistency, "consistency", ("auto", *CONSISTENCY))
+    check_pool(estimator.pool)
     if not isinstance(estimator.recalibrate, bool):
         raise InputError(f"recalibrate must be True or False, got {estimator.recalibrate!r}")
     if estimator._cross_fits() and estimator.score_model not in POSTERIOR_MODELS:

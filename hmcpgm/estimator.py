@@ -104,6 +104,15 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ``"tpr_dag"``, ``"iso_tpr"``, ``"descens"``, ``"obozinski"``). Without
         cross-fitting (a fixed version, ``tempering=None``, ``recalibrate=False``)
         ``"auto"`` is ``"hierrank"``.
+    pool : "auto", float in [0, 1] or None, default "auto"
+        The weight ``w`` of the version's mLPRs in their linear opinion pool
+        ``w * mLPR_k + (1 - w) * q_k`` with each class's own isotonic posterior
+        ``q_k = P(Y_k = 1 | s_k)`` (the isotonic score model's LPR), before the
+        consistency step: two estimates of the same probability, averaged.
+        ``"auto"``: the weight among 0, 0.25, 0.5, 0.75 and 1 whose pooled
+        cross-fitted values rank best (:func:`hmcpgm.selection.fit_second_stage_auto`;
+        ``pool_weight_`` and ``cv_results_.attrs["pool"]`` report it); a number
+        fixes it; None or 1: the mLPRs alone. Without cross-fitting ``"auto"`` is None.
     engine : str, default "auto"
         Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`: ``"auto"`` or a
         registered engine (:data:`hmcpgm.inference.ENGINES`, described by
@@ -172,6 +181,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         measured in ``bench/descendants_evidence.py``, it did not improve the
         default's choice); a saved model keeps it. None: ``tempering_`` for the
         descendants' evidence too.
+    pool_weight_ : float
+        The weight of the mLPRs in their pool with the isotonic posteriors; 1: no pool.
     consistency_ : str
         ``"max"``: :meth:`predict_proba` lifts each class to the largest mLPR
         among its descendants (a lower bound of its posterior under the
@@ -240,6 +251,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         tempering="one",
         recalibrate=True,
         consistency="auto",
+        pool="auto",
         engine="auto",
         threshold=0.5,
         cv=5,
@@ -259,6 +271,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.tempering = tempering
         self.recalibrate = recalibrate
         self.consistency = consistency
+        self.pool = pool
         self.engine = engine
         self.threshold = threshold
         self.cv = cv
@@ -334,6 +347,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def consistency_(self):
         """``"hierrank"`` or ``"max"`` (the max constraint)."""
         return self.second_stage_.consistency
+
+    @property
+    def pool_weight_(self):
+        """The weight of the mLPRs in their pool with the isotonic posteriors (1: no pool)."""
+        w = self.second_stage_.pool_weight
+        return 1.0 if w is None else w
 
     @property
     def recalibration_(self):
@@ -415,15 +434,20 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 versions=SIMPLEST_FIRST if self.version == "auto" else (self.version,),
                 tempering=self.tempering, score_model=self.score_model, cv=self.cv, seed=self.random_state,
                 engine=self.engine, recalibrate=self.recalibrate, pseudo_count=self.pseudo_count,
-                allow_empty=self.allow_empty, consistency=self.consistency, progress=self.verbose,
+                allow_empty=self.allow_empty, consistency=self.consistency, pool=self.pool, progress=self.verbose,
                 **score_options,
             )
         else:  # the paper's model: theta and the score models, nothing cross-fitted
             network = LabelNetwork.from_labels(labels, hierarchy, pseudo_count=self.pseudo_count)
             model = fit_score_model(s, labels, hierarchy, kind=self.score_model, allow_empty=self.allow_empty,
                                     cv=self.cv, seed=self.random_state, **score_options)
+            weight = None if self.pool in ("auto", None) or float(self.pool) >= 1.0 else float(self.pool)
+            pool_model = None if weight is None else fit_score_model(
+                s, labels, hierarchy, kind="isotonic", allow_empty=self.allow_empty, cv=self.cv,
+                seed=self.random_state, **score_options)
             stage = SecondStage(hierarchy, self.version, 1.0, model, network.theta, network=network,
-                                consistency="hierrank" if self.consistency == "auto" else self.consistency)
+                                consistency="hierrank" if self.consistency == "auto" else self.consistency,
+                                pool_weight=weight, pool_model=pool_model)
         return stage
 
     def _cross_fits(self):

@@ -7,9 +7,11 @@ rows of their registries: :data:`hmcpgm.inference.ENGINES` and
 :data:`hmcpgm.likelihood.SCORE_MODELS`.
 """
 
+import numbers
+
 from .exceptions import InputError
 
-__all__ = ["VERSIONS", "RANK_METHODS", "check_choice"]
+__all__ = ["VERSIONS", "RANK_METHODS", "check_choice", "check_pool"]
 
 VERSIONS = ("indpt", "nbh", "full")  # simplest first: the order version="auto" prefers
 """mLPR versions: evidence from every class, from the neighbourhood, from the class alone."""
@@ -38,3 +40,23 @@ def check_choice(value, name, choices):
         listed = ", ".join(repr(c) for c in choices)
         raise InputError(f"{name} must be one of {listed}; got {value!r}")
     return value
+
+
+def check_pool(pool):
+    """Return ``pool`` if it is ``"auto"``, None or a weight in [0, 1], else raise :class:`InputError`.
+
+    Examples
+    --------
+    >>> check_pool(0.5)
+    0.5
+    >>> check_pool(1.5)
+    Traceback (most recent call last):
+    ...
+    hmcpgm.exceptions.InputError: pool must be 'auto', None or a weight in [0, 1]; got 1.5
+    """
+    if pool is None or (isinstance(pool, str) and pool == "auto"):
+        return pool
+    number = isinstance(pool, numbers.Real) and not isinstance(pool, bool) and type(pool).__name__ != "bool"
+    if not number or not 0.0 <= float(pool) <= 1.0:  # also refuses nan
+        raise InputError(f"pool must be 'auto', None or a weight in [0, 1]; got {pool!r}")
+    return pool

@@ -5,8 +5,9 @@ The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) read with
 holds:
 
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
-  ``format_version`` (5 for a model with a descendants' exponent, which
-  readers of format 4 cannot apply and must refuse; else 4; version 3 files,
+  ``format_version`` (6 for a model that pools its mLPRs with isotonic
+  posteriors, 5 for one with a descendants' exponent, which older readers
+  cannot apply and must refuse; else 4; version 3 files,
   whose score model stored its per-class choice as positions in the candidate
   list of that time, and version
   2 files, from before ``version="auto"``, still load), the hmcpgm version that
@@ -14,6 +15,8 @@ holds:
   the hierarchy's edges and a SHA-256 ``digest`` of everything else in the file;
 * ``theta``, ``prevalence``, ``tempering``: per-class arrays; ``own_tempering``
   and ``descendants_tempering`` when fitted;
+* ``pool_model/<name>``: the isotonic score models of the pool, when the model
+  pools (its weight is the metadata's ``pool_weight``);
 * ``recalibration/knots_x``, ``recalibration/knots_y``: the shared
   recalibration map, when fitted;
 * ``score_model/<name>``: the arrays of the fitted score model
@@ -41,8 +44,8 @@ from .exceptions import HmcpgmError, InputError
 __all__ = ["save_model", "load_model", "is_model_file"]
 
 FORMAT = "hmcpgm-model"
-FORMAT_VERSION = 5  # written only by models with a descendants' exponent (older readers must refuse them); else 4
-_READS = (2, 3, 4, FORMAT_VERSION)  # 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
+FORMAT_VERSION = 6  # written only by models that pool (older readers must refuse them); 5: a descendants' exponent
+_READS = (2, 3, 4, 5, FORMAT_VERSION)  # 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
 # The zip archive's comment (its last bytes) seals every byte before it with SHA-256: checked before any
 # member is decompressed. Files saved before the seal load too (their members are read bounded, then
 # checked by the digest in the metadata).
@@ -122,13 +125,17 @@ def save_model(model, path):
         arrays["own_tempering"] = np.asarray(model.own_tempering_, dtype=float)
     if getattr(model, "descendants_tempering_", None) is not None:
         arrays["descendants_tempering"] = np.asarray(model.descendants_tempering_, dtype=float)
+    pool_weight = model.second_stage_.pool_weight
+    if pool_weight is not None:
+        pool_state = model.second_stage_.pool_model.to_dict()
+        arrays.update({f"pool_model/{k}": np.asarray(v) for k, v in pool_state.items() if k not in ("kind", "classes")})
     if model.recalibration_ is not None:
         arrays["recalibration/knots_x"] = np.asarray(model.recalibration_.knots_x, dtype=float)
         arrays["recalibration/knots_y"] = np.asarray(model.recalibration_.knots_y, dtype=float)
     cv_results = None if model.cv_results_ is None else json.loads(model.cv_results_.to_json(orient="records"))
     meta = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION if "descendants_tempering" in arrays else 4,
+        "format_version": FORMAT_VERSION if pool_weight is not None else 5 if "descendants_tempering" in arrays else 4,
         "hmcpgm_version": _version(),
         "params": {k: _plain(v) for k, v in model.get_params().items() if k != "hierarchy"},
         "flat": model.hierarchy is None,
@@ -137,6 +144,7 @@ def save_model(model, path):
         "score_model_kind": state["kind"],
         "version": model.version_,
         "consistency": getattr(model, "consistency_", "hierrank"),
+        **({} if pool_weight is None else {"pool_weight": pool_weight, "pool_model_kind": pool_state["kind"]}),
         "recalibrated_on": getattr(model, "recalibrated_on_", None),
         "cv_results": cv_results,
     }
@@ -296,6 +304,13 @@ def load_model(path):
         _check_arrays(arrays, hierarchy.n_classes)
         state = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("score_model/")}
         state.update(kind=meta["score_model_kind"], classes=classes)
+        pool_state = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("pool_model/")}
+        if bool(pool_state) != ("pool_weight" in meta):
+            raise ValueError("a pool needs both its weight and its isotonic score models")
+        pool_model = None
+        if pool_state:
+            pool_state.update(kind=meta["pool_model_kind"], classes=classes)
+            pool_model = score_model_from_dict(pool_state, hierarchy)
         model = MLPR(hierarchy=None if meta.get("flat") else hierarchy, **params)
         check_params(model)
         version, consistency = meta.get("version", params.get("version")), meta.get("consistency", "hierrank")
@@ -308,6 +323,7 @@ def load_model(path):
             engine=model.engine, options=model.inference_options or {}, network=network,
             own=arrays.get("own_tempering"),  # absent in files of 0.2: all evidence at tempering_
             consistency=consistency, descendants=arrays.get("descendants_tempering"),
+            pool_weight=meta.get("pool_weight"), pool_model=pool_model,
         )
         # files before 0.3 hold cross-fitted maps only
         model.recalibrated_on_ = meta.get("recalibrated_on",
@@ -360,6 +376,8 @@ def _check_arrays(arrays, k):
     for name, a in arrays.items():
         if name.startswith("recalibration/"):
             continue  # not per class: checked by _recalibration
+        if name.startswith("pool_model/"):  # the pool's score models: the score model's rules
+            name = "score_model/" + name.split("/", 1)[1]
         if name in ("score_model/choice", "score_model/candidates"):  # names (positions in format 3)
             if a.dtype.kind not in "Ufiu" or a.ndim != 1:
                 raise ValueError(f"array {name!r} must be a vector of model names, got {a.dtype} {a.shape}")
@@ -379,14 +397,15 @@ def _check_arrays(arrays, k):
             raise ValueError(f"array {name!r} must have shape {(k, *tail)}, got {a.shape}")
         if (low is not None and a.min() < low) or (high is not None and a.max() > high):
             raise ValueError(f"array {name!r} holds values outside [{low}, {high}]")
-    grid_names = ("score_model/lpr", "score_model/density0", "score_model/density1")
-    grids = [a.shape[1:] for n, a in arrays.items() if n in grid_names]
-    if grids and (len(set(grids)) > 1 or len(grids[0]) != 1 or grids[0][0] < 2):
-        raise ValueError(f"the score model's grids must be (K, G) with one G >= 2, got shapes {grids}")
-    if "score_model/lo" in arrays and "score_model/hi" in arrays:
-        lo, hi = arrays["score_model/lo"], arrays["score_model/hi"]
-        if lo.shape != (k,) or hi.shape != (k,) or np.any(lo > hi):
-            raise ValueError("the score model's grid ends must satisfy lo <= hi for every class")
+    for prefix, what in (("score_model", "the score model"), ("pool_model", "the pool's score model")):
+        grid_names = tuple(f"{prefix}/{n}" for n in ("lpr", "density0", "density1"))
+        grids = [a.shape[1:] for n, a in arrays.items() if n in grid_names]
+        if grids and (len(set(grids)) > 1 or len(grids[0]) != 1 or grids[0][0] < 2):
+            raise ValueError(f"{what}'s grids must be (K, G) with one G >= 2, got shapes {grids}")
+        if f"{prefix}/lo" in arrays and f"{prefix}/hi" in arrays:
+            lo, hi = arrays[f"{prefix}/lo"], arrays[f"{prefix}/hi"]
+            if lo.shape != (k,) or hi.shape != (k,) or np.any(lo > hi):
+                raise ValueError(f"{what}'s grid ends must satisfy lo <= hi for every class")
 
 
 def _version():

@@ -16,12 +16,17 @@ needs and runs it, in this order:
    forest may also give the descendants' evidence its own exponent
    (``descendants``: steps 2-4 are then one exact pass,
    :func:`hmcpgm.inference.split_full_posterior`);
-5. **consistency** (optional): the max constraint (:func:`consistent_values`);
-6. **recalibration** (optional): the shared increasing map ``g``
+5. **pool** (optional): the linear opinion pool ``w * mLPR_k + (1 - w) * q_k``
+   of the version's posterior and ``q_k``, the class's own isotonic posterior
+   ``P(Y_k = 1 | s_k)`` (the isotonic score model's local precision rate): two
+   estimates of the same probability, averaged with a weight chosen by
+   cross-fitting (:func:`hmcpgm.selection.fit_second_stage_auto`);
+6. **consistency** (optional): the max constraint (:func:`consistent_values`);
+7. **recalibration** (optional): the shared increasing map ``g``
    (:meth:`SecondStage.calibrate`), used for Bayesian FDR estimates and decisions.
 
-Steps 2-5 are :meth:`SecondStage.mlpr`; :meth:`SecondStage.predict_proba` is
-steps 1-5. Every caller builds one and calls it: :class:`hmcpgm.MLPR` (fit,
+Steps 2-6 are :meth:`SecondStage.mlpr`; :meth:`SecondStage.predict_proba` is
+steps 1-6. Every caller builds one and calls it: :class:`hmcpgm.MLPR` (fit,
 ``predict_proba``, ``calibrated_proba``, ``predict``),
 :func:`hmcpgm.selection.fit_second_stage_auto` (its result),
 :func:`hmcpgm.selection.cross_fitted_mlpr` (one stage per fold, from out-of-fold
@@ -98,7 +103,7 @@ def consistent_values(p, hierarchy, consistency):
 
 @dataclass(frozen=True, eq=False)
 class SecondStage:
-    """A fitted second stage: scores -> likelihoods -> tempered mLPR -> own evidence -> consistency -> ``g``.
+    """A fitted second stage: scores -> likelihoods -> tempered mLPR -> own evidence -> pool -> consistency -> ``g``.
 
     Checked once when made (version, consistency, the exponents' shapes); its
     methods then run the step without checking again.
@@ -136,6 +141,13 @@ class SecondStage:
         evidence outside a class's subtree, ``own`` of its own): exact, by
         :func:`hmcpgm.inference.split_full_posterior`. None: ``a`` for the
         descendants too.
+    pool_weight : float in [0, 1), optional
+        The weight ``w`` of the version's posterior in its pool with the
+        isotonic posterior (step 5); None: no pool (``w = 1``).
+    pool_model : hmcpgm.likelihood.ScoreModel, optional
+        The isotonic score models whose LPRs are pooled, read by
+        :meth:`predict_proba` when ``pool_weight`` is set (:meth:`mlpr` takes the
+        LPRs themselves, ``pool_lpr``).
     prevalence : array-like of shape (K,), optional
         The prior of indpt: the training prevalence of the score models (default
         ``score_model.prevalence``).
@@ -169,6 +181,8 @@ class SecondStage:
     own: np.ndarray | None = None
     consistency: str = "hierrank"
     descendants: np.ndarray | None = None
+    pool_weight: float | None = None
+    pool_model: object = None
     prevalence: np.ndarray | None = None
     options: dict = field(default_factory=dict)
     network: LabelNetwork | None = field(default=None, repr=False)
@@ -188,6 +202,11 @@ class SecondStage:
                                  f"on a forest, got version {self.version!r} on a "
                                  f"{'forest' if network.hierarchy.is_forest else 'DAG'}")
             fixed["descendants"] = _exponents(self.descendants, k, "descendants")
+        if self.pool_weight is not None:
+            w = float(self.pool_weight)
+            if not 0.0 <= w < 1.0:  # also refuses nan
+                raise InputError(f"pool_weight must be in [0, 1) (None: no pool), got {self.pool_weight!r}")
+            fixed["pool_weight"] = w
         prevalence = self.prevalence
         if prevalence is None and self.score_model is not None:
             prevalence = self.score_model.prevalence
@@ -216,13 +235,16 @@ class SecondStage:
             raise InputError("this second stage has no score models: give it likelihoods (SecondStage.mlpr)")
         return self.score_model.likelihoods(scores)
 
-    def mlpr(self, likelihoods, **options):
-        """The step from untempered evidence to the values ranked: tempered mLPR, own evidence, consistency.
+    def mlpr(self, likelihoods, *, pool_lpr=None, **options):
+        """The step from untempered evidence to the values ranked: tempered mLPR, own evidence, pool, consistency.
 
         Parameters
         ----------
         likelihoods : ndarray of shape (M, K, 2)
             Untempered evidence pairs (:meth:`likelihoods`, or cross-fitting's out-of-fold ones).
+        pool_lpr : ndarray of shape (M, K), optional
+            The isotonic LPRs of the same rows, pooled with weight ``1 - pool_weight``:
+            required when ``pool_weight`` is set, not read otherwise.
         **options
             Engine options for this call, on top of ``options`` (not used by indpt).
 
@@ -250,6 +272,13 @@ class SecondStage:
                                       engine=self.engine, **{**self.options, **options})
             if self.own is not None:
                 p = own_evidence(p, likelihoods, self.a, self.own)
+        if self.pool_weight is not None:
+            if pool_lpr is None:
+                raise InputError("this second stage pools its mLPRs with isotonic LPRs (pool_weight): give pool_lpr")
+            q = np.asarray(pool_lpr, dtype=float)
+            if q.shape != p.shape:
+                raise InputError(f"pool_lpr must have shape {p.shape}, got {q.shape}")
+            p = self.pool_weight * p + (1.0 - self.pool_weight) * q
         return consistent_values(p, self.hierarchy, self.consistency)
 
     def predict_proba(self, scores, **options):
@@ -267,7 +296,12 @@ class SecondStage:
         ndarray of shape (M, K)
             The mLPRs.
         """
-        return self.mlpr(self.likelihoods(scores), **options)
+        pool_lpr = None
+        if self.pool_weight is not None:
+            if self.pool_model is None:
+                raise InputError("this second stage pools with isotonic LPRs (pool_weight) but has no pool_model")
+            pool_lpr = self.pool_model.lpr(scores)
+        return self.mlpr(self.likelihoods(scores), pool_lpr=pool_lpr, **options)
 
     def calibrate(self, mlpr):
         """``g(mLPR)``, or the mLPRs themselves when there is no recalibration map.

@@ -1,6 +1,7 @@
 """The full version on a forest with the descendants' evidence at its own exponent (inference._split)."""
 
 import itertools
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -13,7 +14,7 @@ from hmcpgm import Hierarchy, LabelNetwork
 from hmcpgm.datasets import make_paper_synthetic
 from hmcpgm.exceptions import InputError
 from hmcpgm.inference import mlpr_from_likelihoods, split_full_posterior
-from hmcpgm.persist import FORMAT_VERSION, load_model, save_model
+from hmcpgm.persist import load_model, save_model
 from hmcpgm.second_stage import SecondStage
 from hmcpgm.selection import fit_second_stage_auto
 from hmcpgm.tempering import own_evidence, temper
@@ -146,7 +147,7 @@ def test_a_model_with_descendants_saves_as_format_5_and_predicts_the_same(synthe
     from hmcpgm import MLPR
 
     d = synthetic
-    model = MLPR(hierarchy=d.hierarchy, version="full", cv=3).fit(d.train_scores, d.train_labels)
+    model = MLPR(hierarchy=d.hierarchy, version="full", cv=3, pool=None).fit(d.train_scores, d.train_labels)
     # data drawn from the paper's model need no separate exponent: give the fitted stage one
     k = d.hierarchy.n_classes
     model.second_stage_ = replace(model.second_stage_, descendants=np.linspace(0.2, 0.9, k),
@@ -154,9 +155,9 @@ def test_a_model_with_descendants_saves_as_format_5_and_predicts_the_same(synthe
     path = save_model(model, tmp_path / "m.npz")
     with np.load(path, allow_pickle=False) as archive:
         assert "descendants_tempering" in archive.files
+        assert json.loads(archive["meta"].item())["format_version"] == 5  # 6 is for models that pool
     loaded = load_model(path)
     np.testing.assert_array_equal(loaded.descendants_tempering_, model.descendants_tempering_)
     np.testing.assert_array_equal(loaded.predict_proba(d.test_scores), model.predict_proba(d.test_scores))
     assert not np.allclose(loaded.predict_proba(d.test_scores),
                            replace(model.second_stage_, descendants=None).predict_proba(d.test_scores))
-    assert FORMAT_VERSION == 5

@@ -66,6 +66,18 @@ def _number_in(low, high, closed_high=False):
     return parse
 
 
+def _pool(text):
+    if text in ("auto", "none"):
+        return None if text == "none" else text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected auto, none or a number in [0, 1], got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected auto, none or a number in [0, 1], got {value}")
+    return value
+
+
 def _shared_parents():
     ids = _Parser(add_help=False)
     ids.add_argument("--id-column", metavar="NAME",
@@ -160,6 +172,10 @@ def build_parser():
                    help="what makes the mLPRs consistent with the hierarchy before ranking: auto (nothing or the max "
                         "constraint, chosen by cross-fitting), or that rule, or a classic correction applied to the "
                         "mLPRs (gpav: the least-squares consistent values)")
+    p.add_argument("--pool", default="auto", type=_pool,
+                   help="weight of the mLPRs in their average with each class's own isotonic posterior: auto "
+                        "(chosen by cross-fitting among 0, 0.25, 0.5, 0.75 and 1; default), none (the mLPRs alone) "
+                        "or a number in [0, 1]")
     p.add_argument("--no-recalibrate", action="store_true",
                    help="do not fit the shared recalibration map of the mLPRs (which predict applies by default)")
     p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")

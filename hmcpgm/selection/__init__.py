@@ -17,8 +17,10 @@ rows it will be judged on:
    nbh and full run the network.
 3. :func:`fit_second_stage_auto` fits the tempering exponent(s) of each
    version by minimising the cross-fitted log loss (or maximising its AU(PRC)),
-   picks the version with the best cross-fitted criterion, fits the
-   recalibration map on the cross-fitted mLPRs of the chosen configuration
+   picks the version with the best cross-fitted criterion, the weight of its
+   pool with each class's own isotonic posterior (:func:`choose_pool_weight`,
+   on the isotonic model's out-of-fold LPRs, :func:`crossfitted_isotonic`),
+   fits the recalibration map on the cross-fitted values of the chosen configuration
    (:func:`hmcpgm.calibration.fit_recalibration`), and refits the score models
    and ``theta`` on all training rows.
 
@@ -33,16 +35,20 @@ from ..second_stage import SecondStage
 from ._auto import fit_second_stage_auto
 from ._choice import CONSISTENCY, CRITERIA, VERSIONS, consistent_values, ranked_ap
 from ._crossfit import CrossFit, cross_fit, cross_fitted_mlpr, resolve_engine
+from ._pool import POOL_WEIGHTS, choose_pool_weight, crossfitted_isotonic
 
 __all__ = [
     "CONSISTENCY",
     "CRITERIA",
     "CrossFit",
+    "POOL_WEIGHTS",
     "SecondStage",
     "VERSIONS",
     "cross_fit",
     "cross_fitted_mlpr",
+    "choose_pool_weight",
     "consistent_values",
+    "crossfitted_isotonic",
     "fit_second_stage_auto",
     "ranked_ap",
     "resolve_engine",

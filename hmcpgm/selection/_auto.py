@@ -10,6 +10,7 @@ from ..calibration import fit_recalibration
 from ..exceptions import InputError
 from ..likelihood import fit_score_model
 from ..network import LabelNetwork
+from ..options import check_pool
 from ..second_stage import SecondStage
 from ..tempering import GROUPINGS, log_evidence_ratio, own_evidence, tempering_groups
 from ._choice import (
@@ -26,12 +27,13 @@ from ._choice import (
 )
 from ._crossfit import cross_fit, cross_fitted_mlpr, resolve_engine
 from ._exponents import fit_exponents
+from ._pool import choose_pool_weight, crossfitted_isotonic
 
 
 def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="auprc",
                           score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
                           screen_margin=3.0, engine="auto", a_min=0.02, n_iter=4, margin=1.0, recalibrate=True,
-                          pseudo_count=0.5, allow_empty=True, consistency="auto", descendants=False,
+                          pseudo_count=0.5, allow_empty=True, consistency="auto", pool="auto", descendants=False,
                           return_predictions=False,
                           progress=False, **score_options):
     """Choose version, tempering and score models by cross-fitting on the training rows.
@@ -98,6 +100,16 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         lower bound of its own posterior under the hierarchy). ``"auto"`` takes
         ``"max"`` when its cross-fitted AU(PRC) is better by more than
         ``margin`` paired bootstrap standard errors.
+    pool : "auto", float in [0, 1] or None
+        The weight ``w`` of the chosen version's mLPRs in their linear opinion
+        pool ``w * mLPR + (1 - w) * q`` with each class's own isotonic posterior
+        ``q_k = P(Y_k = 1 | s_k)`` (the isotonic score model's LPR), before the
+        consistency step. ``"auto"``: the weight among :data:`POOL_WEIGHTS` whose
+        pooled cross-fitted values score best on ``criterion`` (flat AU(PRC), as
+        for the exponents; ties go to the larger weight), the pool's ``q`` being
+        the isotonic model's out-of-fold LPRs on the same folds; a number fixes
+        it; None or 1: no pool. The table's ``attrs["pool"]`` reports the weight
+        and the criterion of every weight tried.
     descendants : bool
         On a forest, with a tempering: after full's exponent ``a``, also fit the
         exponent of the descendants' evidence (the evidence below each queried
@@ -146,6 +158,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         raise InputError(f"tempering must be one of {GROUPINGS} or None, got {tempering!r}")
     if consistency != "auto" and consistency not in CONSISTENCY:
         raise InputError(f"consistency must be 'auto' or one of {CONSISTENCY}, got {consistency!r}")
+    check_pool(pool)
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy)
     cols = np.flatnonzero(np.ones(hierarchy.n_classes, bool) if evaluated is None else np.asarray(evaluated, bool))
@@ -259,11 +272,18 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     table["z"] = [z.get(v, np.nan) for v in table["version"]]
     table["chosen"] = table["version"] == best
     rows, p = predictions[best]["rows"], predictions[best]["mlpr"]
+    weight, pool_table = 1.0, {}
+    if pool is not None:
+        q = crossfitted_isotonic(crossfit, s, y, hierarchy, cv=cv, seed=seed, **score_options)[rows]
+        weight, pool_table = choose_pool_weight(p, q, y[rows], cols, criterion, pool)
+        if weight < 1.0:
+            p = weight * p + (1.0 - weight) * q
+    table.attrs["pool"] = {"weight": weight, "cv": pool_table}
     chosen_consistency, consistency_z = consistency, np.nan
     if consistency == "auto":
         lifted = consistent_values(p, hierarchy, "max")
         consistency_z, _ = paired_auprc_z(p, lifted, y[rows], hierarchy, cols, memo=memo,
-                                          keys=((best, rows.tobytes()), None))
+                                          keys=((best, rows.tobytes()) if weight == 1.0 else None, None))
         chosen_consistency = "max" if consistency_z > (0.0 if margin is None else margin) else "hierrank"
     p = consistent_values(p, hierarchy, chosen_consistency)
     table.attrs["consistency"] = {"chosen": chosen_consistency, "z": consistency_z}
@@ -281,13 +301,17 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
                             cross_validation=crossfit.cross_validation if kind == "auto" else None,
                             cv=cv, seed=seed, **score_options)
     theta = LabelNetwork.from_labels(y, hierarchy, pseudo_count=pseudo_count).theta
+    pool_model = None
+    if weight < 1.0:
+        pool_model = fit_score_model(s, y, hierarchy, kind="isotonic", allow_empty=allow_empty, cv=cv, seed=seed,
+                                     **score_options)
     seconds["final_fit"] = time.perf_counter() - t0
     bar.update()
     bar.close()
     stage = SecondStage(hierarchy, best, np.asarray(a, float), final, theta, recal, eng, table,
                         {k: round(v, 2) for k, v in seconds.items()},
                         own=None if best == "indpt" else np.asarray(own, float), consistency=chosen_consistency,
-                        descendants=desc)
+                        descendants=desc, pool_weight=None if weight >= 1.0 else weight, pool_model=pool_model)
     if return_predictions:
         return stage, {"versions": predictions, "crossfit": crossfit, "rows": sub}
     return stage

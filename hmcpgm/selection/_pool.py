@@ -1,0 +1,62 @@
+"""The pool: averaging the chosen version's mLPRs with each class's own isotonic posterior, weight by cross-fitting."""
+
+import numpy as np
+
+from ..likelihood import AUTO_CANDIDATES, cross_validated_lpr
+
+POOL_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""The weights of the mLPRs that ``pool="auto"`` tries (1: no pool)."""
+
+
+def crossfitted_isotonic(crossfit, scores, labels, hierarchy, *, cv=5, seed=0, **score_options):
+    """Out-of-fold LPRs of the isotonic score model on the folds of ``crossfit``, shape (M, K).
+
+    Read from the candidates ``crossfit`` already cross-validated (``score_model="auto"``,
+    or isotonic for every class); otherwise cross-validated here on the same folds.
+    """
+    cvres = crossfit.cross_validation
+    if "choice" in cvres:  # score_model="auto": every candidate's out-of-fold LPRs are there
+        return cvres["lpr"][AUTO_CANDIDATES.index("isotonic")]
+    if all(c == "isotonic" for c in crossfit.choice):
+        return crossfit.lpr
+    res = cross_validated_lpr(scores, labels, hierarchy, ("isotonic",), cv=cv, seed=seed, **score_options)
+    if not np.array_equal(res["folds"], crossfit.folds):  # same KFold, same seed: a change of either is a bug
+        raise RuntimeError("the isotonic model's folds differ from the cross-fit's")
+    return res["lpr"][0]
+
+
+def choose_pool_weight(p, q, y, cols, criterion, pool="auto"):
+    """The weight ``w`` of ``w * p + (1 - w) * q`` (``pool="auto"``: the best of :data:`POOL_WEIGHTS`).
+
+    Parameters
+    ----------
+    p, q : ndarray of shape (M, K)
+        Cross-fitted mLPRs of the chosen version and isotonic LPRs of the same rows.
+    y : ndarray of shape (M, K)
+        Their labels.
+    cols : ndarray of int
+        The evaluated classes.
+    criterion : {"auprc", "log_loss"}
+        As :func:`hmcpgm.selection.criterion_value` (AU(PRC): of the values, flat).
+    pool : "auto" or float
+        ``"auto"`` or the weight itself.
+
+    Returns
+    -------
+    weight : float
+        The weight; 1 means no pool.
+    table : dict
+        ``{weight: criterion}`` of every weight tried (AU(PRC) as itself, log loss as itself).
+    """
+    from ._choice import criterion_value
+
+    if pool != "auto":
+        return float(pool), {}
+    values = {}
+    for w in POOL_WEIGHTS:
+        values[w] = criterion_value(w * p + (1.0 - w) * q, y, cols, criterion)  # minimised
+    finite = {w: v for w, v in values.items() if np.isfinite(v)}
+    # ties (and no positive to rank: every value nan) keep the mLPRs alone, the larger weight
+    best = min(sorted(finite, reverse=True), key=lambda w: finite[w]) if finite else 1.0
+    table = {w: (-v if criterion == "auprc" else v) for w, v in values.items()}
+    return float(best), table
