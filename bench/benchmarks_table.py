@@ -571,7 +571,8 @@ def render(results, command, missing, versions):
             st = r["second_stage"]
             eng = r["engine"].get("full", {})
             cells = [r["dataset"], _pct(raw), _pct(auto), f"{100 * (auto - raw):+.2f}",
-                     f"{st['version']} ({'/'.join(f'{a:.2f}' for a in st['tempering'])})"]
+                     f"{st['version']} ({'/'.join(f'{a:.2f}' for a in st['tempering'])})"
+                     + (f", pool {st['pool_weight']:g}" if st.get("pool_weight", 1.0) < 1 else "")]
             cells += [_pct(m[f"mLPR-{v}-HierRank"]["auprc"]) for v in versions]
             cells += [f"{eng.get('engine', '-')} ({'exact' if eng.get('exact') else 'approximate'})" if eng else "-",
                       ", ".join(f"{k} {_pct(v)}" for k, v in r["published"].items()) or "none",
@@ -664,6 +665,9 @@ def render(results, command, missing, versions):
         "* **The max constraint** (`consistency_ == \"max\"`) is chosen where lifting each class to "
         "its most confident descendant ranks better on the training rows than HierRank's pooling "
         "(the image-annotation set); elsewhere HierRank pools.",
+        "* **The pool** (`pool_weight_ < 1`) averages the version's mLPRs with each class's own "
+        "isotonic posterior where that ranks better on the cross-fitted training rows; the column "
+        "*chosen (a)* above gives each run's weight (none shown: the mLPRs alone).",
         "* Let `version=\"auto\"` decide; its `cv_results_` shows the cross-validation table it "
         "decided on.",
         "",

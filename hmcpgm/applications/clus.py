@@ -254,6 +254,8 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     second_stage = {
         "version": auto.version_,
         "tempering": sorted({round(float(a), 4) for a in auto.tempering_}),
+        "pool_weight": auto.pool_weight_,
+        "consistency": auto.consistency_,
         "score_models": {k: int(n) for k, n in zip(*np.unique(auto.score_model_.choice, return_counts=True))}
         if getattr(auto.score_model_, "choice", None) is not None else auto.score_model_.kind,
         "cv_results": auto.cv_results_.to_dict(orient="records"),
@@ -341,8 +343,10 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
 def _second_stage_line(stage):
     if not stage:
         return ""
+    pool = stage.get("pool_weight", 1.0)
     return (f"; mLPR-auto chose {stage['version']} with evidence exponent "
-            f"{'/'.join(str(a) for a in stage['tempering'])}")
+            f"{'/'.join(str(a) for a in stage['tempering'])}"
+            + (f", pooled with the isotonic posteriors at weight {pool:g}" if pool < 1 else ""))
 
 
 def format_benchmark(result):
