@@ -273,11 +273,13 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     table["chosen"] = table["version"] == best
     rows, p = predictions[best]["rows"], predictions[best]["mlpr"]
     weight, pool_table = 1.0, {}
-    if pool is not None:
+    if pool is not None and (pool == "auto" or float(pool) < 1.0):
+        t1 = time.perf_counter()
         q = crossfitted_isotonic(crossfit, s, y, hierarchy, cv=cv, seed=seed, **score_options)[rows]
         weight, pool_table = choose_pool_weight(p, q, y[rows], cols, criterion, pool)
         if weight < 1.0:
             p = weight * p + (1.0 - weight) * q
+        seconds["pool"] = time.perf_counter() - t1
     table.attrs["pool"] = {"weight": weight, "cv": pool_table}
     chosen_consistency, consistency_z = consistency, np.nan
     if consistency == "auto":
@@ -287,7 +289,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         chosen_consistency = "max" if consistency_z > (0.0 if margin is None else margin) else "hierrank"
     p = consistent_values(p, hierarchy, chosen_consistency)
     table.attrs["consistency"] = {"chosen": chosen_consistency, "z": consistency_z}
-    seconds["choices"] = time.perf_counter() - t0
+    seconds["choices"] = time.perf_counter() - t0 - seconds.get("pool", 0.0)  # the pool has its own entry
     t0 = time.perf_counter()
     recal = None
     if recalibrate:
