@@ -9,10 +9,28 @@ POOL_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def crossfitted_isotonic(crossfit, scores, labels, hierarchy, *, cv=5, seed=0, **score_options):
-    """Out-of-fold LPRs of the isotonic score model on the folds of ``crossfit``, shape (M, K).
+    """Out-of-fold LPRs of the isotonic score model on the folds of ``crossfit``.
 
     Read from the candidates ``crossfit`` already cross-validated (``score_model="auto"``,
     or isotonic for every class); otherwise cross-validated here on the same folds.
+
+    Parameters
+    ----------
+    crossfit : CrossFit
+        The cross-fit of the training rows (:func:`hmcpgm.selection.cross_fit`).
+    scores, labels : ndarray of shape (M, K)
+        The training rows it was made from.
+    hierarchy : Hierarchy
+        The hierarchy it was made with.
+    cv, seed : int
+        Its folds (checked: the isotonic model's folds must be the same).
+    **score_options
+        Score-model options of :func:`hmcpgm.likelihood.cross_validated_lpr`.
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+        Each row's isotonic LPRs from the score models of the fold that left it out.
     """
     cvres = crossfit.cross_validation
     if "choice" in cvres:  # score_model="auto": every candidate's out-of-fold LPRs are there
