@@ -56,6 +56,7 @@ def check_pool(pool):
     """
     if pool is None or (isinstance(pool, str) and pool == "auto"):
         return pool
-    if not isinstance(pool, numbers.Real) or isinstance(pool, bool) or not 0.0 <= float(pool) <= 1.0:  # also refuses nan
+    number = isinstance(pool, numbers.Real) and not isinstance(pool, bool)
+    if not number or not 0.0 <= float(pool) <= 1.0:  # also refuses nan
         raise InputError(f"pool must be 'auto', None or a weight in [0, 1]; got {pool!r}")
     return pool
