@@ -81,6 +81,9 @@ def test_shuffled_dataframes_give_the_same_numbers(problem):
     same(est_f.predict(S), est_a.predict(s))
     same(est_f.lpr(S), est_a.lpr(s))
     same(est_f.likelihoods(S), est_a.likelihoods(s))
+    pooled_a = hmcpgm.MLPR(**options, pool=0.5).fit(s, y)  # the pool's isotonic models align by name too
+    pooled_f = hmcpgm.MLPR(**options, pool=0.5).fit(S, Y)
+    same(pooled_f.predict_proba(S), pooled_a.predict_proba(s))
 
     # the hierarchy's label methods
     assert h.violations(Y) == h.violations(y)
