@@ -494,3 +494,10 @@ def test_usage_error_is_argparse_status_2(capsys):
         main(["rank", "only-one-argument"])
     assert exc.value.code == 2
     assert "the following arguments are required" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given, expected", [(None, "auto"), ("auto", "auto"), ("none", None), ("0.25", 0.25),
+                                             ("1", 1.0)])
+def test_fit_pool_option_parses_to_the_values_mlpr_takes(given, expected):
+    args = ["fit", "s.csv", "y.csv", "h.csv", "-o", "m.npz", *([] if given is None else ["--pool", given])]
+    assert build_parser().parse_args(args).pool == expected
