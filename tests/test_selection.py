@@ -176,3 +176,49 @@ def test_screening_drops_versions_that_trail_indpt_on_a_subsample():
     # on forests the defaults neither screen nor subsample
     auto = fit_second_stage_auto(*args, score_model="lpr", cv=3).cv_table
     assert (auto["rows"] == 1500).all() and (auto["note"] == "").all()
+
+
+def test_screening_judges_the_model_the_exponent_search_fits(monkeypatch):
+    """The screen tries nbh and full as the search fits them: each class's own evidence at indpt's
+    exponent, the others' at the grid's (against a hand-made paired log loss), and the fit passes it
+    indpt's fitted exponent."""
+    import hmcpgm.selection._auto as auto
+    from hmcpgm.selection._choice import SCREEN_GRID, screen_version
+    from hmcpgm.tempering import own_evidence
+
+    data = make_paper_synthetic(1500, 10, seed=6)
+    h, y = data.hierarchy, data.train_labels
+    crossfit = cross_fit(data.train_scores, y, h, score_model="lpr", cv=3)
+    rows = np.arange(0, 1500, 5)
+    cols = np.arange(h.n_classes)
+    own = np.full(h.n_classes, 0.4)
+    indpt = {"rows": np.arange(1500), "mlpr": cross_fitted_mlpr(crossfit, h, "indpt", own)}
+
+    def row_loss(p):
+        q = np.clip(p, 1e-6, 1 - 1e-6)
+        return -(y[rows] * np.log(q) + (1 - y[rows]) * np.log1p(-q)).mean(axis=1)
+
+    base = row_loss(indpt["mlpr"][rows])
+    for version in ("nbh", "full"):
+        losses = {a: row_loss(own_evidence(cross_fitted_mlpr(crossfit, h, version, a, rows=rows),
+                                           crossfit.likelihoods[rows], a, own)) for a in SCREEN_GRID}
+        a = min(losses, key=lambda k: losses[k].mean())
+        d = losses[a] - base
+        a_screen, z = screen_version(crossfit, h, version, "auto", rows, indpt, y, cols, own=own)
+        np.testing.assert_allclose(a_screen, a)
+        assert z == pytest.approx(d.mean() / (d.std(ddof=1) / np.sqrt(len(d))), rel=1e-12)
+        _, z_all = screen_version(crossfit, h, version, "auto", rows, indpt, y, cols)  # every class's at a
+        assert abs(z_all - z) > 0.1
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["own"])
+        return screen_version(*args, **kwargs)
+
+    monkeypatch.setattr(auto, "screen_version", spy)
+    _, details = fit_second_stage_auto(data.train_scores, y, h, score_model="lpr", cv=3, screen_rows=200,
+                                       return_predictions=True)
+    assert len(seen) == 2
+    for own_seen in seen:
+        np.testing.assert_array_equal(own_seen, details["versions"]["indpt"]["a"])

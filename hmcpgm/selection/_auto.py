@@ -70,9 +70,11 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         all rows on forests, 300 on DAGs; None: all rows.
     screen_rows : int, "auto" or None
         Before fitting its exponent, nbh and full are tried at a = 0.1, 0.3, 1 on
-        a seeded subsample of this many rows and dropped when their best loss
-        there is worse than indpt's by more than ``screen_margin`` paired
-        standard errors. "auto": no screening on forests, 100 rows on DAGs.
+        a seeded subsample of this many rows (each class's own evidence at
+        indpt's exponent, as the exponent search fits them) and dropped when
+        their best loss there is worse than indpt's by more than
+        ``screen_margin`` paired standard errors. "auto": no screening on
+        forests, 100 rows on DAGs.
     screen_margin : float
         Paired standard errors of the screening (see ``screen_rows``).
     engine : str
@@ -222,7 +224,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
 
         screened = None
         if version != "indpt" and screen is not None and "indpt" in predictions and tempering is not None:
-            screened = screen_version(crossfit, hierarchy, version, eng, screen, predictions["indpt"], y, cols)
+            screened = screen_version(crossfit, hierarchy, version, eng, screen, predictions["indpt"], y, cols,
+                                      own=own)
         desc = None
         if screened is not None and screened[1] > screen_margin:
             a, value = screened[0], np.nan
