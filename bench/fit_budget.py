@@ -21,10 +21,11 @@ each timed beside the paper's fixed model (``version="full", score_model="lpr",
 tempering=None, recalibrate=False``) fitted on the same rows in the same run
 (after one untimed warm-up fit; best of ``--repeats``), and prints, per run and
 configuration, its fit in fixed fits and its test AU(PRC) (HierRank, evaluated
-classes) minus the default's. The summary gives, per configuration, the range of
-its fit ratio over the runs and its test AU(PRC) minus the best correction of
-``--benchmarks-json`` (picked on the test rows, as on the leaderboard of
-docs/benchmarks.md; that file must come from the same first-stage scores).
+classes) minus the default's. The summary gives, per configuration, its fit ratio
+over the runs (min, median, max) and its test AU(PRC) minus the default's and
+minus the best correction of ``--benchmarks-json`` (mean, worst; the best picked
+on the test rows, as on the leaderboard of docs/benchmarks.md; that file must come
+from the same first-stage scores).
 
 Scores: as ``bench/version_transfer.py`` (``--cache-dir``, else made from the
 ARFF files with the benchmark's first stage; minutes).
