@@ -49,6 +49,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "hmc"
 CACHE = Path("/work/cache")
+FIXED = {"version": "full", "score_model": "lpr", "tempering": None, "recalibrate": False}  # the paper's fixed model
 
 
 def load(name, cache_dir, data_dir):
@@ -97,8 +98,7 @@ def time_fits(name, cache_dir, data_dir, repeats):
     s, y, h = load(name, cache_dir, data_dir)
 
     def fixed():
-        MLPR(hierarchy=h, version="full", score_model="lpr", tempering=None, recalibrate=False,
-             allow_empty=True).fit(s, y)
+        MLPR(hierarchy=h, allow_empty=True, **FIXED).fit(s, y)
 
     steps = []
 

@@ -53,11 +53,8 @@ def load_run(name, first_stage, cache_dir, data_dir):
 
     path = Path(cache_dir) / f"{name}.{first_stage}.npz"
     needed = {"s_train", "y_train", "s_valid", "y_valid", "s_test", "y_test", "evaluated", "classes", "edges"}
-    complete = False
-    if path.exists():  # bench/fit_time.py's cache of the same name holds the training rows only: made again
-        with np.load(path, allow_pickle=True) as z:
-            complete = needed <= set(z.files)
-    if not complete:
+    z = _read_complete(path, needed)  # None also for bench/fit_time.py's cache of that name (training rows only)
+    if z is None:
         from hmcpgm.applications import first_stage_scores, split_validation
         from hmcpgm.datasets import load_hmc_split
 
@@ -78,9 +75,17 @@ def load_run(name, first_stage, cache_dir, data_dir):
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_write(path, binary=True) as fh:  # a killed run leaves no half-written cache
             np.savez(fh, **arrays)
-    z = np.load(path, allow_pickle=True)
+        z = _read_complete(path, needed)
     h = Hierarchy.from_edges([tuple(e) for e in z["edges"]], classes=list(z["classes"]))
-    return {k: z[k] for k in z.files}, h
+    return z, h
+
+
+def _read_complete(path, needed):
+    """Every array of an ``.npz`` file as a dict, or None when the file is missing or lacks one of ``needed``."""
+    if not path.exists():
+        return None
+    with np.load(path, allow_pickle=True) as f:
+        return {k: f[k] for k in f.files} if needed <= set(f.files) else None
 
 
 def auprc(values, labels, hierarchy, evaluated):
