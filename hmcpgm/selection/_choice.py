@@ -9,7 +9,6 @@ from ..likelihood import log_loss_by_class
 from ..metrics import row_bootstrap_weights, weighted_average_precisions
 from ..options import VERSIONS
 from ..second_stage import CONSISTENCY, consistent_values  # noqa: F401 (the selection package re-exports them)
-from ..tempering import log_evidence_ratio, own_evidence
 from ._crossfit import cross_fitted_mlpr
 
 CRITERIA = ("log_loss", "auprc")
@@ -194,18 +193,14 @@ def screen_version(crossfit, hierarchy, version, engine, rows, indpt, y, cols, o
     """Best exponent of ``version`` on a few rows, and its paired z against indpt there (positive: worse).
 
     ``own`` (K,): each class's own evidence at this exponent (indpt's), the others' at
-    the grid's, as the exponent search evaluates ``version`` (:func:`hmcpgm.tempering.own_evidence`);
+    the grid's, as the exponent search evaluates ``version`` (:func:`cross_fitted_mlpr`'s ``own``);
     None: every class's evidence at the grid's exponent.
     """
     best = None
-    likelihoods = crossfit.likelihoods[rows]
-    log_ratio = None if own is None else log_evidence_ratio(likelihoods)
     for a in SCREEN_GRID:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=engine)
-        if own is not None:
-            p = own_evidence(p, likelihoods, a, own, log_ratio=log_ratio)
+            p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=engine, own=own)
         loss = _row_losses(p, y[rows], cols)
         if best is None or loss.mean() < best[1].mean():
             best = (a, loss)

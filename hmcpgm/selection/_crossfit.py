@@ -142,7 +142,7 @@ def resolve_engine(hierarchy, version, engine="auto"):
     return get_engine(chosen).cross_fit_engine or chosen
 
 
-def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine="auto", **options):
+def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine="auto", own=None, **options):
     """mLPRs of training rows from second stages fitted without them (fold by fold).
 
     Parameters
@@ -159,6 +159,10 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
         Training rows to predict (default all).
     engine : str
         Inference engine (see :func:`resolve_engine`).
+    own : array of shape (K,), optional
+        For nbh and full: each class's own evidence at this exponent, the
+        others' at ``a`` (:class:`~hmcpgm.second_stage.SecondStage`'s ``own``);
+        the model the exponent search fits.
     **options
         Engine options.
 
@@ -175,6 +179,6 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
         # the second stage of fold f: its theta and its score models' prevalence (indpt's prior), fed the
         # out-of-fold evidence of the rows it left out
         stage = SecondStage(hierarchy, version, a, None, crossfit.thetas[f], engine=engine, options=options,
-                            prevalence=crossfit.cross_validation["prevalence"][f])
+                            prevalence=crossfit.cross_validation["prevalence"][f], own=own)
         out[idx] = stage.mlpr(crossfit.likelihoods[rows[idx]])
     return out
