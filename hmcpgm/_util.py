@@ -4,6 +4,8 @@ import os
 import sys
 import warnings
 
+import numpy as np
+
 __all__ = ["preview", "repeated", "warn"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -12,13 +14,15 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 def preview(items, limit=5):
     """``[a, b, c, ... (N in all)]``: the first ``limit`` items, for error messages.
 
+    Numpy scalars show as the Python scalars they equal (``'a'``, not ``np.str_('a')``).
+
     Examples
     --------
     >>> preview(range(8), 3)
     '[0, 1, 2, ... (8 in all)]'
     """
     items = list(items)
-    shown = ", ".join(repr(i) for i in items[:limit])
+    shown = ", ".join(repr(i.item() if isinstance(i, np.generic) else i) for i in items[:limit])
     more = f", ... ({len(items)} in all)" if len(items) > limit else ""
     return f"[{shown}{more}]"
 

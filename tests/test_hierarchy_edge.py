@@ -314,3 +314,30 @@ def test_subgraph_of_one_class_name():
     assert h.subgraph(["GO:3"]) == h.subgraph("GO:3")
     assert h.subgraph(("t", 1)).classes == (("t", 1),)  # a tuple that names a class is that class
     assert h.subgraph([("t", 1), "GO:3"]).classes == ("GO:1", "GO:2", "GO:3", ("t", 1))
+
+
+def test_numpy_scalar_class_names_become_the_python_names_they_equal():
+    # a column order taken from a numpy array held np.str_ names, which numpy 2 prints as np.str_('a')
+    # in every message and repr (found by a robustness sweep: "no positive example for 1 classes
+    # ([np.str_('c3')])")
+    names = np.array(["r", "a", "b"])
+    h = Hierarchy.from_edges([(names[0], names[1]), (names[0], names[2])], classes=names[::-1])
+    assert h.classes == ("b", "a", "r")
+    assert all(type(c) is str for c in h.classes)
+    assert all(type(c) is str for edge in h.edges for c in edge)
+    assert h.index(np.str_("a")) == 1 and set(h.children("r")) == {"a", "b"}
+    ints = Hierarchy.from_parents([None, 0]).subgraph([np.int64(0), np.int64(1)])
+    assert all(type(c) is int for c in ints.classes)
+
+
+def test_error_messages_name_numpy_scalar_classes_as_users_wrote_them():
+    from hmcpgm._util import preview
+    from hmcpgm.exceptions import LabelError
+    from hmcpgm.likelihood import fit_score_model
+
+    assert preview([np.str_("a"), np.int64(2), "b"]) == "['a', 2, 'b']"
+    h = Hierarchy.from_edges([(np.str_("r"), np.str_("c3"))])
+    y = np.array([[1, 0], [0, 0], [1, 0]])
+    with pytest.raises(LabelError, match=r"\(\['c3'\]\)") as info:
+        fit_score_model(np.random.default_rng(0).random((3, 2)), y, h, kind="logistic")
+    assert "np.str_" not in str(info.value)

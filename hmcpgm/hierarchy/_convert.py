@@ -13,6 +13,7 @@ __all__ = [
     "frozen_graph",
     "graph_from_edges",
     "graph_from_parents",
+    "plain_name",
     "read_obo",
 ]
 
@@ -34,12 +35,23 @@ def check_name(name, what):
         raise HierarchyError(f"{what} names a class {name!r}: a missing value, not a class name")
 
 
+def plain_name(name):
+    """A numpy scalar class name as the Python scalar it equals (``np.str_("a")`` -> ``"a"``), others unchanged.
+
+    Both hash and compare alike, so lookups by either still work; the plain one
+    prints as users wrote it (numpy 2 prints ``np.str_('a')`` in messages and
+    reprs).
+    """
+    return name.item() if isinstance(name, np.generic) else name
+
+
 def frozen_graph(graph, classes=None):
     """The checks of :class:`Hierarchy`'s constructor: ``(frozen DiGraph, classes tuple)``.
 
     The graph holds the nodes in ``classes`` order (default ``graph.nodes``) and
     the edges of ``graph``; a multigraph, unknown or missing classes, no class,
-    self loops and cycles raise :class:`HierarchyError`.
+    self loops and cycles raise :class:`HierarchyError`. Numpy scalar names
+    become the Python scalars they equal (:func:`plain_name`).
     """
     if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
         raise HierarchyError(
@@ -75,9 +87,10 @@ def frozen_graph(graph, classes=None):
         cycle = [u for u, _ in nx.find_cycle(graph)]
         shown = [repr(u) for u in cycle[:6]] + ([f"... ({len(cycle)} classes in the cycle)"] if len(cycle) > 6 else [])
         raise HierarchyError(f"the hierarchy has a cycle: {' -> '.join(shown)} -> {cycle[0]!r}")
+    classes = [plain_name(c) for c in classes]
     frozen = nx.DiGraph()
     frozen.add_nodes_from(classes)
-    frozen.add_edges_from(graph.edges)
+    frozen.add_edges_from((plain_name(u), plain_name(v)) for u, v in graph.edges)
     return nx.freeze(frozen), tuple(classes)
 
 
