@@ -5,6 +5,8 @@ and within 5x of the paper's fixed model's fit. This script measures whether a
 cheaper configuration could be the default: per run it fits, on the training rows,
 
 - ``default``: ``MLPR()``;
+- ``cv3``: ``cv=3`` (every choice as the default's, cross-fitted on 3 folds
+  instead of 5);
 - ``indpt``: ``version="indpt"`` (no search over nbh and full; score models,
   pool and consistency still chosen);
 - ``indpt-logistic``: and ``score_model="logistic"`` (one score model, no
@@ -49,6 +51,7 @@ from version_transfer import CACHE, DATA, ROOT, auprc, load_run  # noqa: E402
 
 CONFIGS = {
     "default": {},
+    "cv3": {"cv": 3},
     "indpt": {"version": "indpt"},
     "indpt-logistic": {"version": "indpt", "score_model": "logistic"},
     "indpt-logistic-nopool": {"version": "indpt", "score_model": "logistic", "pool": None},
