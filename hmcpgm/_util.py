@@ -6,15 +6,29 @@ import warnings
 
 import numpy as np
 
-__all__ = ["preview", "repeated", "warn"]
+__all__ = ["plain_name", "preview", "repeated", "warn"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def plain_name(name):
+    """A numpy scalar as the Python scalar it equals (``np.str_("a")`` -> ``"a"``), anything else unchanged.
+
+    Both hash and compare alike, so lookups by either still work; the plain one
+    prints as users wrote it (numpy 2 prints ``np.str_('a')`` in messages and reprs).
+
+    Examples
+    --------
+    >>> plain_name(np.str_("a")), plain_name(np.int64(2)), plain_name(("t", 1))
+    ('a', 2, ('t', 1))
+    """
+    return name.item() if isinstance(name, np.generic) else name
 
 
 def preview(items, limit=5):
     """``[a, b, c, ... (N in all)]``: the first ``limit`` items, for error messages.
 
-    Numpy scalars show as the Python scalars they equal (``'a'``, not ``np.str_('a')``).
+    Numpy scalars show as the Python scalars they equal (:func:`plain_name`).
 
     Examples
     --------
@@ -22,7 +36,7 @@ def preview(items, limit=5):
     '[0, 1, 2, ... (8 in all)]'
     """
     items = list(items)
-    shown = ", ".join(repr(i.item() if isinstance(i, np.generic) else i) for i in items[:limit])
+    shown = ", ".join(repr(plain_name(i)) for i in items[:limit])
     more = f", ... ({len(items)} in all)" if len(items) > limit else ""
     return f"[{shown}{more}]"
 

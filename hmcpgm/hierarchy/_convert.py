@@ -3,7 +3,7 @@
 import networkx as nx
 import numpy as np
 
-from .._util import preview, repeated
+from .._util import plain_name, preview, repeated
 from ..exceptions import HierarchyError, InputError
 
 __all__ = [
@@ -13,7 +13,6 @@ __all__ = [
     "frozen_graph",
     "graph_from_edges",
     "graph_from_parents",
-    "plain_name",
     "read_obo",
 ]
 
@@ -33,16 +32,6 @@ def check_name(name, what):
         raise HierarchyError(f"{what} names a class {name!r} that is not hashable (use a str, int or tuple)") from None
     if name is None or (isinstance(name, (float, np.floating)) and name != name):
         raise HierarchyError(f"{what} names a class {name!r}: a missing value, not a class name")
-
-
-def plain_name(name):
-    """A numpy scalar class name as the Python scalar it equals (``np.str_("a")`` -> ``"a"``), others unchanged.
-
-    Both hash and compare alike, so lookups by either still work; the plain one
-    prints as users wrote it (numpy 2 prints ``np.str_('a')`` in messages and
-    reprs).
-    """
-    return name.item() if isinstance(name, np.generic) else name
 
 
 def frozen_graph(graph, classes=None):
