@@ -35,6 +35,7 @@ Usage (from the repository root)::
 
 import argparse
 import dataclasses
+import json
 import warnings
 from pathlib import Path
 
@@ -100,13 +101,18 @@ def auprc(values, labels, hierarchy, evaluated):
 
 def run_arguments(doc, runs=TREE_RUNS):
     """The arguments the per-run benches share (``--runs``, ``--cache-dir``, ``--data-dir``); ``args.runs``
-    comes back as a list of ``<data set>.<first stage>``."""
+    comes back as a list of ``<data set>.<first stage>`` (``all``: the runs of docs/benchmarks.json)."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
-    parser.add_argument("--runs", default=",".join(runs), help="comma-separated <data set>.<joint|classwise>")
+    parser.add_argument("--runs", default=",".join(runs),
+                        help="comma-separated <data set>.<joint|classwise>, or all (the runs of docs/benchmarks.json)")
     parser.add_argument("--cache-dir", type=Path, default=CACHE)
     parser.add_argument("--data-dir", type=Path, default=DATA)
     args = parser.parse_args()
-    args.runs = args.runs.split(",")
+    if args.runs == "all":
+        results = json.loads((ROOT / "docs" / "benchmarks.json").read_text())["results"]
+        args.runs = [f"{r['dataset']}.{r['first_stage']}" for r in results]
+    else:
+        args.runs = args.runs.split(",")
     return args
 
 
