@@ -21,6 +21,7 @@ output of the same command.
 
 import contextlib
 import os
+import secrets
 import stat
 import sys
 import tempfile
@@ -32,6 +33,7 @@ from .exceptions import InputError
 __all__ = ["AtomicFile", "atomic_write", "check_distinct", "is_stream", "stdout_stream", "data_on_stdout", "spooled"]
 
 STDOUT = "-"
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _reserved_stdout = []
 
 
@@ -122,7 +124,7 @@ class AtomicFile:
 
     def __init__(self, path, *, binary=False):
         self.path = path
-        self._temp = None
+        self._temp = self._fd = None
         mode = "wb" if binary else "w"
         text = {} if binary else {"encoding": "utf-8", "newline": ""}
         if str(path) == STDOUT:
@@ -136,15 +138,24 @@ class AtomicFile:
             return
         self._target = os.path.realpath(path)
         folder, name = os.path.split(self._target)
-        fd, self._temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".hmcpgm-part", dir=folder)
-        try:
-            os.fchmod(fd, _creation_mode(self._target))
-            self.file = os.fdopen(fd, mode, **text)
-        except BaseException:
-            os.close(fd)
-            os.unlink(self._temp)
-            raise
         self._close = True
+        try:  # the name is kept before the file exists, so a Ctrl-C landing anywhere here still removes it
+            while self._fd is None:
+                self._temp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.hmcpgm-part")
+                try:
+                    self._fd = os.open(self._temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o600)
+                except FileExistsError:  # another run's (or a killed run's) file: never ours to remove
+                    self._temp = None
+            os.fchmod(self._fd, _creation_mode(self._target))
+            self.file = os.fdopen(self._fd, mode, **text)
+        except BaseException:
+            self.abort()
+            raise
+
+    def __del__(self):
+        """An AtomicFile dropped before :meth:`commit` (e.g. by a Ctrl-C before its owner kept it) is aborted."""
+        if getattr(self, "_temp", None) is not None:
+            self.abort()
 
     def commit(self):
         """Flush, sync and put the file in place (or finish writing through).
@@ -174,7 +185,10 @@ class AtomicFile:
         """Drop what was written: the target is left as it was."""
         if self._close:
             with contextlib.suppress(OSError):
-                self.file.close()
+                if hasattr(self, "file"):
+                    self.file.close()
+                elif self._fd is not None:  # opened, not yet a file object
+                    os.close(self._fd)
         if self._temp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self._temp)

@@ -15,7 +15,9 @@ import signal
 import sys
 import threading
 
-_seen = threading.Event()
+# A plain flag, not a threading.Event: the handler runs in the main thread between any two steps of
+# it, so a lock taken by clearing the flag would be held when the handler sets it (a hang).
+_seen = [False]
 
 
 def check_interrupt():
@@ -25,12 +27,12 @@ def check_interrupt():
     --------
     >>> check_interrupt()  # nothing recorded: returns
     """
-    if _seen.is_set():
+    if _seen[0]:
         raise KeyboardInterrupt
 
 
 def _on_ctrl_c(signum, frame):
-    _seen.set()
+    _seen[0] = True
     raise KeyboardInterrupt
 
 
@@ -45,18 +47,18 @@ def ctrl_c_recorded():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous_handler = signal.signal(signal.SIGINT, _on_ctrl_c)
-    previous_hook = sys.unraisablehook
+    previous_handler, previous_hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
 
     def hook(unraisable):
-        if not (isinstance(unraisable.exc_value, KeyboardInterrupt) and _seen.is_set()):
+        if not (isinstance(unraisable.exc_value, KeyboardInterrupt) and _seen[0]):
             previous_hook(unraisable)
 
-    sys.unraisablehook = hook
-    _seen.clear()
-    try:
+    try:  # a Ctrl-C pressed while the handler is being set still restores both
+        _seen[0] = False
+        signal.signal(signal.SIGINT, _on_ctrl_c)
+        sys.unraisablehook = hook
         yield
     finally:
         signal.signal(signal.SIGINT, previous_handler)
         sys.unraisablehook = previous_hook
-        _seen.clear()
+        _seen[0] = False

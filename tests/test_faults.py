@@ -6,6 +6,8 @@ outputs are either complete and right, or untouched with one ``hmcpgm:`` line on
 standard error.
 """
 
+import contextlib
+import functools
 import hashlib
 import io
 import json
@@ -254,7 +256,7 @@ def test_ctrl_c_prints_one_line_and_leaves_the_old_output(files, tmp_path, extra
     _, err = proc.communicate(timeout=120)
     if not seen:
         pytest.skip("the run ended before it could be interrupted mid-write")
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert err.strip() == "hmcpgm: interrupted"
     assert out.read_text() == "the old output\n"
     assert not _leftovers(tmp_path)
@@ -454,6 +456,102 @@ def test_ctrl_c_swallowed_by_a_gc_callback_still_interrupts(files, tmp_path, cap
     assert out.read_text() == "the old output\n"
     assert not _leftovers(tmp_path)
     assert signal.getsignal(signal.SIGINT) is handler and sys.unraisablehook is hook  # restored
+
+
+def _with_ctrl_c_at_call(run, n):
+    """``run()`` with Ctrl-C pressed at its n-th Python function call (n < 1: never); (result, calls made)."""
+    calls = [0]
+
+    def profile(frame, event, arg):
+        if event == "call":
+            calls[0] += 1
+            if calls[0] == n:
+                signal.raise_signal(signal.SIGINT)
+
+    sys.setprofile(profile)
+    try:
+        result = run()
+    finally:
+        sys.setprofile(None)
+    return result, calls[0]
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # Ctrl-C at the call of __del__
+def test_ctrl_c_at_any_call_of_opening_an_output_leaves_no_file(tmp_path):
+    """The temporary file is named before it exists: no call of its creation can leave it behind."""
+    from hmcpgm._atomic import AtomicFile
+
+    def open_and_drop():
+        AtomicFile(tmp_path / "out.csv").abort()
+
+    _, total = _with_ctrl_c_at_call(open_and_drop, 0)
+    for n in range(1, total + 1):
+        with contextlib.suppress(KeyboardInterrupt):
+            _with_ctrl_c_at_call(open_and_drop, n)
+        assert not _leftovers(tmp_path), n
+    assert total > 5  # the sweep did reach into the creation
+
+
+def test_ctrl_c_at_any_call_of_the_recording_never_hangs():
+    """Ctrl-C at every call of entering, using and leaving ``ctrl_c_recorded`` (a lock held there hung the handler)."""
+    script = f"""
+import signal, sys
+sys.path.insert(0, {str(ROOT)!r})
+from hmcpgm._interrupt import check_interrupt, ctrl_c_recorded
+calls = [0]
+def profile(frame, event, arg):
+    if event == "call":
+        calls[0] += 1
+        if calls[0] == n:
+            signal.raise_signal(signal.SIGINT)
+def block():
+    with ctrl_c_recorded():
+        check_interrupt()
+for n in range(0, 60):
+    calls[0] = 0
+    sys.setprofile(profile)
+    try:
+        block()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.setprofile(None)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    if n == 0:
+        total = calls[0]
+with ctrl_c_recorded():
+    pass
+print("done", total)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith("done"), done.stderr
+    assert 5 < int(done.stdout.split()[1]) < 60  # every call of a block was reached
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["predict", "rank"])
+def test_ctrl_c_at_any_call_of_a_run_interrupts_it(files, tmp_path, capsys, command):
+    """Ctrl-C at 150 points spread over a whole run, from reading the arguments to the last message, chunked.
+
+    Not timed, so not a race: each run makes the same calls (imports and compilations done by a first run).
+    Every one exits 130 with one line, and leaves the old output or the complete new one, nothing beside.
+    """
+    out = tmp_path / "out.csv"
+    args = (["predict", files["model"], files["small"]] if command == "predict"
+            else ["rank", files["small"], files["model"], "--fdr", "0.1"])
+    argv = [*map(str, args), "-o", str(out), "--id-column", "gene", "--quiet", "--chunk-size", "100"]
+    assert main(argv) == 0
+    status, total = _with_ctrl_c_at_call(functools.partial(main, argv), 0)
+    assert status == 0
+    complete = out.read_text()
+    capsys.readouterr()
+    for n in np.unique(np.linspace(2, total, 150).astype(int)):  # 1: the call of main itself
+        out.write_text("the old output\n")
+        status, _ = _with_ctrl_c_at_call(functools.partial(main, argv), n)
+        err = capsys.readouterr().err.strip()
+        assert (status, err) == (130, "hmcpgm: interrupted"), n
+        assert out.read_text() in ("the old output\n", complete), n
+        assert not _leftovers(tmp_path), n
 
 
 def test_atomic_write_does_not_commit_after_a_swallowed_ctrl_c(tmp_path):

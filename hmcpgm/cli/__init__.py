@@ -11,6 +11,7 @@ import re
 import sys
 import warnings
 
+from .._interrupt import ctrl_c_recorded
 from ._commands import UserError
 from ._parser import build_parser
 
@@ -50,10 +51,12 @@ def _for_the_command_line(message, command=None):
 
 def main(argv=None):
     """Entry point of the ``hmcpgm`` command; returns the exit status."""
-    from .._interrupt import ctrl_c_recorded
-
-    with ctrl_c_recorded():
-        return _main(argv)
+    try:
+        with ctrl_c_recorded():
+            return _main(argv)
+    except KeyboardInterrupt:  # pressed while the arguments were read, or the warnings printed
+        print("hmcpgm: interrupted", file=sys.stderr)
+        return 130
 
 
 def _main(argv):
