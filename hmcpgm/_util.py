@@ -1,12 +1,13 @@
 """Small helpers shared across hmcpgm's modules: message previews, repeats, warnings."""
 
+import math
 import os
 import sys
 import warnings
 
 import numpy as np
 
-__all__ = ["plain_name", "preview", "repeated", "warn"]
+__all__ = ["json_records", "plain_name", "preview", "repeated", "warn"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -23,6 +24,34 @@ def plain_name(name):
     ('a', 2, ('t', 1))
     """
     return name.item() if isinstance(name, np.generic) else name
+
+
+def json_records(frame):
+    """A DataFrame as JSON-ready records: numpy scalars as Python ones, NaN, infinities and missing values as None.
+
+    Plain Python rather than ``DataFrame.to_json``: floats keep all their digits,
+    and a Ctrl-C landing inside cannot leave pandas' JSON encoder broken (with
+    pandas 3.1 the next ``to_json`` of the process then crashes it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> json_records(pd.DataFrame({"a": [0.1 + 0.2, np.nan], "b": [[np.float64(1.0)], None], "c": ["x", "y"]}))
+    [{'a': 0.30000000000000004, 'b': [1.0], 'c': 'x'}, {'a': None, 'b': None, 'c': 'y'}]
+    """
+    import pandas as pd
+
+    def plain(value):
+        if isinstance(value, (list, tuple, np.ndarray)):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        value = plain_name(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return None if value is None or value is pd.NA or value is pd.NaT else value
+
+    return [{str(k): plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
 def preview(items, limit=5):

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ._atomic import atomic_write
+from ._util import json_records
 from .exceptions import HmcpgmError, InputError
 
 __all__ = ["save_model", "load_model", "is_model_file"]
@@ -132,7 +133,7 @@ def save_model(model, path):
     if model.recalibration_ is not None:
         arrays["recalibration/knots_x"] = np.asarray(model.recalibration_.knots_x, dtype=float)
         arrays["recalibration/knots_y"] = np.asarray(model.recalibration_.knots_y, dtype=float)
-    cv_results = None if model.cv_results_ is None else json.loads(model.cv_results_.to_json(orient="records"))
+    cv_results = None if model.cv_results_ is None else json_records(model.cv_results_)
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION if pool_weight is not None else 5 if "descendants_tempering" in arrays else 4,

@@ -11,7 +11,7 @@ import re
 import sys
 import warnings
 
-from .._interrupt import ctrl_c_recorded
+from .._interrupt import check_interrupt, ctrl_c_recorded
 from ._commands import UserError
 from ._parser import build_parser
 
@@ -53,14 +53,17 @@ def main(argv=None):
     """Entry point of the ``hmcpgm`` command; returns the exit status."""
     try:
         with ctrl_c_recorded():
-            return _main(argv)
+            try:
+                return _main(argv)
+            except BaseException:
+                check_interrupt()  # a Ctrl-C that a library turned into another error (pandas: ValueError)
+                raise
     except KeyboardInterrupt:  # pressed while the arguments were read, or the warnings printed
         print("hmcpgm: interrupted", file=sys.stderr)
         return 130
 
 
 def _main(argv):
-    from .._interrupt import check_interrupt
     from ..exceptions import HmcpgmError
 
     args = build_parser().parse_args(argv)
@@ -71,6 +74,7 @@ def _main(argv):
             _run(args)
             check_interrupt()  # one swallowed after the last output was committed
         except (HmcpgmError, UserError, OSError) as exc:  # OSError: missing files, unwritable outputs
+            check_interrupt()  # the error may be a Ctrl-C that C code turned into an error of its own
             if isinstance(exc, BrokenPipeError):
                 return _closed_pipe()
             system = isinstance(exc, OSError) and exc.strerror and exc.filename  # raised by the OS, not by hmcpgm

@@ -10,6 +10,7 @@ grouped by the number of parents and the depth of the class.
 import json
 from pathlib import Path
 
+from .._util import json_records
 from ..inference import engine_names, get_engine
 from ._commands import UserError
 
@@ -122,11 +123,6 @@ def _format(report):
         return show.to_string(index=False, na_rep="", float_format=lambda x: f"{x:.3g}")
 
 
-def _records(frame):
-    """A DataFrame as JSON-ready records, floats to full precision."""
-    return json.loads(frame.to_json(orient="records", double_precision=15))
-
-
 def command_check_inference(args):
     """Run the engines, print the report and loopy's errors by class structure."""
     import pandas as pd
@@ -176,8 +172,8 @@ def command_check_inference(args):
             "hierarchy": str(args.hierarchy), "n_classes": hierarchy.n_classes, "evidence": what,
             "reference": report.attrs["reference"], "reference_reason": report.attrs["reference_reason"],
             "memory_method": report.attrs["memory_method"],
-            "engines": _records(report),
-            "loopy_errors_by_class_structure": {n: _records(t) for n, t in grouped.items()},
+            "engines": json_records(report),
+            "loopy_errors_by_class_structure": {n: json_records(t) for n, t in grouped.items()},
         }
         from .._atomic import atomic_write
 
