@@ -33,7 +33,9 @@ from .exceptions import InputError
 __all__ = ["AtomicFile", "atomic_write", "check_distinct", "is_stream", "stdout_stream", "data_on_stdout", "spooled"]
 
 STDOUT = "-"
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# as tempfile.mkstemp opens its files: new only, no symlink followed, not inherited, no newline translation
+_NEW_FILE = (os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_BINARY", 0))
 _reserved_stdout = []
 
 
@@ -143,7 +145,7 @@ class AtomicFile:
             while self._fd is None:
                 self._temp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.hmcpgm-part")
                 try:
-                    self._fd = os.open(self._temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o600)
+                    self._fd = os.open(self._temp, _NEW_FILE, 0o600)
                 except FileExistsError:  # another run's (or a killed run's) file: never ours to remove
                     self._temp = None
             os.fchmod(self._fd, _creation_mode(self._target))

@@ -1,4 +1,4 @@
-"""Small helpers shared across hmcpgm's modules: message previews, repeats, warnings."""
+"""Small helpers shared across hmcpgm's modules: message previews, repeats, warnings, JSON records."""
 
 import math
 import os

@@ -571,7 +571,7 @@ def test_ctrl_c_at_any_call_of_a_run_interrupts_it(files, tmp_path, capsys, comm
 
 @pytest.mark.parametrize("turned_into", [InputError, OSError, ValueError])
 def test_a_ctrl_c_turned_into_another_error_still_interrupts(files, tmp_path, capsys, monkeypatch, turned_into):
-    """C code (pandas' JSON encoder, its CSV parser) may turn a Ctrl-C raised inside it into an error of its own."""
+    """C code may turn a Ctrl-C raised inside it into an error of its own (pandas 3.1.1's JSON encoder: ValueError)."""
     import hmcpgm.persist
 
     def load_model(path):
