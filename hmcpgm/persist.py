@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ._atomic import atomic_write
-from ._util import json_records
+from ._util import json_records, plain_name
 from .exceptions import HmcpgmError, InputError
 
 __all__ = ["save_model", "load_model", "is_model_file"]
@@ -53,12 +53,6 @@ _READS = (2, 3, 4, 5, FORMAT_VERSION)  # 3: the score model's choice as position
 _SEAL_PREFIX = b"hmcpgm-sha256:"
 _SEAL_LENGTH = len(_SEAL_PREFIX) + 64
 _DEFLATE_MAX_RATIO = 1032  # the most that deflate can expand a byte: a member claiming more is lying
-
-
-def _plain(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def _digest(meta, arrays):
@@ -138,10 +132,10 @@ def save_model(model, path):
         "format": FORMAT,
         "format_version": FORMAT_VERSION if pool_weight is not None else 5 if "descendants_tempering" in arrays else 4,
         "hmcpgm_version": _version(),
-        "params": {k: _plain(v) for k, v in model.get_params().items() if k != "hierarchy"},
+        "params": {k: plain_name(v) for k, v in model.get_params().items() if k != "hierarchy"},
         "flat": model.hierarchy is None,
-        "classes": [_plain(c) for c in hierarchy.classes],
-        "edges": [[_plain(p), _plain(c)] for p, c in hierarchy.edges],
+        "classes": [plain_name(c) for c in hierarchy.classes],
+        "edges": [[plain_name(p), plain_name(c)] for p, c in hierarchy.edges],
         "score_model_kind": state["kind"],
         "version": model.version_,
         "consistency": getattr(model, "consistency_", "hierrank"),
