@@ -58,7 +58,7 @@ def main(argv=None):
             except BaseException:
                 check_interrupt()  # a Ctrl-C that a library turned into another error (pandas: ValueError)
                 raise
-    except KeyboardInterrupt:  # pressed while the arguments were read, or the warnings printed
+    except KeyboardInterrupt:  # wherever it landed: reading the arguments, the run, the warnings
         print("hmcpgm: interrupted", file=sys.stderr)
         return 130
 
@@ -81,9 +81,6 @@ def _main(argv):
             message = f"{exc.strerror}: {exc.filename!r}" if system else str(exc)
             print(f"hmcpgm: error: {_for_the_command_line(message, args.command)}", file=sys.stderr)
             status = 2
-        except KeyboardInterrupt:
-            print("hmcpgm: interrupted", file=sys.stderr)
-            return 130
     try:
         # once each: the registry of "default" is reset whenever a library changes the filters (pandas does)
         for message in dict.fromkeys(str(w.message) for w in caught):
