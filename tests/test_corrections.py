@@ -1,6 +1,7 @@
 """The classic corrections (hmcpgm.corrections) against brute force, hand-worked definitions and properties."""
 
 import itertools
+import math
 from pathlib import Path
 
 import networkx as nx
@@ -62,7 +63,9 @@ def hemdag_tpr(y, hierarchy, positive, bottomup, topdown_htd=True, t=0.5, w=0.5)
 
     Levels are longest paths from a root (graph.levels); bottom-up by decreasing level, a class with
     children pools its own flat value p with the current values of its children or descendants
-    that are strictly above p (threshold-free) or t (threshold); then HTD top-down.
+    that are strictly above p (threshold-free) or t (threshold); then HTD top-down. Sums are
+    correctly rounded (math.fsum): R's ``sum`` accumulates in extended precision, and with fsum this
+    reference gave HEMDAG's own numbers (its R code run on random DAGs) where plain sums did not.
     """
     g = hierarchy.graph
     level = {}
@@ -77,14 +80,14 @@ def hemdag_tpr(y, hierarchy, positive, bottomup, topdown_htd=True, t=0.5, w=0.5)
         if bottomup == "tau":
             c = [s[u] for u in kids if s[u] > p]
             d = [s[u] for u in desc - kids if s[u] > p]
-            s[v] = t * ((p + sum(c)) / (1 + len(c))) + (1 - t) * ((p + sum(d)) / (1 + len(d)))
+            s[v] = t * ((p + math.fsum(c)) / (1 + len(c))) + (1 - t) * ((p + math.fsum(d)) / (1 + len(d)))
             continue
         above = t if bottomup in ("threshold", "weighted_threshold") else p
         pos = [s[u] for u in (kids if positive == "children" else desc) if s[u] > above]
         if bottomup in ("threshold", "threshold_free"):
-            s[v] = (p + sum(pos)) / (1 + len(pos))
+            s[v] = (p + math.fsum(pos)) / (1 + len(pos))
         elif pos:
-            s[v] = w * p + (1 - w) * sum(pos) / len(pos)
+            s[v] = w * p + (1 - w) * math.fsum(pos) / len(pos)
     if topdown_htd:
         for v in sorted(g, key=lambda v: level[v]):
             s[v] = min([s[v]] + [s[u] for u in g.predecessors(v)])
@@ -246,6 +249,18 @@ def test_descens_tau_rounds_like_hemdag():
     h = Hierarchy.from_edges([("a", "b"), ("a", "c")], classes=["b", "a", "c"])
     got = tpr_dag([[0.15, 0.0, 0.15]], h, positive="descendants", bottomup="tau", t=t)
     assert got.tolist() == [[want, want, want]]  # then HTD caps b and c at a
+
+
+@pytest.mark.parametrize("order", list(itertools.permutations("bcd")))
+def test_tpr_sums_round_like_hemdag_by_hand(order):
+    # weighted threshold, t = w = .5: a = .5 * .2 + .5 * (.8 + .6 + 1) / 3 = .5 exactly, not above t, so the
+    # root keeps 1 (HEMDAG's tpr.dag, whose R sum is extended precision). Summed left to right in the order
+    # .6, 1, .8 the children give 2.4000000000000004, a = 0.5000000000000001 > t and the root drops to .75.
+    classes = [*order, "a", "r"]
+    h = Hierarchy.from_edges([("r", "a"), ("a", "b"), ("a", "c"), ("a", "d")], classes=classes)
+    flat = {"r": 1.0, "a": 0.2, "b": 0.8, "c": 0.6, "d": 1.0}
+    got = tpr_dag([[flat[c] for c in classes]], h, bottomup="weighted_threshold", t=0.5, w=0.5)
+    assert dict(zip(classes, got[0].tolist())) == {"r": 1.0, "a": 0.5, "b": 0.5, "c": 0.5, "d": 0.5}
 
 
 def test_iso_tpr_by_hand():

@@ -46,63 +46,86 @@ def cap_rows(x, up, parent_ptr, parent_idx):
 
 
 @jit
+def _add(total, comp, i, v):
+    """``total[i] += v`` with Neumaier's compensation kept in ``comp[i]``: ``total[i] + comp[i]`` is the sum
+    to about one rounding, whatever the order of the terms, as R's extended-precision ``sum`` gives it."""
+    s = total[i]
+    t = s + v
+    if abs(s) >= abs(v):
+        comp[i] += (s - t) + v
+    else:
+        comp[i] += (v - t) + s
+    total[i] = t
+
+
+@jit
 def tpr_bottom_up(x, down, ptr, idx, mode, t, w):
     """TPR-DAG's bottom-up step: by decreasing level, each class pools its own value with its
-    "positive" children or descendants (their current, already updated values)."""
+    "positive" children or descendants (their current, already updated values). The sum of the
+    positive values is compensated (:func:`_add`), so that a pooled value sitting exactly on a
+    threshold of the next class up compares as HEMDAG's (R's ``sum``) does."""
     m = x.shape[1]
     total = np.zeros(m)
+    comp = np.zeros(m)
     count = np.zeros(m)
     for k in down:
         start, stop = ptr[k], ptr[k + 1]
         if start == stop:
             continue
         total[:] = 0.0
+        comp[:] = 0.0
         count[:] = 0.0
         for j in range(start, stop):
             v = idx[j]
             for i in range(m):
                 threshold = x[k, i] if mode == THRESHOLD_FREE or mode == WEIGHTED_THRESHOLD_FREE else t
                 if x[v, i] > threshold:
-                    total[i] += x[v, i]
+                    _add(total, comp, i, x[v, i])
                     count[i] += 1.0
         for i in range(m):
+            pooled = total[i] + comp[i]
             if mode == THRESHOLD_FREE or mode == THRESHOLD:
-                x[k, i] = (x[k, i] + total[i]) / (1.0 + count[i])
+                x[k, i] = (x[k, i] + pooled) / (1.0 + count[i])
             elif count[i] > 0:
-                x[k, i] = w * x[k, i] + (1.0 - w) * total[i] / count[i]
+                x[k, i] = w * x[k, i] + (1.0 - w) * pooled / count[i]
 
 
 @jit
 def tpr_tau(x, down, child_ptr, child_idx, far_ptr, far_idx, t):
     """DESCENS-tau's bottom-up step: ``t`` times the threshold-free pool over the children plus
-    ``1 - t`` times the pool over the other descendants (both selected by ``> own value``)."""
+    ``1 - t`` times the pool over the other descendants (both selected by ``> own value``; sums
+    compensated as in :func:`tpr_bottom_up`)."""
     m = x.shape[1]
     c_total = np.zeros(m)
+    c_comp = np.zeros(m)
     c_count = np.zeros(m)
     d_total = np.zeros(m)
+    d_comp = np.zeros(m)
     d_count = np.zeros(m)
     for k in down:
         if child_ptr[k] == child_ptr[k + 1]:
             continue
         c_total[:] = 0.0
+        c_comp[:] = 0.0
         c_count[:] = 0.0
         d_total[:] = 0.0
+        d_comp[:] = 0.0
         d_count[:] = 0.0
         for j in range(child_ptr[k], child_ptr[k + 1]):
             v = child_idx[j]
             for i in range(m):
                 if x[v, i] > x[k, i]:
-                    c_total[i] += x[v, i]
+                    _add(c_total, c_comp, i, x[v, i])
                     c_count[i] += 1.0
         for j in range(far_ptr[k], far_ptr[k + 1]):
             v = far_idx[j]
             for i in range(m):
                 if x[v, i] > x[k, i]:
-                    d_total[i] += x[v, i]
+                    _add(d_total, d_comp, i, x[v, i])
                     d_count[i] += 1.0
         for i in range(m):  # each pool's mean first, then the mix: HEMDAG's order of the floating-point operations
-            p = x[k, i]
-            x[k, i] = t * ((p + c_total[i]) / (1.0 + c_count[i])) + (1.0 - t) * ((p + d_total[i]) / (1.0 + d_count[i]))
+            p, c_sum, d_sum = x[k, i], c_total[i] + c_comp[i], d_total[i] + d_comp[i]
+            x[k, i] = t * ((p + c_sum) / (1.0 + c_count[i])) + (1.0 - t) * ((p + d_sum) / (1.0 + d_count[i]))
 
 
 @jit
