@@ -109,7 +109,10 @@ def gpav(values, hierarchy, weights=None):
     weights : array-like of shape (K,) or (M, K), or DataFrame, optional
         Positive weights ``w`` per class (HEMDAG's ``W``) or per entry; default 1.
         A Series is aligned by its index (class names), a DataFrame by column
-        name, and by row index when ``values`` is a DataFrame too.
+        name, and by row index when ``values`` is a DataFrame too. (HEMDAG's
+        ``gpav`` reads its unnamed ``W`` in the column order of
+        ``adj.upper.tri(g)``, a topological order, not in the score matrix's;
+        here an array follows ``hierarchy.classes``.)
 
     Returns
     -------
