@@ -313,15 +313,25 @@ def spooled(path):
     if path is None or not is_stream(path):
         yield path
         return
-    source = sys.stdin.buffer if str(path) == STDOUT else open(path, "rb")
-    fd, copy = tempfile.mkstemp(prefix="hmcpgm-stdin-", suffix=Path(str(path)).suffix)
-    try:
+    copy = fd = source = None
+    from_stdin = str(path) == STDOUT
+    try:  # the copy is named before it exists, so a Ctrl-C landing anywhere here still removes it
+        source = sys.stdin.buffer if from_stdin else open(path, "rb")
+        while fd is None:
+            copy = os.path.join(tempfile.gettempdir(), f"hmcpgm-stdin-{secrets.token_hex(6)}{Path(str(path)).suffix}")
+            try:
+                fd = os.open(copy, _NEW_FILE, 0o600)
+            except FileExistsError:  # not ours to remove
+                copy = None
         with os.fdopen(fd, "wb") as out:
             while block := source.read(1 << 20):
                 out.write(block)
-        if source is not sys.stdin.buffer:
-            source.close()
         yield copy
     finally:
-        with contextlib.suppress(OSError):
-            os.unlink(copy)
+        if copy is not None:  # first, and with no Python call before it: a Ctrl-C can't skip the unlink
+            try:
+                os.unlink(copy)
+            except OSError:
+                pass
+        if source is not None and not from_stdin:
+            source.close()

@@ -16,6 +16,7 @@ import resource
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -476,6 +477,24 @@ def test_ctrl_c_at_any_call_of_opening_an_output_leaves_no_file(tmp_path):
             with_ctrl_c_at_call(open_and_drop, n)
         assert not _leftovers(tmp_path), n
     assert total > 5  # the sweep did reach into the creation
+
+
+def test_ctrl_c_at_any_call_of_spooling_a_stream_leaves_no_copy(tmp_path, monkeypatch):
+    """The copy of a stream is named before it exists: no call of making or removing it leaves it behind."""
+    from hmcpgm._atomic import spooled
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def spool():
+        with spooled(os.devnull) as copy:
+            assert os.path.exists(copy)
+
+    _, total = with_ctrl_c_at_call(spool, 0)
+    for n in range(1, total + 1):
+        with contextlib.suppress(KeyboardInterrupt):
+            with_ctrl_c_at_call(spool, n)
+        assert not list(tmp_path.iterdir()), n
+    assert total > 5
 
 
 def test_ctrl_c_at_any_call_of_the_recording_never_hangs():
