@@ -28,7 +28,7 @@ nonzero value on a class or its descendants (R drops the one-row matrix to a
 vector; ``obozinski.and`` has the same code over the ancestors).
 
 Conventions of HEMDAG's that the script follows (and reports in
-docs/second_stage.md): ``gpav``'s ``W`` is read in the column order of
+docs/concepts.md): ``gpav``'s ``W`` is read in the column order of
 ``adj.upper.tri(g)`` (a topological order), not of the score matrix, so the
 weights are passed in that order; HEMDAG's functions mishandle a matrix with one
 row (R drops the matrix to a vector), so every case has at least two.
