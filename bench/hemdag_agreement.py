@@ -153,23 +153,14 @@ def hmcpgm_values(task, S, h, W):
 def isotonic_input(task, S, h):
     """What the isotonic step of ``task`` regresses: the values, or TPR-DAG's bottom-up values (hmcpgm's
     TPR-DAG with HTD agrees with HEMDAG's, so these are HEMDAG's too)."""
-    from hmcpgm.corrections._inputs import class_major, matrix_in
-    from hmcpgm.corrections._kernels import tpr_bottom_up, tpr_tau
-    from hmcpgm.corrections._rules import BOTTOM_UP as MODES
-    from hmcpgm.corrections._structure import dag_passes
+    from hmcpgm.corrections._inputs import matrix_in
+    from hmcpgm.corrections._rules import tpr_bottom_up_rows
 
     S = with_root(S)
     if task["method"] != "tpr":
         return S
-    bottomup, t, w = task["bottomup"].replace(".", "_"), float(task["t"]), float(task["w"])
-    t = 0.0 if bottomup in ("threshold_free", "weighted_threshold_free") else t  # tpr.dag's own resets
-    w = 0.0 if bottomup in ("threshold_free", "threshold", "tau") else w
-    p, x = dag_passes(h), class_major(matrix_in(S, h))
-    if bottomup == "tau":
-        tpr_tau(x, p.down, p.child_ptr, p.child_idx, p.far_ptr, p.far_idx, t)
-    else:
-        ptr, idx = (p.child_ptr, p.child_idx) if task["positive"] == "children" else (p.desc_ptr, p.desc_idx)
-        tpr_bottom_up(x, p.down, ptr, idx, MODES[bottomup], t, w)
+    x = tpr_bottom_up_rows(matrix_in(S, h), h, task["positive"], task["bottomup"].replace(".", "_"),
+                           float(task["t"]), float(task["w"]))
     return pd.DataFrame(x.T, index=S.index, columns=list(h.classes))
 
 

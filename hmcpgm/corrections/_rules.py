@@ -100,8 +100,8 @@ def htd(values, hierarchy):
     return matrix_out(htd_rows(x, hierarchy), values, hierarchy)
 
 
-def tpr_rows(x, hierarchy, positive, bottomup, topdown, t, w):
-    """TPR-DAG on a checked (M, K) float array; returns a new array."""
+def tpr_bottom_up_rows(x, hierarchy, positive, bottomup, t, w):
+    """TPR-DAG's bottom-up step alone on a checked (M, K) float array: a new class-major (K, M) array."""
     p = dag_passes(hierarchy)
     xt = class_major(x)
     if bottomup == "tau":
@@ -109,7 +109,14 @@ def tpr_rows(x, hierarchy, positive, bottomup, topdown, t, w):
     else:
         ptr, idx = (p.child_ptr, p.child_idx) if positive == "children" else (p.desc_ptr, p.desc_idx)
         tpr_bottom_up(xt, p.down, ptr, idx, BOTTOM_UP[bottomup], t, w)
+    return xt
+
+
+def tpr_rows(x, hierarchy, positive, bottomup, topdown, t, w):
+    """TPR-DAG on a checked (M, K) float array; returns a new array."""
+    xt = tpr_bottom_up_rows(x, hierarchy, positive, bottomup, t, w)
     if topdown == "htd":
+        p = dag_passes(hierarchy)
         htd_pass(xt, p.up, p.parent_ptr, p.parent_idx)
         return np.ascontiguousarray(xt.T)
     return isotonic_rows(np.ascontiguousarray(xt.T), None, hierarchy)
