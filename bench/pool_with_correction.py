@@ -24,17 +24,16 @@ Usage (from the repository root)::
 """
 
 import warnings
-from dataclasses import replace
 
 import numpy as np
-from version_transfer import auprc, load_run, run_arguments
+from post_correction import fitted_default
+from version_transfer import auprc, run_arguments
 
 POOLED = ("tpr", "iso_tpr", "descens", "mcm", "gpav")  # labels of hmcpgm.applications.leaderboard.LEADERBOARD
 WEIGHTS = (0.25, 0.5, 0.75)
 
 
 def main():
-    from hmcpgm import MLPR
     from hmcpgm.applications.leaderboard import correction_values
 
     args = run_arguments(__doc__, runs=("all",))
@@ -44,11 +43,7 @@ def main():
           flush=True)
     gaps, chosen_gaps, fixed = [], [], {}
     for run in args.runs:
-        name, first_stage = run.split(".")
-        z, h = load_run(name, first_stage, args.cache_dir, args.data_dir)
-        ev = np.asarray(z["evaluated"], bool)
-        model = MLPR(hierarchy=h, allow_empty=True).fit(z["s_train"], z["y_train"])
-        before = replace(model.second_stage_, consistency="hierrank")  # the values before the consistency step
+        z, h, ev, model, before = fitted_default(run, args.cache_dir, args.data_dir)
         corrections, _ = correction_values(z["s_train"], z["y_train"], [z["s_valid"], z["s_test"]], h)
         score = {}  # (method, part) -> AU(PRC)
         for i, part in enumerate(("valid", "test")):

@@ -30,8 +30,19 @@ from version_transfer import auprc, load_run, run_arguments
 POST = ("max", "gpav", "htd", "tpr_dag", "iso_tpr", "descens")  # consistency steps; "max" is MCM
 
 
-def main():
+def fitted_default(run, cache_dir, data_dir):
+    """One leaderboard run ``<data set>.<first stage>``: its arrays, hierarchy, evaluated classes, the default
+    fitted on its training rows, and that fit with ``consistency="hierrank"`` (the values before the
+    consistency step)."""
     from hmcpgm import MLPR
+
+    name, first_stage = run.split(".")
+    z, h = load_run(name, first_stage, cache_dir, data_dir)
+    model = MLPR(hierarchy=h, allow_empty=True).fit(z["s_train"], z["y_train"])
+    return z, h, np.asarray(z["evaluated"], bool), model, replace(model.second_stage_, consistency="hierrank")
+
+
+def main():
     from hmcpgm.second_stage import consistent_values
 
     args = run_arguments(__doc__, runs=("all",))
@@ -40,11 +51,7 @@ def main():
     print(f"{'run':<24}{'version':>8}{'consistency':>12}" + "".join(f"{c:>15}" for c in POST), flush=True)
     gains = {c: [] for c in POST}
     for run in args.runs:
-        name, first_stage = run.split(".")
-        z, h = load_run(name, first_stage, args.cache_dir, args.data_dir)
-        ev = np.asarray(z["evaluated"], bool)
-        model = MLPR(hierarchy=h, allow_empty=True).fit(z["s_train"], z["y_train"])
-        before = replace(model.second_stage_, consistency="hierrank")  # the values before the consistency step
+        z, h, ev, model, before = fitted_default(run, args.cache_dir, args.data_dir)
         cells = {c: [] for c in POST}
         for part in ("valid", "test"):
             y = z[f"y_{part}"]
