@@ -18,6 +18,7 @@ Usage (from the repository root)::
 
     python bench/exponent_transfer.py --runs Enron_corr.joint
     python bench/exponent_transfer.py   # the 10 runs on trees (about 5 minutes)
+    python bench/exponent_transfer.py --runs cellcycle_GO.joint,eisen_GO.joint,gasch1_GO.joint   # GO: minutes each
 """
 
 import warnings
