@@ -113,6 +113,20 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         cross-fitted values rank best (:func:`hmcpgm.selection.fit_second_stage_auto`;
         ``pool_weight_`` and ``cv_results_.attrs["pool"]`` report it); a number
         fixes it; None or 1: the mLPRs alone. Without cross-fitting ``"auto"`` is None.
+    prior : {"auto", "network", "prevalence"}, default "auto"
+        The prior of ``Y_k`` in nbh's and full's posteriors. ``"network"``: the
+        label network's marginal ``P(Y_k = 1)`` (the paper's model).
+        ``"prevalence"``: the network's Bayes factor of the scores with the
+        training prevalence's prior odds, indpt's prior. On a forest they differ
+        only by ``pseudo_count``; on a DAG such as the Gene Ontology the network's
+        marginal of a deep class can be far below its prevalence, and nbh with
+        ``"prevalence"`` tends to indpt as the other classes' evidence weakens
+        (docs/concepts.md, "The network's prior on a DAG"); full's posteriors then
+        need not respect the hierarchy (HierRank pools the violations).
+        ``"auto"``: ``"prevalence"`` on a DAG when the fit cross-fits (the
+        default), else ``"network"`` (on a forest, and for the paper's model: a
+        fixed version, ``tempering=None``, ``recalibrate=False``).
+        ``prior_`` reports the one used.
     engine : str, default "auto"
         Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`: ``"auto"`` or a
         registered engine (:data:`hmcpgm.inference.ENGINES`, described by
@@ -252,6 +266,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         recalibrate=True,
         consistency="auto",
         pool="auto",
+        prior="auto",
         engine="auto",
         threshold=0.5,
         cv=5,
@@ -272,6 +287,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.recalibrate = recalibrate
         self.consistency = consistency
         self.pool = pool
+        self.prior = prior
         self.engine = engine
         self.threshold = threshold
         self.cv = cv
@@ -347,6 +363,11 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def consistency_(self):
         """``"hierrank"`` or ``"max"`` (the max constraint)."""
         return self.second_stage_.consistency
+
+    @property
+    def prior_(self):
+        """``"network"`` or ``"prevalence"``: the prior of ``Y_k`` in nbh's and full's posteriors."""
+        return self.second_stage_.prior
 
     @property
     def pool_weight_(self):
@@ -434,7 +455,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 versions=SIMPLEST_FIRST if self.version == "auto" else (self.version,),
                 tempering=self.tempering, score_model=self.score_model, cv=self.cv, seed=self.random_state,
                 engine=self.engine, recalibrate=self.recalibrate, pseudo_count=self.pseudo_count,
-                allow_empty=self.allow_empty, consistency=self.consistency, pool=self.pool, progress=self.verbose,
+                allow_empty=self.allow_empty, consistency=self.consistency, pool=self.pool,
+                prior=self.prior, progress=self.verbose,
                 **score_options,
             )
         else:  # the paper's model: theta and the score models, nothing cross-fitted
@@ -447,7 +469,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 seed=self.random_state, **score_options)
             stage = SecondStage(hierarchy, self.version, 1.0, model, network.theta, network=network,
                                 consistency="hierrank" if self.consistency == "auto" else self.consistency,
-                                pool_weight=weight, pool_model=pool_model)
+                                pool_weight=weight, pool_model=pool_model,
+                                prior="network" if self.prior == "auto" else self.prior)
         return stage
 
     def _cross_fits(self):

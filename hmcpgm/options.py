@@ -11,13 +11,37 @@ import numbers
 
 from .exceptions import InputError
 
-__all__ = ["VERSIONS", "RANK_METHODS", "check_choice", "check_pool"]
+__all__ = ["VERSIONS", "PRIORS", "RANK_METHODS", "check_choice", "check_pool", "resolve_prior"]
 
 VERSIONS = ("indpt", "nbh", "full")  # simplest first: the order version="auto" prefers
 """mLPR versions: evidence from every class, from the neighbourhood, from the class alone."""
 
+PRIORS = ("network", "prevalence")
+"""Prior of ``Y_k`` in nbh's and full's posterior: the label network's marginal, or the training prevalence."""
+
 RANK_METHODS = ("auto", "horn", "greedy", "relaxed", "sidney", "lagrangian", "exact")
 """HierRank methods of :func:`hmcpgm.hier_rank`."""
+
+
+def resolve_prior(prior, hierarchy):
+    """The prior ``"auto"`` stands for on ``hierarchy``: ``"prevalence"`` on a DAG, ``"network"`` on a forest.
+
+    On a forest the network's marginal ``P(Y_k = 1)`` is the prevalence up to the
+    pseudo-count in ``theta``, and full's posteriors respect the hierarchy; on a DAG
+    it is a product over a class's parents that can fall far below the prevalence.
+    Other values are checked and returned.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> resolve_prior("auto", Hierarchy.from_edges([("a", "c"), ("b", "c")]))
+    'prevalence'
+    >>> resolve_prior("auto", Hierarchy.from_parents([None, 0])), resolve_prior("prevalence", None)
+    ('network', 'prevalence')
+    """
+    if isinstance(prior, str) and prior == "auto":
+        return "network" if hierarchy.is_forest else "prevalence"
+    return check_choice(prior, "prior", PRIORS)
 
 
 def check_choice(value, name, choices):

@@ -5,9 +5,10 @@ The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) read with
 holds:
 
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
-  ``format_version`` (6 for a model that pools its mLPRs with isotonic
-  posteriors, 5 for one with a descendants' exponent, which older readers
-  cannot apply and must refuse; else 4; version 3 files,
+  ``format_version`` (7 for a model whose nbh and full use the prevalence's
+  prior, the metadata's ``prior``; 6 for a model that pools its mLPRs with
+  isotonic posteriors, 5 for one with a descendants' exponent, which older
+  readers cannot apply and must refuse; else 4; version 3 files,
   whose score model stored its per-class choice as positions in the candidate
   list of that time, and version
   2 files, from before ``version="auto"``, still load), the hmcpgm version that
@@ -45,8 +46,9 @@ from .exceptions import HmcpgmError, InputError
 __all__ = ["save_model", "load_model", "is_model_file"]
 
 FORMAT = "hmcpgm-model"
-FORMAT_VERSION = 6  # written only by models that pool (older readers must refuse them); 5: a descendants' exponent
-_READS = (2, 3, 4, 5, FORMAT_VERSION)  # 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
+FORMAT_VERSION = 7  # written only by models whose nbh and full use the prevalence's prior (older readers must
+# refuse them); 6: a pool; 5: a descendants' exponent
+_READS = (2, 3, 4, 5, 6, FORMAT_VERSION)  # 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
 # The zip archive's comment (its last bytes) seals every byte before it with SHA-256: checked before any
 # member is decompressed. Files saved before the seal load too (their members are read bounded, then
 # checked by the digest in the metadata).
@@ -130,7 +132,8 @@ def save_model(model, path):
     cv_results = None if model.cv_results_ is None else json_records(model.cv_results_)
     meta = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION if pool_weight is not None else 5 if "descendants_tempering" in arrays else 4,
+        "format_version": (FORMAT_VERSION if model.second_stage_.prior == "prevalence" else 6 if pool_weight is not None
+                           else 5 if "descendants_tempering" in arrays else 4),
         "hmcpgm_version": _version(),
         "params": {k: plain_name(v) for k, v in model.get_params().items() if k != "hierarchy"},
         "flat": model.hierarchy is None,
@@ -139,6 +142,7 @@ def save_model(model, path):
         "score_model_kind": state["kind"],
         "version": model.version_,
         "consistency": getattr(model, "consistency_", "hierrank"),
+        "prior": model.second_stage_.prior,
         **({} if pool_weight is None else {"pool_weight": pool_weight, "pool_model_kind": pool_state["kind"]}),
         "recalibrated_on": getattr(model, "recalibrated_on_", None),
         "cv_results": cv_results,
@@ -319,6 +323,7 @@ def load_model(path):
             own=arrays.get("own_tempering"),  # absent in files of 0.2: all evidence at tempering_
             consistency=consistency, descendants=arrays.get("descendants_tempering"),
             pool_weight=meta.get("pool_weight"), pool_model=pool_model,
+            prior=meta.get("prior", "network"),  # files before 0.3's prior: the network's
         )
         # files before 0.3 hold cross-fitted maps only
         model.recalibrated_on_ = meta.get("recalibrated_on",

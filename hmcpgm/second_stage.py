@@ -15,7 +15,11 @@ needs and runs it, in this order:
    own exponent ``own_k`` (:func:`hmcpgm.tempering.own_evidence`); full on a
    forest may also give the descendants' evidence its own exponent
    (``descendants``: steps 2-4 are then one exact pass,
-   :func:`hmcpgm.inference.split_full_posterior`);
+   :func:`hmcpgm.inference.split_full_posterior`); with ``prior="prevalence"`` the
+   network's prior odds of each ``Y_k`` are then replaced by the training
+   prevalence's, the network's Bayes factor kept (:func:`hmcpgm.tempering.with_prior`;
+   on a DAG the network's prior marginal of a deep class can be far below its
+   prevalence, docs/concepts.md);
 5. **pool** (optional): the linear opinion pool ``w * mLPR_k + (1 - w) * q_k``
    of the version's posterior and ``q_k``, the class's own isotonic posterior
    ``P(Y_k = 1 | s_k)`` (the isotonic score model's local precision rate): two
@@ -51,8 +55,8 @@ import numpy as np
 from .corrections import CORRECTIONS, mcm
 from .exceptions import InputError
 from .network import LabelNetwork
-from .options import VERSIONS, check_choice
-from .tempering import log_evidence_ratio, own_evidence, temper, tempered_lpr
+from .options import PRIORS, VERSIONS, check_choice
+from .tempering import log_evidence_ratio, own_evidence, temper, tempered_lpr, with_prior
 
 __all__ = ["CONSISTENCY", "SecondStage", "consistent_values"]
 
@@ -155,6 +159,14 @@ class SecondStage:
         Engine options of :func:`hmcpgm.mlpr_from_likelihoods` (``budget_bytes``, ...).
     network : LabelNetwork, optional
         The network of ``hierarchy`` and ``theta``, when one is already built.
+    prior : {"network", "prevalence"}, default "network"
+        The prior of ``Y_k`` in nbh's and full's posterior: the network's marginal
+        ``P(Y_k = 1)`` (the paper's model), or ``prevalence``, which keeps the
+        network's Bayes factor of the evidence and replaces its prior odds of
+        ``Y_k = 1`` by ``prevalence_k / (1 - prevalence_k)``. On a forest the two
+        differ only by the pseudo-count in ``theta``; on a DAG the network's marginal
+        treats a class's parents as independent given their own parents and can be
+        far below the prevalence. indpt's prior is always the prevalence.
 
     Examples
     --------
@@ -186,6 +198,8 @@ class SecondStage:
     prevalence: np.ndarray | None = None
     options: dict = field(default_factory=dict)
     network: LabelNetwork | None = field(default=None, repr=False)
+    prior: str = "network"
+    prior_shift: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         check_choice(self.version, "version", VERSIONS)
@@ -215,6 +229,12 @@ class SecondStage:
             if prevalence.shape != (k,):
                 raise InputError(f"prevalence must have shape ({k},), got {prevalence.shape}")
         fixed["prevalence"] = prevalence
+        check_choice(self.prior, "prior", PRIORS)
+        fixed["prior_shift"] = None
+        if self.prior == "prevalence" and self.version != "indpt":
+            if prevalence is None:
+                raise InputError("prior='prevalence' needs the training prevalence (prevalence or score_model)")
+            fixed["prior_shift"] = prior_log_odds_shift(network, prevalence)
         for name, value in fixed.items():
             object.__setattr__(self, name, value)
 
@@ -272,6 +292,8 @@ class SecondStage:
                                       engine=self.engine, **{**self.options, **options})
             if self.own is not None:
                 p = own_evidence(p, likelihoods, self.a, self.own)
+        if self.prior_shift is not None:
+            p = with_prior(p, self.prior_shift)
         if self.pool_weight is not None:
             if pool_lpr is None:
                 raise InputError("this second stage pools its mLPRs with isotonic LPRs (pool_weight): give pool_lpr")
@@ -335,6 +357,30 @@ class SecondStage:
         """
         p = self.predict_proba(scores) if mlpr is None else np.asarray(mlpr, dtype=float)
         return self.calibrate(p)
+
+
+def prior_log_odds_shift(network, prevalence):
+    """``logit prevalence_k - logit P_network(Y_k = 1)`` per class, shape (K,).
+
+    What :func:`hmcpgm.tempering.with_prior` adds to a network posterior's logit to
+    give it the prevalence's prior odds. 0 where the network's marginal is 0 or 1
+    (its posterior is then 0 or 1 whatever the evidence, and stays so); the
+    prevalence is clipped to ``[1e-12, 1 - 1e-12]``, as indpt's.
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> net = LabelNetwork(Hierarchy.from_parents([None, 0]), [0.5, 0.5])   # P(Y_1 = 1) = 0.25
+    >>> prior_log_odds_shift(net, [0.5, 0.25]).round(12)
+    array([0., 0.])
+    >>> prior_log_odds_shift(net, [0.5, 0.5]).round(6)        # logit 0.5 - logit 0.25 = log 3
+    array([0.      , 1.098612])
+    """
+    log_marginal = np.asarray(network.log_prior_marginals, dtype=float)
+    p = np.clip(np.asarray(prevalence, dtype=float), 1e-12, 1 - 1e-12)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shift = np.log(p) - np.log1p(-p) - (log_marginal - np.log(-np.expm1(log_marginal)))
+    return np.where(np.isfinite(shift), shift, 0.0)
 
 
 def _exponents(a, k, name):

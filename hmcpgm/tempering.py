@@ -16,7 +16,9 @@ import numpy as np
 from ._validation import check_hierarchy
 from .exceptions import InputError
 
-__all__ = ["GROUPINGS", "log_evidence_ratio", "own_evidence", "temper", "tempered_lpr", "tempering_groups"]
+__all__ = [
+    "GROUPINGS", "log_evidence_ratio", "own_evidence", "temper", "tempered_lpr", "tempering_groups", "with_prior",
+]
 
 GROUPINGS = ("one", "depth", "frequency")
 
@@ -174,6 +176,37 @@ def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None):
     q = 0.5 * (1.0 + np.tanh(0.5 * logit))
     hard = (p >= 1.0) | (p <= 1e-300)
     return np.where(hard, np.asarray(mlpr, dtype=float), q)
+
+
+def with_prior(mlpr, log_odds_shift):
+    """Posteriors whose prior odds of ``Y_k = 1`` are multiplied by ``exp(log_odds_shift_k)``.
+
+    Bayes' rule: the posterior odds are the prior odds times the Bayes factor of the
+    evidence, so adding ``logit pi'_k - logit pi_k`` to the posterior's logit gives
+    the posterior under the prior ``pi'_k`` with the same Bayes factor. Posteriors
+    of exactly 0 or 1 (hard evidence, or a class the network rules out) are kept.
+
+    Parameters
+    ----------
+    mlpr : array of shape (M, K)
+        Posteriors under the old prior.
+    log_odds_shift : array of shape (K,)
+        ``logit`` of the new prior minus ``logit`` of the old one, per class.
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+        The posteriors under the new prior.
+
+    Examples
+    --------
+    >>> with_prior(np.array([[0.5]]), np.log([3.0])).round(6)    # odds 1 -> 3
+    array([[0.75]])
+    """
+    p = np.asarray(mlpr, dtype=float)
+    q = np.clip(p, 1e-300, 1.0 - 1e-16)
+    logit = np.log(q) - np.log1p(-q) + np.asarray(log_odds_shift, dtype=float)
+    return np.where((p >= 1.0) | (p <= 0.0), p, 0.5 * (1.0 + np.tanh(0.5 * logit)))
 
 
 def tempering_groups(hierarchy, grouping="one", labels=None, *, n_groups=4):

@@ -1,6 +1,7 @@
 """The one owner of the second stage's step: SecondStage against brute force, and every caller built on it."""
 
 import itertools
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -9,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import hierarchies
 
-from hmcpgm import MLPR, Hierarchy, make_paper_synthetic
+from hmcpgm import MLPR, Hierarchy, LabelNetwork, make_paper_synthetic
 from hmcpgm._validation import checked_at_the_door, class_matrix, label_matrix
 from hmcpgm.applications import paper_mlprs
 from hmcpgm.exceptions import InputError, LabelError
 from hmcpgm.persist import load_model, save_model
-from hmcpgm.second_stage import CONSISTENCY, SecondStage
+from hmcpgm.second_stage import CONSISTENCY, SecondStage, consistent_values
 from hmcpgm.selection import cross_fit, cross_fitted_mlpr
-from hmcpgm.tempering import tempered_lpr
+from hmcpgm.tempering import tempered_lpr, with_prior
 
 
 def _brute_posteriors(hierarchy, theta, evidence_of):
@@ -209,3 +210,141 @@ def test_mlpr_consistency_applies_the_named_rule_to_the_mlprs(consistency, tmp_p
     assert count_violations(naive_sort(got, h), h) == 0  # consistent: no ranking violates the hierarchy
     save_model(model, tmp_path / "m.npz")
     np.testing.assert_array_equal(load_model(tmp_path / "m.npz").predict_proba(data.test_scores), got)
+
+
+# ---------------------------------------------------------------------- prior="prevalence"
+def _bayes_factor_posteriors(hierarchy, theta, lik, keep_of, prevalence):
+    """P(Y_k = 1 | evidence) with the network's Bayes factor of the evidence ``keep_of(k)`` keeps and the prior
+    odds ``prevalence_k / (1 - prevalence_k)``, by enumerating every configuration (written for the test)."""
+    k = hierarchy.n_classes
+    parents = hierarchy.parent_indices
+    out = np.empty(k)
+    for target in range(k):
+        keep = keep_of(target)
+        joint = np.zeros(2)  # P(evidence, Y_target = y)
+        marginal = np.zeros(2)  # P(Y_target = y)
+        for config in itertools.product((0, 1), repeat=k):
+            prior = 1.0
+            for j in range(k):
+                p1 = theta[j] if all(config[p] for p in parents[j]) else 0.0
+                prior *= p1 if config[j] else 1.0 - p1
+            marginal[config[target]] += prior
+            joint[config[target]] += prior * np.prod([lik[j, config[j]] for j in range(k) if keep[j]])
+        factor = (joint[1] / marginal[1]) / (joint[0] / marginal[0])
+        odds = prevalence[target] / (1.0 - prevalence[target]) * factor
+        out[target] = odds / (1.0 + odds)
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(h=hierarchies(max_classes=6), data=st.data())
+def test_the_prevalence_prior_keeps_the_networks_bayes_factor_by_enumeration(h, data):
+    """nbh and full with prior="prevalence": the network's Bayes factor of the (tempered) evidence times the
+    prevalence's prior odds, on DAGs and forests whose column order is not topological."""
+    k = h.n_classes
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    theta = rng.uniform(0.2, 0.9, k)
+    prevalence = rng.uniform(0.05, 0.6, k)
+    lik = rng.uniform(0.1, 3.0, (2, k, 2))
+    a = rng.uniform(0.2, 1.0, k)
+    own = rng.uniform(0.5, 1.5, k)
+    version = data.draw(st.sampled_from(["nbh", "full"]))
+    stage = SecondStage(h, version, a, None, theta, own=own, engine="enumerate" if version == "full" else "auto",
+                        prevalence=prevalence, prior="prevalence")
+    got = stage.mlpr(lik)
+
+    def keep_of(target):
+        near = {target, *h.parent_indices[target], *h.child_indices[target]}
+        return [version == "full" or j in near for j in range(k)]
+
+    for m in range(len(lik)):
+        def kept(target, m=m):
+            e = lik[m] ** a[:, None]
+            e[target] = lik[m, target] ** own[target]
+            return e
+
+        want = np.array([_bayes_factor_posteriors(h, theta, kept(t), keep_of, prevalence)[t] for t in range(k)])
+        np.testing.assert_allclose(got[m], want, rtol=1e-9, atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(h=hierarchies(kind="strict_dag", min_classes=3, max_classes=8), seed=st.integers(0, 2**16))
+def test_nbh_with_the_prevalence_prior_tends_to_indpt_as_the_others_evidence_vanishes(h, seed):
+    """At a = 0 only a class's own evidence is left: with the prevalence's prior nbh is indpt exactly,
+    while with the network's prior it is not (a class with two parents: the network's marginal is a product)."""
+    rng = np.random.default_rng(seed)
+    k = h.n_classes
+    theta = rng.uniform(0.2, 0.9, k)
+    prevalence = rng.uniform(0.05, 0.6, k)
+    lik = rng.uniform(0.1, 3.0, (4, k, 2))
+    own = rng.uniform(0.5, 1.5, k)
+    indpt = tempered_lpr(lik, prevalence, own)
+    for version in ("nbh", "full"):
+        stage = SecondStage(h, version, 0.0, None, theta, own=own, prevalence=prevalence, prior="prevalence")
+        np.testing.assert_allclose(stage.mlpr(lik), indpt, rtol=1e-9, atol=1e-12)
+    network = SecondStage(h, "nbh", 0.0, None, theta, own=own, prevalence=prevalence)
+    assert not np.allclose(network.mlpr(lik), indpt, rtol=1e-6)
+
+
+def test_the_prevalence_prior_changes_nothing_when_the_network_marginal_is_the_prevalence():
+    """On a forest whose theta telescopes to the prevalence (pseudo-count 0), the two priors agree."""
+    h = Hierarchy.from_edges([("b", "c"), ("a", "b"), ("a", "d")], classes=["c", "d", "b", "a"])
+    rng = np.random.default_rng(3)
+    y = LabelNetwork(h, [0.5, 0.4, 0.6, 0.7]).sample(400, rng)
+    theta = LabelNetwork.from_labels(y, h, pseudo_count=0.0).theta
+    lik = rng.uniform(0.1, 3.0, (6, h.n_classes, 2))
+    network = SecondStage(h, "full", 0.7, None, theta, prevalence=y.mean(axis=0))
+    np.testing.assert_allclose(replace(network, prior="prevalence").mlpr(lik), network.mlpr(lik), rtol=1e-12)
+
+
+def test_the_prevalence_prior_refuses_bad_values_and_a_missing_prevalence():
+    h = Hierarchy.from_parents([None, 0, 0, 1])
+    theta = np.full(h.n_classes, 0.5)
+    with pytest.raises(InputError, match="prior must be one of 'network', 'prevalence'"):
+        SecondStage(h, "nbh", 1.0, None, theta, prior="prevalance")
+    with pytest.raises(InputError, match="prior='prevalence' needs the training prevalence"):
+        SecondStage(h, "nbh", 1.0, None, theta, prior="prevalence")
+    with pytest.raises(InputError, match="prior must be one of"):
+        MLPR(hierarchy=h, prior="uniform").fit(np.random.default_rng(0).random((20, 4)),
+                                               np.ones((20, 4), int))
+
+
+def test_mlpr_with_the_prevalence_prior_fits_predicts_and_reloads(tmp_path):
+    """The prior reaches the cross-fitting and the fitted stage, and a reloaded model predicts the same."""
+    edges = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("c", "e")]
+    h = Hierarchy.from_edges(edges, classes=["d", "e", "c", "b", "a"])
+    rng = np.random.default_rng(1)
+    y = LabelNetwork(h, [0.5, 0.6, 0.6, 0.6, 0.7]).sample(300, rng)
+    X = 1.5 * y + rng.normal(size=(300, 1)) + 0.5 * rng.normal(size=y.shape)
+    model = MLPR(hierarchy=h, version="nbh", prior="prevalence", cv=3).fit(X, y)
+    stage = model.second_stage_
+    assert stage.prior == "prevalence" and stage.prior_shift is not None
+    p = model.predict_proba(X[:20])
+    network = replace(stage, prior="network", pool_weight=None, consistency="hierrank").predict_proba(X[:20])
+    shifted = with_prior(network, stage.prior_shift)
+    if stage.pool_weight is not None:
+        shifted = stage.pool_weight * shifted + (1 - stage.pool_weight) * stage.pool_model.lpr(X[:20])
+    np.testing.assert_allclose(p, consistent_values(shifted, h, stage.consistency), rtol=1e-12)
+    save_model(model, tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as f:
+        meta = json.loads(f["meta"].item())
+    assert (meta["format_version"], meta["prior"]) == (7, "prevalence")
+    again = load_model(tmp_path / "m.npz")
+    assert again.prior == "prevalence" and again.prior_ == "prevalence"
+    assert np.array_equal(again.predict_proba(X[:20]), p)
+
+
+def test_the_default_prior_is_the_prevalence_on_a_dag_and_the_network_on_a_forest_and_for_the_paper(tmp_path):
+    rng = np.random.default_rng(2)
+    dag = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")], classes=["d", "c", "b", "a"])
+    forest = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d")], classes=["d", "c", "b", "a"])
+    for h, want in ((dag, "prevalence"), (forest, "network")):
+        y = LabelNetwork(h, [0.6, 0.6, 0.6, 0.7]).sample(200, rng)
+        X = y + rng.normal(size=y.shape)
+        model = MLPR(hierarchy=h, version="full", cv=3).fit(X, y)
+        assert model.prior_ == want
+        paper = MLPR(hierarchy=h, version="full", tempering=None, recalibrate=False).fit(X, y)
+        assert paper.prior_ == "network"
+    save_model(model, tmp_path / "forest.npz")  # the network's prior: the format of a model without it
+    with np.load(tmp_path / "forest.npz") as f:
+        assert json.loads(f["meta"].item())["format_version"] < 7

@@ -115,7 +115,7 @@ def command_fit(args):
     model = MLPR(
         hierarchy=hierarchy, version=args.mlpr_version or "auto", score_model=args.score_model,
         tempering=None if args.tempering == "none" else args.tempering, recalibrate=not args.no_recalibrate,
-        consistency=args.consistency, pool=args.pool,
+        consistency=args.consistency, pool=args.pool, prior=args.prior,
         engine=args.engine or "auto", close_labels=args.close_labels, allow_empty=args.allow_empty,
         pseudo_count=args.pseudo_count, inference_options=_inference_options(args) or None,
         verbose=not args.quiet,  # a progress bar over the cross-fitting's steps (on a terminal)

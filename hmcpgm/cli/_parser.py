@@ -176,6 +176,10 @@ def build_parser():
                    help="weight of the mLPRs in their average with each class's own isotonic posterior: auto "
                         "(chosen by cross-fitting among 0, 0.25, 0.5, 0.75 and 1; default), none (the mLPRs alone) "
                         "or a number in [0, 1]")
+    p.add_argument("--prior", default="auto", choices=("auto", "network", "prevalence"),
+                   help="prior of each class in nbh's and full's posteriors: the training prevalence with the "
+                        "network's Bayes factor, or the network's marginal (the paper's model); auto (default): "
+                        "prevalence on a DAG when the fit cross-fits, else network")
     p.add_argument("--no-recalibrate", action="store_true",
                    help="do not fit the shared recalibration map of the mLPRs (which predict applies by default)")
     p.add_argument("--close-labels", action="store_true", help="close labels upward instead of rejecting violations")

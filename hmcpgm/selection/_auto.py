@@ -10,9 +10,9 @@ from ..calibration import fit_recalibration
 from ..exceptions import InputError
 from ..likelihood import fit_score_model
 from ..network import LabelNetwork
-from ..options import check_pool
-from ..second_stage import SecondStage
-from ..tempering import GROUPINGS, log_evidence_ratio, own_evidence, tempering_groups
+from ..options import check_pool, resolve_prior
+from ..second_stage import SecondStage, prior_log_odds_shift
+from ..tempering import GROUPINGS, log_evidence_ratio, own_evidence, tempering_groups, with_prior
 from ._choice import (
     CONSISTENCY,
     CRITERIA,
@@ -34,7 +34,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
                           score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
                           screen_margin=3.0, engine="auto", a_min=0.02, n_iter=4, margin=1.0, recalibrate=True,
                           pseudo_count=0.5, allow_empty=True, consistency="auto", pool="auto", descendants=False,
-                          return_predictions=False,
+                          prior="auto", return_predictions=False,
                           progress=False, **score_options):
     """Choose version, tempering and score models by cross-fitting on the training rows.
 
@@ -122,6 +122,12 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         ``descendants=True``) reports it (None: not fitted or not kept).
         Measured on the benchmark's trees (``bench/descendants_evidence.py``),
         it did not improve the choice: off by default.
+    prior : {"auto", "prevalence", "network"}
+        The prior of ``Y_k`` in nbh's and full's posteriors (:class:`SecondStage`'s
+        ``prior``): the training prevalence with the network's Bayes factor (each
+        fold's own prevalence in the cross-fitting), or the network's marginal;
+        ``"auto"``: the prevalence on a DAG, the network on a forest
+        (:func:`hmcpgm.options.resolve_prior`).
     return_predictions : bool
         Also return a dict with, per version not screened out, its fitted
         configuration and cross-fitted mLPRs (``"versions"``: ``{version:
@@ -161,6 +167,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     if consistency != "auto" and consistency not in CONSISTENCY:
         raise InputError(f"consistency must be 'auto' or one of {CONSISTENCY}, got {consistency!r}")
     check_pool(pool)
+    prior = resolve_prior(prior, hierarchy)
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy)
     cols = np.flatnonzero(np.ones(hierarchy.n_classes, bool) if evaluated is None else np.asarray(evaluated, bool))
@@ -215,7 +222,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             else:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # loopy non-convergence on a few objects: judged by the loss
-                    p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng)
+                    p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=eng, prior=prior)
                 p = own_evidence(p, own_parts[0], a, own, log_ratio=own_parts[1])
             value = criterion_value(p, y_rows, cols, criterion)  # flat AU(PRC): cheap, fine for one exponent
             if not kept or value < kept["value"]:
@@ -225,6 +232,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         screened = None
         if version != "indpt" and screen is not None and "indpt" in predictions and tempering is not None:
             screened = screen_version(crossfit, hierarchy, version, eng, screen, predictions["indpt"], y, cols,
+                                      prior=prior,
                                       own=own)
         desc = None
         if screened is not None and screened[1] > screen_margin:
@@ -241,7 +249,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             if (version == "full" and descendants and hierarchy.is_forest and tempering is not None
                     and y[:, cols].any()):
                 a, desc, value, p, n_more = _fit_descendants(crossfit, hierarchy, rows, own_parts[1], own, a, value, p,
-                                                             y_rows, cols, criterion, groups, a_min, n_iter)
+                                                             prior, y_rows, cols, criterion, groups, a_min, n_iter)
                 n_eval += n_more
             if version == "indpt":
                 own = a.copy()
@@ -316,14 +324,15 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     stage = SecondStage(hierarchy, best, np.asarray(a, float), final, theta, recal, eng, table,
                         {k: round(v, 2) for k, v in seconds.items()},
                         own=None if best == "indpt" else np.asarray(own, float), consistency=chosen_consistency,
-                        descendants=desc, pool_weight=None if weight >= 1.0 else weight, pool_model=pool_model)
+                        descendants=desc, pool_weight=None if weight >= 1.0 else weight, pool_model=pool_model,
+                        prior=prior)
     if return_predictions:
         return stage, {"versions": predictions, "crossfit": crossfit, "rows": sub}
     return stage
 
 
-def _fit_descendants(crossfit, hierarchy, rows, log_ratio, own, a, value, p, y_rows, cols, criterion, groups, a_min,
-                     n_iter):
+def _fit_descendants(crossfit, hierarchy, rows, log_ratio, own, a, value, p, prior, y_rows, cols, criterion, groups,
+                     a_min, n_iter):
     """Full on a forest: the descendants' exponent given ``a``, then ``a`` given it; kept if the criterion improves.
 
     Returns ``(a, descendants or None, value, mlpr, evaluations)``.
@@ -337,6 +346,9 @@ def _fit_descendants(crossfit, hierarchy, rows, log_ratio, own, a, value, p, y_r
         q = np.empty(log_ratio.shape)
         for f, idx in by_fold:
             q[idx] = split_full_posterior(hierarchy, crossfit.thetas[f], log_ratio[idx], out, desc, own)
+            if prior == "prevalence":  # each fold's own prevalence, as cross_fitted_mlpr's stages
+                q[idx] = with_prior(q[idx], prior_log_odds_shift(LabelNetwork(hierarchy, crossfit.thetas[f]),
+                                                                 crossfit.cross_validation["prevalence"][f]))
         return q
 
     best = {"value": value, "a": a, "desc": None, "mlpr": p}

@@ -189,18 +189,19 @@ def indpt_logit_parts(crossfit):
     return np.log(p) - np.log1p(-p), lbf
 
 
-def screen_version(crossfit, hierarchy, version, engine, rows, indpt, y, cols, own=None):
+def screen_version(crossfit, hierarchy, version, engine, rows, indpt, y, cols, own=None, prior="network"):
     """Best exponent of ``version`` on a few rows, and its paired z against indpt there (positive: worse).
 
     ``own`` (K,): each class's own evidence at this exponent (indpt's), the others' at
     the grid's, as the exponent search evaluates ``version`` (:func:`cross_fitted_mlpr`'s ``own``);
-    None: every class's evidence at the grid's exponent.
+    None: every class's evidence at the grid's exponent. ``prior``: of nbh and full
+    (:func:`cross_fitted_mlpr`'s).
     """
     best = None
     for a in SCREEN_GRID:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=engine, own=own)
+            p = cross_fitted_mlpr(crossfit, hierarchy, version, a, rows=rows, engine=engine, own=own, prior=prior)
         loss = _row_losses(p, y[rows], cols)
         if best is None or loss.mean() < best[1].mean():
             best = (a, loss)

@@ -142,7 +142,8 @@ def resolve_engine(hierarchy, version, engine="auto"):
     return get_engine(chosen).cross_fit_engine or chosen
 
 
-def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine="auto", own=None, **options):
+def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine="auto", own=None, prior="network",
+                      **options):
     """mLPRs of training rows from second stages fitted without them (fold by fold).
 
     Parameters
@@ -163,6 +164,9 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
         For nbh and full: each class's own evidence at this exponent, the
         others' at ``a`` (:class:`~hmcpgm.second_stage.SecondStage`'s ``own``);
         the model the exponent search fits.
+    prior : {"network", "prevalence"}
+        The prior of nbh and full (:class:`~hmcpgm.second_stage.SecondStage`'s
+        ``prior``; ``"prevalence"``: each fold's own training prevalence).
     **options
         Engine options.
 
@@ -179,6 +183,6 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
         # the second stage of fold f: its theta and its score models' prevalence (indpt's prior), fed the
         # out-of-fold evidence of the rows it left out
         stage = SecondStage(hierarchy, version, a, None, crossfit.thetas[f], engine=engine, options=options,
-                            prevalence=crossfit.cross_validation["prevalence"][f], own=own)
+                            prevalence=crossfit.cross_validation["prevalence"][f], own=own, prior=prior)
         out[idx] = stage.mlpr(crossfit.likelihoods[rows[idx]])
     return out
