@@ -323,7 +323,7 @@ def load_model(path):
             own=arrays.get("own_tempering"),  # absent in files of 0.2: all evidence at tempering_
             consistency=consistency, descendants=arrays.get("descendants_tempering"),
             pool_weight=meta.get("pool_weight"), pool_model=pool_model,
-            prior=meta.get("prior", "network"),  # files before 0.3's prior: the network's
+            prior=meta.get("prior", "network"),  # files without it (before format 7): the network's prior
         )
         # files before 0.3 hold cross-fitted maps only
         model.recalibrated_on_ = meta.get("recalibrated_on",
