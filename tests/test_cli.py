@@ -501,3 +501,20 @@ def test_usage_error_is_argparse_status_2(capsys):
 def test_fit_pool_option_parses_to_the_values_mlpr_takes(given, expected):
     args = ["fit", "s.csv", "y.csv", "h.csv", "-o", "m.npz", *([] if given is None else ["--pool", given])]
     assert build_parser().parse_args(args).pool == expected
+
+
+@pytest.mark.parametrize("prior, shown", [("auto", True), ("network", False)])
+def test_fit_says_when_nbh_uses_the_prevalence_prior_on_a_dag(tmp_path, capsys, prior, shown):
+    from hmcpgm import Hierarchy, LabelNetwork
+
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")], classes=["d", "c", "b", "a"])
+    rng = np.random.default_rng(4)
+    y = LabelNetwork(h, [0.6, 0.6, 0.6, 0.7]).sample(200, rng)
+    write_hierarchy(h, tmp_path / "h.csv")
+    write_matrix(tmp_path / "s.csv", y + rng.normal(size=y.shape), h)
+    write_matrix(tmp_path / "y.csv", y, h)
+    assert main(["fit", str(tmp_path / "s.csv"), str(tmp_path / "y.csv"), str(tmp_path / "h.csv"), "--quiet",
+                 "--mlpr-version", "nbh", "--prior", prior, "-o", str(tmp_path / "m.npz")]) == 0
+    out = capsys.readouterr().out
+    assert ("under the training prevalence's prior" in out) is shown
+    assert load_model(tmp_path / "m.npz").prior_ == ("prevalence" if shown else "network")

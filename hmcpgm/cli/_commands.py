@@ -129,6 +129,8 @@ def command_fit(args):
     chosen = f"version {model.version_}"
     if model.cv_results_ is not None:
         chosen += f" (evidence exponent {'/'.join(f'{a:.2f}' for a in np.unique(model.tempering_))})"
+    if model.prior_ == "prevalence" and model.version_ != "indpt":
+        chosen += " under the training prevalence's prior"
     if model.consistency_ == "max":
         chosen += " with the max constraint"
     elif model.consistency_ != "hierrank":
