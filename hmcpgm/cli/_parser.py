@@ -5,7 +5,7 @@ import sys
 
 from ..inference import ENGINES
 from ..likelihood import SCORE_MODELS
-from ..options import VERSIONS
+from ..options import PRIORS, VERSIONS
 from ..second_stage import CONSISTENCY
 from ._check_inference import add_check_inference
 from ._commands import (
@@ -176,7 +176,7 @@ def build_parser():
                    help="weight of the mLPRs in their average with each class's own isotonic posterior: auto "
                         "(chosen by cross-fitting among 0, 0.25, 0.5, 0.75 and 1; default), none (the mLPRs alone) "
                         "or a number in [0, 1]")
-    p.add_argument("--prior", default="auto", choices=("auto", "network", "prevalence"),
+    p.add_argument("--prior", default="auto", choices=("auto", *PRIORS),
                    help="prior of each class in nbh's and full's posteriors: the training prevalence with the "
                         "network's Bayes factor, or the network's marginal (the paper's model); auto (default): "
                         "prevalence on a DAG when the fit cross-fits, else network")

@@ -341,14 +341,17 @@ def _fit_descendants(crossfit, hierarchy, rows, log_ratio, own, a, value, p, pri
 
     folds = crossfit.folds[rows]
     by_fold = [(f, np.flatnonzero(folds == f)) for f in np.unique(folds)]
+    # each fold's own prevalence, as cross_fitted_mlpr's stages; once per fold, not per evaluation
+    shifts = {f: prior_log_odds_shift(LabelNetwork(hierarchy, crossfit.thetas[f]),
+                                      crossfit.cross_validation["prevalence"][f])
+              for f, _ in by_fold} if prior == "prevalence" else {}
 
     def mlpr(out, desc):
         q = np.empty(log_ratio.shape)
         for f, idx in by_fold:
             q[idx] = split_full_posterior(hierarchy, crossfit.thetas[f], log_ratio[idx], out, desc, own)
-            if prior == "prevalence":  # each fold's own prevalence, as cross_fitted_mlpr's stages
-                q[idx] = with_prior(q[idx], prior_log_odds_shift(LabelNetwork(hierarchy, crossfit.thetas[f]),
-                                                                 crossfit.cross_validation["prevalence"][f]))
+            if f in shifts:
+                q[idx] = with_prior(q[idx], shifts[f])
         return q
 
     best = {"value": value, "a": a, "desc": None, "mlpr": p}
