@@ -3,8 +3,8 @@
 On a DAG the label network's prior marginal ``P(Y_k = 1)`` (the product of theta over
 ``k`` and its ancestors) falls far below the prevalence for deep classes
 (``bench/dag_prior_marginals.py``), so nbh starts every deep GO class from too small a
-prior and the default's screening keeps indpt on every GO run (docs/concepts.md,
-"Loopy BP measured against the exact answer"). ``MLPR(prior="prevalence")``
+prior; with it the default's screening kept indpt on every GO run (docs/concepts.md,
+"The network's prior on a DAG", where this script's table is). ``MLPR(prior="prevalence")``
 keeps nbh's Bayes factor (what the class's own and its neighbours' scores say about
 ``Y_k`` under the network) and replaces the network's prior odds of ``Y_k`` by the
 prevalence's (indpt's prior, that of the score models):
@@ -36,7 +36,7 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
-from version_transfer import auprc, load_run, run_arguments
+from version_transfer import auprc, load_run, new_rows_auprc, run_arguments
 
 GO_RUNS = tuple(f"{d}_GO.{f}" for f in ("joint", "classwise") for d in ("cellcycle", "eisen", "gasch1"))
 GRID = (0.01, 0.03, 0.1, 0.3)
@@ -62,22 +62,18 @@ def main():
         engine = resolve_engine(h, "nbh", "auto")
         indpt = replace(stage, version="indpt", a=own, own=None, descendants=None, pool_weight=None,
                         consistency="hierrank")
-
-        def score(fitted, z=z, h=h, ev=ev):
-            """AU(PRC) (%) of a fitted stage on the validation and the test rows."""
-            return [auprc(fitted.predict_proba(z[f"s_{p}"]), z[f"y_{p}"], h, ev) for p in ("valid", "test")]
-
-        base = np.array([auprc(fit["versions"]["indpt"]["mlpr"], z["y_train"], h, ev), *score(indpt)])
+        cv = auprc(fit["versions"]["indpt"]["mlpr"], z["y_train"], h, ev)
+        base = np.array([cv, *new_rows_auprc(indpt, z, h, ev)])
         gains = {}
         for a in GRID:
             p_cv = cross_fitted_mlpr(crossfit, h, "nbh", a, engine=engine, own=own, prior="prevalence")
             nbh = replace(indpt, version="nbh", a=np.full(h.n_classes, a), own=own, engine=engine, prior="prevalence")
-            gains[a] = np.array([auprc(p_cv, z["y_train"], h, ev), *score(nbh)]) - base
+            gains[a] = np.array([auprc(p_cv, z["y_train"], h, ev), *new_rows_auprc(nbh, z, h, ev)]) - base
         best = max(GRID, key=lambda a: gains[a][0])
         nbh = replace(indpt, version="nbh", a=np.full(h.n_classes, best), own=own, engine=engine, prior="prevalence")
-        uncorrected = np.array(score(replace(nbh, prior="network"))) - base[1:]
+        uncorrected = new_rows_auprc(replace(nbh, prior="network"), z, h, ev) - base[1:]
         pooled = replace(nbh, pool_weight=stage.pool_weight, consistency=stage.consistency)
-        pooled = np.array(score(pooled)) - np.array(score(stage))
+        pooled = new_rows_auprc(pooled, z, h, ev) - new_rows_auprc(stage, z, h, ev)
         print(f"{run:<22} " + " ".join(f"{'/'.join(f'{x:+.2f}' for x in gains[a]):>19}" for a in GRID)
               + f" {best:>6g} {'/'.join(f'{x:+.2f}' for x in uncorrected):>13}"
               + f" {'/'.join(f'{x:+.2f}' for x in pooled):>13}", flush=True)

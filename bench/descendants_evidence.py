@@ -31,7 +31,7 @@ import dataclasses
 import warnings
 
 import numpy as np
-from version_transfer import auprc, load_run, run_arguments  # bench/ is on sys.path when a script runs
+from version_transfer import load_run, new_rows_auprc, run_arguments  # bench/ is on sys.path when a script runs
 
 
 def main():
@@ -51,7 +51,7 @@ def main():
         for key, desc in (("default", False), ("desc", True)):
             stage, details = fit_second_stage_auto(z["s_train"], z["y_train"], h, allow_empty=True, seed=0,
                                                    descendants=desc, return_predictions=True)
-            scores[key] = [auprc(stage.predict_proba(z[f"s_{p}"]), z[f"y_{p}"], h, ev) for p in ("valid", "test")]
+            scores[key] = new_rows_auprc(stage, z, h, ev)
             cells[key] = f"{stage.version:<5} {scores[key][0]:6.2f} / {scores[key][1]:6.2f}"
             full = details["versions"].get("full")
             if full is None:
@@ -60,8 +60,7 @@ def main():
             fitted = dataclasses.replace(stage, version="full", a=full["a"], engine=full["engine"],
                                          own=details["versions"]["indpt"]["a"], consistency="hierrank",
                                          descendants=full["descendants"])
-            scores[f"full_{key}"] = [auprc(fitted.predict_proba(z[f"s_{p}"]), z[f"y_{p}"], h, ev)
-                                     for p in ("valid", "test")]
+            scores[f"full_{key}"] = new_rows_auprc(fitted, z, h, ev)
             a = np.unique(full["a"]).round(3).tolist()
             d = "-" if full["descendants"] is None else np.unique(full["descendants"]).round(3).tolist()
             label = f"a {a}" if key == "default" else f"a {a} d {d}"

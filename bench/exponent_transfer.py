@@ -25,7 +25,7 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
-from version_transfer import auprc, load_run, run_arguments
+from version_transfer import load_run, new_rows_auprc, run_arguments
 
 FACTORS = (0.5, 0.75, 1.5, 2.0)
 
@@ -33,11 +33,6 @@ FACTORS = (0.5, 0.75, 1.5, 2.0)
 def scaled(stage, c):
     """The fitted stage with every evidence exponent (``a`` and ``own``) multiplied by ``c``."""
     return replace(stage, a=stage.a * c, own=None if stage.own is None else stage.own * c)
-
-
-def score(stage, z, h, evaluated):
-    """AU(PRC) (%) of a fitted stage on the validation and the test rows of one run."""
-    return np.array([auprc(stage.predict_proba(z[f"s_{p}"]), z[f"y_{p}"], h, evaluated) for p in ("valid", "test")])
 
 
 def main():
@@ -54,10 +49,10 @@ def main():
         ev = np.asarray(z["evaluated"], bool)
         stage = fit_second_stage_auto(z["s_train"], z["y_train"], h, allow_empty=True, seed=0)
 
-        base = score(stage, z, h, ev)
+        base = new_rows_auprc(stage, z, h, ev)
         cells = []
         for c in FACTORS:
-            d = score(scaled(stage, c), z, h, ev) - base
+            d = new_rows_auprc(scaled(stage, c), z, h, ev) - base
             gains[c].append(d)
             cells.append("/".join(f"{x:+.2f}" for x in d))
         print(f"{run:<24} {stage.version:<7} {np.median(stage.a):>8.3f} " + " ".join(f"{s:>13}" for s in cells),

@@ -27,7 +27,7 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
-from version_transfer import auprc, load_run, run_arguments
+from version_transfer import load_run, new_rows_auprc, run_arguments
 
 
 def main():
@@ -50,7 +50,7 @@ def main():
         new = {}
         for w in grid:
             fitted = replace(stage, pool_weight=None if w == 1 else w, pool_model=iso)
-            new[w] = [auprc(fitted.predict_proba(z[f"s_{p}"]), z[f"y_{p}"], h, ev) for p in ("valid", "test")]
+            new[w] = new_rows_auprc(fitted, z, h, ev)
         cells = []
         for w in grid[:-1]:
             d = [100 * (table[w] - table[1.0]), new[w][0] - new[1.0][0], new[w][1] - new[1.0][1]]

@@ -99,6 +99,12 @@ def auprc(values, labels, hierarchy, evaluated):
     return 100 * average_precision(-ranks.astype(float), labels[:, hierarchy.indices(keep)], exclude_roots=False)
 
 
+def new_rows_auprc(stage, z, hierarchy, evaluated):
+    """:func:`auprc` of a fitted stage's values on a run's validation and test rows, as an array of 2."""
+    return np.array([auprc(stage.predict_proba(z[f"s_{p}"]), z[f"y_{p}"], hierarchy, evaluated)
+                     for p in ("valid", "test")])
+
+
 def run_arguments(doc, runs=TREE_RUNS):
     """The arguments the per-run benches share (``--runs``, ``--cache-dir``, ``--data-dir``); ``args.runs``
     comes back as a list of ``<data set>.<first stage>`` (``all``: the runs of docs/benchmarks.json)."""
