@@ -105,14 +105,17 @@ def new_rows_auprc(stage, z, hierarchy, evaluated):
                      for p in ("valid", "test")])
 
 
-def run_arguments(doc, runs=TREE_RUNS):
+def run_arguments(doc, runs=TREE_RUNS, extra=None):
     """The arguments the per-run benches share (``--runs``, ``--cache-dir``, ``--data-dir``); ``args.runs``
-    comes back as a list of ``<data set>.<first stage>`` (``all``: the runs of docs/benchmarks.json)."""
+    comes back as a list of ``<data set>.<first stage>`` (``all``: the runs of docs/benchmarks.json).
+    ``extra(parser)`` adds a script's own options."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--runs", default=",".join(runs),
                         help="comma-separated <data set>.<joint|classwise>, or all (the runs of docs/benchmarks.json)")
     parser.add_argument("--cache-dir", type=Path, default=CACHE)
     parser.add_argument("--data-dir", type=Path, default=DATA)
+    if extra is not None:
+        extra(parser)
     args = parser.parse_args()
     if args.runs == "all":
         results = json.loads((ROOT / "docs" / "benchmarks.json").read_text())["results"]
