@@ -293,6 +293,7 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
 def test_benchmark_on_a_loopy_dag_answers_full_exactly_and_reports_loopy_beside(tmp_path):
     """On a DAG with loops the paper's mLPR-full runs auto's exact engine; mLPR-full-loopy is loopy BP."""
     from hmcpgm.applications import run_benchmark
+    from hmcpgm.applications.clus import format_benchmark
     from hmcpgm.inference import engine_in_use
 
     rng = np.random.default_rng(3)
@@ -314,6 +315,10 @@ def test_benchmark_on_a_loopy_dag_answers_full_exactly_and_reports_loopy_beside(
     assert result["engine"]["full-loopy"] == {"engine": "loopy", "exact": False}
     assert {"mLPR-full-loopy-HierRank", "mLPR-full-loopy-NaiveSort"} <= set(result["methods"])
     assert "bayes_rank@0.1" not in result["methods"]["mLPR-full-loopy-HierRank"]  # not a second stage of its own
+    text = format_benchmark(result)  # the printed table lists the cutoffs of the second stages only
+    cutoffs = [line for line in text.split("Bayesian FDR cutoff", 1)[1].splitlines() if ": alpha 0.05: " in line]
+    assert [line.split(":")[0].strip() for line in cutoffs] == [
+        f"mLPR-{v}-HierRank" for v in ("auto", "indpt", "nbh", "full")]
     gap = result["full_exact_vs_loopy"]
     assert gap["exact_engine"] == result["engine"]["full"]["engine"]
     assert 0 <= gap["mean_abs_diff"] <= gap["max_abs_diff"] < 1

@@ -311,8 +311,9 @@ def command_benchmark(args):
         train, test, middle[0] if middle else None, first_stage=args.first_stage,
         valid_fraction=args.valid_fraction, seed=args.seed, progress=not args.quiet,
     )
-    print(format_benchmark(result))
-    if args.json:
+    if args.json:  # first: minutes of work stay on disk whatever the printing does
         with atomic_write(args.json) as fh:
             fh.write(json.dumps(result, indent=2))
+    print(format_benchmark(result))
+    if args.json:
         print(f"wrote {args.json}")
