@@ -12,6 +12,7 @@ the test rows' HierRank ranking (evaluated classes) with the Bayesian cutoff at 
   Platt fit (``logit P(Y = 1) = a + b logit mLPR``) of all the held-out events, a
   smooth prior with no top block of its own;
 - ``mlpr-5``: 5 pseudo-events at the block's own mLPR (the model's claim);
+- ``platt-only``: the Platt fit alone, no isotonic blocks;
 - ``cross-fitted``: the map ``fit`` builds from cross-fitted mLPRs, no held-out rows.
 
 Per run and map it prints *called / realised FDP / oracle* (the oracle: the longest
@@ -63,6 +64,7 @@ def maps(model, p_valid, y_valid):
     for count in (2, 5, 10):
         out[f"platt-{count}"] = fit_recalibration(p_valid, y_valid, prior_count=float(count), prior_rate=platt)
     out["mlpr-5"] = fit_recalibration(p_valid, y_valid, prior_count=5.0, prior_rate=lambda x: np.asarray(x))
+    out["platt-only"] = platt
     out["cross-fitted"] = cross
     return out
 
