@@ -603,7 +603,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         cross-fitted map's rate there (an empirical-Bayes prior: the held-out
         rows outweigh it wherever they hold more than a few events; without a
         cross-fitted map, at Jeffreys' rate 1/2): the
-        unshrunk rates of the few events at the very top overstate them. The
+        unshrunk rates of the few events at the very top overstate them. Classes
+        whose training labels do not vary (every row has them, or none) stay out
+        of the map, as out of :meth:`fit`'s: the model is certain of them, and a
+        class every row has would lift the top block toward its rate of 1. The
         mLPRs and the ranking do not change;
         :meth:`calibrated_proba` and :meth:`predict` use the new map.
 
@@ -646,7 +649,11 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             )
         prior = getattr(self, "crossfit_recalibration_", None)
         prior = 0.5 if prior is None else prior
-        g = fit_map(self._mlpr(s), labels, prior_count=HELD_OUT_PRIOR_COUNT, prior_rate=prior)
+        # as fit's map: a class every training row has (or none has) stays out of it
+        prevalence = self.second_stage_.score_model.prevalence
+        varied = (prevalence > 0) & (prevalence < 1)
+        varied = varied if varied.any() else np.ones_like(varied)
+        g = fit_map(self._mlpr(s)[:, varied], labels[:, varied], prior_count=HELD_OUT_PRIOR_COUNT, prior_rate=prior)
         self.second_stage_ = replace(self.second_stage_, recalibration=g)
         self.recalibrated_on_ = f"held-out rows ({s.shape[0]})"
         return self

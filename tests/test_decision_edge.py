@@ -217,3 +217,37 @@ def test_metrics_and_cutoffs_refuse_junk_in_one_line(bad):
         for f in fs:
             with pytest.raises(InputError, match=name):
                 f()
+
+
+def test_a_class_every_training_row_has_stays_out_of_both_recalibration_maps(monkeypatch):
+    # its events (mLPR 1 - 1e-12, label 1) would join the top isotonic block and lift the uncertain
+    # events there toward its rate of 1: the Bayesian FDR cutoff then over-called on a DAG whose root
+    # column every object has (bench/fdr_noisy_dag.py)
+    import hmcpgm.selection._auto as auto
+    from hmcpgm import MLPR
+    from hmcpgm.estimator import HELD_OUT_PRIOR_COUNT
+
+    rng = np.random.default_rng(0)
+    h = Hierarchy.from_parents([None, 0, 0, 1, 2])  # class 0: every row has it
+    m = 400
+    y = np.zeros((m, 5), int)
+    y[:, 0] = 1
+    y[:, 1] = rng.random(m) < 0.5
+    y[:, 2] = rng.random(m) < 0.4
+    y[:, 3] = y[:, 1] & (rng.random(m) < 0.5)
+    y[:, 4] = y[:, 2] & (rng.random(m) < 0.5)
+    s = y + rng.normal(scale=0.8, size=y.shape)
+    seen = []
+    real = auto.fit_recalibration
+    monkeypatch.setattr(auto, "fit_recalibration", lambda p, labels: seen.append(p.shape) or real(p, labels))
+    model = MLPR(hierarchy=h, version="indpt", cv=3).fit(s[:300], y[:300])
+    assert seen == [(300, 4)]  # the cross-fitted map: the four classes whose labels vary
+    held_p = model._mlpr(model._check_X(s[300:]))
+    assert np.all(held_p[:, 0] > 1 - 1e-9)  # the model is certain of class 0
+    model.fit_recalibration(s[300:], y[300:])
+    prior = model.crossfit_recalibration_
+    expected = fit_recalibration(held_p[:, 1:], y[300:, 1:], prior_count=HELD_OUT_PRIOR_COUNT, prior_rate=prior)
+    with_root = fit_recalibration(held_p, y[300:], prior_count=HELD_OUT_PRIOR_COUNT, prior_rate=prior)
+    grid = np.linspace(0, 1, 201)
+    np.testing.assert_array_equal(model.recalibration_(grid), expected(grid))
+    assert not np.array_equal(with_root(grid), expected(grid))  # the column would have moved the map

@@ -89,7 +89,8 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         errors (AU(PRC): bootstrap over rows; log loss: per-row differences);
         None takes the best.
     recalibrate : bool
-        Fit the shared recalibration map on the cross-fitted mLPRs of the choice.
+        Fit the shared recalibration map on the cross-fitted mLPRs of the choice
+        (evaluated classes whose training labels vary).
     pseudo_count : float
         Of ``theta``.
     allow_empty : bool
@@ -304,7 +305,10 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     t0 = time.perf_counter()
     recal = None
     if recalibrate:
-        recal = fit_recalibration(p[:, cols], y[rows][:, cols])
+        # a class every training row has (or none has) ranks nothing: its certain events would join the
+        # map's top block and lift the uncertain events there toward its rate of 1
+        varied = cols[np.ptp(y[:, cols], axis=0) > 0] if np.ptp(y[:, cols], axis=0).any() else cols
+        recal = fit_recalibration(p[:, varied], y[rows][:, varied])
     seconds["recalibration"] = time.perf_counter() - t0
     bar.update()
     bar.set_postfix_str("final fit", refresh=False)
