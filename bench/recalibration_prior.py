@@ -5,7 +5,8 @@ block's rate by ``HELD_OUT_PRIOR_COUNT`` (2) pseudo-events at the cross-fitted m
 rate. On the synthetic DAGs of ``bench/fdr_noisy_dag.py`` that map over-calls. This
 script fits the default on each run (``random_state=0``, as the leaderboard) and cuts
 the test rows' HierRank ranking (evaluated classes) with the Bayesian cutoff at alpha
-0.05, 0.1 and 0.2 under these maps, fitted on the validation rows:
+0.05, 0.1 and 0.2 under these maps, fitted on the validation rows (the classes whose
+training labels vary, as the default's):
 
 - ``held-out``: the default's (2 pseudo-events at the cross-fitted map's rate);
 - ``platt-2``, ``platt-5``, ``platt-10``: 2, 5 or 10 pseudo-events at the rate of a
@@ -53,14 +54,19 @@ def platt_rate(p, y):
     return lambda x: 1.0 / (1.0 + np.exp(-(a + b * logit(x))))
 
 
-def maps(model, p_valid, y_valid):
-    """The recalibration maps compared, by name."""
+def maps(model, s_valid, y_valid):
+    """The recalibration maps compared, by name; each fitted on the classes whose training labels vary."""
+    import copy
+
     from hmcpgm.calibration import fit_recalibration
-    from hmcpgm.estimator import HELD_OUT_PRIOR_COUNT
 
     cross = model.crossfit_recalibration_
+    held_out = copy.deepcopy(model).fit_recalibration(s_valid, y_valid).recalibration_  # the default's own
+    prevalence = model.second_stage_.score_model.prevalence
+    varied = (prevalence > 0) & (prevalence < 1)  # the classes MLPR.fit_recalibration fits on
+    p_valid, y_valid = model.predict_proba(s_valid)[:, varied], np.asarray(y_valid)[:, varied]
     platt = platt_rate(p_valid, y_valid)
-    out = {"held-out": fit_recalibration(p_valid, y_valid, prior_count=HELD_OUT_PRIOR_COUNT, prior_rate=cross)}
+    out = {"held-out": held_out}
     for count in (2, 5, 10):
         out[f"platt-{count}"] = fit_recalibration(p_valid, y_valid, prior_count=float(count), prior_rate=platt)
     out["mlpr-5"] = fit_recalibration(p_valid, y_valid, prior_count=5.0, prior_rate=lambda x: np.asarray(x))
@@ -83,7 +89,7 @@ def cutoffs(name, hierarchy, evaluated, s_train, y_train, s_valid, y_valid, s_te
     labels = np.asarray(y_test)[:, cols]
     out = {}
     print(name, flush=True)
-    for label, g in maps(model, model.predict_proba(s_valid), np.asarray(y_valid)).items():
+    for label, g in maps(model, s_valid, y_valid).items():
         out[label] = [_bayes_power(ranking, g(p_test)[:, cols], labels, a) for a in ALPHAS]
         cells = [f"{c['called']:5d} / {'-' if c['fdp'] is None else format(c['fdp'], '.3f'):>5} / {c['oracle']:5d}"
                  for c in out[label]]
