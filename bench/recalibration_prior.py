@@ -58,12 +58,11 @@ def maps(model, s_valid, y_valid):
     """The recalibration maps compared, by name; each fitted on the classes whose training labels vary."""
     import copy
 
-    from hmcpgm.calibration import fit_recalibration
+    from hmcpgm.calibration import fit_recalibration, recalibration_classes
 
     cross = model.crossfit_recalibration_
     held_out = copy.deepcopy(model).fit_recalibration(s_valid, y_valid).recalibration_  # the default's own
-    prevalence = model.second_stage_.score_model.prevalence
-    varied = (prevalence > 0) & (prevalence < 1)  # the classes MLPR.fit_recalibration fits on
+    varied = recalibration_classes(model.second_stage_.score_model.prevalence)  # as MLPR.fit_recalibration
     p_valid, y_valid = model.predict_proba(s_valid)[:, varied], np.asarray(y_valid)[:, varied]
     platt = platt_rate(p_valid, y_valid)
     out = {"held-out": held_out}

@@ -40,6 +40,7 @@ __all__ = [
     "fit_recalibration",
     "isotonic_columns",
     "isotonic_knots",
+    "recalibration_classes",
 ]
 
 
@@ -557,6 +558,36 @@ class RecalibrationMap:
             ``{"knots_x": [...], "knots_y": [...]}``, lists of float.
         """
         return {"knots_x": self.knots_x.tolist(), "knots_y": self.knots_y.tolist()}
+
+
+def recalibration_classes(prevalence, classes=None):
+    """The classes a recalibration map is fitted on: those whose training labels vary.
+
+    A class every training row has (or none has) ranks nothing, and the model is
+    certain of it: its events (mLPR ``1 - 1e-12``, label 1) would join the map's
+    top isotonic block and lift the uncertain events there toward its rate of 1.
+
+    Parameters
+    ----------
+    prevalence : array of shape (K,)
+        Training prevalence of each class.
+    classes : array of int, optional
+        Candidate class indices (default all).
+
+    Returns
+    -------
+    ndarray of int
+        The candidates with ``0 < prevalence < 1``; all candidates when none has.
+
+    Examples
+    --------
+    >>> recalibration_classes(np.array([1.0, 0.3, 0.0, 0.5]))
+    array([1, 3])
+    """
+    classes = np.arange(len(prevalence)) if classes is None else np.asarray(classes)
+    prevalence = np.asarray(prevalence, dtype=float)[classes]
+    varied = classes[(prevalence > 0) & (prevalence < 1)]
+    return varied if varied.size else classes
 
 
 def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):

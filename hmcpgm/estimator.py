@@ -635,6 +635,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         'held-out rows (500)'
         """
         from .calibration import fit_recalibration as fit_map
+        from .calibration import recalibration_classes
 
         X, y = as_table(X), as_table(y)
         s = self._check_X(X)
@@ -649,10 +650,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             )
         prior = getattr(self, "crossfit_recalibration_", None)
         prior = 0.5 if prior is None else prior
-        # as fit's map: a class every training row has (or none has) stays out of it
-        prevalence = self.second_stage_.score_model.prevalence
-        varied = (prevalence > 0) & (prevalence < 1)
-        varied = varied if varied.any() else np.ones_like(varied)
+        varied = recalibration_classes(self.second_stage_.score_model.prevalence)  # as fit's map
         g = fit_map(self._mlpr(s)[:, varied], labels[:, varied], prior_count=HELD_OUT_PRIOR_COUNT, prior_rate=prior)
         self.second_stage_ = replace(self.second_stage_, recalibration=g)
         self.recalibrated_on_ = f"held-out rows ({s.shape[0]})"

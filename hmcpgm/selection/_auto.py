@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_hierarchy, class_matrix, label_matrix
-from ..calibration import fit_recalibration
+from ..calibration import fit_recalibration, recalibration_classes
 from ..exceptions import InputError
 from ..likelihood import fit_score_model
 from ..network import LabelNetwork
@@ -305,9 +305,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     t0 = time.perf_counter()
     recal = None
     if recalibrate:
-        # a class every training row has (or none has) ranks nothing: its certain events would join the
-        # map's top block and lift the uncertain events there toward its rate of 1
-        varied = cols[np.ptp(y[:, cols], axis=0) > 0] if np.ptp(y[:, cols], axis=0).any() else cols
+        varied = recalibration_classes(y.mean(axis=0), cols)
         recal = fit_recalibration(p[:, varied], y[rows][:, varied])
     seconds["recalibration"] = time.perf_counter() - t0
     bar.update()
