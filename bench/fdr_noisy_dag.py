@@ -19,7 +19,12 @@ the cells where the held-out map realises an FDP above alpha + 0.05 with at leas
 events called (the leaderboard's check), those above alpha, the false discovery rate
 of each map (the mean of the seeds' FDPs, a seed that calls nothing counting 0, with
 its standard error over the seeds: what the cutoff promises to keep at alpha) and the
-top-50 numbers averaged over the seeds.
+top-50 numbers averaged over the seeds. With ``--leaderboard`` the pipeline also runs
+the classic corrections (issue 19's leaderboard on data it was not tuned on), and the
+script prints mLPR-auto-HierRank's test AU(PRC) minus the best correction's (picked on
+the test rows) and minus the one picked on the validation rows, per seed and on average,
+and minus each method's (every correction, the raw scores, the paper's versions) on
+average over the seeds.
 
 Usage (from the repository root)::
 
@@ -27,6 +32,8 @@ Usage (from the repository root)::
     python bench/fdr_noisy_dag.py --seeds 0,1,2
     python bench/fdr_noisy_dag.py --seeds 0-39     # 40 seeds, about 8 minutes
     python bench/fdr_noisy_dag.py --rows 1800,600,600   # as many validation rows as test rows
+    python bench/fdr_noisy_dag.py --seeds 0-19 --leaderboard   # and against the corrections, about 5 minutes
+    python bench/fdr_noisy_dag.py --seeds 0-19 --leaderboard --candidates max,htd   # HTD in the consistency choice
 """
 
 import argparse
@@ -71,13 +78,35 @@ def write_benchmark(folder, seed, n_classes=60, n_features=30, rows=(900, 300, 6
     return paths
 
 
+def leaderboard_gaps(seed, result):
+    """mLPR-auto-HierRank's test AU(PRC) minus the best correction's (test-picked) and the validation-picked one's
+    (points), printed as one line."""
+    from benchmarks_table import _best_correction, _chosen_correction
+
+    auto = result["methods"]["mLPR-auto-HierRank"]["auprc"]
+    (best, b), (chosen, c) = _best_correction(result), _chosen_correction(result)
+    out = (100 * (auto - b["auprc"]), 100 * (auto - c["auprc"]),
+           {name: 100 * (auto - m["auprc"]) for name, m in result["methods"].items()})
+    print(f"{seed:>4} AU(PRC) mLPR-auto {100 * auto:.2f}, best correction {best} {100 * b['auprc']:.2f} "
+          f"({out[0]:+.2f}), chosen on valid {chosen} {100 * c['auprc']:.2f} ({out[1]:+.2f})", flush=True)
+    return out
+
+
 def main():
     from hmcpgm.applications import run_benchmark
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", default=",".join(map(str, range(10))))
     parser.add_argument("--rows", default="900,300,600", help="train,valid,test rows")
+    parser.add_argument("--leaderboard", action="store_true",
+                        help="also run the classic corrections and print mLPR-auto's AU(PRC) minus the best one's")
+    parser.add_argument("--candidates", default=None,
+                        help="the consistency choice's candidates in place of the library's (e.g. max,htd)")
     args = parser.parse_args()
+    if args.candidates:
+        import hmcpgm.selection._auto as auto
+
+        auto.CONSISTENCY_CANDIDATES = tuple(args.candidates.split(","))
     sizes = tuple(int(n) for n in args.rows.split(","))
     seeds = [int(s) for part in args.seeds.split(",")
              for s in (range(int(part.split("-")[0]), int(part.split("-")[1]) + 1) if "-" in part else [part])]
@@ -86,10 +115,13 @@ def main():
     print(f"{'seed':>4} {'map':<13} " + " ".join(f"{'alpha ' + str(a):>18}" for a in ALPHAS))
     over, cells, called_any, above, tops = 0, 0, 0, 0, []
     fdps = {"held-out": [], "cross-fitted": []}  # per seed, per alpha; 0 where nothing is called
+    gaps = []
     with tempfile.TemporaryDirectory() as folder:
         for seed in seeds:
             train, valid, test = write_benchmark(folder, seed, rows=sizes)
-            result = run_benchmark(train, test, valid, corrections=False, progress=False)
+            result = run_benchmark(train, test, valid, corrections=args.leaderboard, bootstrap=0, progress=False)
+            if args.leaderboard:
+                gaps.append(leaderboard_gaps(seed, result))
             rows = {"held-out": result["methods"]["mLPR-auto-HierRank"], "cross-fitted": {}}
             for a in ALPHAS:
                 got = result["fdr_crossfitted"][str(a)]
@@ -122,6 +154,19 @@ def main():
         se = values.std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.zeros(len(ALPHAS))
         print(f"{label} map, false discovery rate (the mean FDP over the seeds, 0 where nothing is called): "
               + ", ".join(f"alpha {a}: {m:.3f} +- {s:.3f}" for a, m, s in zip(ALPHAS, values.mean(axis=0), se)))
+    if gaps:
+        each = {name: np.array([g[2][name] for g in gaps]) for name in gaps[0][2]}
+        print(f"mLPR-auto-HierRank minus each method, AU(PRC) points over {len(gaps)} seeds: mean +- its standard "
+              "error, worst seed")
+        for name, g in sorted(each.items(), key=lambda kv: kv[1].mean()):
+            print(f"  {name:<28} {g.mean():+.2f} +- {g.std(ddof=1) / np.sqrt(g.size) if g.size > 1 else 0:.2f}, "
+                  f"worst {g.min():+.2f}")
+        gaps = np.asarray([g[:2] for g in gaps])
+        for j, label in enumerate(("the best correction (picked on the test rows)",
+                                   "the correction picked on the validation rows")):
+            se = gaps[:, j].std(ddof=1) / np.sqrt(len(gaps)) if len(gaps) > 1 else 0.0
+            print(f"mLPR-auto - {label}: mean {gaps[:, j].mean():+.2f} +- {se:.2f} points of AU(PRC) over "
+                  f"{len(gaps)} seeds, worst {gaps[:, j].min():+.2f}, best {gaps[:, j].max():+.2f}")
     tops = np.mean(tops, axis=0)
     print(f"top {top_rank} events, mean over seeds: realised FDP {tops[0]:.3f}, estimated with the held-out map "
           f"{tops[1]:.3f}, the cross-fitted map {tops[2]:.3f}, the mLPRs as they are {tops[3]:.3f}")

@@ -13,16 +13,22 @@ default (with its chosen consistency) on the validation rows and on the test row
 (evaluated classes). A step that helped would show on both.
 
 Scores: as ``bench/version_transfer.py`` (``--cache-dir``, else made from the
-ARFF files with the benchmark's first stage; minutes).
+ARFF files with the benchmark's first stage; minutes). ``--synthetic N`` adds the
+first N seeds of ``bench/fdr_noisy_dag.py``'s synthetic DAG benchmarks (joint first
+stage, 900 / 300 / 600 rows), data the default was not tuned on; the mean also gets
+its standard error over the runs.
 
 Usage (from the repository root)::
 
     python bench/post_correction.py --runs cellcycle_FUN.joint
     python bench/post_correction.py   # the 16 runs of the leaderboard (about 10 minutes)
+    python bench/post_correction.py --runs "" --synthetic 20   # 20 synthetic DAGs (about 5 minutes)
 """
 
+import tempfile
 import warnings
 from dataclasses import replace
+from itertools import chain
 
 import numpy as np
 from version_transfer import auprc, load_run, run_arguments
@@ -42,16 +48,42 @@ def fitted_default(run, cache_dir, data_dir):
     return z, h, np.asarray(z["evaluated"], bool), model, replace(model.second_stage_, consistency="hierrank")
 
 
+def synthetic_runs(n, folder):
+    """The first ``n`` synthetic DAG benchmarks of ``bench/fdr_noisy_dag.py``, as ``fitted_default`` gives a run."""
+    from fdr_noisy_dag import write_benchmark
+
+    from hmcpgm import MLPR
+    from hmcpgm.applications import first_stage_scores
+    from hmcpgm.datasets import load_hmc_arff
+
+    for seed in range(n):
+        train, valid, test = (load_hmc_arff(p) for p in write_benchmark(folder, seed))
+        s_train, (s_valid, s_test) = first_stage_scores(train, (valid, test), "joint", progress=False)
+        z = {"s_valid": s_valid, "y_valid": valid.labels, "s_test": s_test, "y_test": test.labels}
+        model = MLPR(hierarchy=train.hierarchy, allow_empty=True, random_state=0).fit(s_train, train.labels)
+        yield (f"noisydag{seed}", z, train.hierarchy, np.asarray(train.evaluated, bool), model,
+               replace(model.second_stage_, consistency="hierrank"))
+
+
+def leaderboard_runs(runs, cache_dir, data_dir):
+    """The leaderboard runs, as ``fitted_default`` gives them, each with its name first."""
+    for run in runs:
+        yield (run, *fitted_default(run, cache_dir, data_dir))
+
+
 def main():
     from hmcpgm.second_stage import consistent_values
 
-    args = run_arguments(__doc__, runs=("all",))
+    args = run_arguments(__doc__, runs=("all",), extra=lambda parser: parser.add_argument(
+        "--synthetic", type=int, default=0, help="also the first N seeds of bench/fdr_noisy_dag.py's benchmarks"))
     warnings.simplefilter("ignore")
+    runs = [r for r in args.runs if r]
     print("AU(PRC) points of each correction on the default's values minus the default: valid / test")
     print(f"{'run':<24}{'version':>8}{'consistency':>12}" + "".join(f"{c:>15}" for c in POST), flush=True)
     gains = {c: [] for c in POST}
-    for run in args.runs:
-        z, h, ev, model, before = fitted_default(run, args.cache_dir, args.data_dir)
+    folder = tempfile.TemporaryDirectory()
+    for run, z, h, ev, model, before in chain(leaderboard_runs(runs, args.cache_dir, args.data_dir),
+                                              synthetic_runs(args.synthetic, folder.name)):
         cells = {c: [] for c in POST}
         for part in ("valid", "test"):
             y = z[f"y_{part}"]
@@ -63,10 +95,15 @@ def main():
             gains[c].append(cells[c])
         print(f"{run:<24}{model.version_:>8}{model.consistency_:>12}"
               + "".join(f"{'/'.join(f'{x:+.2f}' for x in cells[c]):>15}" for c in POST), flush=True)
-    print(f"\nover {len(args.runs)} runs, points minus the default: mean valid / test; best and worst test")
+    folder.cleanup()
+    n = len(gains[POST[0]])
+    print(f"\nover {n} runs, points minus the default: mean valid / test (+- its standard error); "
+          "best and worst test")
     for c in POST:
         g = np.array(gains[c])
-        print(f"{c:<10} {g[:, 0].mean():+.2f} / {g[:, 1].mean():+.2f}; {g[:, 1].max():+.2f}, {g[:, 1].min():+.2f}")
+        se = g[:, 1].std(ddof=1) / np.sqrt(n) if n > 1 else 0.0
+        print(f"{c:<10} {g[:, 0].mean():+.2f} / {g[:, 1].mean():+.2f} (+- {se:.2f}); "
+              f"{g[:, 1].max():+.2f}, {g[:, 1].min():+.2f}")
 
 
 if __name__ == "__main__":

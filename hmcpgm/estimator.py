@@ -216,8 +216,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         One row per version tried: exponents, cross-fitted AU(PRC) and log loss,
         rows and engine used, seconds, ``z`` (paired bootstrap standard errors by
         which it beat the simpler version kept before it), whether it was chosen;
-        ``attrs["consistency"]`` holds the max-constraint choice (None when
-        nothing was cross-fitted).
+        ``attrs["consistency"]`` holds the consistency choice: the step
+        chosen, its ``z`` and every candidate's ``z``
+        (:data:`hmcpgm.selection.CONSISTENCY_CANDIDATES`; None when nothing
+        was cross-fitted).
     hierarchy_ : Hierarchy
         The hierarchy of the fitted model (the flat one when ``hierarchy=None``).
     network_ : LabelNetwork

@@ -242,12 +242,43 @@ def test_fitted_choice_is_visible_and_saved(tmp_path):
         model = MLPR(hierarchy=data.hierarchy, score_model="platt", cv=3).fit(data.train_scores, data.train_labels)
     assert model.consistency_ in ("hierrank", "max")
     assert model.cv_results_.attrs["consistency"]["chosen"] == model.consistency_
+    assert set(model.cv_results_.attrs["consistency"]["candidates"]) == {"max"}
     if model.version_ != "indpt":
         assert model.own_tempering_.shape == (25,)
     path = save_model(model, tmp_path / "m.npz")
     again = load_model(path)
     assert again.consistency_ == model.consistency_
     np.testing.assert_array_equal(again.predict_proba(data.test_scores), model.predict_proba(data.test_scores))
+
+
+def test_consistency_choice_reports_every_candidate_and_takes_the_largest_z_beyond_the_margin(monkeypatch):
+    # the candidates' z are forced (by the values each candidate's step returns, its own reference:
+    # consistent_values called directly); the choice must follow them and report them
+    import hmcpgm.selection._auto as auto
+    from hmcpgm.datasets import make_paper_synthetic
+    from hmcpgm.selection import CONSISTENCY_CANDIDATES
+
+    assert CONSISTENCY_CANDIDATES == ("max",)  # the library's: HTD measured and not adopted
+    data = make_paper_synthetic(600, 10, seed=1)
+    h = data.hierarchy
+    monkeypatch.setattr(auto, "CONSISTENCY_CANDIDATES", ("max", "htd"))
+    real = auto.paired_auprc_z
+
+    for forced, expected in [({"max": 0.5, "htd": 2.0}, "htd"), ({"max": 3.0, "htd": 2.0}, "max"),
+                             ({"max": 0.4, "htd": 0.9}, "hierrank")]:
+        def fake(p_simple, p_other, *args, forced=forced, **kwargs):
+            real(p_simple, p_other, *args, **kwargs)  # the real call still runs
+            name = next(c for c in ("max", "htd") if np.array_equal(p_other, consistent_values(p_simple, h, c)))
+            return forced[name], 0.0
+
+        monkeypatch.setattr(auto, "paired_auprc_z", fake)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = MLPR(hierarchy=h, version="indpt", pool=None, cv=3).fit(data.train_scores, data.train_labels)
+        attrs = model.cv_results_.attrs["consistency"]
+        assert attrs["candidates"] == forced
+        assert attrs["chosen"] == model.consistency_ == expected
+        assert attrs["z"] == max(forced.values())
 
 
 def test_fit_progress_bar_counts_every_step(monkeypatch):

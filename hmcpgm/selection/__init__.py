@@ -32,13 +32,14 @@ fold on the out-of-fold evidence (:meth:`SecondStage.mlpr`).
 """
 
 from ..second_stage import SecondStage
-from ._auto import fit_second_stage_auto
+from ._auto import CONSISTENCY_CANDIDATES, fit_second_stage_auto
 from ._choice import CONSISTENCY, CRITERIA, VERSIONS, consistent_values, ranked_ap
 from ._crossfit import CrossFit, cross_fit, cross_fitted_mlpr, resolve_engine
 from ._pool import POOL_WEIGHTS, choose_pool_weight, crossfitted_isotonic
 
 __all__ = [
     "CONSISTENCY",
+    "CONSISTENCY_CANDIDATES",
     "CRITERIA",
     "CrossFit",
     "POOL_WEIGHTS",

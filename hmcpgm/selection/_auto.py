@@ -29,6 +29,13 @@ from ._crossfit import cross_fit, cross_fitted_mlpr, resolve_engine
 from ._exponents import fit_exponents
 from ._pool import choose_pool_weight, crossfitted_isotonic
 
+#: The consistency steps ``consistency="auto"`` tries against HierRank alone, each by its
+#: paired bootstrap z on the cross-fitted values; the one with the largest z is taken when
+#: it beats ``margin``. The max constraint lifts a class to its descendants' largest value.
+#: Adding HTD-DAG (``"htd"``, which caps a class at its parents' smallest) was measured by
+#: ``bench/consistency_candidates.py`` and not adopted (docs/concepts.md).
+CONSISTENCY_CANDIDATES = ("max",)
+
 
 def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="auprc",
                           score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
@@ -102,7 +109,10 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         each class lifted to the largest posterior among its descendants, a
         lower bound of its own posterior under the hierarchy). ``"auto"`` takes
         ``"max"`` when its cross-fitted AU(PRC) is better by more than
-        ``margin`` paired bootstrap standard errors.
+        ``margin`` paired bootstrap standard errors (each step of
+        :data:`CONSISTENCY_CANDIDATES` is tried so). The table's
+        ``attrs["consistency"]`` reports the step chosen, its ``z`` and the ``z``
+        of every candidate (``candidates``).
     pool : "auto", float in [0, 1] or None
         The weight ``w`` of the chosen version's mLPRs in their linear opinion
         pool ``w * mLPR + (1 - w) * q`` with each class's own isotonic posterior
@@ -293,14 +303,17 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             p = weight * p + (1.0 - weight) * q
         seconds["pool"] = time.perf_counter() - t1
     table.attrs["pool"] = {"weight": weight, "cv": pool_table}
-    chosen_consistency, consistency_z = consistency, np.nan
+    chosen_consistency, consistency_z, candidate_z = consistency, np.nan, {}
     if consistency == "auto":
-        lifted = consistent_values(p, hierarchy, "max")
-        consistency_z, _ = paired_auprc_z(p, lifted, y[rows], hierarchy, cols, memo=memo,
-                                          keys=((best, rows.tobytes()) if weight == 1.0 else None, None))
-        chosen_consistency = "max" if consistency_z > (0.0 if margin is None else margin) else "hierrank"
+        for name in CONSISTENCY_CANDIDATES:  # each against HierRank alone, on the same resamples
+            candidate_z[name], _ = paired_auprc_z(
+                p, consistent_values(p, hierarchy, name), y[rows], hierarchy, cols, memo=memo,
+                keys=((best, rows.tobytes()) if weight == 1.0 else None, None))
+        top = max(candidate_z, key=candidate_z.get)  # ties: the first candidate
+        consistency_z = candidate_z[top]
+        chosen_consistency = top if consistency_z > (0.0 if margin is None else margin) else "hierrank"
     p = consistent_values(p, hierarchy, chosen_consistency)
-    table.attrs["consistency"] = {"chosen": chosen_consistency, "z": consistency_z}
+    table.attrs["consistency"] = {"chosen": chosen_consistency, "z": consistency_z, "candidates": candidate_z}
     seconds["choices"] = time.perf_counter() - t0 - seconds.get("pool", 0.0)  # the pool has its own entry
     t0 = time.perf_counter()
     recal = None
