@@ -9,8 +9,8 @@ missing) and labels from a logistic model of the noise-free features, closed
 upward; the features are then observed with noise, so even the best-scored events
 are not certain. It writes train / valid / test ARFF files (900 / 300 / 600 rows)
 to a temporary folder, runs :func:`hmcpgm.applications.run_benchmark` (the
-leaderboard's pipeline: joint first stage, ``MLPR()``, the map refitted on the
-validation rows) and prints mLPR-auto-HierRank's Bayesian cutoff on the test rows
+leaderboard's pipeline: the joint first stage, or ``--first-stage classwise``; then
+``MLPR()``, the map refitted on the validation rows) and prints mLPR-auto-HierRank's Bayesian cutoff on the test rows
 at alpha 0.05, 0.1 and 0.2 as *called / realised FDP / oracle*, with the held-out
 map (what the leaderboard reports) and with the cross-fitted map; then, for the
 top 50 events of the ranking, their realised FDP beside the FDR estimated from the
@@ -34,6 +34,7 @@ Usage (from the repository root)::
     python bench/fdr_noisy_dag.py --rows 1800,600,600   # as many validation rows as test rows
     python bench/fdr_noisy_dag.py --seeds 0-19 --leaderboard   # and against the corrections, about 5 minutes
     python bench/fdr_noisy_dag.py --seeds 0-19 --leaderboard --candidates max,htd   # HTD in the consistency choice
+    python bench/fdr_noisy_dag.py --seeds 0-19 --leaderboard --first-stage classwise
 """
 
 import argparse
@@ -100,6 +101,7 @@ def main():
     parser.add_argument("--rows", default="900,300,600", help="train,valid,test rows")
     parser.add_argument("--leaderboard", action="store_true",
                         help="also run the classic corrections and print mLPR-auto's AU(PRC) minus the best one's")
+    parser.add_argument("--first-stage", default="joint", choices=("joint", "classwise"))
     parser.add_argument("--candidates", default=None,
                         help="the consistency choice's candidates in place of the library's (e.g. max,htd)")
     args = parser.parse_args()
@@ -119,7 +121,8 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         for seed in seeds:
             train, valid, test = write_benchmark(folder, seed, rows=sizes)
-            result = run_benchmark(train, test, valid, corrections=args.leaderboard, bootstrap=0, progress=False)
+            result = run_benchmark(train, test, valid, first_stage=args.first_stage, corrections=args.leaderboard,
+                                   bootstrap=0, progress=False)
             if args.leaderboard:
                 gaps.append(leaderboard_gaps(seed, result))
             rows = {"held-out": result["methods"]["mLPR-auto-HierRank"], "cross-fitted": {}}
