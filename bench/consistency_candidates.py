@@ -30,26 +30,15 @@ from dataclasses import replace
 from itertools import chain
 
 import numpy as np
-from post_correction import synthetic_runs
-from version_transfer import auprc, load_run, run_arguments
-
-
-def leaderboard_runs(runs, cache_dir, data_dir):
-    """Each leaderboard run as ``synthetic_runs`` gives one: name, arrays, hierarchy, evaluated, the default."""
-    from hmcpgm import MLPR
-
-    for run in runs:
-        name, first_stage = run.split(".")
-        z, h = load_run(name, first_stage, cache_dir, data_dir)
-        model = MLPR(hierarchy=h, allow_empty=True, random_state=0).fit(z["s_train"], z["y_train"])
-        yield run, z, h, np.asarray(z["evaluated"], bool), model, None
+from post_correction import leaderboard_runs, synthetic_runs
+from version_transfer import auprc, run_arguments, standard_error
 
 
 def summary(label, gaps):
     if not gaps:
         return
-    g = np.array(gaps)
-    se = g.std(axis=0, ddof=1) / np.sqrt(len(g)) if len(g) > 1 else np.zeros(2)
+    g = np.array(gaps, dtype=float)
+    se = standard_error(g)
     print(f"{label} ({len(g)} runs): extended minus library, valid {g[:, 0].mean():+.3f} +- {se[0]:.3f}, "
           f"test {g[:, 1].mean():+.3f} +- {se[1]:.3f}; worst test {g[:, 1].min():+.2f}, best {g[:, 1].max():+.2f}; "
           f"choice changed on {int(np.count_nonzero(g[:, 2]))}")

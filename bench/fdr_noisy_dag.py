@@ -43,6 +43,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from version_transfer import standard_error
 
 ALPHAS = (0.05, 0.1, 0.2)
 TOP = 50  # the events whose estimated and realised FDP are compared (the curve's nearest rank)
@@ -154,7 +155,7 @@ def main():
           f"above alpha in {above} of the {called_any} cells that call anything")
     for label, values in fdps.items():
         values = np.asarray(values)
-        se = values.std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.zeros(len(ALPHAS))
+        se = standard_error(values)
         print(f"{label} map, false discovery rate (the mean FDP over the seeds, 0 where nothing is called): "
               + ", ".join(f"alpha {a}: {m:.3f} +- {s:.3f}" for a, m, s in zip(ALPHAS, values.mean(axis=0), se)))
     if gaps:
@@ -162,14 +163,14 @@ def main():
         print(f"mLPR-auto-HierRank minus each method, AU(PRC) points over {len(gaps)} seeds: mean +- its standard "
               "error, worst seed")
         for name, g in sorted(each.items(), key=lambda kv: kv[1].mean()):
-            print(f"  {name:<28} {g.mean():+.2f} +- {g.std(ddof=1) / np.sqrt(g.size) if g.size > 1 else 0:.2f}, "
+            print(f"  {name:<28} {g.mean():+.2f} +- {standard_error(g):.2f}, "
                   f"worst {g.min():+.2f}")
         gaps = np.asarray([g[:2] for g in gaps])
         for j, label in enumerate(("the best correction (picked on the test rows)",
                                    "the correction picked on the validation rows")):
-            se = gaps[:, j].std(ddof=1) / np.sqrt(len(gaps)) if len(gaps) > 1 else 0.0
-            print(f"mLPR-auto - {label}: mean {gaps[:, j].mean():+.2f} +- {se:.2f} points of AU(PRC) over "
-                  f"{len(gaps)} seeds, worst {gaps[:, j].min():+.2f}, best {gaps[:, j].max():+.2f}")
+            g = gaps[:, j]
+            print(f"mLPR-auto - {label}: mean {g.mean():+.2f} +- {standard_error(g):.2f} points of AU(PRC) over "
+                  f"{len(g)} seeds, worst {g.min():+.2f}, best {g.max():+.2f}")
     tops = np.mean(tops, axis=0)
     print(f"top {top_rank} events, mean over seeds: realised FDP {tops[0]:.3f}, estimated with the held-out map "
           f"{tops[1]:.3f}, the cross-fitted map {tops[2]:.3f}, the mLPRs as they are {tops[3]:.3f}")

@@ -31,7 +31,7 @@ from dataclasses import replace
 from itertools import chain
 
 import numpy as np
-from version_transfer import auprc, load_run, run_arguments
+from version_transfer import auprc, load_run, run_arguments, standard_error
 
 POST = ("max", "gpav", "htd", "tpr_dag", "iso_tpr", "descens")  # consistency steps; "max" is MCM
 
@@ -101,8 +101,7 @@ def main():
           "best and worst test")
     for c in POST:
         g = np.array(gains[c])
-        se = g[:, 1].std(ddof=1) / np.sqrt(n) if n > 1 else 0.0
-        print(f"{c:<10} {g[:, 0].mean():+.2f} / {g[:, 1].mean():+.2f} (+- {se:.2f}); "
+        print(f"{c:<10} {g[:, 0].mean():+.2f} / {g[:, 1].mean():+.2f} (+- {standard_error(g[:, 1]):.2f}); "
               f"{g[:, 1].max():+.2f}, {g[:, 1].min():+.2f}")
 
 

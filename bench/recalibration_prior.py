@@ -45,7 +45,7 @@ import tempfile
 import warnings
 
 import numpy as np
-from version_transfer import TREE_RUNS, load_run, run_arguments
+from version_transfer import TREE_RUNS, load_run, run_arguments, standard_error
 
 ALPHAS = (0.05, 0.1, 0.2)
 TOP = 50  # the ranking's first events, whose estimated and realised FDP are compared
@@ -194,12 +194,11 @@ def summary(kind, results):
             false = sum(r[label][j]["called"] * (r[label][j]["fdp"] or 0.0) for r in results)
             oracle = sum(r[label][j]["oracle"] for r in results)
             fdp = np.array([r[label][j]["fdp"] or 0.0 for r in results])
-            se = fdp.std(ddof=1) / np.sqrt(fdp.size) if fdp.size > 1 else 0.0
-            cells.append(f"{called:6d} / {false / called if called else 0:.3f} / {fdp.mean():.3f} +- {se:.3f}"
+            cells.append(f"{called:6d} / {false / called if called else 0:.3f} / {fdp.mean():.3f} +- "
+                         f"{standard_error(fdp):.3f}"
                          f" / {oracle:6d}")
         gap = np.array([r[label][-1]["top_estimated"] - r[label][-1]["top_realised"] for r in results])
-        se = gap.std(ddof=1) / np.sqrt(gap.size) if gap.size > 1 else 0.0
-        cells.append(f"top {TOP}: estimated - realised FDP {gap.mean():+.3f} +- {se:.3f}")
+        cells.append(f"top {TOP}: estimated - realised FDP {gap.mean():+.3f} +- {standard_error(gap):.3f}")
         print(f"  {label:<13} " + "  ".join(cells))
 
 

@@ -48,6 +48,13 @@ TREES = ("cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "ImCLEF07A", "Enron_corr")
 TREE_RUNS = tuple(f"{d}.{f}" for f in ("joint", "classwise") for d in TREES)
 
 
+def standard_error(values, axis=0):
+    """The standard error of the mean of ``values`` along ``axis`` (runs); 0 with fewer than two runs."""
+    values = np.asarray(values, dtype=float)
+    n = values.shape[axis]
+    return values.std(axis=axis, ddof=1) / np.sqrt(n) if n > 1 else np.zeros_like(values.mean(axis=axis))
+
+
 def load_run(name, first_stage, cache_dir, data_dir):
     """Scores, labels, evaluated classes and hierarchy of one run (cached, or made by the benchmark's first stage)."""
     from hmcpgm import Hierarchy

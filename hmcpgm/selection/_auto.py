@@ -303,16 +303,20 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             p = weight * p + (1.0 - weight) * q
         seconds["pool"] = time.perf_counter() - t1
     table.attrs["pool"] = {"weight": weight, "cv": pool_table}
-    chosen_consistency, consistency_z, candidate_z = consistency, np.nan, {}
+    chosen_consistency, consistency_z, candidate_z, candidates = consistency, np.nan, {}, {}
     if consistency == "auto":
+        # the HierRank order of p is shared with the version choice (the mLPRs alone) or, pooled, kept
+        # under the pool's weight, so each candidate after the first reuses it
+        key = (best, rows.tobytes()) if weight == 1.0 else (best, rows.tobytes(), weight)
         for name in CONSISTENCY_CANDIDATES:  # each against HierRank alone, on the same resamples
-            candidate_z[name], _ = paired_auprc_z(
-                p, consistent_values(p, hierarchy, name), y[rows], hierarchy, cols, memo=memo,
-                keys=((best, rows.tobytes()) if weight == 1.0 else None, None))
+            candidates[name] = consistent_values(p, hierarchy, name)
+            candidate_z[name], _ = paired_auprc_z(p, candidates[name], y[rows], hierarchy, cols, memo=memo,
+                                                  keys=(key, None))
         top = max(candidate_z, key=candidate_z.get)  # ties: the first candidate
         consistency_z = candidate_z[top]
         chosen_consistency = top if consistency_z > (0.0 if margin is None else margin) else "hierrank"
-    p = consistent_values(p, hierarchy, chosen_consistency)
+    p = candidates[chosen_consistency] if chosen_consistency in candidates else consistent_values(
+        p, hierarchy, chosen_consistency)
     table.attrs["consistency"] = {"chosen": chosen_consistency, "z": consistency_z, "candidates": candidate_z}
     seconds["choices"] = time.perf_counter() - t0 - seconds.get("pool", 0.0)  # the pool has its own entry
     t0 = time.perf_counter()
