@@ -80,6 +80,21 @@ def write_benchmark(folder, seed, n_classes=60, n_features=30, rows=(900, 300, 6
     return paths
 
 
+def synthetic_scores(n, folder):
+    """The first ``n`` benchmarks (seeds 0 to n - 1, default sizes) with the joint first stage's scores, one
+    at a time: name, hierarchy, evaluated classes (bool) and a dict of ``s_`` / ``y_`` arrays per part
+    (``train``, ``valid``, ``test``), as ``bench/version_transfer.load_run`` gives a leaderboard run's."""
+    from hmcpgm.applications import first_stage_scores
+    from hmcpgm.datasets import load_hmc_arff
+
+    for seed in range(n):
+        train, valid, test = (load_hmc_arff(p) for p in write_benchmark(folder, seed))
+        s_train, (s_valid, s_test) = first_stage_scores(train, (valid, test), "joint", progress=False)
+        z = {"s_train": s_train, "y_train": train.labels, "s_valid": s_valid, "y_valid": valid.labels,
+             "s_test": s_test, "y_test": test.labels}
+        yield f"noisydag{seed}", train.hierarchy, np.asarray(train.evaluated, bool), z
+
+
 def leaderboard_gaps(seed, result):
     """mLPR-auto-HierRank's test AU(PRC) minus the best correction's (test-picked) and the validation-picked one's
     (points), printed as one line."""

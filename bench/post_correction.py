@@ -50,19 +50,13 @@ def fitted_default(run, cache_dir, data_dir):
 
 def synthetic_runs(n, folder):
     """The first ``n`` synthetic DAG benchmarks of ``bench/fdr_noisy_dag.py``, as ``fitted_default`` gives a run."""
-    from fdr_noisy_dag import write_benchmark
+    from fdr_noisy_dag import synthetic_scores
 
     from hmcpgm import MLPR
-    from hmcpgm.applications import first_stage_scores
-    from hmcpgm.datasets import load_hmc_arff
 
-    for seed in range(n):
-        train, valid, test = (load_hmc_arff(p) for p in write_benchmark(folder, seed))
-        s_train, (s_valid, s_test) = first_stage_scores(train, (valid, test), "joint", progress=False)
-        z = {"s_valid": s_valid, "y_valid": valid.labels, "s_test": s_test, "y_test": test.labels}
-        model = MLPR(hierarchy=train.hierarchy, allow_empty=True, random_state=0).fit(s_train, train.labels)
-        yield (f"noisydag{seed}", z, train.hierarchy, np.asarray(train.evaluated, bool), model,
-               replace(model.second_stage_, consistency="hierrank"))
+    for name, h, evaluated, z in synthetic_scores(n, folder):
+        model = MLPR(hierarchy=h, allow_empty=True, random_state=0).fit(z["s_train"], z["y_train"])
+        yield name, z, h, evaluated, model, replace(model.second_stage_, consistency="hierrank")
 
 
 def leaderboard_runs(runs, cache_dir, data_dir):

@@ -45,6 +45,7 @@ import tempfile
 import warnings
 
 import numpy as np
+from fdr_noisy_dag import synthetic_scores
 from version_transfer import TREE_RUNS, load_run, run_arguments, standard_error
 
 ALPHAS = (0.05, 0.1, 0.2)
@@ -209,18 +210,10 @@ def main():
     print("Bayesian cutoff on the test rows, mLPR-auto-HierRank: called / realised FDP / oracle at alpha "
           + ", ".join(map(str, ALPHAS)))
     synthetic, real = [], []
-    if args.synthetic:
-        from fdr_noisy_dag import write_benchmark
-
-        from hmcpgm.applications import first_stage_scores
-        from hmcpgm.datasets import load_hmc_arff
-
-        with tempfile.TemporaryDirectory() as folder:
-            for seed in range(args.synthetic):
-                train, valid, test = (load_hmc_arff(p) for p in write_benchmark(folder, seed))
-                s_train, (s_valid, s_test) = first_stage_scores(train, (valid, test), "joint", progress=False)
-                synthetic.append(cutoffs(f"noisydag{seed}", train.hierarchy, np.asarray(train.evaluated, bool),
-                                         s_train, train.labels, s_valid, valid.labels, s_test, test.labels))
+    with tempfile.TemporaryDirectory() as folder:
+        for name, h, evaluated, z in synthetic_scores(args.synthetic, folder):
+            synthetic.append(cutoffs(name, h, evaluated, z["s_train"], z["y_train"], z["s_valid"], z["y_valid"],
+                                     z["s_test"], z["y_test"]))
     for run in args.runs if args.runs != [""] else []:
         name, first_stage = run.split(".")
         z, h = load_run(name, first_stage, args.cache_dir, args.data_dir)
