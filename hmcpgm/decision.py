@@ -195,6 +195,8 @@ class Cutoff:
 # ---------------------------------------------------------------------- checks
 def _check_alpha(alpha):
     try:
+        if isinstance(alpha, (str, bytes)):  # float("0.1") would pass: a number is asked for, not its text
+            raise TypeError
         a = float(alpha)
     except (TypeError, ValueError):
         raise InputError(f"alpha must be a number in (0, 1), got {alpha!r}") from None

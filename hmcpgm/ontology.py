@@ -668,10 +668,13 @@ def _read_predictions(path, tables, ontology):
     tables = [({c: k for k, c in enumerate(h.classes)}, {t: i for i, t in enumerate(targets)},
                np.zeros((len(targets), h.n_classes))) for h, targets in tables]
     n_odd, first_odd = 0, None  # lines of NaN scores and scores outside [0, 1]
+    n_short, first_short = 0, None  # non-blank lines without the three fields "target term score"
     with utf8_text(path, "predictions file") as fh:
         for number, line in enumerate(fh, 1):
             fields = line.split()
             if len(fields) < 3:
+                if fields:
+                    n_short, first_short = n_short + 1, first_short or number
                 continue
             score = terms = None
             for column, row, values in tables:
@@ -695,6 +698,9 @@ def _read_predictions(path, tables, ontology):
         warnings.warn(f"{n_odd} lines of predictions file {path} hold a NaN score or one outside [0, 1] (first: "
                       f"line {first_odd}); read as cafaeval reads them: NaN as no prediction, the others as they are, "
                       "above or below every threshold", stacklevel=3)
+    if n_short:
+        warnings.warn(f"{n_short} lines of predictions file {path} have fewer than the three fields 'target term "
+                      f"score' (first: line {first_short}); skipped, as cafaeval skips them", stacklevel=3)
     return [values for _, _, values in tables]
 
 

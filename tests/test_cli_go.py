@@ -148,6 +148,29 @@ def test_evaluate_with_an_edge_list_and_a_gaf_ground_truth(tmp_path, capsys):
     assert r["n_targets"] == 2 and r["fmax"] == 1.0 and 0.3 < r["fmax_threshold"] <= 0.6
 
 
+def test_evaluate_refuses_predictions_that_match_nothing(tmp_path, capsys):
+    (tmp_path / "h.csv").write_text("parent,child\nr,a\nr,b\n")
+    (tmp_path / "p.tsv").write_text("P1\tr\t0.9\nP1\ta\t0.8\nP2\tb\t0.7\n")
+    (tmp_path / "t.tsv").write_text("P1\ta\nP2\tb\n")
+    (tmp_path / "m.csv").write_text("r,a,b\n0.9,0.8,0.1\n")  # a score matrix, not CAFA lines
+    h, json_out = str(tmp_path / "h.csv"), str(tmp_path / "r.json")
+    for predictions, truth in (("t.tsv", "p.tsv"), ("m.csv", "t.tsv")):  # the two files swapped; a matrix
+        assert main(["evaluate", h, str(tmp_path / predictions), str(tmp_path / truth), "--json", json_out]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 2 and err[0].startswith("hmcpgm: error: no namespace has both ground truth and predictions")
+        assert "warning: 2 lines of predictions file" in err[1] and "fewer than the three fields" in err[1]
+        assert not (tmp_path / "r.json").exists()
+    # a folder: a file that matches nothing is reported beside the others; a folder where none matches is an error
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "pred" / "good.tsv").write_text((tmp_path / "p.tsv").read_text())
+    (tmp_path / "pred" / "other.tsv").write_text("X9\ta\t0.5\n")
+    assert main(["evaluate", h, str(tmp_path / "pred"), str(tmp_path / "t.tsv")]) == 0
+    assert "other.tsv:\nno namespace has both ground truth and predictions" in capsys.readouterr().out
+    (tmp_path / "pred" / "good.tsv").write_text("X8\tb\t0.5\n")
+    assert main(["evaluate", h, str(tmp_path / "pred"), str(tmp_path / "t.tsv")]) == 2
+    assert "no file of PREDICTIONS" in capsys.readouterr().err
+
+
 def test_fit_with_an_edge_list_and_annotations(go_files, capsys):
     from hmcpgm.ontology import read_ontology
 

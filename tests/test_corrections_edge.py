@@ -129,6 +129,17 @@ def test_fit_calibration_pairs_frame_rows_by_index():
         fit_calibration(x.set_axis(["a", "b", "a"], axis=1), y.to_numpy())
 
 
+def test_fit_calibration_names_the_maps_by_a_label_frame_when_scores_are_an_array():
+    _, x, y = _problem()
+    flipped = y[y.columns[::-1]]  # labels in another column order; the array scores are read in that order
+    cal = fit_calibration(x[flipped.columns].to_numpy(), flipped)
+    assert cal.classes == tuple(flipped.columns)
+    new = x.iloc[:10]
+    pd.testing.assert_frame_equal(cal.transform(new), fit_calibration(x, y).transform(new))  # by name
+    with pytest.raises(InputError, match=r"labels has duplicate column names: \['a'\]"):
+        fit_calibration(x.to_numpy(), y.set_axis(["a", "b", "a"], axis=1))
+
+
 def test_estimator_fit_pairs_frame_rows_by_index_like_mlpr():
     h, x, y = _problem()
     shuffled = y.sample(frac=1.0, random_state=2)

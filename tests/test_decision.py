@@ -303,7 +303,7 @@ def test_unknown_rule():
         bayes_cutoff(np.arange(2), [[0.9, 0.1]], rule="max_precision")
 
 
-@pytest.mark.parametrize("alpha", [0, 1, -0.1, 1.5, np.nan, "x"])
+@pytest.mark.parametrize("alpha", [0, 1, -0.1, 1.5, np.nan, "x", "0.1"])
 def test_alpha_outside_unit_interval(alpha):
     with pytest.raises(InputError, match="alpha must"):
         choose_cutoff(np.arange(2), [[1, 0]], rule="fdr", alpha=alpha)

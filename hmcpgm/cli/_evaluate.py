@@ -131,8 +131,16 @@ def command_evaluate(args):
                                  relations=relations, evidence=args.evidence)
         if len(files) > 1:
             print(f"{path.relative_to(folder)}:")
+        if not results and len(files) == 1:
+            raise UserError(f"no namespace has both ground truth and predictions: no line of PREDICTIONS "
+                            f"{args.predictions!r} names a target of GROUND_TRUTH {args.ground_truth!r} with a term "
+                            "of the ontology (are the two files in the order PREDICTIONS GROUND_TRUTH?)")
         print(format_evaluation(results) if results else "no namespace has both ground truth and predictions")
         out[str(path.relative_to(folder)) if len(files) > 1 else None] = results
+    if not any(out.values()):
+        raise UserError(f"no file of PREDICTIONS {args.predictions!r} has a namespace with both ground truth and "
+                        f"predictions: none names a target of GROUND_TRUTH {args.ground_truth!r} with a term of the "
+                        "ontology")
     if not args.ia:
         print("(Smin and weighted Fmax weigh terms by information accretion estimated from GROUND_TRUTH; "
               "pass --ia FILE to use given values)")

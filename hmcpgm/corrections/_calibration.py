@@ -221,7 +221,8 @@ def fit_calibration(scores, labels, *, method="isotonic"):
         Training scores (e.g. out-of-fold first-stage scores).
     labels : array-like or DataFrame of shape (M, K)
         0/1 labels; a DataFrame is aligned to a DataFrame ``scores`` by column name
-        and row index.
+        and row index. With array ``scores`` its column names name the classes (the
+        maps), and the scores' columns are read in its column order.
     method : {"isotonic", "platt", "none"}
         The family of the maps.
 
@@ -238,11 +239,12 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     """
     if method not in CALIBRATIONS:
         raise InputError(f"method must be one of {', '.join(map(repr, CALIBRATIONS))}; got {method!r}")
-    classes = tuple(scores.columns) if is_frame(scores) else None
+    named_by = "scores" if is_frame(scores) else "labels" if is_frame(labels) else None
+    classes = None if named_by is None else tuple((scores if named_by == "scores" else labels).columns)
     if classes is not None:
-        column_positions(classes, classes, "scores")  # names every map: refuse duplicates now, not at transform
+        column_positions(classes, classes, named_by)  # names every map: refuse duplicates now, not at transform
     s = _scores(scores, "scores")
-    if is_frame(labels) and classes is not None:
+    if is_frame(labels) and named_by == "scores":
         labels = rows_aligned(labels, scores.index, "labels", "scores")  # by the row index, as MLPR pairs them
         labels = labels.iloc[:, column_positions(labels.columns, classes, "labels")].to_numpy()
     y = binary_matrix(labels.to_numpy() if is_frame(labels) else labels, "labels").astype(np.float64)
