@@ -3,9 +3,10 @@
 An output is written into a unique temporary file beside the target (same folder,
 so the final rename stays on one file system), flushed and synced to disk, and
 renamed over the target (:func:`os.replace`, atomic on POSIX) only once all of it
-is written. Any failure before that (an exception, a full disk, Ctrl-C) removes
-the temporary file and leaves the target as it was; a ``kill -9`` leaves the
-target as it was too (and a hidden ``.NAME.*.hmcpgm-part`` file behind). Two runs
+is written. Any failure before that (an exception, a full disk, Ctrl-C, and on the
+command line SIGTERM or SIGHUP, which it handles as Ctrl-C) removes the temporary
+file and leaves the target as it was; a ``kill -9`` leaves the target as it was
+too (and a hidden ``.NAME.*.hmcpgm-part`` file behind). Two runs
 writing one target each write their own temporary file: the last to finish wins,
 whole.
 
@@ -95,6 +96,27 @@ def _creation_mode(target):
         return 0o666 & ~umask
 
 
+def _temporary_name(folder, name):
+    """A new hidden name beside ``name``: ``.NAME.<12 hex>.hmcpgm-part``, NAME cut to fit the file system's limit.
+
+    A legal output name near the limit (255 bytes on most file systems) must not fail
+    when the run ends: the temporary name keeps as much of NAME as fits.
+
+    Examples
+    --------
+    >>> import os
+    >>> len(os.path.basename(_temporary_name(".", "a" * 250 + ".csv"))) <= 255
+    True
+    """
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no pathconf (Windows) or no answer: the common limit
+        limit = 255
+    suffix = f".{secrets.token_hex(6)}.hmcpgm-part"
+    stem = os.fsencode(name)[:max(limit - 1 - len(suffix), 1)].decode("utf-8", errors="ignore")  # whole characters
+    return os.path.join(folder, f".{stem}{suffix}")
+
+
 class AtomicFile:
     """An open output: a temporary file beside ``path`` that :meth:`commit` renames over it.
 
@@ -143,7 +165,7 @@ class AtomicFile:
         self._close = True
         try:  # the name is kept before the file exists, so a Ctrl-C landing anywhere here still removes it
             while self._fd is None:
-                self._temp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.hmcpgm-part")
+                self._temp = _temporary_name(folder, name)
                 try:
                     self._fd = os.open(self._temp, _NEW_FILE, 0o600)
                 except FileExistsError:  # another run's (or a killed run's) file: never ours to remove

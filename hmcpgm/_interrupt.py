@@ -1,5 +1,10 @@
 """Ctrl-C that cannot be lost: recorded as well as raised, checked before anything is committed.
 
+A termination request (SIGTERM from ``kill`` or ``timeout``, a cluster's job
+cancellation; SIGHUP from a closed terminal) is handled as a Ctrl-C: it raises
+``KeyboardInterrupt`` so that outputs being written are removed, not left half
+written, and :func:`interrupted_by` tells which signal it was.
+
 Python raises ``KeyboardInterrupt`` wherever the main thread happens to be when
 the signal arrives. Where that is a garbage-collector callback, a weakref callback
 or a ``__del__`` (dask's ``distributed`` runs one at every collection), Python
@@ -17,7 +22,11 @@ import threading
 
 # A plain flag, not a threading.Event: the handler runs in the main thread between any two steps of
 # it, so a lock taken by clearing the flag would be held when the handler sets it (a hang).
-_seen = [False]
+# It holds the number of the first signal received (0: none); _last keeps it after the block ends.
+_seen = [0]
+_last = [0]
+# the signals that stop a run: Ctrl-C, a termination request, a closed terminal (not on Windows)
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def check_interrupt():
@@ -31,8 +40,20 @@ def check_interrupt():
         raise KeyboardInterrupt
 
 
-def _on_ctrl_c(signum, frame):
-    _seen[0] = True
+def interrupted_by():
+    """The signal that stopped the last :func:`ctrl_c_recorded` block (``signal.SIGINT`` when none was recorded).
+
+    Examples
+    --------
+    >>> import signal
+    >>> interrupted_by() == signal.SIGINT
+    True
+    """
+    return signal.Signals(_last[0] or signal.SIGINT)
+
+
+def _on_stop(signum, frame):
+    _seen[0] = _seen[0] or signum
     raise KeyboardInterrupt
 
 
@@ -40,25 +61,30 @@ def _on_ctrl_c(signum, frame):
 def ctrl_c_recorded():
     """Inside the block Ctrl-C raises as usual and is also recorded for :func:`check_interrupt`.
 
+    SIGTERM and SIGHUP (:data:`STOP_SIGNALS`) do the same instead of ending the
+    process on the spot; :func:`interrupted_by` says which signal came first.
     An interrupt swallowed by Python (unraisable) is not printed: the recording
     reports it. Outside the main thread, where no signal handler can be set, the
-    block changes nothing. Signal handler and unraisable hook are restored on exit.
+    block changes nothing. Signal handlers and unraisable hook are restored on exit.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous_handler, previous_hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
+    previous_handlers = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    previous_hook = sys.unraisablehook
 
     def hook(unraisable):
         if not (isinstance(unraisable.exc_value, KeyboardInterrupt) and _seen[0]):
             previous_hook(unraisable)
 
-    try:  # a Ctrl-C pressed while the handler is being set still restores both
-        _seen[0] = False
-        signal.signal(signal.SIGINT, _on_ctrl_c)
+    try:  # a Ctrl-C pressed while the handlers are being set still restores them all
+        _seen[0] = _last[0] = 0
+        for s in STOP_SIGNALS:
+            signal.signal(s, _on_stop)
         sys.unraisablehook = hook
         yield
     finally:
-        signal.signal(signal.SIGINT, previous_handler)
+        for s, handler in previous_handlers.items():
+            signal.signal(s, handler)
         sys.unraisablehook = previous_hook
-        _seen[0] = False
+        _last[0], _seen[0] = _seen[0], 0

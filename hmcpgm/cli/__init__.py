@@ -8,14 +8,20 @@ Warnings print as ``hmcpgm: warning: ...`` lines after the progress bars. Run
 
 import os
 import re
+import signal
 import sys
 import warnings
 
-from .._interrupt import check_interrupt, ctrl_c_recorded
-from ._commands import UserError
-from ._parser import build_parser
+from .._interrupt import check_interrupt, ctrl_c_recorded, interrupted_by
 
 __all__ = ["main", "build_parser"]
+
+
+def build_parser():
+    """The ``argparse`` parser of the ``hmcpgm`` command (its subcommands and options)."""
+    from ._parser import build_parser as build  # imported when needed: ``main`` answers Ctrl-C sooner
+
+    return build()
 
 # Python-side advice in library messages, said the command-line way.
 _CLI_ADVICE = [
@@ -59,12 +65,17 @@ def main(argv=None):
                 check_interrupt()  # a Ctrl-C that a library turned into another error (pandas: ValueError)
                 raise
     except KeyboardInterrupt:  # wherever it landed: reading the arguments, the run, the warnings
-        print("hmcpgm: interrupted", file=sys.stderr)
-        return 130
+        signum = interrupted_by()
+        if signum == signal.SIGINT:
+            print("hmcpgm: interrupted", file=sys.stderr)
+        else:  # kill, timeout, a cancelled job, a closed terminal: the shell's status of a run the signal ended
+            print(f"hmcpgm: stopped by {signum.name}", file=sys.stderr)
+        return 128 + signum
 
 
 def _main(argv):
     from ..exceptions import HmcpgmError
+    from ._commands import UserError
 
     args = build_parser().parse_args(argv)
     status = 0
