@@ -44,6 +44,9 @@ def test_reported_errors_are_the_true_errors_on_a_csv_dag(tmp_path, capsys, evid
     assert list(rows) == ["enumerate", "loopy", "junction"]
     assert rows["loopy"]["max_abs_error"] == pytest.approx(np.abs(loopy - exact).max(), abs=1e-12)
     assert rows["loopy"]["mean_abs_error"] == pytest.approx(np.abs(loopy - exact).mean(), abs=1e-12)
+    worst_row, worst_class = np.unravel_index(np.abs(loopy - exact).argmax(), exact.shape)
+    # the command line counts rows from 1 (the Python report from 0)
+    assert (rows["loopy"]["worst_object"], rows["loopy"]["worst_class"]) == (worst_row + 1, h.classes[worst_class])
     assert rows["junction"]["max_abs_error"] < 1e-12
     assert not rows["loopy"]["exact"] and rows["junction"]["exact"]
     # the grouped table: per (parents, depth), the largest error over its classes

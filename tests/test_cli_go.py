@@ -171,6 +171,19 @@ def test_evaluate_refuses_predictions_that_match_nothing(tmp_path, capsys):
     assert "no file of PREDICTIONS" in capsys.readouterr().err
 
 
+def test_evaluate_a_ground_truth_of_roots_alone_without_the_roots(tmp_path, capsys):
+    """cafaeval (no_orphans) scores it: Fmax 0 at tau 0.01, S 1; AU(PRC) has no positive left, so it is NaN
+    (null in the JSON) instead of an error that would hide every other namespace."""
+    (tmp_path / "h.csv").write_text("parent,child\nr,a\n")
+    (tmp_path / "p.tsv").write_text("P1\ta\t0.8\n")
+    (tmp_path / "t.tsv").write_text("P1\tr\n")
+    (tmp_path / "ia.tsv").write_text("r\t0\na\t1\n")
+    assert main(["evaluate", str(tmp_path / "h.csv"), str(tmp_path / "p.tsv"), str(tmp_path / "t.tsv"), "--ia",
+                 str(tmp_path / "ia.tsv"), "--exclude-roots", "--json", str(tmp_path / "r.json")]) == 0
+    r = json.loads((tmp_path / "r.json").read_text())["all"]
+    assert (r["fmax"], r["fmax_threshold"], r["fmax_coverage"], r["smin"], r["auprc"]) == (0.0, 0.01, 1.0, 1.0, None)
+
+
 def test_fit_with_an_edge_list_and_annotations(go_files, capsys):
     from hmcpgm.ontology import read_ontology
 
@@ -185,6 +198,24 @@ def test_fit_with_an_edge_list_and_annotations(go_files, capsys):
 
 FAST_FIT = ["--score-model", "platt", "--tempering", "none", "--consistency", "hierrank", "--mlpr-version", "full",
             "--quiet"]
+
+
+def test_check_inference_takes_a_go_model_with_its_obo(go_files, capsys):
+    """The model's namespace, restricted to its classes as fit restricted it (it refused every GO model before)."""
+    d, columns = go_files
+    obo, model = str(d / "go.obo"), str(d / "m.npz")
+    assert main(["fit", str(d / "train_scores.csv"), str(d / "train_annotations.tsv"), obo, "--namespace",
+                 NAMESPACES[0], "--id-column", "gene", "-o", model, *FAST_FIT]) == 0
+    capsys.readouterr()
+    assert main(["check-inference", obo, "--model", model, "--objects", "3", "--json", str(d / "c.json")]) == 0
+    assert json.loads((d / "c.json").read_text())["n_classes"] == len(columns)
+    capsys.readouterr()
+    assert main(["check-inference", obo, "--model", model, "--namespace", NAMESPACES[1]]) == 2
+    assert "are not all terms of namespace" in capsys.readouterr().err
+    assert main(["check-inference", obo]) == 2  # two namespaces: one is chosen, not both merged
+    assert "choose one with --namespace" in capsys.readouterr().err
+    assert main(["check-inference", obo, "--namespace", NAMESPACES[1], "--objects", "2"]) == 0
+    assert "synthetic weak evidence" in capsys.readouterr().out
 
 
 def _gaf_of(pairs, path):

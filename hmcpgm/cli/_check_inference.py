@@ -13,6 +13,7 @@ from pathlib import Path
 from .._util import json_records
 from ..inference import engine_names, get_engine
 from ._commands import UserError
+from ._go import add_ontology_options
 
 __all__ = ["add_check_inference", "command_check_inference"]
 
@@ -31,9 +32,10 @@ def add_check_inference(sub, int_at_least, number_in):
         description="Run several engines on the same objects (full mLPRs) and report each one's largest and mean "
                     "absolute error against an exact reference (the fastest exact engine that fits the memory "
                     "budget, or --reference), its time and memory, loopy BP's iterations, and loopy's error by "
-                    "the number of parents and the depth of the class. HIERARCHY is a 'parent,child' CSV edge "
-                    "list, an .obo ontology, or an .arff file (its hierarchical class attribute; theta then comes "
-                    "from its labels).")
+                    "the number of parents and the depth of the class (worst_object: the object's row, from 1). "
+                    "HIERARCHY is a 'parent,child' CSV edge list, an .obo ontology (one namespace: --namespace, or "
+                    "the one holding --model's classes, restricted to them as 'fit' does), or an .arff file (its "
+                    "hierarchical class attribute; theta then comes from its labels).")
     p.add_argument("hierarchy", metavar="HIERARCHY", help="edge list CSV, .obo or .arff file")
     p.add_argument("--model", metavar="M.npz", help="a model saved by 'hmcpgm fit': its theta (and, with --scores, "
                                                     "its likelihoods of those scores)")
@@ -55,19 +57,42 @@ def add_check_inference(sub, int_at_least, number_in):
     p.add_argument("--max-iter", type=int_at_least(1), metavar="N", help="loopy BP iteration cap (default 200)")
     p.add_argument("--json", metavar="OUT", help="also write the report and the grouped errors as JSON")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="random seed of the synthetic evidence and theta")
+    add_ontology_options(p)
     p.set_defaults(run=command_check_inference)
     return p
 
 
-def _read_hierarchy(path):
-    """(hierarchy, labels or None) from a CSV edge list, an OBO file or an ARFF file."""
-    from ..hierarchy import Hierarchy
-    from ..io import read_hierarchy
+def _read_hierarchy(path, args, model=None):
+    """(hierarchy, labels or None) from a CSV edge list, an OBO file or an ARFF file.
 
-    suffix = Path(path).suffix.lower()
-    if suffix == ".obo":
-        return Hierarchy.from_obo(path), None
-    if suffix == ".arff":
+    An OBO file gives one namespace (``--namespace``, needed when it has several and
+    no ``--model`` names its terms). With ``--model`` it gives the namespace holding
+    the model's classes, restricted to them as ``hmcpgm fit`` restricts it.
+    """
+    from ..io import read_hierarchy
+    from ..ontology import is_obo_file, read_ontology, restrict_hierarchy
+
+    if is_obo_file(path):
+        relations = tuple(r.strip() for r in (args.relations or "").split(",") if r.strip())
+        try:
+            ontology = read_ontology(path, relations)
+        except ImportError:
+            raise UserError(f"{path} is an OBO file, and reading it needs obonet: pip install \"hmcpgm[obo]\"") \
+                from None
+        namespaces = [args.namespace] if args.namespace else list(ontology.namespaces)
+        if model is not None:  # the namespace holding the model's classes
+            classes = list(model.hierarchy_.classes)
+            holding = [ns for ns in namespaces if all(c in ontology.hierarchy(ns) for c in classes)]
+            if not holding:
+                raise UserError(f"--model {args.model!r} was fitted on classes that are not all terms of "
+                                f"{'namespace ' + repr(args.namespace) if args.namespace else 'one namespace'} "
+                                f"of {path}")
+            return restrict_hierarchy(ontology.hierarchy(holding[0]), classes), None
+        if args.namespace is None and len(namespaces) > 1:
+            raise UserError(f"{path} has {len(namespaces)} namespaces ({', '.join(namespaces)}); "
+                            "choose one with --namespace")
+        return ontology.hierarchy(args.namespace), None
+    if Path(path).suffix.lower() == ".arff":
         from ..datasets import load_hmc_arff
 
         data = load_hmc_arff(path)
@@ -75,20 +100,16 @@ def _read_hierarchy(path):
     return read_hierarchy(path), None
 
 
-def _network_and_evidence(args, hierarchy, labels):
+def _network_and_evidence(args, hierarchy, labels, model):
     """(network, likelihoods, what the evidence is); the network's hierarchy is the model's with --model."""
     import numpy as np
 
     from ..inference import synthetic_evidence
     from ..network import LabelNetwork
 
-    if args.scores and not args.model:
-        raise UserError("--scores needs --model: the model's score models turn scores into evidence")
     if args.model:
         from ..io import read_matrix
-        from ..persist import load_model
 
-        model = load_model(args.model)
         same = set(model.hierarchy_.classes) == set(hierarchy.classes) and set(model.hierarchy_.edges) == set(
             hierarchy.edges)
         if not same:
@@ -118,7 +139,7 @@ def _format(report):
     show["exact"] = show["exact"].map({True: "yes", False: "no"})
     show["peak_memory"] = show["peak_memory"].map(lambda b: "" if pd.isna(b) else f"{b / 2**20:.1f} MiB")
     show["worst_class"] = show["worst_class"].map(lambda c: "" if c is None else str(c))
-    show["worst_object"] = show["worst_object"].map(lambda o: "" if pd.isna(o) else str(int(o)))
+    show["worst_object"] = show["worst_object"].map(lambda o: "" if pd.isna(o) else str(int(o) + 1))  # rows from 1
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 30):
         return show.to_string(index=False, na_rep="", float_format=lambda x: f"{x:.3g}")
 
@@ -132,8 +153,15 @@ def command_check_inference(args):
 
     if args.json:
         check_output(args.json, "--json")
-    hierarchy, labels = _read_hierarchy(args.hierarchy)
-    network, lik, what = _network_and_evidence(args, hierarchy, labels)
+    if args.scores and not args.model:
+        raise UserError("--scores needs --model: the model's score models turn scores into evidence")
+    model = None
+    if args.model:
+        from ..persist import load_model
+
+        model = load_model(args.model)
+    hierarchy, labels = _read_hierarchy(args.hierarchy, args, model)
+    network, lik, what = _network_and_evidence(args, hierarchy, labels, model)
     hierarchy = network.hierarchy
     engines = args.engines
     loopy_opts = {n: v for n, v in (("damping", args.damping), ("max_iter", args.max_iter)) if v is not None}
@@ -172,7 +200,7 @@ def command_check_inference(args):
             "hierarchy": str(args.hierarchy), "n_classes": hierarchy.n_classes, "evidence": what,
             "reference": report.attrs["reference"], "reference_reason": report.attrs["reference_reason"],
             "memory_method": report.attrs["memory_method"],
-            "engines": json_records(report),
+            "engines": json_records(report.assign(worst_object=report["worst_object"] + 1)),  # rows from 1
             "loopy_errors_by_class_structure": {n: json_records(t) for n, t in grouped.items()},
         }
         from .._atomic import atomic_write

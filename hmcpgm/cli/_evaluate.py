@@ -64,8 +64,11 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
     dict
         ``{namespace: {"n_targets", "fmax", "fmax_threshold", "fmax_coverage", "smin",
         "smin_threshold", "weighted_fmax", "weighted_fmax_threshold", "auprc"}}`` for
-        each namespace with ground truth and a prediction at the first threshold or above.
+        each namespace with ground truth and a prediction at the first threshold or above
+        (``auprc`` NaN where no positive is evaluated, e.g. a ground truth of roots alone
+        with ``exclude_roots``).
     """
+    from ..exceptions import LabelError
     from ..metrics import average_precision, cafa_metrics, propagate_max
     from ..ontology import Ontology, read_annotations_per_namespace, read_cafa_predictions_per_namespace, read_ontology
 
@@ -85,7 +88,10 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
                                threshold_step=threshold_step)  # without ia: estimated from the ground truth
         if metrics["fmax_coverage"] == 0:
             continue  # no score reaches a threshold: cafaeval keeps no row of the namespace
-        auprc = average_precision(propagate_max(s, h), h.close_labels(y), h, exclude_roots=exclude_roots)
+        try:
+            auprc = average_precision(propagate_max(s, h), h.close_labels(y), h, exclude_roots=exclude_roots)
+        except LabelError:  # no positive left (a ground truth of roots only, roots excluded): AP undefined
+            auprc = float("nan")
         results[ns] = {"n_targets": len(targets), **metrics, "auprc": auprc}
     return results
 
@@ -100,6 +106,13 @@ def format_evaluation(results):
                      f"{r['fmax_coverage']:>5.2f} {r['smin']:>7.3f} {r['smin_threshold']:>5.2f} "
                      f"{r['weighted_fmax']:>6.3f} {r['weighted_fmax_threshold']:>5.2f} {r['auprc']:>7.3f}")
     return "\n".join(lines)
+
+
+def _null_for_nan(results):
+    """``results`` with each NaN (an undefined metric) as None: JSON has no NaN, ``null`` is what readers expect."""
+    if isinstance(results, dict):
+        return {k: _null_for_nan(v) for k, v in results.items()}
+    return None if isinstance(results, float) and results != results else results
 
 
 def command_evaluate(args):
@@ -148,7 +161,7 @@ def command_evaluate(args):
         from .._atomic import atomic_write
 
         with atomic_write(args.json) as fh:  # "-": standard output (messages went to standard error)
-            fh.write(json.dumps(out[None] if len(files) == 1 else out, indent=2) + "\n")
+            fh.write(json.dumps(_null_for_nan(out[None] if len(files) == 1 else out), indent=2) + "\n")
         print(f"wrote {args.json}")
 
 
