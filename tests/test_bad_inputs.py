@@ -221,6 +221,14 @@ CLI_CASES = [
     ("demo-n-test-0", lambda d: ["demo", "--n-test", "0"], ["--n-test", "integer >= 2", "got 0"]),
     ("demo-seed-negative", lambda d: ["demo", "--seed", "-1"], ["--seed", "integer >= 0", "got -1"]),
     ("demo-n-train-text", lambda d: ["demo", "--n-train", "many"], ["--n-train", "'many'"]),
+    # the paper's model needs 15 training positives of each class: 200 rows failed for most seeds
+    ("example-n-train-999", lambda d: ["example", "ex", "--n-train", "999"], ["--n-train", "integer >= 1000", "999"]),
+    # an empty name was taken for no file: --json "" wrote nothing and said nothing
+    ("benchmark-json-empty", lambda d: ["benchmark", "a.arff", "b.arff", "--json", ""], ["--json", "empty name"]),
+    ("rank-output-empty", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", ""], ["-o", "empty name"]),
+    # scikit-learn's random_state ends at 2**32 - 1: a larger seed crashed after the first stage
+    ("benchmark-seed-2**32", lambda d: ["benchmark", "a.arff", "b.arff", "--seed", str(2**32)],
+     ["--seed", "0 to 2**32 - 1", "4294967296"]),
     ("rank-fdr-above-1", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--fdr", "1.5"],
      ["--fdr", "(0, 1)"]),
     ("rank-fdr-on-scores", lambda d: _scores_with(d, _set(0, "2", "3.5")) and

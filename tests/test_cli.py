@@ -523,3 +523,14 @@ def test_fit_says_when_nbh_uses_the_prevalence_prior_on_a_dag(tmp_path, capsys, 
     out = capsys.readouterr().out
     assert ("under the training prevalence's prior" in out) is shown
     assert load_model(tmp_path / "m.npz").prior_ == ("prevalence" if shown else "network")
+
+
+def test_benchmark_valid_fraction_that_leaves_no_rows_is_one_line(tmp_path, capsys):
+    header = "@RELATION tiny\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE class hierarchical 01,01/01,02\n@DATA\n"
+    rows = "".join(f"{i}.0,{['01/01', '02', '01'][i % 3]}\n" for i in range(10))
+    (tmp_path / "t.arff").write_text(header + rows)
+    for fraction, left in (("0.01", "no validation"), ("0.99", "no training")):
+        assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "t.arff"), "--valid-fraction", fraction,
+                     "--quiet"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"hmcpgm: error: --valid-fraction {fraction} of the 10 training rows leaves {left} rows", err

@@ -321,6 +321,11 @@ BAD = {
         r"cannot tell the class attribute's format",
         3,
     ),
+    "classes of separators alone": (  # an empty list after the commas: a bare ValueError from min() before
+        "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical , ,\n@DATA\n1,\n",
+        r"hierarchical attribute 'c' lists no classes",
+        3,
+    ),
     "garbage in header": (
         "@RELATION r\nhello\n@ATTRIBUTE c hierarchical 1\n@DATA\n1\n",
         r"expected @RELATION, @ATTRIBUTE or @DATA",

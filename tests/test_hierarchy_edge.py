@@ -314,6 +314,14 @@ def test_subgraph_of_one_class_name():
     assert h.subgraph(["GO:3"]) == h.subgraph("GO:3")
     assert h.subgraph(("t", 1)).classes == (("t", 1),)  # a tuple that names a class is that class
     assert h.subgraph([("t", 1), "GO:3"]).classes == ("GO:1", "GO:2", "GO:3", ("t", 1))
+    with pytest.raises(HierarchyError, match="unknown class 5"):  # not iterable: one (unknown) name, no TypeError
+        h.subgraph(5)
+
+
+@pytest.mark.parametrize("edges", [None, 3, "ab"])
+def test_edges_that_are_no_collection_of_pairs_are_named(edges):
+    with pytest.raises(HierarchyError, match=r"edges must be an iterable of \(parent, child\) pairs, got "):
+        Hierarchy.from_edges(edges)
 
 
 def test_numpy_scalar_class_names_become_the_python_names_they_equal():

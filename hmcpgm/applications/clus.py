@@ -89,14 +89,18 @@ def split_validation(data, fraction=0.3, seed=0):
     train, valid : HMCData
         The remaining rows and the validation rows, in their original order.
     """
-    if not 0 < fraction < 1:
-        from ..exceptions import InputError
+    from ..exceptions import InputError
 
+    if not 0 < fraction < 1:
         raise InputError(f"valid_fraction must be in (0, 1), got {fraction!r}")
     rng = np.random.default_rng(seed)
     m = data.n_objects
+    n_valid = int(round(fraction * m))
+    if not 0 < n_valid < m:
+        raise InputError(f"valid_fraction={fraction!r} of the {m} training rows leaves "
+                         f"{'no validation' if n_valid == 0 else 'no training'} rows")
     valid_rows = np.zeros(m, dtype=bool)
-    valid_rows[rng.choice(m, size=int(round(fraction * m)), replace=False)] = True
+    valid_rows[rng.choice(m, size=n_valid, replace=False)] = True
     part = lambda rows: replace(data, features=data.features[rows], labels=data.labels[rows])  # noqa: E731
     return part(~valid_rows), part(valid_rows)
 

@@ -41,6 +41,7 @@ _CLI_ADVICE = [
     (r"pass pseudo_count > 0", "pass --pseudo-count > 0"),
     (r"^fdr needs", "--fdr needs"),
     (r"pass evidence=None", "leave out --evidence"),
+    (r"\bvalid_fraction=", "--valid-fraction "),
     (r"evidence code of evidence \(", "evidence code of --evidence ("),
 ]
 
@@ -107,9 +108,13 @@ def _run(args):
     import contextlib
 
     from .._atomic import check_distinct, data_on_stdout, spooled
-    from ._commands import FILES
+    from ._commands import FILES, UserError
 
     inputs, outputs = FILES.get(args.command, ({}, {}))
+    for name, what in {**inputs, **outputs}.items():  # an empty name (--json "") was taken for no file at all
+        value = getattr(args, name, None)
+        if value is not None and any(str(v).strip() == "" for v in (value if isinstance(value, list) else [value])):
+            raise UserError(f"{what} is given an empty name; give a file name")
     given = {what: getattr(args, name, None) for name, what in inputs.items()}
     written = {what: getattr(args, name, None) for name, what in outputs.items()}
     check_distinct(given, written)

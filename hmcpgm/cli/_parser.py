@@ -41,6 +41,14 @@ def _int_at_least(minimum):
     return parse
 
 
+def _seed(text):
+    """A random seed: an integer in [0, 2**32 - 1], what numpy and scikit-learn's ``random_state`` take."""
+    value = _int_at_least(0)(text)
+    if value > 2**32 - 1:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2**32 - 1, got {value}")
+    return value
+
+
 def _fraction(text):
     try:
         value = float(text)
@@ -135,10 +143,11 @@ def build_parser():
     p = sub.add_parser("demo", parents=[quiet], help="run the paper's synthetic experiment and print its tables",
                        description="Draw data from the paper's 25-class model, fit mLPRs, rank with NaiveSort and "
                                    "HierRank, and print the paper's Criterion I and II tables with legends.")
-    p.add_argument("--n-train", type=_int_at_least(200), default=50_000, help="training objects (default 50000)")
+    p.add_argument("--n-train", type=_int_at_least(1000), default=50_000,
+                   help="training objects, at least 1000 (default 50000)")
     p.add_argument("--n-test", type=_int_at_least(2), default=10_000,
                    help="test objects, half used for validation (default 10000)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.add_argument("--csv", metavar="DIR", help="also write the tables as CSV files into DIR")
     p.set_defaults(run=command_demo)
 
@@ -147,9 +156,10 @@ def build_parser():
                                    "new_labels.csv, drawn from the paper's synthetic model, into DIR (made if "
                                    "missing; files of these names are replaced).")
     p.add_argument("dir", metavar="DIR")
-    p.add_argument("--n-train", type=_int_at_least(200), default=5000, help="training objects (default 5000)")
+    p.add_argument("--n-train", type=_int_at_least(1000), default=5000,
+                   help="training objects, at least 1000 (default 5000)")
     p.add_argument("--n-new", type=_int_at_least(1), default=1000, help="new objects to predict (default 1000)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     p.set_defaults(run=command_example)
 
     p = sub.add_parser("fit", parents=[ids, quiet, inference],
@@ -234,6 +244,11 @@ def build_parser():
     p.set_defaults(run=command_rank)
 
     p = sub.add_parser("benchmark", parents=[quiet],
+                       # nargs="+" would print "TRAIN [VALID] TEST [TRAIN [VALID] TEST ...]": one data set is read
+                       usage="%(prog)s [-h] [--quiet] [--json OUT]\n"
+                             "                        [--first-stage {joint,classwise}] [--valid-fraction F]\n"
+                             "                        [--seed SEED]\n"
+                             "                        TRAIN [VALID] TEST",
                        help="run the real-data benchmark on Clus HMC ARFF files (train, [valid,] test)",
                        description="First-stage classifiers (out-of-fold on TRAIN), the second stage fitted on "
                                    "TRAIN, cutoffs chosen on VALID (without it, a seeded fraction of TRAIN), and "
@@ -246,7 +261,7 @@ def build_parser():
                    help="joint ridge regression on all classes (default) or one logistic regression per class")
     p.add_argument("--valid-fraction", type=_fraction, default=0.3, metavar="F",
                    help="without VALID: the fraction of TRAIN rows held out for validation (default 0.3)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0)
+    p.add_argument("--seed", type=_seed, default=0, help="random seed of the splits and fits (default 0)")
     p.set_defaults(run=command_benchmark)
 
     add_evaluate_parser(sub, _number_in)

@@ -212,7 +212,7 @@ def _parse_attribute(rest, source, lineno):
         return _Attribute(name, "numeric", None, lineno)
     if kind == "hierarchical":
         spec = parts[1].strip() if len(parts) > 1 else ""
-        if not spec:
+        if not any(s.strip() for s in spec.split(",")):  # nothing, or separators alone
             raise InputError(f"{source}, line {lineno}: hierarchical attribute {name!r} lists no classes")
         return _Attribute(name, "hierarchical", spec, lineno)
     raise InputError(

@@ -1,5 +1,7 @@
 """Graphs from other tools turned into parent -> child DiGraphs (networkx, OBO files), and their checks."""
 
+from collections.abc import Iterable
+
 import networkx as nx
 import numpy as np
 
@@ -85,6 +87,8 @@ def frozen_graph(graph, classes=None):
 
 def graph_from_edges(edges, classes=None):
     """``(graph, classes)`` from ``(parent, child)`` pairs (see :meth:`Hierarchy.from_edges`)."""
+    if edges is None or isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
+        raise HierarchyError(f"edges must be an iterable of (parent, child) pairs, got {type(edges).__name__}")
     graph = nx.DiGraph()
     seen = set()
     order = {}

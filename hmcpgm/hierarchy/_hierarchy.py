@@ -7,6 +7,7 @@ Engines work on integer indices (``parent_indices``, ``topological_order``), use
 on names (``parents("GO0003674")``).
 """
 
+from collections.abc import Iterable
 from functools import cached_property
 
 import networkx as nx
@@ -507,7 +508,7 @@ class Hierarchy:
         >>> h.subgraph("b").classes
         ('r', 'a', 'b')
         """
-        if isinstance(names, str) or names in self:
+        if isinstance(names, str) or names in self or not isinstance(names, Iterable):  # one name (maybe unknown)
             names = [names]
         idx = self.indices(names)
         keep = reachable(idx, self.parent_indices, self.n_classes)
