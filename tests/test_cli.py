@@ -534,3 +534,12 @@ def test_benchmark_valid_fraction_that_leaves_no_rows_is_one_line(tmp_path, caps
                      "--quiet"]) == 2
         err = capsys.readouterr().err.strip()
         assert err == f"hmcpgm: error: --valid-fraction {fraction} of the 10 training rows leaves {left} rows", err
+
+
+def test_benchmark_test_rows_without_positives_are_named(tmp_path, capsys):
+    header = "@RELATION tiny\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE class hierarchical 01,01/01,02\n@DATA\n"
+    (tmp_path / "t.arff").write_text(header + "".join(f"{i}.0,{['01/01', '02', '01'][i % 3]}\n" for i in range(30)))
+    (tmp_path / "e.arff").write_text(header + "1.0,\n2.0,\n")  # rows without a class
+    assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "e.arff"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("hmcpgm: error: the test rows (") and "e.arff) have no positive label" in err, err

@@ -356,7 +356,13 @@ def test_split_with_different_hierarchies_is_an_error(tmp_path):
     _write(tmp_path, head + "1,1/2\n@DATA\n1,1\n", "toy.train.arff")
     _write(tmp_path, head + "1,1/2\n@DATA\n1,1/2\n", "toy.valid.arff")
     _write(tmp_path, head + "1,1/3\n@DATA\n1,1\n", "toy.test.arff")
-    with pytest.raises(HierarchyError, match=r"toy\.test\.arff declares a different hierarchy"):
+    with pytest.raises(HierarchyError, match=r"toy\.test\.arff declares a different hierarchy .*only in the first: "
+                                             r"\['1/3'\], only in the second: \['1/2'\]"):
+        load_hmc_split("toy", tmp_path)
+    # the same classes in another order: the message said "Hierarchy(tree, 2 classes, ...) vs" the same words
+    _write(tmp_path, "@RELATION r\n@ATTRIBUTE x numeric\n@ATTRIBUTE c hierarchical 1/2,1\n@DATA\n1,1\n",
+           "toy.test.arff")
+    with pytest.raises(HierarchyError, match=r"the same classes in another order: position 0 is '1/2' against '1'"):
         load_hmc_split("toy", tmp_path)
     _write(tmp_path, head + "1,1/2\n@DATA\n1,1\n", "toy.test.arff")
     split = load_hmc_split("toy", tmp_path)

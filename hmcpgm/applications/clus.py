@@ -231,6 +231,10 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
                 f"the {name} rows ({data[name].path}) declare a different hierarchy than the training rows"
             )
     evaluated = [c for c, keep in zip(hierarchy.classes, data["train"].evaluated) if keep]
+    for name in ("valid", "test"):  # AU(PRC) and the cutoffs need a positive (the error named no file)
+        if not data[name].labels[:, hierarchy.indices(evaluated)].any():
+            raise InputError(f"the {name} rows ({data[name].path or 'split from TRAIN'}) have no positive label "
+                             "among the evaluated classes: there is nothing to rank")
     seconds["read"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
