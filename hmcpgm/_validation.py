@@ -100,7 +100,10 @@ def likelihood_array(likelihoods, hierarchy, name="likelihoods"):
     A pair (0, 0) is impossible evidence and is an error.
     """
     refuse_complex(likelihoods, name)
-    arr = np.asarray(likelihoods, dtype=float)
+    try:
+        arr = np.asarray(likelihoods, dtype=float)
+    except (TypeError, ValueError) as exc:  # text, None, ragged nesting: numpy's own words, said in one line
+        raise InputError(f"{name} must be numbers of shape (n_objects, {hierarchy.n_classes}, 2): {exc}") from None
     k = hierarchy.n_classes
     if arr.ndim != 3 or arr.shape[1:] != (k, 2):
         raise InputError(

@@ -148,7 +148,8 @@ def isotonic_columns(x, y, grid, *, increasing, prior_rate, prior_count=0.0, min
 
 
 def _pav_python(x, y, w, increasing):
-    """Pool adjacent violators on sorted ``x``: block means of x, sums of w*y, sums of w.
+    """Pool adjacent violators on sorted ``x``: block means of x, sums of w*y, sums of w, and how many
+    of the values each block holds.
 
     Tied ``x`` enter as one point; neighbouring blocks with equal rates are merged,
     so block rates are strictly monotone (the blocks of ``sklearn.isotonic``).
@@ -157,6 +158,7 @@ def _pav_python(x, y, w, increasing):
     sx = np.empty(n)
     sy = np.empty(n)
     sw = np.empty(n)
+    sc = np.empty(n, np.intp)
     sign = 1.0 if increasing else -1.0
     nb = 0
     i = 0
@@ -173,14 +175,16 @@ def _pav_python(x, y, w, increasing):
         sx[nb] = ax
         sy[nb] = ay
         sw[nb] = aw
+        sc[nb] = j - i
         nb += 1
         while nb > 1 and sign * sy[nb - 2] * sw[nb - 1] >= sign * sy[nb - 1] * sw[nb - 2]:
             sx[nb - 2] += sx[nb - 1]
             sy[nb - 2] += sy[nb - 1]
             sw[nb - 2] += sw[nb - 1]
+            sc[nb - 2] += sc[nb - 1]
             nb -= 1
         i = j
-    return sx[:nb] / sw[:nb], sy[:nb], sw[:nb]
+    return sx[:nb] / sw[:nb], sy[:nb], sw[:nb], sc[:nb]
 
 
 _pav = jit(_pav_python)
@@ -189,7 +193,7 @@ _pav = jit(_pav_python)
 def _knots_sorted_python(xs, ys, ws, increasing, prior_rate, prior_count, min_count, shrink):
     """:func:`isotonic_knots` on values sorted by ``xs``: the knots x, rates and weights of the blocks."""
     n = xs.shape[0]
-    bx, by, bw = _pav(xs, ys, ws, increasing)
+    bx, by, bw, _ = _pav(xs, ys, ws, increasing)
     nb = bw.shape[0]
     if min_count > 0 and nb > 1:
         # merge neighbouring blocks, left to right, until each weighs at least min_count
@@ -237,22 +241,20 @@ def _knots_sorted_python(xs, ys, ws, increasing, prior_rate, prior_count, min_co
     # monotonicity; pool the shrunk blocks again (weights include the pseudo-counts)
     shrunk = (by + prior_count * prior_rate) / (bw + prior_count)
     padded = bw + prior_count
-    sx, sy, sw = _pav(bx, shrunk, padded, increasing)
+    sx, sy, sw, held = _pav(bx, shrunk, padded, increasing)  # bx is strictly increasing: one block per point
     n_merged = sw.shape[0]
     if n_merged == nb:
         return bx, shrunk, bw
-    # the blocks each pooled block holds: where the cumulative weights meet
-    cum_s = np.cumsum(sw)
-    cum_p = np.cumsum(padded)
-    group = np.searchsorted(cum_s, cum_p - 1e-9)
+    # each pooled block holds the next ``held[g]`` blocks (counted, not found again from cumulative weights,
+    # whose rounding misplaced blocks when the weights were very large or very small)
     wx = np.zeros(n_merged)
     ww = np.zeros(n_merged)
-    g = 0
-    for i in range(nb):
-        if i > 0 and group[i] != group[i - 1] and g < n_merged - 1:
-            g += 1
-        wx[g] += bx[i] * bw[i]
-        ww[g] += bw[i]
+    i = 0
+    for g in range(n_merged):
+        for _ in range(held[g]):
+            wx[g] += bx[i] * bw[i]
+            ww[g] += bw[i]
+            i += 1
     return wx / ww, sy / sw, ww
 
 

@@ -43,6 +43,36 @@ def test_isotonic_block_shrinkage():
 
 
 # ---------------------------------------------------------------------- logistic pairs
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 60), scale=st.sampled_from([1e-9, 1e-3, 1e4, 1e9]))
+def test_isotonic_knots_do_not_depend_on_the_scale_of_the_weights(seed, n, scale):
+    """Weights and pseudo-count scaled together leave every knot where it was. The re-pooled blocks after
+    shrinking were found again from cumulative weights with a fixed slack of 1e-9: at large totals a block
+    moved into its neighbour, at small weights a knot became NaN (weights 3, 3, 1e-7, 1e-7, 1 at 1e-3 and 1e7)."""
+    rng = np.random.default_rng(seed)
+    x = np.sort(rng.normal(size=n))
+    y = rng.random(n)
+    w = np.exp(rng.normal(scale=4.0, size=n))  # weights over many orders of magnitude: light blocks re-pool
+    count, rate = float(np.exp(rng.normal(scale=2.0))), float(rng.random())
+    kx, ky, kw = isotonic_knots(x, y, weight=w, prior_rate=rate, prior_count=count)
+    sx, sy, sw = isotonic_knots(x, y, weight=w * scale, prior_rate=rate, prior_count=count * scale)
+    assert np.all(np.isfinite(sx)) and np.all(sw > 0)
+    np.testing.assert_allclose(sx, kx, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(sy, ky, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(sw, kw * scale, rtol=1e-9)
+
+
+def test_isotonic_knots_reported_case_at_three_scales():
+    x, y, w = [0, 1, 2, 3, 4], [0.2, 0.4, 0.5, 0.7, 0.9], np.array([3, 3, 1e-7, 1e-7, 1])
+    for scale in (1.0, 1e-3, 1e7):
+        kx, ky, kw = isotonic_knots(x, y, weight=w * scale, prior_rate=0.0, prior_count=0.7e-7 * scale)
+        np.testing.assert_allclose(kx, [0, 1.00000003, 3, 4], rtol=1e-7)
+        # the 2nd and 3rd points, and the 4th alone, pooled by hand: (3 * 0.4 + 1e-7 * 0.5) / (3 + 1e-7), then
+        # the shrunk rate of the 1e-7 block: 1e-7 * 0.7 / (1e-7 + 0.7e-7)
+        np.testing.assert_allclose(ky[2], 0.7e-7 / 1.7e-7, rtol=1e-7)
+        np.testing.assert_allclose(np.interp([2.5, 3.5], kx, ky), [0.4088, 0.6559], atol=1e-4)
+
+
 def test_logistic_pairs_equal_sklearn_without_prior():
     rng = np.random.default_rng(1)
     z = rng.normal(size=(3000, 3))

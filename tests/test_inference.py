@@ -275,6 +275,14 @@ def test_loopy_reports_non_convergence_with_a_warning():
     assert report.all_converged and report.n_iter.max() < 500
     out, rep2 = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, engine="loopy", return_report=True)
     assert rep2.converged.shape == (5,)
+    # nbh runs loopy per kind of neighbourhood: no report (with objects or without, alike), the warning says it
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        out, none = mlpr_from_likelihoods(LabelNetwork(h, theta), lik, version="nbh", engine="loopy", max_iter=1,
+                                          return_report=True)
+    assert none is None and out.shape == (5, 5)
+    _, none = mlpr_from_likelihoods(LabelNetwork(h, theta), lik[:0], version="nbh", engine="loopy",
+                                    return_report=True)
+    assert none is None
 
 
 # ---------------------------------------------------------------- pgmpy reference

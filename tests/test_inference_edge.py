@@ -467,3 +467,13 @@ def test_the_plan_refuses_bad_sizes_in_one_line(option, value):
                  lambda: engine_in_use(DIAMOND, **{option: value})):
         with pytest.raises(InputError, match=f"^{option} must be"):
             call()
+
+
+def test_likelihoods_that_are_no_numbers_are_one_line():
+    """Text in an object array raised numpy's ValueError ('could not convert string to float')."""
+    net = LabelNetwork(Hierarchy.from_edges([("a", "b")]), [0.5, 0.4])
+    lik = np.ones((1, 2, 2), dtype=object)
+    lik[0, 0, 0] = "x"
+    with pytest.raises(InputError, match=r"^likelihoods must be numbers of shape \(n_objects, 2, 2\): could not "
+                                         r"convert string to float: 'x'$"):
+        mlpr_from_likelihoods(net, lik)

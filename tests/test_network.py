@@ -107,6 +107,29 @@ def test_from_pgmpy_refuses_cpds_outside_the_family():
         LabelNetwork.from_pgmpy(h)
 
 
+@pytest.mark.parametrize(("cpd", "message"), [
+    # the parent's states in the order (1, 0): P(b = 1 | a = 1) = 0 is outside the family, and theta was read
+    # from the column of a = 0 (0.5)
+    ({"values": [[1, 0.5], [0, 0.5]], "evidence_card": [2], "state_names": {"b": [0, 1], "a": [1, 0]}},
+     r"CPD of node 'b' reads its parent 'a' with states \[1, 0\]"),
+    # a three-state parent: numpy's broadcast error instead of one line
+    ({"values": [[1, 1, 0.5], [0, 0, 0.5]], "evidence_card": [3]}, r"CPD of node 'b' reads its parent 'a' with states "
+                                                                   r"\[0, 1, 2\]"),
+])
+def test_from_pgmpy_reads_each_parent_as_a_binary_label(cpd, message):
+    from pgmpy.factors.discrete import TabularCPD
+
+    with quiet_pgmpy():
+        from pgmpy.models import DiscreteBayesianNetwork
+
+        model = DiscreteBayesianNetwork()
+        model.add_nodes_from(["b", "a"])  # the child first
+        model.add_edge("a", "b")
+        model.add_cpds(TabularCPD("a", 2, [[0.2], [0.8]]), TabularCPD("b", 2, evidence=["a"], **cpd))
+    with pytest.raises(InputError, match=message):
+        LabelNetwork.from_pgmpy(model)
+
+
 def test_samples_follow_the_model():
     h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("d", "e")])
     net = LabelNetwork(h, [0.7, 0.8, 0.6, 0.9, 0.5])
@@ -272,3 +295,19 @@ def test_bad_inputs_name_the_argument():
         augmented_network(h)
     with pytest.raises(InputError, match="n must be an integer >= 0"):
         net.sample(-1)
+
+
+def test_log_prior_refuses_what_is_no_configuration_matrix():
+    """Extra columns were ignored, 0.3 and 7 read as positive, 1-D and 3-D arrays raised numpy's errors."""
+    net = LabelNetwork(Hierarchy.from_edges([("a", "b")]), [0.5, 0.4])
+    import pandas as pd
+
+    np.testing.assert_allclose(net.log_prior([[1, 0], [1, 1], [0, 1]]), [np.log(0.3), np.log(0.2), -np.inf])
+    np.testing.assert_allclose(net.log_prior(pd.DataFrame([[1, 1]], columns=["b", "a"])), [np.log(0.2)])  # by name
+    with pytest.raises(InputError, match="configurations has 4 columns but the hierarchy has 2 classes"):
+        net.log_prior([[1, 0, 1, 1]])
+    with pytest.raises(LabelError, match="configurations must hold only 0 and 1; row 0, column 0 holds 0.3"):
+        net.log_prior([[0.3, 7.0]])
+    for bad in ([1, 0], np.zeros((1, 2, 2))):
+        with pytest.raises(InputError, match="configurations must be a 2-D array"):
+            net.log_prior(bad)

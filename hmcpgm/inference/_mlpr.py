@@ -129,7 +129,11 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     Returns
     -------
     ndarray of shape (M, K)
-        With ``engine="loopy", return_report=True``: a tuple (mlpr, report).
+        With ``engine="loopy", return_report=True``: a tuple (mlpr, report). The
+        report (a ``LoopyReport``) describes the full version's one run over all
+        classes; with ``version="nbh"`` loopy runs once per kind of neighbourhood
+        and the report is None: a ``ConvergenceWarning`` says when any of those
+        runs did not converge.
 
     Raises
     ------
@@ -176,7 +180,8 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     k = hierarchy.n_classes
     if m == 0:
         empty = np.zeros((0, k))
-        return (empty, _empty_report(options)) if options.get("return_report") else empty
+        report = _empty_report(options) if version == "full" else None  # as with objects: see Returns
+        return (empty, report) if options.get("return_report") else empty
     if spec.direct is not None:
         out = spec.direct(hierarchy, theta, likelihoods, version, options)
         if out is not None:

@@ -5,7 +5,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .._arrays import count
+from .._arrays import binary_matrix, count
+from .._columns import class_matrix
 from .._util import preview
 from .._validation import check_hierarchy, check_instance, label_matrix, theta_vector
 from ..exceptions import InputError, LabelError
@@ -164,10 +165,20 @@ class LabelNetwork:
                     f"the CPD of node {name!r} is conditioned on {evidence}, not on its parents "
                     f"{list(hierarchy.parents(name))}"
                 )
+            for parent, card in zip(cpd.variables[1:], cpd.cardinality[1:]):
+                parent_states = (cpd.state_names or {}).get(parent, list(range(int(card))))
+                if int(card) != 2 or list(parent_states) not in ([0, 1], ["0", "1"]):
+                    raise InputError(  # another order (1, 0) would read theta from the wrong column
+                        f"the CPD of node {name!r} reads its parent {parent!r} with states {list(parent_states)}; "
+                        "a parent's states must be [0, 1]"
+                    )
             table = np.asarray(cpd.get_values(), dtype=float)
             theta[k] = table[1, -1]
             expected = label_cpd_table(len(evidence), theta[k])
-            if table.shape != expected.shape or not np.allclose(table, expected, atol=1e-12):
+            if table.shape != expected.shape:
+                raise InputError(f"the CPD of node {name!r} has a table of shape {table.shape}; its "
+                                 f"{len(evidence)} binary parents need {expected.shape}")
+            if not np.allclose(table, expected, atol=1e-12):
                 bad = int(np.flatnonzero(~np.isclose(table, expected, atol=1e-12).all(axis=0))[0])
                 raise InputError(
                     f"the CPD of node {name!r} is outside the hierarchical family: column {bad} "
@@ -211,15 +222,22 @@ class LabelNetwork:
 
         Parameters
         ----------
-        configurations : bool ndarray of shape (C, K)
-            Label configurations, columns in ``classes`` order.
+        configurations : array-like or DataFrame of shape (C, K)
+            0/1 (or bool) label configurations, columns in ``classes`` order (a
+            DataFrame's by name); they need not respect the hierarchy.
 
         Returns
         -------
         ndarray of shape (C,)
             The log prior probability of each configuration (-inf for an impossible one).
+
+        Raises
+        ------
+        InputError, LabelError
+            Another number of columns than classes, or values other than 0 and 1.
         """
-        return log_prior(self.hierarchy, self.theta, configurations)
+        y = binary_matrix(class_matrix(configurations, self.hierarchy, "configurations"), "configurations")
+        return log_prior(self.hierarchy, self.theta, y.astype(bool))
 
     @cached_property
     def log_prior_marginals(self):
