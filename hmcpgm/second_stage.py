@@ -97,6 +97,7 @@ def consistent_values(p, hierarchy, consistency):
     >>> consistent_values(np.array([[0.3, 0.6]]), h, "max")
     array([[0.6, 0.6]])
     """
+    check_choice(consistency, "consistency", CONSISTENCY)  # a bare KeyError before; "mcm" is spelt "max" here
     if consistency == "hierrank":
         return p
     if consistency == "max":

@@ -179,3 +179,20 @@ def test_a_class_without_positives_in_a_training_fold_scores_its_prior_on_the_me
     assert np.all(r[held, 1] == 0.0) and np.all(r[:, 2] == 1.0)
     model = fit_first_stage(X, Y, LogisticRegression(), progress=False)
     assert model.constants[2] == np.log(80.5 / 0.5) and np.isnan(model.constants[:2]).all()
+
+
+@pytest.mark.parametrize("refit", [True, False])
+def test_a_fold_where_every_class_is_constant_scores_on_the_other_folds_scale(refit):
+    """One class, one positive: the fold that holds it trains on negatives alone. Its constant was 0 on the
+    predict scale (above every log-odds of the other folds) instead of the Jeffreys log-odds log(0.5 / 40.5)."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 2))
+    y = np.zeros(50, int)
+    y[7] = 1
+    t = OutOfFoldScores(LogisticRegression(), cv=5, refit=refit)
+    s = t.fit_transform(x, y)
+    fold = t.folds_[7]
+    np.testing.assert_allclose(s[t.folds_ == fold, 0], np.log(0.5 / 40.5))
+    assert t.method_ == "decision_function"
+    if not refit:
+        assert [e.method_ for e in t.estimators_] == ["decision_function"] * 5

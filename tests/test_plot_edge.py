@@ -99,3 +99,20 @@ def test_a_refused_call_leaves_no_figure_open(bad_call):
     with pytest.raises(ValueError):  # InputError or LabelError, one line
         bad_call()
     assert plt.get_fignums() == []
+
+
+def test_bad_plot_options_are_one_line_and_leave_no_figure():
+    """An unknown cmap raised matplotlib's error with the figure open; bins=0 drew an empty histogram;
+    max_rank=-2 dropped the last two events."""
+    from hmcpgm.plot import plot_hierarchy, plot_hit_curves, plot_lpr
+
+    plt.close("all")
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d")])
+    with pytest.raises(InputError, match="^cmap: 'nope' is not a valid value for cmap"):
+        plot_hierarchy(h, [0.1] * 4, cmap="nope")
+    with pytest.raises(InputError, match="max_rank must be an integer >= 1, got -2"):
+        plot_hit_curves({"x": ([0, 1, 2, 3], np.array([[1, 0], [1, 1]]))}, max_rank=-2)
+    s, y = np.array([[0.1], [0.5], [0.9]]), np.array([[0], [1], [1]])
+    with pytest.raises(InputError, match="bins must be an integer >= 1, got 0"):
+        plot_lpr(s, y, lambda g: np.clip(g, 0, 1), 0, bins=0)
+    assert not plt.get_fignums()

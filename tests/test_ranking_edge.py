@@ -139,6 +139,23 @@ def test_restrict_to_one_class_named_by_a_string():
         ranking.restrict("abc")
 
 
+def test_restrict_to_one_class_named_by_an_int_and_bad_names_are_one_line():
+    ranking = Ranking([3, 0, 1, 2], 2, (0, 1))  # make_paper_synthetic's classes are ints
+    assert ranking.restrict(1).classes == (1,) and np.asarray(ranking.restrict(1)).tolist() == [1, 0]
+    for bad in (5, [["a"]], [0, 9]):  # TypeError from the handler itself before (an int, an unhashable name)
+        with pytest.raises(InputError, match="classes must be classes of the ranking, got unknown"):
+            ranking.restrict(bad)
+    with pytest.raises(InputError, match=r"classes must be distinct names; \['a'\] appear more than once"):
+        Ranking([0, 1], 1, ("a", "a"))  # restrict("a") kept only the last column
+
+
+@pytest.mark.parametrize("method", [np.array(["horn"]), np.array(["horn", "exact"])])
+def test_a_method_given_as_an_array_is_refused(method):
+    """One element was accepted and stored as an array; two raised numpy's 'truth value is ambiguous'."""
+    with pytest.raises(InputError, match="method must be one of"):
+        hier_rank([[0.2, 0.9]], Hierarchy.from_parents([None, 0]), method=method)
+
+
 # ---------------------------------------------------------------------- a pandas Series is one object
 def test_series_labelled_by_class_is_aligned_by_name(tree):
     # a Series indexed by class names in another order was read by position

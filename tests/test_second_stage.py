@@ -348,3 +348,11 @@ def test_the_default_prior_is_the_prevalence_on_a_dag_and_the_network_on_a_fores
     save_model(model, tmp_path / "forest.npz")  # the network's prior: the format of a model without it
     with np.load(tmp_path / "forest.npz") as f:
         assert json.loads(f["meta"].item())["format_version"] < 7
+
+
+def test_consistent_values_names_an_unknown_step():
+    """A bare KeyError before; "mcm" (a correction's name) was accepted although CONSISTENCY spells it "max"."""
+    h = Hierarchy.from_parents([None, 0])
+    for bad in ("maxx", "mcm"):
+        with pytest.raises(InputError, match=f"consistency must be one of .*; got '{bad}'"):
+            consistent_values(np.array([[0.3, 0.6]]), h, bad)

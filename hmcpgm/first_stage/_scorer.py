@@ -44,7 +44,9 @@ class ColumnScorer(BaseEstimator):
                     self.estimators_.append(est)
                 else:
                     self.estimators_.append(None)
-            self.method_ = used.pop() if used else (self.method if self.method != "auto" else "predict")
+            # no class could be fitted (every one constant in these rows): the unfitted estimator says which
+            # method its fitted copies use, so the constants are on the scale of the other folds' scores
+            self.method_ = used.pop() if used else _pick_method(self.estimator, self.method)
         else:
             self.estimators_ = [_fit_joint(self.estimator, X, Y)]
             self.method_ = _pick_method(self.estimators_[0], self.method)

@@ -89,6 +89,8 @@ def plot_lpr(scores, labels, model_or_lpr, class_index, ax=None, *, bins=30, gri
         )
     k_cls = s.shape[1]
     k = _class_column(class_index, classes, k_cls)
+    bins = count(bins, "bins", minimum=1)
+    grid_size = count(grid_size, "grid_size", minimum=2)
     x, yk = s[:, k], y[:, k].astype(bool)
     lo, hi = float(x.min()), float(x.max())
     if hi <= lo:

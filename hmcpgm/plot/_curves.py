@@ -4,6 +4,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._arrays import count
 from ..exceptions import InputError
 from ._axes import new_axes
 
@@ -52,6 +53,8 @@ def plot_hit_curves(curves, ax=None, *, max_rank=None, ideal=True, title="Hit cu
     """
     from ..metrics import hit_curve
 
+    if max_rank is not None:
+        max_rank = count(max_rank, "max_rank", minimum=1)  # a negative one cut events off the end
     if not isinstance(curves, Mapping) or not curves:
         raise InputError(f"curves must be a non-empty dict name -> (order, labels) or hit curve, got {curves!r:.80}")
     n_pos, lines = None, []

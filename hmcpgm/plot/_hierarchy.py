@@ -185,6 +185,12 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
         ring = np.asarray(marked).astype(bool)
         if ring.shape != (k_cls,):
             raise InputError(f"marked must hold one 0/1 flag per class, shape ({k_cls},), got shape {ring.shape}")
+    cmap_obj = None
+    if v is not None:
+        try:
+            cmap_obj = matplotlib.colormaps.get_cmap(cmap).with_extremes(bad="0.8")
+        except ValueError as exc:  # before the figure: matplotlib's message, in one line
+            raise InputError(f"cmap: {' '.join(str(exc).split())}"[:300]) from None
     if ax is None:  # after every check: a refused call leaves no figure open
         fig_w = min(max(5.0, 0.45 * width + 1.5), 24.0)
         _, ax = plt.subplots(figsize=(fig_w, max(2.5, 1.1 * n_rows + 0.8)), layout="constrained")
@@ -195,7 +201,6 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     if v is None:
         nodes = ax.scatter(pos[:, 0], pos[:, 1], c="tab:blue", **style)
     else:
-        cmap_obj = matplotlib.colormaps.get_cmap(cmap).with_extremes(bad="0.8")
         nodes = ax.scatter(pos[:, 0], pos[:, 1], c=np.ma.masked_invalid(v), cmap=cmap_obj, vmin=vmin,
                            vmax=vmax, plotnonfinite=True, **style)
         ax.figure.colorbar(nodes, ax=ax, label=value_label, shrink=0.9)

@@ -1,5 +1,6 @@
 """The :class:`Ranking` value object: an order of all events together with its shape."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +69,10 @@ class Ranking:
 
     def __post_init__(self):
         classes = tuple(self.classes)
+        if len(set(classes)) != len(classes):  # restrict and the frames look classes up by name
+            seen = set()
+            twice = [c for c in classes if c in seen or seen.add(c)]
+            raise InputError(f"classes must be distinct names; {twice[:5]} appear more than once")
         m = count(self.n_objects, "n_objects")
         order = event_order(self.order, m * len(classes)).copy()
         order.flags.writeable = False
@@ -244,14 +249,18 @@ class Ranking:
         >>> np.asarray(r.restrict(["b"])).tolist()
         [1, 0]
         """
-        if isinstance(classes, str):
+        lookup = {c: i for i, c in enumerate(self.classes)}
+        try:  # one class name (a string, or an int of make_paper_synthetic's classes) stands for itself
+            single = isinstance(classes, str) or classes in lookup
+        except TypeError:  # unhashable: a collection of names
+            single = False
+        if single or not isinstance(classes, Iterable):
             classes = [classes]
         keep = np.zeros(self.n_classes, dtype=bool)
-        lookup = {c: i for i, c in enumerate(self.classes)}
         try:
             keep[[lookup[c] for c in classes]] = True
         except (KeyError, TypeError):
-            unknown = [c for c in classes if c not in lookup]
+            unknown = [c for c in classes if not _hashable(c) or c not in lookup]
             raise InputError(f"classes must be classes of the ranking, got unknown {unknown[:5]}") from None
         cls = self.class_indices
         mask = keep[cls]
@@ -404,3 +413,11 @@ def computed_ranking(order, n_objects, classes, *, block_means, blocks, method, 
                         ("index", index), ("certificate", None)):
         object.__setattr__(ranking, name, value)
     return ranking
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
