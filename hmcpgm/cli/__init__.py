@@ -23,6 +23,7 @@ def build_parser():
 
     return build()
 
+
 # Python-side advice in library messages, said the command-line way.
 _CLI_ADVICE = [
     (
