@@ -57,8 +57,10 @@ def check_choice(value, name, choices):
     hmcpgm.exceptions.InputError: version must be one of 'indpt', 'nbh', 'full'; got 'ful'
     """
     try:
-        ok = isinstance(value, str) and value in choices if all(isinstance(c, str) for c in choices) \
-            else value in choices
+        if all(isinstance(c, str) for c in choices):  # names: a name, not an array that compares equal to one
+            ok = isinstance(value, str) and value in choices
+        else:
+            ok = value in choices
     except (TypeError, ValueError):  # unhashable or incomparable values, an array's ambiguous truth value
         ok = False
     if not ok or isinstance(value, bool):
