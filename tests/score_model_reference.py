@@ -61,7 +61,7 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
     order = np.argsort(x, kind="stable")
     xs = x[order]
-    bx, by_sum, bw = _pav_python(xs, y[order], w[order], bool(increasing))
+    bx, by_sum, bw, _ = _pav_python(xs, y[order], w[order], bool(increasing))
     if min_count > 0 and len(bw) > 1:
         bx, by_sum, bw = _merge_small(bx * bw, by_sum, bw, float(min_count))
         bx = bx / bw
@@ -77,14 +77,28 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     # shrinking pulls light blocks further toward the prior rate and can break
     # monotonicity; pool the shrunk blocks again (weights include the pseudo-counts)
     shrunk = (by_sum + prior_count * prior_rate) / (bw + prior_count)
-    sx, sy, sw = _pav_python(bx, shrunk, bw + prior_count, bool(increasing))
-    if len(sx) == len(bx):
+    blocks = _pav_members(shrunk, bw + prior_count, bool(increasing))
+    if len(blocks) == len(bx):
         return bx, shrunk, bw
-    starts = np.r_[0, np.flatnonzero(np.diff(np.searchsorted(np.cumsum(sw), np.cumsum(bw + prior_count) - 1e-9)))
-                   + 1]
+    sy, sw = np.array([b[0] for b in blocks]), np.array([b[1] for b in blocks])
+    starts = np.array([b[2][0] for b in blocks])
     bw_merged = np.add.reduceat(bw, starts)
     bx_merged = np.add.reduceat(bx * bw, starts) / bw_merged
     return bx_merged, sy / sw, bw_merged
+
+
+def _pav_members(rates, weights, increasing):
+    """Pool adjacent violators over points in order, keeping each block's members: [sum w*r, sum w, members]."""
+    sign = 1.0 if increasing else -1.0
+    blocks = []
+    for i, (r, w) in enumerate(zip(rates, weights)):
+        blocks.append([0.0 + w * r, 0.0 + w, [i]])
+        while len(blocks) > 1 and sign * blocks[-2][0] * blocks[-1][1] >= sign * blocks[-1][0] * blocks[-2][1]:
+            s, ww, members = blocks.pop()
+            blocks[-1][0] += s
+            blocks[-1][1] += ww
+            blocks[-1][2] += members
+    return blocks
 
 
 def _merge_small(sx, sy, sw, min_weight):
