@@ -201,7 +201,11 @@ def read_hierarchy(path):
         raise HierarchyError(f"{what} {path} has no edges")
     if "\x00" in lines[0][1]:
         raise HierarchyError(f"{what} {path} is not a text file (it holds NUL bytes); expected 'parent,child' lines")
-    delimiter = _delimiter(lines[0][1], what, path, HierarchyError)
+    # from the first line with a delimiter: the first line may be a lone class ("0", then "1<TAB>3"), and a
+    # comma guessed from it read every tab-separated edge as one class name
+    probe = next((text for _, text in lines if any(d in re.sub(r'"[^"]*"', "", text) for d in _DELIMITERS)),
+                 lines[0][1])
+    delimiter = _delimiter(probe, what, path, HierarchyError)
     edges, edge_lines, classes = [], [], {}
     for number, row in zip((i for i, _ in lines), csv.reader((text for _, text in lines), delimiter=delimiter)):
         row = [field.strip() for field in row]
@@ -248,12 +252,17 @@ def write_hierarchy(hierarchy, path):
         standard output).
     """
     with atomic_write(path) as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["parent", "child"])
+        plain, quoted = csv.writer(fh), csv.writer(fh, quoting=csv.QUOTE_ALL)
+
+        def write(row):  # a line starting with '#' is a comment to read_hierarchy: quote a name that starts so
+            (quoted if str(row[0]).lstrip().startswith("#") else plain).writerow(row)
+
+        plain.writerow(["parent", "child"])
         for k in hierarchy.root_indices:
             if len(hierarchy.child_indices[k]) == 0:
-                writer.writerow([hierarchy.classes[k]])
-        writer.writerows(hierarchy.edges)
+                write([hierarchy.classes[k]])
+        for edge in hierarchy.edges:
+            write(edge)
 
 
 def _header(path, what, fits=None):
@@ -327,12 +336,16 @@ def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_em
 
     layout = matrix_layout(path, hierarchy, name, id_column=id_column)
     try:
+        error = layout.width_error(first_only=True)
+        if error is not None:
+            raise error
         frame = pd.read_csv(layout.path, **layout.csv_options())
     except UnicodeDecodeError:
         _text_lines(layout.path, layout.what)  # raises the one-line encoding error
         raise
     except pd.errors.ParserError as exc:
-        raise InputError(f"{layout.what} {layout.path}: cannot read it as CSV ({str(exc).strip()})") from None
+        raise layout.width_error() or InputError(
+            f"{layout.what} {layout.path}: cannot read it as CSV ({str(exc).strip()})") from None
     if not allow_empty and len(frame) == 0:
         raise InputError(f"{layout.what} {layout.path} has no data rows, only a header")
     return frame_matrix(frame, layout, binary=binary)
@@ -378,12 +391,48 @@ class MatrixLayout:
         dict
             Keyword arguments of ``pandas.read_csv``.
         """
-        options = dict(sep=self.delimiter, header=0, names=self.header, encoding="utf-8-sig", engine="c")
+        # index_col=False: a row with one field too many must not turn its first field into an index and
+        # shift the others (width_error refuses it)
+        options = dict(sep=self.delimiter, header=0, names=self.header, encoding="utf-8-sig", engine="c",
+                       index_col=False)
         if self.id_column:  # an id is text as written: 'NA' or 'None' names an object (an empty cell is refused)
             options["dtype"] = {self.id_column: str}
             options["keep_default_na"] = False
             options["na_values"] = {c: _MISSING for c in self.class_columns}
         return {**options, **extra}
+
+    def width_error(self, first_only=False):
+        """The error for the first data line whose number of fields is not the header's, or None.
+
+        pandas reads a first row with a field too many as an index and the rest
+        shifted (or, with ``index_col=False``, drops the last field with a warning),
+        so the first data line is checked before reading, and the others when pandas
+        stops on one.
+
+        Parameters
+        ----------
+        first_only : bool
+            Check the first non-blank data line only.
+
+        Returns
+        -------
+        InputError or None
+        """
+        if not self.lines:
+            return None
+        with open(self.path, encoding="utf-8-sig", newline="") as fh:
+            reader = csv.reader(fh, delimiter=self.delimiter)
+            next(reader, None)
+            for row in reader:
+                if not row or all(not f.strip() for f in row) and len(row) == 1:  # blank lines are skipped
+                    continue
+                if len(row) != len(self.header):
+                    columns = "a class or the id column" if self.id_column else "a class"
+                    return InputError(f"{self.what} {self.path}, line {reader.line_num}: {len(row)} fields, but the "
+                                      f"header names {len(self.header)} columns; every column must be {columns}")
+                if first_only:
+                    return None
+        return None
 
     def row(self, r):
         """How a message names data row ``r`` (from 0): ``row 3 (line 4)``, or ``row 3``.
@@ -469,6 +518,9 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
     import pandas as pd
 
     what, path, class_columns = layout.what, layout.path, layout.class_columns
+    if len(frame) == 0:  # a header alone (read_matrix's allow_empty): pandas reads its empty columns as text
+        ids = None if layout.id_column is None else np.empty(0, dtype=object)
+        return ids, np.zeros((0, len(class_columns)))
     if any(frame[c].dtype.kind not in "fiub" for c in class_columns):  # text in a column: name the cell
         if layout.lines:
             frame = pd.read_csv(path, **layout.csv_options(dtype=str, keep_default_na=False,

@@ -159,8 +159,15 @@ def test_write_then_read_matrix(tmp_path, tree):
         ("A,B,C\n1,inf,3\n", {}, r"row 1 \(line 2\), column 'B' is empty, NaN or infinite"),
         ("A,B,C\n1,2,3\n", {"id_column": "gene"}, r"no id column 'gene'"),
         ("A,A,B,C\n1,1,2,3\n", {}, r"the header names a column twice: \['A'\]"),
+        # a field too many: pandas took the first one as an index and shifted the rest, silently
+        ("A,B,C\n0.1,0.2,0.3,0.4\n", {}, r"line 2: 4 fields, but the header names 3 columns; every column must be "
+                                         r"a class$"),
+        ("A,B,C\n0.1,0.2,0.3\n0.1,0.2,0.3,0.4\n", {}, r"line 3: 4 fields, but the header names 3 columns"),
+        ("id,A,B,C\nx,0.1,0.2,0.3,0.4\n", {"id_column": "id"}, r"line 2: 5 fields, but the header names 4 columns; "
+                                                                r"every column must be a class or the id column"),
     ],
-    ids=["missing", "unknown", "missing-and-unknown", "text", "nan", "empty-cell", "inf", "id-column", "duplicate"],
+    ids=["missing", "unknown", "missing-and-unknown", "text", "nan", "empty-cell", "inf", "id-column", "duplicate",
+         "wide-first-row", "wide-later-row", "wide-row-with-ids"],
 )
 def test_read_matrix_errors(tmp_path, tree, text, kwargs, match):
     path = _write(tmp_path, text, "bad.csv")
@@ -172,3 +179,34 @@ def test_read_matrix_errors(tmp_path, tree, text, kwargs, match):
 def test_read_matrix_missing_file(tmp_path, tree):
     with pytest.raises(FileNotFoundError, match="scores file .*nope.csv' does not exist"):
         read_matrix(tmp_path / "nope.csv", tree, "scores")
+
+
+def test_a_wide_row_is_refused_by_the_chunked_reader_too(tmp_path, tree):
+    from hmcpgm.scale import read_matrix_chunks
+
+    for text, line in (("A,B,C\n0.1,0.2,0.3,0.4\n", 2), ("A,B,C\n" + "0.1,0.2,0.3\n" * 5 + "1,2,3,4\n", 7)):
+        path = _write(tmp_path, text, "wide.csv")
+        with pytest.raises(InputError, match=f"line {line}: 4 fields, but the header names 3 columns"):
+            list(read_matrix_chunks(path, tree, "scores", chunk_size=2))
+
+
+def test_a_header_alone_with_allow_empty_is_an_empty_matrix(tmp_path, tree):
+    """The docstring promised it; the empty columns read as text gave 'some cells are not numbers'."""
+    ids, m = read_matrix(_write(tmp_path, "A,B,C\n", "e.csv"), tree, "scores", allow_empty=True)
+    assert ids is None and m.shape == (0, 3)
+    ids, m = read_matrix(_write(tmp_path, "id,C,B,A\n", "e.csv"), tree, "scores", id_column="id", allow_empty=True)
+    assert ids.shape == (0,) and m.shape == (0, 3)
+
+
+def test_a_tab_separated_hierarchy_that_starts_with_a_lone_class(tmp_path):
+    """The delimiter was guessed from the first line alone: a comma, so every 'parent<TAB>child' was one name."""
+    h = read_hierarchy(_write(tmp_path, "0\n1\t3\n2\t4\n", "h.tsv"))
+    assert h.classes == ("0", "1", "3", "2", "4") and set(h.edges) == {("1", "3"), ("2", "4")}
+
+
+def test_a_class_name_that_starts_with_a_hash_survives_a_round_trip(tmp_path):
+    """write_hierarchy wrote '#A,B' unquoted, which read_hierarchy skips as a comment."""
+    h = Hierarchy.from_edges([("r", "x"), ("#A", "B")], classes=["r", "x", "#A", "B", "# lone"])
+    write_hierarchy(h, tmp_path / "h.csv")
+    again = read_hierarchy(tmp_path / "h.csv")
+    assert set(again.classes) == set(h.classes) and set(again.edges) == set(h.edges)

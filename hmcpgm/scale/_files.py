@@ -88,6 +88,9 @@ def _csv_frames(path, hierarchy, name, chunk_size, id_column):
 
     def frames():
         try:
+            error = layout.width_error(first_only=True)  # a first row with a field too many: see width_error
+            if error is not None:
+                raise error
             reader = pd.read_csv(layout.path, chunksize=chunk_size or 1 << 62, **layout.csv_options())
             with reader:
                 yield from reader
@@ -95,7 +98,8 @@ def _csv_frames(path, hierarchy, name, chunk_size, id_column):
             read_matrix(layout.path, hierarchy, name, id_column=id_column)  # raises the one-line error
             raise
         except pd.errors.ParserError as exc:
-            raise InputError(f"{layout.what} {layout.path}: cannot read it as CSV ({str(exc).strip()})") from None
+            raise layout.width_error() or InputError(
+                f"{layout.what} {layout.path}: cannot read it as CSV ({str(exc).strip()})") from None
 
     return frames(), layout
 
