@@ -521,11 +521,12 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
     if len(frame) == 0:  # a header alone (read_matrix's allow_empty): pandas reads its empty columns as text
         ids = None if layout.id_column is None else np.empty(0, dtype=object)
         return ids, np.zeros((0, len(class_columns)))
-    if any(frame[c].dtype.kind not in "fiub" for c in class_columns):  # text in a column: name the cell
+    text_columns = [c for c in class_columns if frame[c].dtype.kind not in "fiub"]
+    if text_columns:  # text in a column: name the cell
         if layout.lines:
             frame = pd.read_csv(path, **layout.csv_options(dtype=str, keep_default_na=False,
                                                            skiprows=range(1, first_row + 1), nrows=len(frame)))
-        _raise_first_bad_cell(frame.astype(str), class_columns, layout, first_row)
+        _raise_first_bad_cell(frame.astype(str), text_columns, layout, first_row)
     ids = None
     if layout.id_column is not None:  # stripped, as the header's names are
         ids = frame[layout.id_column]
@@ -551,17 +552,26 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
 def _raise_first_bad_cell(frame, columns, layout, first_row):
     import pandas as pd
 
+    missing = ["", "nan", "na", "n/a", "null", "none"]
     for c in columns:
         text = frame[c].str.strip()
         numbers = pd.to_numeric(text, errors="coerce")
-        bad = numbers.isna() & ~text.str.lower().isin(["", "nan", "na", "n/a", "null", "none"])
+        bad = numbers.isna() & ~text.str.lower().isin(missing)
         if bad.any():
             r = int(np.flatnonzero(bad.to_numpy())[0])
+            cell = frame[c].iat[r]
             raise InputError(
                 f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {c!r} holds "
-                f"{frame[c].iat[r]!r}, not a number"
+                f"{cell if len(cell) <= 60 else cell[:60] + '...'!r}, not a number"
             )
-    raise InputError(f"{layout.what} {layout.path}: some cells are not numbers")
+    for c in columns:  # a cell of spaces alone is text to pandas, and no number: name it as an empty cell
+        empty = frame[c].str.strip().str.lower().isin(missing).to_numpy()
+        if empty.any():
+            r = int(np.flatnonzero(empty)[0])
+            raise InputError(f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {c!r} is empty, "
+                             "NaN or infinite; values must be finite numbers")
+    raise InputError(f"{layout.what} {layout.path}: column {columns[0]!r} cannot be read as 64-bit numbers "
+                     "(e.g. an integer beyond 64 bits); write its values as decimals")
 
 
 def _check_ids(ids, layout, first_row=0):

@@ -165,9 +165,12 @@ def test_write_then_read_matrix(tmp_path, tree):
         ("A,B,C\n0.1,0.2,0.3\n0.1,0.2,0.3,0.4\n", {}, r"line 3: 4 fields, but the header names 3 columns"),
         ("id,A,B,C\nx,0.1,0.2,0.3,0.4\n", {"id_column": "id"}, r"line 2: 5 fields, but the header names 4 columns; "
                                                                 r"every column must be a class or the id column"),
+        # "some cells are not numbers", naming no cell
+        ("A,B,C\n1, ,3\n", {}, r"row 1 \(line 2\), column 'B' is empty, NaN or infinite"),
+        ("A,B,C\n1,99999999999999999999999,3\n", {}, r"column 'B' cannot be read as 64-bit numbers"),
     ],
     ids=["missing", "unknown", "missing-and-unknown", "text", "nan", "empty-cell", "inf", "id-column", "duplicate",
-         "wide-first-row", "wide-later-row", "wide-row-with-ids"],
+         "wide-first-row", "wide-later-row", "wide-row-with-ids", "spaces-cell", "huge-integer"],
 )
 def test_read_matrix_errors(tmp_path, tree, text, kwargs, match):
     path = _write(tmp_path, text, "bad.csv")
