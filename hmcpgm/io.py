@@ -417,6 +417,8 @@ class MatrixLayout:
         Returns
         -------
         InputError or None
+            The error naming the line and its number of fields, or None when every
+            checked line has the header's width (or the file has no text lines).
         """
         if not self.lines:
             return None

@@ -577,9 +577,13 @@ def test_ctrl_c_at_any_call_of_a_run_interrupts_it(files, tmp_path, capsys, comm
         out.write_bytes(old)
         status, calls = with_ctrl_c_at_call(functools.partial(main, argv), n)
         err = capsys.readouterr().err.strip()
-        if calls < n:  # this run ended before its n-th call (the counted run made a few more, once seen on CI)
+        if calls < n:  # this run ended before its n-th call (the counted run made a few more, seen on CI)
             short += 1
-            assert (status, err, out.read_bytes()) == (0, "", complete) and n > 0.99 * total, n
+            assert (status, err) == (0, "") and n > 0.99 * total, n
+            if command == "fit":
+                load_model(out)  # sealed: complete (its cv_results_ seconds differ from the first run's)
+            else:
+                assert out.read_bytes() == complete, n
             continue
         assert (status, err) == (130, "hmcpgm: interrupted"), n
         if command == "fit" and out.read_bytes() != old:
