@@ -118,12 +118,13 @@ def class_log_ratio(s_fit, y_fit, s_apply):
     0 (no evidence) when either label has fewer than two rows."""
     from hmcpgm import Hierarchy
     from hmcpgm.likelihood import fit_score_model
+    from hmcpgm.tempering import log_evidence_ratio
 
     n1 = int(y_fit.sum())
     if n1 < 2 or len(y_fit) - n1 < 2:
         return [np.zeros(len(s)) for s in s_apply]
     model = fit_score_model(s_fit[:, None], y_fit[:, None].astype(int), Hierarchy.from_edges([], classes=["k"]), "lpr")
-    return [np.log(model.likelihoods(s[:, None])[:, 0, ::-1]) @ np.array([1.0, -1.0]) for s in s_apply]
+    return [log_evidence_ratio(model.likelihoods(s[:, None]))[:, 0] for s in s_apply]
 
 
 def three_state_ratios(z, hierarchy):
@@ -148,6 +149,7 @@ def main():
     from hmcpgm import MLPR
     from hmcpgm.likelihood import fit_score_model
     from hmcpgm.network import LabelNetwork
+    from hmcpgm.tempering import log_evidence_ratio
 
     args = run_arguments(__doc__)
     warnings.simplefilter("ignore")
@@ -167,7 +169,7 @@ def main():
         default = [auprc(model.predict_proba(z[f"s_{p}"]), z[f"y_{p}"], h, ev) for p in parts]
         net = LabelNetwork.from_labels(z["y_train"], h)
         plain_model = fit_score_model(z["s_train"], z["y_train"], h, "lpr", allow_empty=True)
-        plain_ratio = [np.log(plain_model.likelihoods(z[f"s_{p}"])[..., ::-1]) @ np.array([1.0, -1.0]) for p in parts]
+        plain_ratio = [log_evidence_ratio(plain_model.likelihoods(z[f"s_{p}"])) for p in parts]
         plain = {a: [auprc(posterior(net, a * r), z[f"y_{p}"], h, ev) for r, p in zip(plain_ratio, parts)]
                  for a in A_GRID}
         own, up = three_state_ratios(z, h)

@@ -4,10 +4,11 @@ import math
 import os
 import sys
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["json_records", "plain_name", "preview", "repeated", "warn"]
+__all__ = ["as_names", "json_ready", "json_records", "plain_name", "preview", "repeated", "warn"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -39,19 +40,47 @@ def json_records(frame):
     >>> json_records(pd.DataFrame({"a": [0.1 + 0.2, np.nan], "b": [[np.float64(1.0)], None], "c": ["x", "y"]}))
     [{'a': 0.30000000000000004, 'b': [1.0], 'c': 'x'}, {'a': None, 'b': None, 'c': 'y'}]
     """
+    return [{str(k): json_ready(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def json_ready(value):
+    """``value`` for ``json.dumps``: numpy scalars as Python ones, NaN, infinities and missing values as None.
+
+    Lists, tuples, arrays and dicts (keys as strings) are converted throughout.
+
+    Examples
+    --------
+    >>> json_ready({"fmax": np.float64(0.5), "auprc": float("nan"), "n": [np.int64(2)]})
+    {'fmax': 0.5, 'auprc': None, 'n': [2]}
+    """
     import pandas as pd
 
-    def plain(value):
-        if isinstance(value, (list, tuple, np.ndarray)):
-            return [plain(v) for v in value]
-        if isinstance(value, dict):
-            return {str(k): plain(v) for k, v in value.items()}
-        value = plain_name(value)
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        return None if value is None or value is pd.NA or value is pd.NaT else value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    value = plain_name(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return None if value is None or value is pd.NA or value is pd.NaT else value
 
-    return [{str(k): plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+def as_names(names, is_name):
+    """``names`` as a collection of names: a string, a known name or anything not iterable is one name.
+
+    ``is_name(names)`` says whether ``names`` itself names something (a tuple can);
+    an unhashable value that it cannot look up is a collection.
+
+    Examples
+    --------
+    >>> as_names("ab", {"a", "b"}.__contains__), as_names(5, {"a"}.__contains__), as_names(["a"], lambda n: False)
+    (['ab'], [5], ['a'])
+    """
+    try:
+        single = isinstance(names, str) or is_name(names)
+    except TypeError:  # unhashable: a collection of names
+        single = False
+    return [names] if single or not isinstance(names, Iterable) else names
 
 
 def preview(items, limit=5):

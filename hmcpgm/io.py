@@ -344,8 +344,7 @@ def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_em
         _text_lines(layout.path, layout.what)  # raises the one-line encoding error
         raise
     except pd.errors.ParserError as exc:
-        raise layout.width_error() or InputError(
-            f"{layout.what} {layout.path}: cannot read it as CSV ({str(exc).strip()})") from None
+        raise layout.parser_error(exc) from None
     if not allow_empty and len(frame) == 0:
         raise InputError(f"{layout.what} {layout.path} has no data rows, only a header")
     return frame_matrix(frame, layout, binary=binary)
@@ -435,6 +434,22 @@ class MatrixLayout:
                 if first_only:
                     return None
         return None
+
+    def parser_error(self, exc):
+        """The error for pandas' ``ParserError`` ``exc`` on this file: the line of another width, if any.
+
+        Parameters
+        ----------
+        exc : pandas.errors.ParserError
+            What pandas raised.
+
+        Returns
+        -------
+        InputError
+            One line naming the file.
+        """
+        return self.width_error() or InputError(f"{self.what} {self.path}: cannot read it as CSV "
+                                                f"({str(exc).strip()})")
 
     def row(self, r):
         """How a message names data row ``r`` (from 0): ``row 3 (line 4)``, or ``row 3``.

@@ -13,7 +13,7 @@ from pathlib import Path
 from .._util import json_records
 from ..inference import engine_names, get_engine
 from ._commands import UserError
-from ._go import add_ontology_options
+from ._go import add_ontology_options, namespace_hierarchy, obo_ontology
 
 __all__ = ["add_check_inference", "command_check_inference"]
 
@@ -70,28 +70,21 @@ def _read_hierarchy(path, args, model=None):
     the model's classes, restricted to them as ``hmcpgm fit`` restricts it.
     """
     from ..io import read_hierarchy
-    from ..ontology import is_obo_file, read_ontology, restrict_hierarchy
+    from ..ontology import is_obo_file, restrict_hierarchy
 
     if is_obo_file(path):
-        relations = tuple(r.strip() for r in (args.relations or "").split(",") if r.strip())
-        try:
-            ontology = read_ontology(path, relations)
-        except ImportError:
-            raise UserError(f"{path} is an OBO file, and reading it needs obonet: pip install \"hmcpgm[obo]\"") \
-                from None
+        ontology = obo_ontology(path, args)
+        if model is None:
+            return namespace_hierarchy(ontology, path, args), None
+        # the namespace holding the model's classes
+        classes = list(model.hierarchy_.classes)
         namespaces = [args.namespace] if args.namespace else list(ontology.namespaces)
-        if model is not None:  # the namespace holding the model's classes
-            classes = list(model.hierarchy_.classes)
-            holding = [ns for ns in namespaces if all(c in ontology.hierarchy(ns) for c in classes)]
-            if not holding:
-                raise UserError(f"--model {args.model!r} was fitted on classes that are not all terms of "
-                                f"{'namespace ' + repr(args.namespace) if args.namespace else 'one namespace'} "
-                                f"of {path}")
-            return restrict_hierarchy(ontology.hierarchy(holding[0]), classes), None
-        if args.namespace is None and len(namespaces) > 1:
-            raise UserError(f"{path} has {len(namespaces)} namespaces ({', '.join(namespaces)}); "
-                            "choose one with --namespace")
-        return ontology.hierarchy(args.namespace), None
+        holding = [ns for ns in namespaces if all(c in ontology.hierarchy(ns) for c in classes)]
+        if not holding:
+            raise UserError(f"--model {args.model!r} was fitted on classes that are not all terms of "
+                            f"{'namespace ' + repr(args.namespace) if args.namespace else 'one namespace'} "
+                            f"of {path}")
+        return restrict_hierarchy(ontology.hierarchy(holding[0]), classes), None
     if Path(path).suffix.lower() == ".arff":
         from ..datasets import load_hmc_arff
 

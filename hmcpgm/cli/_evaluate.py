@@ -108,13 +108,6 @@ def format_evaluation(results):
     return "\n".join(lines)
 
 
-def _null_for_nan(results):
-    """``results`` with each NaN (an undefined metric) as None: JSON has no NaN, ``null`` is what readers expect."""
-    if isinstance(results, dict):
-        return {k: _null_for_nan(v) for k, v in results.items()}
-    return None if isinstance(results, float) and results != results else results
-
-
 def command_evaluate(args):
     """Run ``hmcpgm evaluate`` (see :func:`add_evaluate_parser`)."""
     from ..io import check_output
@@ -159,9 +152,11 @@ def command_evaluate(args):
               "pass --ia FILE to use given values)")
     if args.json:
         from .._atomic import atomic_write
+        from .._util import json_ready
 
         with atomic_write(args.json) as fh:  # "-": standard output (messages went to standard error)
-            fh.write(json.dumps(_null_for_nan(out[None] if len(files) == 1 else out), indent=2) + "\n")
+            # an undefined metric (NaN) as null: JSON has no NaN
+            fh.write(json.dumps(json_ready(out[None] if len(files) == 1 else out), indent=2) + "\n")
         print(f"wrote {args.json}")
 
 

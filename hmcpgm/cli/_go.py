@@ -12,7 +12,7 @@
 """
 
 __all__ = ["add_evidence_option", "add_ontology_options", "annotation_labels", "hierarchy_argument",
-           "with_term_names"]
+           "namespace_hierarchy", "obo_ontology", "with_term_names"]
 
 
 def add_ontology_options(parser):
@@ -66,23 +66,38 @@ def _header_classes(path, id_column):
     return [c for c in names if c != id_column]
 
 
+def obo_ontology(path, args):
+    """The ontology of an OBO file given as HIERARCHY, joined by ``--relations``."""
+    from ..ontology import read_ontology
+    from ._errors import UserError
+
+    relations = tuple(r.strip() for r in (args.relations or "").split(",") if r.strip())
+    try:
+        return read_ontology(path, relations)
+    except ImportError:
+        raise UserError(f"{path} is an OBO file, and reading it needs obonet: pip install \"hmcpgm[obo]\"") from None
+
+
+def namespace_hierarchy(ontology, path, args):
+    """The hierarchy of ``--namespace`` (or of the ontology's only namespace)."""
+    from ._errors import UserError
+
+    if args.namespace is None and len(ontology.namespaces) > 1:
+        raise UserError(f"{path} has {len(ontology.namespaces)} namespaces ({', '.join(ontology.namespaces)}); "
+                        "choose one with --namespace")
+    return ontology.hierarchy(args.namespace)
+
+
 def hierarchy_argument(path, args, matrix_path):
     """``(hierarchy, ontology)`` from a HIERARCHY argument: an OBO file or an edge list (ontology None)."""
     from ..io import read_hierarchy
-    from ..ontology import is_obo_file, read_ontology, restrict_hierarchy
+    from ..ontology import is_obo_file, restrict_hierarchy
     from ._errors import UserError
 
     if not is_obo_file(path):
         return read_hierarchy(path), None
-    relations = tuple(r.strip() for r in (args.relations or "").split(",") if r.strip())
-    try:
-        ontology = read_ontology(path, relations)
-    except ImportError:
-        raise UserError(f"{path} is an OBO file, and reading it needs obonet: pip install \"hmcpgm[obo]\"") from None
-    if args.namespace is None and len(ontology.namespaces) > 1:
-        raise UserError(f"{path} has {len(ontology.namespaces)} namespaces ({', '.join(ontology.namespaces)}); "
-                        "choose one with --namespace")
-    full = ontology.hierarchy(args.namespace)
+    ontology = obo_ontology(path, args)
+    full = namespace_hierarchy(ontology, path, args)
     classes = _header_classes(matrix_path, getattr(args, "id_column", None))
     outside = [c for c in classes if c not in full]
     if outside:

@@ -7,7 +7,6 @@ Engines work on integer indices (``parent_indices``, ``topological_order``), use
 on names (``parents("GO0003674")``).
 """
 
-from collections.abc import Iterable
 from functools import cached_property
 
 import networkx as nx
@@ -15,7 +14,7 @@ import numpy as np
 
 from .._arrays import binary_matrix
 from .._columns import class_matrix, is_frame
-from .._util import preview
+from .._util import as_names, preview
 from ..exceptions import HierarchyError, LabelError
 from ._convert import directed_graph, frozen_graph, graph_from_edges, graph_from_parents, read_obo
 from ._structure import (
@@ -508,9 +507,7 @@ class Hierarchy:
         >>> h.subgraph("b").classes
         ('r', 'a', 'b')
         """
-        if isinstance(names, str) or names in self or not isinstance(names, Iterable):  # one name (maybe unknown)
-            names = [names]
-        idx = self.indices(names)
+        idx = self.indices(as_names(names, self.__contains__))  # one name (maybe unknown) or several
         keep = reachable(idx, self.parent_indices, self.n_classes)
         keep[idx] = True
         classes = [c for c, k in zip(self._classes, keep) if k]

@@ -1,11 +1,11 @@
 """The :class:`Ranking` value object: an order of all events together with its shape."""
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._arrays import count, event_order
+from .._util import as_names
 from .._validation import as_pandas, as_table, class_matrix, is_frame, rows_aligned, series_row
 from ..exceptions import InputError
 
@@ -250,18 +250,20 @@ class Ranking:
         [1, 0]
         """
         lookup = {c: i for i, c in enumerate(self.classes)}
-        try:  # one class name (a string, or an int of make_paper_synthetic's classes) stands for itself
-            single = isinstance(classes, str) or classes in lookup
-        except TypeError:  # unhashable: a collection of names
-            single = False
-        if single or not isinstance(classes, Iterable):
-            classes = [classes]
+
+        def known(name):
+            try:
+                return name in lookup
+            except TypeError:  # unhashable
+                return False
+
+        # one class name (a string, or an int of make_paper_synthetic's classes) stands for itself
+        classes = as_names(classes, known)
         keep = np.zeros(self.n_classes, dtype=bool)
-        try:
-            keep[[lookup[c] for c in classes]] = True
-        except (KeyError, TypeError):
-            unknown = [c for c in classes if not _hashable(c) or c not in lookup]
-            raise InputError(f"classes must be classes of the ranking, got unknown {unknown[:5]}") from None
+        unknown = [c for c in classes if not known(c)]
+        if unknown:
+            raise InputError(f"classes must be classes of the ranking, got unknown {unknown[:5]}")
+        keep[[lookup[c] for c in classes]] = True
         cls = self.class_indices
         mask = keep[cls]
         new_col = np.cumsum(keep) - 1
@@ -413,11 +415,3 @@ def computed_ranking(order, n_objects, classes, *, block_means, blocks, method, 
                         ("index", index), ("certificate", None)):
         object.__setattr__(ranking, name, value)
     return ranking
-
-
-def _hashable(value):
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True

@@ -98,8 +98,7 @@ def _csv_frames(path, hierarchy, name, chunk_size, id_column):
             read_matrix(layout.path, hierarchy, name, id_column=id_column)  # raises the one-line error
             raise
         except pd.errors.ParserError as exc:
-            raise layout.width_error() or InputError(
-                f"{layout.what} {layout.path}: cannot read it as CSV ({str(exc).strip()})") from None
+            raise layout.parser_error(exc) from None
 
     return frames(), layout
 
