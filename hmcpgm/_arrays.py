@@ -43,7 +43,9 @@ def count(value, name, *, minimum=0):
 
 
 def binary_matrix(labels, name="labels"):
-    """An (M, K) int8 0/1 matrix from a 2-D array-like of 0/1 values.
+    """An (M, K) int8 0/1 matrix from a 2-D array-like or scipy sparse matrix of 0/1 values.
+
+    A sparse matrix is read densely (as :func:`label_target` reads ``y``).
 
     Examples
     --------
@@ -52,6 +54,11 @@ def binary_matrix(labels, name="labels"):
     ...
     hmcpgm.exceptions.LabelError: labels must hold only 0 and 1; row 1, column 1 holds 2.0
     """
+    if hasattr(labels, "tocsr"):
+        from scipy import sparse
+
+        if sparse.issparse(labels):
+            labels = labels.toarray()
     try:
         arr = np.asarray(labels, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from strategies import hierarchies
 
 from hmcpgm import Hierarchy, HierarchyError
+from hmcpgm.exceptions import LabelError
 
 
 def test_pickle_round_trip_rehashes_in_a_new_process(tmp_path):
@@ -349,3 +350,16 @@ def test_error_messages_name_numpy_scalar_classes_as_users_wrote_them():
     with pytest.raises(LabelError, match=r"\(\['c3'\]\)") as info:
         fit_score_model(np.random.default_rng(0).random((3, 2)), y, h, kind="logistic")
     assert "np.str_" not in str(info.value)
+
+
+def test_a_sparse_label_matrix_is_read_densely_by_the_label_methods():
+    # a MultiLabelBinarizer(sparse_output=True) target: read as fit reads y, not refused with
+    # numpy's "setting an array element with a sequence"
+    sparse = pytest.importorskip("scipy.sparse")
+    h = Hierarchy.from_edges([("c", "d"), ("a", "b"), ("b", "d"), ("a", "c")], classes=["d", "c", "b", "a"])
+    dense = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 1]])
+    for make in (sparse.csr_matrix, sparse.csc_array, sparse.coo_matrix):
+        np.testing.assert_array_equal(h.close_labels(make(dense)), h.close_labels(dense))
+        assert h.violations(make(dense)) == h.violations(dense) > 0
+    with pytest.raises(LabelError, match="row 0, column 2 holds 2.0"):
+        h.close_labels(sparse.csr_matrix(np.array([[0, 0, 2, 0]])))
