@@ -207,7 +207,8 @@ def read_hierarchy(path):
                  lines[0][1])
     delimiter = _delimiter(probe, what, path, HierarchyError)
     edges, edge_lines, classes = [], [], {}
-    for number, row in zip((i for i, _ in lines), csv.reader((text for _, text in lines), delimiter=delimiter)):
+    numbers = [i for i, _ in lines]
+    for number, row in _csv_rows((text for _, text in lines), delimiter, what, path, numbers, HierarchyError):
         row = [field.strip() for field in row]
         if number == lines[0][0] and [f.lower() for f in row] == ["parent", "child"]:
             continue
@@ -226,6 +227,28 @@ def read_hierarchy(path):
         return Hierarchy.from_edges(edges, classes=list(classes))
     except HierarchyError as exc:
         raise HierarchyError(f"{what} {path}: {exc}{_cycle_lines(edges, edge_lines)}") from None
+
+
+def _csv_rows(texts, delimiter, what, path, numbers=None, error=InputError):
+    """``(line number, row)`` of ``csv.reader``'s rows of ``texts``; its errors (a field over the csv
+    module's size limit) one line naming the line.
+
+    ``numbers``: the file's line number of each text (default: counted from 1).
+    """
+    reader = csv.reader(texts, delimiter=delimiter)
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            row, detail = None, str(exc)
+            if "field limit" in detail:
+                detail = f"a field is longer than {csv.field_size_limit()} characters (the csv module's limit)"
+        number = numbers[reader.line_num - 1] if numbers is not None else reader.line_num
+        if row is None:
+            raise error(f"{what} {path}, line {number}: {detail}")
+        yield number, row
 
 
 def _cycle_lines(edges, lines):
@@ -287,7 +310,7 @@ def _header(path, what, fits=None):
     delimiter = _delimiter(text, what, path)
 
     def split(d):
-        return [name.strip() for name in next(csv.reader([text], delimiter=d))]
+        return [name.strip() for name in next(_csv_rows([text], d, what, path))[1]]
 
     if fits is not None and not fits(split(delimiter)):
         delimiter = next((d for d in _DELIMITERS if d != delimiter and d in text and fits(split(d))), delimiter)
@@ -422,14 +445,14 @@ class MatrixLayout:
         if not self.lines:
             return None
         with open(self.path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.reader(fh, delimiter=self.delimiter)
+            reader = _csv_rows(fh, self.delimiter, self.what, self.path)
             next(reader, None)
-            for row in reader:
+            for number, row in reader:
                 if not row or all(not f.strip() for f in row) and len(row) == 1:  # blank lines are skipped
                     continue
                 if len(row) != len(self.header):
                     columns = "a class or the id column" if self.id_column else "a class"
-                    return InputError(f"{self.what} {self.path}, line {reader.line_num}: {len(row)} fields, but the "
+                    return InputError(f"{self.what} {self.path}, line {number}: {len(row)} fields, but the "
                                       f"header names {len(self.header)} columns; every column must be {columns}")
                 if first_only:
                     return None

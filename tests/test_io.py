@@ -213,3 +213,16 @@ def test_a_class_name_that_starts_with_a_hash_survives_a_round_trip(tmp_path):
     write_hierarchy(h, tmp_path / "h.csv")
     again = read_hierarchy(tmp_path / "h.csv")
     assert set(again.classes) == set(h.classes) and set(again.edges) == set(h.edges)
+
+
+def test_a_class_name_beyond_the_csv_modules_field_limit_is_named_by_its_line(tmp_path):
+    # csv.reader's own limit (131072 characters) raised _csv.Error, a traceback on the command line
+    import csv
+
+    long = "a" * (csv.field_size_limit() + 1)
+    (tmp_path / "h.csv").write_text(f"# comment\n\nx,y\n\nz,{long}\n")
+    with pytest.raises(HierarchyError, match=r"h\.csv, line 5: a field is longer than 131072 characters"):
+        read_hierarchy(tmp_path / "h.csv")
+    (tmp_path / "s.csv").write_text(f"{long},b\n0.1,0.2\n")
+    with pytest.raises(InputError, match=r"s\.csv, line 1: a field is longer than"):
+        read_matrix(tmp_path / "s.csv", Hierarchy.from_edges([("b", "c")]), "scores")
