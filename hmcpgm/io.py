@@ -610,6 +610,9 @@ def _raise_first_bad_cell(frame, columns, layout, first_row):
             r = int(np.flatnonzero(empty)[0])
             raise InputError(f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {c!r} is empty, "
                              "NaN or infinite; values must be finite numbers")
+    if not layout.lines:  # a Parquet column of text that reads as numbers: its type is the fault
+        raise InputError(f"{layout.what} {layout.path}: column {columns[0]!r} is stored as text, not as numbers; "
+                         "store it as a float column")
     raise InputError(f"{layout.what} {layout.path}: column {columns[0]!r} cannot be read as 64-bit numbers "
                      "(e.g. an integer beyond 64 bits); write its values as decimals")
 

@@ -271,6 +271,8 @@ CLI_CASES = [
      ["predict", "model.npz", "bad.parquet", "-o", "o.csv"], ["bad.parquet", "not a Parquet file"]),
     ("parquet-text-cell", lambda d: _frame(d / "new_scores.csv").assign(**{"3": "high"}).to_parquet(d / "bad.pq") or
      ["predict", "model.npz", "bad.pq", "-o", "o.csv", "--chunk-size", "7"], ["bad.pq", "row 1,", "'3'", "'high'"]),
+    ("parquet-numbers-as-text", lambda d: pd.read_csv(d / "new_scores.csv").astype({"3": str}).to_parquet(d / "bad.pq")
+     or ["predict", "model.npz", "bad.pq", "-o", "o.csv"], ["bad.pq", "'3'", "stored as text", "float column"]),
     ("chunked-text-cell", lambda d: _scores_with(d, _set(1204, "3", "high")) and
      ["predict", "model.npz", "bad.csv", "-o", "o.csv", "--chunk-size", "100", "--decisions", "d.csv"],
      ["bad.csv", "row 1205 (line 1206)", "'3'", "'high'"]),
