@@ -196,3 +196,57 @@ def test_a_fold_where_every_class_is_constant_scores_on_the_other_folds_scale(re
     assert t.method_ == "decision_function"
     if not refit:
         assert [e.method_ for e in t.estimators_] == ["decision_function"] * 5
+
+
+def _pipeline_data(m=240, seed=2):
+    from hmcpgm import Hierarchy
+
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("c", "d")], classes=["c", "b", "d", "a"])  # not topological
+    rng = np.random.default_rng(seed)
+    a = rng.random(m) < 0.6
+    y = np.column_stack([a & (rng.random(m) < 0.5), a & (rng.random(m) < 0.5), np.zeros(m, bool), a]).astype(int)
+    y[:, 2] = y[:, 0] & (rng.random(m) < 0.5)
+    F = np.column_stack([y + rng.normal(0, 0.6, y.shape), rng.normal(size=(m, 3))])
+    return h, F, pd.DataFrame(y, columns=list(h.classes), index=[f"g{i}" for i in range(m)])
+
+
+@pytest.mark.parametrize("second", ["mlpr", "correction"])
+def test_a_pipeline_pairs_dataframe_labels_with_the_scores_by_name_and_row(second):
+    # The transformer's scores follow the labels' column order. As an array, the second stage read them in
+    # the hierarchy's order while it matched the DataFrame labels by name: labels [a, b, c, d] paired every
+    # score with another class's labels, silently (and a set_output("pandas") RangeIndex re-paired the rows
+    # of labels with a shuffled index). Reference: the pipeline on labels in the hierarchy's order.
+    from sklearn.pipeline import make_pipeline
+
+    from hmcpgm import MLPR
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    h, F, y = _pipeline_data()
+
+    def make():
+        stage = (MLPR(hierarchy=h, version="indpt", cv=3) if second == "mlpr"
+                 else HierarchicalCorrection(hierarchy=h, correction="htd"))
+        return make_pipeline(OutOfFoldScores(cv=3), stage)
+
+    expect = np.asarray(make().fit(F, y).predict_proba(F))
+    reordered = np.asarray(make().fit(F, y[["a", "b", "c", "d"]]).predict_proba(F))
+    np.testing.assert_array_equal(reordered, expect)
+    # set_output("pandas") with array features: the rows of y pair with F by position, whatever y's index
+    shuffled = y.set_axis(np.random.default_rng(0).permutation(len(y)), axis=0)
+    pipe = make().set_output(transform="pandas").fit(F, shuffled)
+    np.testing.assert_array_equal(np.asarray(pipe.predict_proba(F)), expect)
+
+
+def test_the_transformer_names_its_scores_by_the_labels_and_matches_features_by_name():
+    Xd, Yd = _frames()
+    t = OutOfFoldScores(cv=3)
+    train = t.fit_transform(Xd, Yd)
+    assert isinstance(train, pd.DataFrame) and list(train.columns) == list(Yd.columns)
+    assert train.index.equals(Xd.index)
+    np.testing.assert_array_equal(train.to_numpy(), OutOfFoldScores(cv=3).fit_transform(Xd.to_numpy(), Yd.to_numpy()))
+    new = t.transform(Xd.iloc[:5])
+    assert list(new.columns) == list(Yd.columns) and new.index.equals(Xd.index[:5])
+    np.testing.assert_array_equal(t.transform(Xd.iloc[:5, ::-1]).to_numpy(), new.to_numpy())  # by name
+    with pytest.raises(ValueError, match="feature names"):
+        t.transform(Xd.rename(columns={"d": "e"}))
+    assert isinstance(OutOfFoldScores(cv=3).fit(Xd, Yd.to_numpy()).transform(Xd), np.ndarray)  # array labels

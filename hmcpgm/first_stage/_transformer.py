@@ -28,7 +28,9 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     by a model that never saw row ``m``. ``fit(X, y)`` also fits the model that
     scores new rows with ``transform(X)``. In a ``Pipeline`` the next step is
     therefore fitted on out-of-fold scores and predicts from scores of the
-    refitted model.
+    refitted model. With DataFrame labels the scores are a DataFrame named by
+    class (the labels' columns, in their order), which the second stage
+    matches to its hierarchy by name.
 
     Parameters
     ----------
@@ -196,13 +198,17 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
         Returns
         -------
-        ndarray of shape (M, K)
-            Row ``m`` scored by a model that never saw row ``m``.
+        ndarray or DataFrame of shape (M, K)
+            Row ``m`` scored by a model that never saw row ``m``. A DataFrame
+            when ``y`` is one: its columns, and the rows of ``X`` (a DataFrame)
+            or of ``y``, so that the second stage matches them by name.
         """
         if fit_params:
             raise InputError(f"OutOfFoldScores.fit_transform takes no fit parameters, got {sorted(fit_params)}")
         scorer = self._scorer()
         names = list(y.columns) if is_frame(y) else None
+        # the rows of the scores: X's (y is aligned to them), else y's, paired by position
+        index = X.index if is_frame(X) else (y.index if names is not None else None)
         X, Y = self._validate(X, y)
         splits = self._splits(X, Y)
         folds = np.full(X.shape[0], -1, dtype=np.intp)
@@ -235,7 +241,20 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.n_classes_ = Y.shape[1]
         self._n_features_out = Y.shape[1]
         self._class_names = names
-        return scores
+        return self._named(scores, index)
+
+    def _named(self, scores, index):
+        """``scores`` as a DataFrame named by class when the labels were one, else as they are.
+
+        The columns follow the labels' columns, not the hierarchy's order, so an
+        array would be read in the wrong order by a second stage that matches
+        DataFrame labels by name; named, it is aligned by name (and by row index).
+        """
+        if self._class_names is None:
+            return scores
+        import pandas as pd
+
+        return pd.DataFrame(scores, index=index, columns=list(self._class_names))
 
     def get_feature_names_out(self, input_features=None):
         """Names of the score columns: the class names of DataFrame labels, else ``outoffoldscores0``, ...
@@ -264,15 +283,23 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Parameters
         ----------
         X : array-like of shape (M, F)
-            Features of the new rows, the same columns as in training.
+            Features of the new rows, the same columns as in training (a
+            DataFrame's are matched to the training DataFrame's by name).
 
         Returns
         -------
-        ndarray of shape (M, K)
-            One score column per class.
+        ndarray or DataFrame of shape (M, K)
+            One score column per class; a DataFrame named by class (indexed as
+            ``X``) when the training labels were one.
         """
         check_is_fitted(self, ["estimators_", "method_"])
+        index = X.index if is_frame(X) else None
+        names = getattr(self, "feature_names_in_", None)
+        if index is not None and names is not None and set(X.columns) == set(names):
+            X = X[list(names)]  # the training columns in another order: matched by name
         X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float, reset=False)
         if self.refit:
-            return column_scores(self.estimators_, self.constants_, self._joint, self.method_, X)
-        return np.mean([est.predict(X) for est in self.estimators_], axis=0)
+            scores = column_scores(self.estimators_, self.constants_, self._joint, self.method_, X)
+        else:
+            scores = np.mean([est.predict(X) for est in self.estimators_], axis=0)
+        return self._named(scores, index)
