@@ -109,6 +109,12 @@ def save_model(model, path):
             f"joblib.dump(obj, path) (pickle: load such files only from a source you trust){last}"
         )
     check_is_fitted(model, ["network_", "score_model_", "hierarchy_"])
+    from .estimator import check_params
+
+    try:  # load_model checks them: a model it would refuse is not written (over a good file)
+        check_params(model)
+    except InputError as exc:
+        raise InputError(f"cannot save this model, its parameters were changed after fit: {exc}") from None
     hierarchy = model.hierarchy_
     for name in hierarchy.classes:
         if not isinstance(name, (str, int, np.integer)) or isinstance(name, bool):

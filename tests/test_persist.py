@@ -357,3 +357,18 @@ def test_unknown_model_names_are_refused_in_one_line(tmp_path):
         with pytest.raises(InputError, match=match) as exc:
             load_model(_forge(path, tmp_path / f"forged{i}.npz", change))
         assert len(str(exc.value).splitlines()) == 1, what
+
+
+@pytest.mark.parametrize("change", [{"cv": 1}, {"threshold": 1.5}, {"score_model": "kde"}])
+def test_a_model_whose_parameters_load_model_would_refuse_is_not_saved_over_a_good_file(data, tmp_path, change):
+    # set_params after fit left a model that predicts in memory; save_model wrote it over the good file and
+    # load_model then refused it ("not a valid hmcpgm model")
+    model = MLPR(hierarchy=data.hierarchy, version="indpt").fit(data.train_scores, data.train_labels)
+    path = save_model(model, tmp_path / "model.npz")
+    good = path.read_bytes()
+    model.set_params(**change)
+    with pytest.raises(InputError, match=f"changed after fit: .*{next(iter(change))}"):
+        save_model(model, path)
+    assert path.read_bytes() == good and sorted(p.name for p in tmp_path.iterdir()) == ["model.npz"]
+    np.testing.assert_array_equal(load_model(path).predict_proba(data.test_scores),
+                                  model.predict_proba(data.test_scores))
