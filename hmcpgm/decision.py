@@ -125,9 +125,14 @@ class Cutoff:
         --------
         >>> Cutoff("max_f1", "labels", None, 3, 10, 1.0, 0.5, 2 / 3, 0.7).rank_for(20)
         6
+        >>> Cutoff("max_f1", "labels", None, 7, 10, 1.0, 0.5, 2 / 3, 0.7).rank_for(45)  # 31.5, up
+        32
         """
         n = count(n_events, "n_events")
-        return int(np.floor(self.kappa * n + 0.5))
+        if not self.n_events:
+            return 0
+        # in integers: kappa * n in floating point put exact halves (0.7 * 45 = 31.4999...) below them
+        return (2 * self.rank * n + self.n_events) // (2 * self.n_events)
 
     def apply(self, ranking, *, by="rank"):
         """The (M, K) 0/1 decisions of this cutoff on a ranking (of the same or new objects).

@@ -133,6 +133,21 @@ def test_transfer_by_proportion_rounds_half_up():
     np.testing.assert_array_equal(new.ravel(), np.r_[np.zeros(12), np.ones(8)])
 
 
+def test_transfer_by_proportion_rounds_exact_halves_up_in_exact_arithmetic():
+    # rank / n * n_new rounded half up, in fractions; in floating point 0.7 * 45 = 31.4999... went down to 31
+    from fractions import Fraction
+
+    from hmcpgm.decision import Cutoff
+
+    for n in range(1, 41):
+        for r in range(n + 1):
+            cut = Cutoff("max_f1", "labels", None, r, n, 1.0, 0.5, 0.5, 0.5)
+            for n_new in range(0, 120, 7):
+                exact = Fraction(r * n_new, n) + Fraction(1, 2)
+                assert cut.rank_for(n_new) == exact.numerator // exact.denominator, (r, n, n_new)
+    assert Cutoff("max_f1", "labels", None, 7, 10, 1.0, 0.5, 0.5, 0.5).rank_for(45) == 32
+
+
 # ---------------------------------------------------------------------- Bayesian route
 def test_bayes_hand_worked():
     p = np.array([[0.95, 0.3], [0.85, 0.6]])
