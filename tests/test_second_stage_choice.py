@@ -185,6 +185,7 @@ def test_oracle_rank_and_precision_at_recall_match_a_scan():
     for alpha in (0.05, 0.2, 0.5):
         best = max([n for n in range(1, ranked.size + 1) if (1 - ranked[:n]).mean() <= alpha] or [0])
         assert oracle_rank(r, y, alpha) == best
+        assert oracle_rank(r, np.zeros_like(y), alpha) == 0  # no positive: every prefix has FDP 1 (was refused)
     hits = np.cumsum(ranked)
     precision, recall = hits / np.arange(1, ranked.size + 1), hits / hits[-1]
     for level in (0.1, 0.5, 1.0):

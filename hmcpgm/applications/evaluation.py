@@ -261,10 +261,20 @@ def oracle_rank(ranking, labels, alpha):
     >>> r = hier_rank(np.array([[0.9, 0.8, 0.7, 0.6]]), Hierarchy.from_edges([], classes=[0, 1, 2, 3]))
     >>> oracle_rank(r, np.array([[1, 1, 0, 1]]), 0.25)   # FDP 0, 0, 1/3, 1/4
     4
+    >>> oracle_rank(r, np.zeros((1, 4)), 0.25)           # no positive: every prefix has FDP 1
+    0
     """
+    from .._arrays import binary_matrix
+    from ..decision import _check_alpha
+    from ..ranking._ranking import matrix_for
+
+    _check_alpha(alpha)
+    ranked, y = matrix_for(ranking, labels, "labels", flat=False)
+    if not binary_matrix(y, "labels").any():  # every prefix has FDP 1 (choose_cutoff refuses such labels)
+        return 0
     with warnings.catch_warnings():  # no prefix qualifies: 0, reported as such
         warnings.simplefilter("ignore", CutoffWarning)
-        return int(choose_cutoff(ranking, labels, rule="fdr", alpha=alpha).rank)
+        return int(choose_cutoff(ranked, y, rule="fdr", alpha=alpha).rank)
 
 
 def fdr_curve(values, probabilities, labels, hierarchy, *, classes=None, n_points=40):
