@@ -251,3 +251,15 @@ def test_a_class_every_training_row_has_stays_out_of_both_recalibration_maps(mon
     grid = np.linspace(0, 1, 201)
     np.testing.assert_array_equal(model.recalibration_(grid), expected(grid))
     assert not np.array_equal(with_root(grid), expected(grid))  # the column would have moved the map
+
+
+def test_complex_posteriors_are_refused_by_the_bayesian_cutoff_as_hier_rank_refuses_them():
+    # numpy dropped the imaginary part with a ComplexWarning and the cutoff was chosen on the real part
+    from hmcpgm.decision import estimated_fdr, expected_f1
+
+    h = Hierarchy.from_parents([None, 0])
+    v = np.array([[0.9, 0.8], [0.3, 0.1]])
+    r = hier_rank(v, h)
+    for call in (lambda p: bayes_cutoff(r, p, alpha=0.3), lambda p: estimated_fdr(r, p), lambda p: expected_f1(r, p)):
+        with pytest.raises(InputError, match="mlpr must be real numbers"):
+            call(v + 0.5j)

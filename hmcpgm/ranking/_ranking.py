@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._arrays import count, event_order
+from .._arrays import count, event_order, refuse_complex
 from .._util import as_names
 from .._validation import as_pandas, as_table, class_matrix, is_frame, rows_aligned, series_row
 from ..exceptions import InputError
@@ -374,6 +374,7 @@ def _numeric(values, name):
     """A float array of anything but a DataFrame (returned as it is), or a one-line InputError."""
     if is_frame(values):
         return values
+    refuse_complex(values, name)  # numpy would drop the imaginary part with a warning
     try:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
