@@ -615,7 +615,8 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
         Predicted probabilities (any shape).
     y : array of 0/1, same shape
         Their labels. When ``p`` and ``y`` are both DataFrames, their columns
-        are paired by class name (and their row indexes must be equal).
+        are paired by class name (and their row indexes must be equal); one
+        DataFrame of several columns beside an array is refused.
     prior_count : float, default 0.0
         Pseudo-observations at ``prior_rate`` added to each isotonic block.
     prior_rate : float in [0, 1] or callable, optional
@@ -645,6 +646,10 @@ def fit_recalibration(p, y, *, prior_count=0.0, prior_rate=None):
     """
     if is_frame(p) and is_frame(y):  # by class name, never by column position
         p, y = aligned_matrices([(p, "p"), (y, "y")])
+    elif is_frame(p) != is_frame(y) and np.ndim(p) == 2 and np.shape(p)[1] > 1:
+        table, other = ("p", "y") if is_frame(p) else ("y", "p")
+        raise InputError(f"{table} is a DataFrame but {other} is not, so their columns cannot be paired by class "
+                         "name; pass both as DataFrames (named by class) or both as arrays")
     try:
         p = np.asarray(p, dtype=float).ravel()
     except (TypeError, ValueError) as exc:

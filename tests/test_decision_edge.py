@@ -263,3 +263,18 @@ def test_complex_posteriors_are_refused_by_the_bayesian_cutoff_as_hier_rank_refu
     for call in (lambda p: bayes_cutoff(r, p, alpha=0.3), lambda p: estimated_fdr(r, p), lambda p: expected_f1(r, p)):
         with pytest.raises(InputError, match="mlpr must be real numbers"):
             call(v + 0.5j)
+
+
+def test_fit_recalibration_refuses_a_dataframe_beside_an_array_of_several_columns():
+    # the columns of a DataFrame p were paired with an array y by position, whatever their names
+    rng = np.random.default_rng(0)
+    p = pd.DataFrame(rng.random((200, 3)), columns=["a", "b", "c"])
+    y = (rng.random((200, 3)) < p.to_numpy()).astype(int)
+    for args in ((p[["c", "a", "b"]], y), (p.to_numpy(), pd.DataFrame(y, columns=["a", "b", "c"]))):
+        with pytest.raises(InputError, match="DataFrame but . is not"):
+            fit_recalibration(*args)
+    expect = fit_recalibration(p, pd.DataFrame(y, columns=["a", "b", "c"]))
+    again = fit_recalibration(p[["c", "a", "b"]], pd.DataFrame(y, columns=["a", "b", "c"]))
+    np.testing.assert_array_equal(again.knots_y, expect.knots_y)
+    np.testing.assert_array_equal(fit_recalibration(p[["a"]], y[:, :1]).knots_y, fit_recalibration(p.to_numpy()[:, :1],
+                                                                                                   y[:, :1]).knots_y)
