@@ -281,8 +281,17 @@ def _same(a, b):
         return False
 
 
+def _within(path, folder):
+    """Whether ``path`` lies in the folder ``folder`` (at any depth; False when ``folder`` is no folder)."""
+    if not os.path.isdir(folder):
+        return False
+    inner, outer = os.path.realpath(path), os.path.realpath(folder)
+    return inner != outer and os.path.commonpath([inner, outer]) == outer
+
+
 def check_distinct(inputs, outputs):
-    """Refuse an output that is an input, or that another output names too (under any spelling).
+    """Refuse an output that is an input or lies in an input folder, or that another output names too
+    (under any spelling).
 
     Parameters
     ----------
@@ -309,6 +318,9 @@ def check_distinct(inputs, outputs):
             for one in [given] if isinstance(given, (str, Path)) else (given or []):
                 if str(one) != STDOUT and _same(path, one):
                     raise InputError(f"{what} {str(path)!r} is {source} {str(one)!r}; write the output to another file")
+                if str(one) != STDOUT and _within(path, one):  # a folder of inputs (evaluate's predictions)
+                    raise InputError(f"{what} {str(path)!r} lies in {source} {str(one)!r}, whose files are read; "
+                                     "write the output outside it")
         for other, other_path in files[:i]:
             if _same(path, other_path):
                 raise InputError(f"{what} {str(path)!r} and {other} {str(other_path)!r} are the same file; "

@@ -63,6 +63,21 @@ def test_evaluate_a_folder_and_without_ia(tmp_path, capsys):
     assert "estimated from GROUND_TRUTH" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("inside", ["pred/m.tsv", "pred/new.json", "pred/sub/deep.json"])
+def test_evaluate_refuses_an_output_inside_the_predictions_folder(tmp_path, capsys, inside):
+    # --json onto a file of the PREDICTIONS folder replaced that prediction file (exit 0); a new file there
+    # is read as a prediction file by the next run
+    _files(tmp_path, 5)
+    (tmp_path / "pred" / "sub").mkdir()
+    before = (tmp_path / "pred" / "m.tsv").read_bytes()
+    assert main(["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred"), str(tmp_path / "gt.tsv"),
+                 "--json", str(tmp_path / inside)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--json" in err and "lies in the predictions" in err
+    assert (tmp_path / "pred" / "m.tsv").read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "pred").rglob("*")) == ["m.tsv", "sub"]
+
+
 @pytest.fixture
 def go_files(tmp_path):
     from go_fixtures import scores_and_annotations
