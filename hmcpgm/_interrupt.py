@@ -64,8 +64,10 @@ def ctrl_c_recorded():
     SIGTERM and SIGHUP (:data:`STOP_SIGNALS`) do the same instead of ending the
     process on the spot; :func:`interrupted_by` says which signal came first.
     An interrupt swallowed by Python (unraisable) is not printed: the recording
-    reports it. Outside the main thread, where no signal handler can be set, the
-    block changes nothing. Signal handlers and unraisable hook are restored on exit.
+    reports it. A signal the process ignores (``nohup`` ignores SIGHUP, a shell's
+    background job SIGINT) stays ignored. Outside the main thread, where no signal
+    handler can be set, the block changes nothing. Signal handlers and unraisable
+    hook are restored on exit.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -80,7 +82,8 @@ def ctrl_c_recorded():
     try:  # a Ctrl-C pressed while the handlers are being set still restores them all
         _seen[0] = _last[0] = 0
         for s in STOP_SIGNALS:
-            signal.signal(s, _on_stop)
+            if previous_handlers[s] is not signal.SIG_IGN:  # nohup, or a background job's Ctrl-C: stays ignored
+                signal.signal(s, _on_stop)
         sys.unraisablehook = hook
         yield
     finally:

@@ -154,6 +154,30 @@ def test_dash_reads_stdin_and_writes_stdout(files, tmp_path):
         assert "mLPRs of 300 objects" in run.stderr
 
 
+def test_dev_stdout_is_standard_output_written_through(files, tmp_path):
+    # -o /dev/stdout with '>> log' followed /proc/self/fd/1 to the log file and replaced it (its earlier lines
+    # lost), and the summary line went into the data of a pipe
+    expected = tmp_path / "expected.csv"
+    assert main(["predict", str(files["model"]), str(files["small"]), "-o", str(expected), "--id-column", "gene",
+                 "--quiet"]) == 0
+    log = tmp_path / "log.txt"
+    log.write_text("an earlier line\n")
+    with open(log, "a") as fh:
+        run = subprocess.run([sys.executable, "-m", "hmcpgm", "predict", str(files["model"]), str(files["small"]),
+                              "-o", "/dev/stdout", "--id-column", "gene"], stdout=fh, stderr=subprocess.PIPE,
+                             text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    assert log.read_text() == "an earlier line\n" + expected.read_text()
+    assert "mLPRs of 300 objects" in run.stderr and not _leftovers(tmp_path)
+
+
+def test_two_outputs_on_standard_output_are_refused(files, capsys):
+    for out in ("-", "/dev/stdout"):
+        assert main(["predict", str(files["model"]), str(files["small"]), "-o", out, "--decisions", "-",
+                     "--id-column", "gene", "--quiet"]) == 2
+        assert "-o and --decisions are both standard output" in _one_error_line(capsys.readouterr().err)
+
+
 def test_symlink_to_a_pipe_is_written_through(files, tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -274,6 +298,23 @@ def test_ctrl_c_prints_one_line_and_leaves_the_old_output(files, tmp_path, extra
     assert err.strip() == message
     assert out.read_text() == "the old output\n"
     assert not _leftovers(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="no SIGHUP here")
+def test_a_signal_the_process_ignores_stays_ignored():
+    # nohup ignores SIGHUP (a shell's background job SIGINT): the run installed its own handler over that,
+    # and 'nohup hmcpgm ... &' died when the terminal closed
+    from hmcpgm._interrupt import ctrl_c_recorded
+
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with ctrl_c_recorded():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGHUP)  # ignored: nothing raised, nothing recorded
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
 
 
 def test_an_output_name_near_the_limit_is_written(files, tmp_path, capsys):

@@ -116,8 +116,15 @@ def _run(args):
         value = getattr(args, name, None)
         if value is not None and any(str(v).strip() == "" for v in (value if isinstance(value, list) else [value])):
             raise UserError(f"{what} is given an empty name; give a file name")
+    for name in outputs:  # standard output by its device name is standard output ("-"): written through, never
+        if str(getattr(args, name, None)) in _STDOUT_NAMES:  # replaced (a '>> log' file lost its lines)
+            setattr(args, name, "-")
     given = {what: getattr(args, name, None) for name, what in inputs.items()}
     written = {what: getattr(args, name, None) for name, what in outputs.items()}
+    on_stdout = [what for what, path in written.items() if path == "-"]
+    if len(on_stdout) > 1:  # two files interleaved chunk by chunk
+        raise UserError(f"{' and '.join(on_stdout)} are {'both' if len(on_stdout) == 2 else 'all'} standard output; "
+                        "give each output its own file")
     check_distinct(given, written)
     copies = {}  # temporary copy of a stream -> how messages name it
 
@@ -138,6 +145,9 @@ def _run(args):
         except Exception as exc:  # a message naming a temporary copy names the stream the user gave instead
             _name_streams(exc, copies)
             raise
+
+
+_STDOUT_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 
 def _name_streams(exc, copies):
