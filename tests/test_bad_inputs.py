@@ -267,6 +267,10 @@ CLI_CASES = [
                                                 "--scheduler", "local"], ["--scheduler needs --chunk-size"]),
     ("scheduler-not-an-address", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--chunk-size", "10",
                                             "--scheduler", "my cluster"], ["--scheduler", "'my cluster'", "tcp://"]),
+    ("scheduler-without-a-port", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--chunk-size", "10",
+                                            "--scheduler", "tcp://127.0.0.1"], ["--scheduler", "with its port"]),
+    ("scheduler-host-alone", lambda d: ["rank", "mlpr.csv", "model.npz", "-o", "r.csv", "--chunk-size", "10",
+                                        "--scheduler", "localhost"], ["--scheduler", "'localhost'"]),
     ("parquet-not-parquet", lambda d: _write_text(d / "bad.parquet", "a,b\n1,2\n") and
      ["predict", "model.npz", "bad.parquet", "-o", "o.csv"], ["bad.parquet", "not a Parquet file"]),
     ("parquet-text-cell", lambda d: _frame(d / "new_scores.csv").assign(**{"3": "high"}).to_parquet(d / "bad.pq") or

@@ -21,7 +21,7 @@ __all__ = [
 #: The pip line that installs what :mod:`hmcpgm.scale` needs beyond the core.
 INSTALL = 'pip install "hmcpgm[scale]"'
 
-_ADDRESS = re.compile(r"^(?:(?:tcp|tls|inproc|ucx|ws|wss)://)?[^\s:/]+(?::\d+)?/?$")
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|inproc|ucx|ws|wss)://)?[^\s:/]+:\d+/?$")  # distributed needs the port
 
 
 def import_optional(module, what="this"):
@@ -65,7 +65,7 @@ def check_scheduler(scheduler):
     if not isinstance(scheduler, str) or not (scheduler == "local" or _ADDRESS.match(scheduler)):
         raise InputError(
             "scheduler must be 'local' (a new local dask cluster) or the address of a running dask "
-            f"scheduler such as 'tcp://127.0.0.1:8786', got {scheduler!r}"
+            f"scheduler with its port, such as 'tcp://127.0.0.1:8786', got {scheduler!r}"
         )
     return scheduler
 
@@ -88,7 +88,7 @@ def scheduler_option(text):
     try:
         return check_scheduler(text)
     except InputError:
-        raise argparse.ArgumentTypeError(f"expected 'local' or a dask scheduler address such as "
+        raise argparse.ArgumentTypeError(f"expected 'local' or a dask scheduler address with its port, such as "
                                          f"tcp://127.0.0.1:8786, got {text!r}") from None
 
 
@@ -145,7 +145,7 @@ def open_client(scheduler, *, processes=True, n_workers=None):
         return client, close
     try:
         client = distributed.Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError) as exc:  # ValueError: an address distributed cannot parse
         raise InputError(f"cannot connect to the dask scheduler at {scheduler!r}: {exc}") from None
     return client, client.close
 
