@@ -161,7 +161,9 @@ def _workers_ignore_ctrl_c():
     Ctrl-C at a terminal reaches every process of the group; without this each
     worker prints its own ``KeyboardInterrupt`` traceback. (A blocked signal mask
     would not lose a Ctrl-C pressed while the cluster starts, but the workers do not
-    keep it.) A Ctrl-C pressed during the start itself is ignored.
+    keep it; nor does it keep the Ctrl-C for this process beside ``SIG_IGN``: a
+    BLAS thread, which does not block it, takes it and drops it.) A Ctrl-C pressed
+    during the start itself is ignored, as docs/cli.md says.
     """
     import signal
     import threading
