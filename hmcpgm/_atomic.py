@@ -21,6 +21,7 @@ output of the same command.
 """
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -117,6 +118,19 @@ def _temporary_name(folder, name):
     return os.path.join(folder, f".{stem}{suffix}")
 
 
+def _name_output(exc, path, temp):
+    """An OS error of writing an output names the output the user gave, not our hidden temporary file
+    (or nothing: a full disk's ``write``)."""
+    if not isinstance(exc, OSError) or not exc.strerror:
+        return
+    if (exc.filename is not None and exc.filename == temp) or (exc.filename is None and exc.errno in _WRITE_ERRORS):
+        exc.filename = str(path)
+
+
+# a write that failed for want of room: a full disk, a quota, the size limit of ulimit -f
+_WRITE_ERRORS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, n))
+
+
 class AtomicFile:
     """An open output: a temporary file beside ``path`` that :meth:`commit` renames over it.
 
@@ -172,7 +186,8 @@ class AtomicFile:
                     self._temp = None
             os.fchmod(self._fd, _creation_mode(self._target))
             self.file = os.fdopen(self._fd, mode, **text)
-        except BaseException:
+        except BaseException as exc:
+            _name_output(exc, path, self._temp)
             self.abort()
             raise
 
@@ -191,15 +206,17 @@ class AtomicFile:
             self.file.flush()
             if self._temp is not None:
                 os.fsync(self.file.fileno())
-        except BaseException:
+            if self._close:
+                self.file.close()
+        except BaseException as exc:
+            _name_output(exc, self.path, self._temp)
             self.abort()
             raise
-        if self._close:
-            self.file.close()
         if self._temp is not None:
             try:
                 os.replace(self._temp, self._target)
-            except BaseException:
+            except BaseException as exc:
+                _name_output(exc, self.path, self._temp)
                 self.abort()
                 raise
             self._temp = None
@@ -266,7 +283,8 @@ def atomic_write(path, *, binary=False):
     out = AtomicFile(path, binary=binary)
     try:
         yield out.file
-    except BaseException:
+    except BaseException as exc:
+        _name_output(exc, path, out._temp)
         out.abort()
         raise
     out.commit()

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ._arrays import first_true
-from ._atomic import atomic_write
+from ._atomic import atomic_write, is_stream
 from ._util import preview, repeated
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
@@ -704,12 +704,20 @@ def check_output(path, what="output"):
     """
     import os
 
+    if is_stream(path):  # "-", a pipe or a device (/dev/null): written through, in no folder of ours
+        return Path(path)
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise InputError(f"{what} {str(path)!r} is a directory; give a file name")
     if not folder.is_dir():
         raise InputError(f"{what} {str(path)!r}: the folder {str(folder)!r} does not exist")
+    if path.is_symlink():  # the file written is the link's target, in the target's folder
+        target = Path(os.path.realpath(path))
+        if not target.parent.is_dir():
+            raise InputError(f"{what} {str(path)!r} is a link to {os.readlink(path)!r}, whose folder "
+                             f"{str(target.parent)!r} does not exist")
+        folder = target.parent
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise InputError(f"{what} {str(path)!r} cannot be written (no permission)")
     return path

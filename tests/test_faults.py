@@ -832,3 +832,66 @@ def test_a_large_parquet_row_group_read_in_chunks_gives_the_file(tmp_path):
     frame.to_parquet(path, index=False)
     with pytest.raises(InputError, match="row 4322"):
         list(read_matrix_chunks(path, h, "scores", chunk_size=700, id_column="gene"))
+
+
+def test_a_full_disk_names_the_output(tmp_path, monkeypatch):
+    # a write that fails for want of room carries no file name: the command line printed
+    # "[Errno 28] No space left on device" (or "[Errno 27] File too large" under ulimit -f), naming nothing
+    import errno
+
+    import pandas as pd
+
+    from hmcpgm._atomic import atomic_write
+    from hmcpgm.scale._files import TableWriter
+
+    out = tmp_path / "out.csv"
+    out.write_text("the old output\n")
+    with pytest.raises(OSError) as info:
+        with atomic_write(out) as fh:
+            fh.write("part")
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert info.value.filename == str(out)
+    with pytest.raises(OSError) as info:  # another error keeps its own words
+        with atomic_write(out) as fh:
+            raise OSError(errno.ECONNRESET, "Connection reset")
+    assert info.value.filename is None
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.EFBIG, "File too large")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    with pytest.raises(OSError) as info:
+        with TableWriter(out) as writer:
+            writer.write(pd.DataFrame({"a": [1.0]}))
+    assert info.value.filename == str(out)
+    assert out.read_text() == "the old output\n" and not _leftovers(tmp_path)
+
+
+def test_outputs_checked_before_the_work_follow_links_and_let_devices_through(tmp_path, monkeypatch):
+    from hmcpgm import InputError
+    from hmcpgm.io import check_output
+
+    link = tmp_path / "out.csv"
+    link.symlink_to(tmp_path / "missing" / "f.csv")
+    with pytest.raises(InputError, match="is a link to .*whose folder .*missing' does not exist"):
+        check_output(link, "-o")  # was found only once the work was done, naming a hidden temporary file
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == "/dev" else real(p, mode))
+    assert check_output(os.devnull, "-o") == Path(os.devnull)  # a user may not write in /dev: written through
+
+
+def test_a_full_temporary_folder_is_named_when_the_ranking_spills(tmp_path, monkeypatch):
+    # numpy's "50000 requested and 15350 written" named neither the folder nor what to do
+    from hmcpgm import InputError
+    from hmcpgm.scale._runs import RunStore
+
+    store = RunStore(tmp_path)
+
+    def full(*args, **kwargs):
+        raise OSError("50000 requested and 15350 written")
+
+    monkeypatch.setattr(np, "save", full)
+    run = np.zeros(5, dtype=[("value", "<f8"), ("event", "<i8")])
+    with pytest.raises(InputError, match=r"temporary files in '.*hmcpgm-runs-.*' cannot be written .*TMPDIR"):
+        store.put(0, run)
+    store.close()

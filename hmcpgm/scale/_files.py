@@ -6,13 +6,14 @@ there, and messages number rows as the whole file has them. Parquet needs pyarro
 (``pip install "hmcpgm[scale]"``).
 """
 
+import contextlib
 from collections import deque
 from pathlib import Path
 
 import numpy as np
 
 from .._arrays import count
-from .._atomic import AtomicFile, check_distinct
+from .._atomic import AtomicFile, _name_output, check_distinct
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
@@ -237,6 +238,15 @@ class _PutInPlace:
         else:
             self.abort()
 
+    @contextlib.contextmanager
+    def _named_errors(self):
+        """A write that fails for want of room (a full disk) names this output."""
+        try:
+            yield
+        except OSError as exc:
+            _name_output(exc, self.path, getattr(self._file, "_temp", None))
+            raise
+
 
 class TableWriter(_PutInPlace):
     """Write DataFrames one after the other into one CSV or Parquet file (by suffix).
@@ -286,22 +296,23 @@ class TableWriter(_PutInPlace):
         frame : pandas.DataFrame
             The rows to append; its index is not written.
         """
-        if self.parquet:
-            import pyarrow as pa
+        with self._named_errors():
+            if self.parquet:
+                import pyarrow as pa
 
-            frame = _arrow_ready(frame)
-            if self._out is None:
-                pq = _parquet(self.path)
-                self._schema = pa.Schema.from_pandas(frame, preserve_index=False)
-                self._file = AtomicFile(self.path, binary=True)
-                self._out = pq.ParquetWriter(self._file.file, self._schema)
-            self._out.write_table(pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False))
-        else:
-            if self._out is None:
-                self._file = AtomicFile(self.path)
-                self._out = self._file.file
-            frame.to_csv(self._out, index=False, header=self._header)
-            self._header = False
+                frame = _arrow_ready(frame)
+                if self._out is None:
+                    pq = _parquet(self.path)
+                    self._schema = pa.Schema.from_pandas(frame, preserve_index=False)
+                    self._file = AtomicFile(self.path, binary=True)
+                    self._out = pq.ParquetWriter(self._file.file, self._schema)
+                self._out.write_table(pa.Table.from_pandas(frame, schema=self._schema, preserve_index=False))
+            else:
+                if self._out is None:
+                    self._file = AtomicFile(self.path)
+                    self._out = self._file.file
+                frame.to_csv(self._out, index=False, header=self._header)
+                self._header = False
         self.rows += len(frame)
 
     def close(self):
@@ -375,7 +386,8 @@ class CafaWriter(_PutInPlace):
             self._file = AtomicFile(self.path)
         if ids is None:
             ids = [str(i) for i in range(self.rows + 1, self.rows + len(values) + 1)]
-        write_cafa_predictions(self._file.file, values, self.hierarchy, ids)
+        with self._named_errors():
+            write_cafa_predictions(self._file.file, values, self.hierarchy, ids)
         self.rows += len(values)
 
     def close(self):

@@ -219,8 +219,13 @@ class RunStore:
         self.nbytes += run.nbytes
         if self.directory is None:
             self._memory[chunk] = run
-        else:
+            return
+        try:
             np.save(self._path(chunk), run)
+        except OSError as exc:  # a full disk: numpy says "N requested and M written", naming no file
+            raise InputError(f"the ranking's temporary files in {self.directory!r} cannot be written "
+                             f"({exc.strerror or exc}); free room there or set TMPDIR to a folder that has it "
+                             f"(they need {run.dtype.itemsize} bytes per event)") from None
 
     def read(self, chunk, lo, hi):
         """Events ``lo:hi`` of a run (a structured array).
