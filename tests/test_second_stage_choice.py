@@ -316,33 +316,3 @@ def test_fit_progress_bar_counts_every_step(monkeypatch):
     for bar in seen:
         assert bar.n == bar.total and bar.closed
     assert shown.posts[:2] == ["score models", "indpt"] and "final fit" in shown.posts
-
-
-def test_cross_fitting_on_a_small_dag_uses_the_exact_engine_that_predictions_use():
-    # The sparse junction tree (auto's exact engine on every DAG) swapped to loopy BP for cross-fitting whatever
-    # the DAG's size: on DAGs of 5-8 classes loopy's full mLPRs were up to 0.8 from the exact ones, so the
-    # exponent, the version and the recalibration map were fitted on values the model never predicts.
-    from hmcpgm.inference import choose_engine, inference_plan
-    from hmcpgm.selection._crossfit import resolve_engine
-
-    h = Hierarchy.from_edges([("a", "c"), ("b", "c"), ("a", "d"), ("c", "e"), ("d", "e"), ("b", "f")],
-                             classes=["e", "f", "c", "a", "d", "b"])
-    exact, _ = choose_engine(h, "full")
-    assert resolve_engine(h, "full") == exact != "loopy"
-    assert resolve_engine(h, "full", "loopy") == "loopy" and resolve_engine(h, "indpt") == "auto"
-    rng = np.random.default_rng(3)
-    y = h.close_labels((rng.random((400, 6)) < 0.35).astype(int))
-    s = rng.normal(loc=2.0 * y, scale=1.0)
-    kw = dict(hierarchy=h, version="full", cv=3)
-    auto = MLPR(**kw).fit(s, y)
-    same = MLPR(**kw, engine=exact).fit(s, y)
-    assert set(auto.cv_results_["engine"]) == {exact}
-    np.testing.assert_array_equal(auto.tempering_, same.tempering_)
-    np.testing.assert_array_equal(auto.calibrated_proba(s[:50]), same.calibrated_proba(s[:50]))
-    # where the exact engine costs far more than loopy BP per object (the Gene Ontology), loopy remains
-    rng = np.random.default_rng(0)
-    edges = {(int(p), i) for i in range(1, 120) for p in rng.choice(i, size=min(i, 3), replace=False)}
-    wide = Hierarchy.from_edges(sorted(edges))
-    plan = inference_plan(wide)
-    assert plan.engine == "sparse" and plan["sparse"].seconds_per_object > 4 * plan["loopy"].seconds_per_object
-    assert resolve_engine(wide, "full") == "loopy"

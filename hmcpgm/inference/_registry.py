@@ -171,9 +171,8 @@ class Engine:
         ``"exact"``: ``engine="auto"`` may run it when its estimate applies (the cheapest such wins);
         ``"fallback"``: it runs when none of those applies; None: only by name.
     cross_fit_engine : str or None
-        The engine cross-fitting runs in its place when ``engine="auto"`` picks it and it is much
-        slower per object (:func:`hmcpgm.selection._crossfit.resolve_engine`: a slow exact engine
-        may stand aside for a fast one there); None: itself.
+        The engine cross-fitting runs in its place when ``engine="auto"`` picks it (a slow exact
+        engine may stand aside for a fast one there); None: itself.
     reference_only : bool
         Not an engine of :func:`~hmcpgm.mlpr_from_likelihoods`: only a reference of
         :func:`~hmcpgm.inference.compare_engines`.

@@ -109,26 +109,16 @@ def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, ps
     return CrossFit(lik, lpr, folds, thetas, tuple(kinds[i] for i in pick), full_loss, y, res)
 
 
-CROSS_FIT_EXACT_RATIO = 4.0
-CROSS_FIT_EXACT_SECONDS = 1e-4
-
-
 def resolve_engine(hierarchy, version, engine="auto"):
     """The engine that cross-fitting runs ``version`` with.
 
-    ``"auto"`` is :func:`hmcpgm.inference.choose_engine`'s choice (the tree engine
-    on forests, the cheaper exact junction tree on DAGs) except where that engine
-    names a cheaper ``cross_fit_engine`` in the registry (the sparse junction tree:
-    exact on the whole Gene Ontology, but about 0.1 s per object there, for every
-    row, fold and exponent tried) and its estimated time per object
-    (:func:`hmcpgm.inference.inference_plan`) is more than
-    ``CROSS_FIT_EXACT_RATIO`` times that engine's and more than
-    ``CROSS_FIT_EXACT_SECONDS``. Cross-fitting then uses loopy BP: choosing a
-    version and its exponent rests on approximate full mLPRs, and the
-    cross-validation table says so in its ``engine`` column. On a small DAG the
-    exact engine costs little more than loopy BP, and the choices rest on the
-    mLPRs that the fitted model predicts (loopy BP's were up to 0.8 from them on
-    DAGs of 5-8 classes). Predictions of the fitted model use the estimator's engine.
+    ``"auto"`` is :func:`hmcpgm.inference.choose_engine`'s choice (tree on forests,
+    the dense junction tree where it fits) except that where that choice is the
+    sparse junction tree (exact on the whole Gene Ontology, but about 0.1 s per
+    object, for every row, fold and exponent tried), cross-fitting uses loopy BP (the
+    engine registry's ``cross_fit_engine``): choosing a version and its exponent then
+    rests on approximate full mLPRs, and the cross-validation table says so in its
+    ``engine`` column. Predictions of the fitted model use the estimator's engine.
 
     Parameters
     ----------
@@ -146,17 +136,10 @@ def resolve_engine(hierarchy, version, engine="auto"):
     """
     if engine != "auto" or version == "indpt":
         return engine
-    from ..inference import choose_engine, get_engine, inference_plan
+    from ..inference import choose_engine, get_engine
 
     chosen, _ = choose_engine(hierarchy, version)
-    cheaper = get_engine(chosen).cross_fit_engine
-    if cheaper is None or version != "full":
-        return chosen
-    plan = inference_plan(hierarchy)
-    exact, approximate = plan[chosen].seconds_per_object, plan[cheaper].seconds_per_object
-    if exact <= max(CROSS_FIT_EXACT_RATIO * approximate, CROSS_FIT_EXACT_SECONDS):
-        return chosen  # exact costs little more: the choices rest on the mLPRs that predictions give
-    return cheaper
+    return get_engine(chosen).cross_fit_engine or chosen
 
 
 def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine="auto", own=None, prior="network",
