@@ -195,6 +195,34 @@ def test_dask_local_cluster_gives_the_same_numbers(client, fitted):
         _assert_same_as_whole(ranked, p, h)
 
 
+def _warns(key, payload):
+    import warnings
+
+    from hmcpgm.exceptions import ApproximationWarning
+
+    warnings.warn(f"chunk {key} is approximate", ApproximationWarning, stacklevel=2)
+    return payload * 2
+
+
+@pytest.mark.slow
+def test_warnings_raised_on_the_workers_reach_the_caller():
+    # a worker process's warnings (loopy BP that did not converge) went to its own standard error, or a
+    # remote worker's log, and the command line printed no 'hmcpgm: warning:' line. Worker processes, not
+    # threads: a thread's warning reaches this process's filters anyway
+    pytest.importorskip("distributed")
+    from hmcpgm.exceptions import ApproximationWarning
+    from hmcpgm.scale._execute import ordered_map
+
+    client, close = open_client("local", processes=True, n_workers=1)
+    try:
+        with pytest.warns(ApproximationWarning) as caught:
+            got = list(ordered_map(_warns, [(k, k) for k in range(4)], client=client))
+    finally:
+        close()
+    assert got == [0, 2, 4, 6]
+    assert sorted(str(w.message) for w in caught) == [f"chunk {k} is approximate" for k in range(4)]
+
+
 # ---------------------------------------------------------------------- the two passes, property-tested
 @given(st.data())
 def test_two_pass_decisions_equal_the_whole_ranking(data):

@@ -210,14 +210,33 @@ def ordered_map(func, items, *, client=None, shared=(), window=None):
     for key, payload in items:
         if is_dask_collection(payload):
             payload = client.compute(payload)
-        pending.append(client.submit(func, key, payload, *shared, pure=False))
+        pending.append(client.submit(_warnings_kept, func, key, payload, *shared, pure=False))
         if len(pending) >= window:
             yield _result(pending.popleft())
     while pending:
         yield _result(pending.popleft())
 
 
+def _warnings_kept(func, key, payload, *shared):
+    """``func(key, payload, *shared)`` on a worker, with the warnings it raised (category, message).
+
+    A worker's warnings went to its own standard error (on a remote cluster, to its
+    log), so an approximate answer (loopy BP that did not converge) went unreported
+    where the chunks ran; they are raised again in the process that asked.
+    """
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = func(key, payload, *shared)
+    return result, [(w.category, str(w.message)) for w in caught]
+
+
 def _result(future):
-    result = future.result()
+    import warnings
+
+    result, caught = future.result()
     check_interrupt()  # a Ctrl-C swallowed by a callback of distributed's (its garbage-collector watch)
+    for category, message in caught:
+        warnings.warn(message, category, stacklevel=3)
     return result
