@@ -35,6 +35,7 @@ Usage (from the repository root)::
     python bench/fdr_noisy_dag.py --seeds 0-19 --leaderboard   # and against the corrections, about 5 minutes
     python bench/fdr_noisy_dag.py --seeds 0-19 --leaderboard --candidates max,htd   # HTD in the consistency choice
     python bench/fdr_noisy_dag.py --seeds 0-19 --leaderboard --first-stage classwise
+    python bench/fdr_noisy_dag.py --seeds 0-39 --leaderboard --engine junction   # exact cross-fitting
 """
 
 import argparse
@@ -104,8 +105,11 @@ def leaderboard_gaps(seed, result):
     (best, b), (chosen, c) = _best_correction(result), _chosen_correction(result)
     out = (100 * (auto - b["auprc"]), 100 * (auto - c["auprc"]),
            {name: 100 * (auto - m["auprc"]) for name, m in result["methods"].items()})
-    print(f"{seed:>4} AU(PRC) mLPR-auto {100 * auto:.2f}, best correction {best} {100 * b['auprc']:.2f} "
-          f"({out[0]:+.2f}), chosen on valid {chosen} {100 * c['auprc']:.2f} ({out[1]:+.2f})", flush=True)
+    stage = result.get("second_stage") or {}
+    print(f"{seed:>4} AU(PRC) mLPR-auto {100 * auto:.2f} ({stage.get('version')}, valid "
+          f"{100 * result['methods']['mLPR-auto-HierRank']['valid_auprc']:.2f}), best correction {best} "
+          f"{100 * b['auprc']:.2f} ({out[0]:+.2f}), chosen on valid {chosen} {100 * c['auprc']:.2f} ({out[1]:+.2f})",
+          flush=True)
     return out
 
 
@@ -120,6 +124,9 @@ def main():
     parser.add_argument("--first-stage", default="joint", choices=("joint", "classwise"))
     parser.add_argument("--candidates", default=None,
                         help="the consistency choice's candidates in place of the library's (e.g. max,htd)")
+    parser.add_argument("--engine", default="auto",
+                        help="mLPR-auto's engine (junction: exact cross-fitting too, where auto cross-fits "
+                             "full with loopy BP)")
     args = parser.parse_args()
     if args.candidates:
         import hmcpgm.selection._auto as auto
@@ -138,7 +145,7 @@ def main():
         for seed in seeds:
             train, valid, test = write_benchmark(folder, seed, rows=sizes)
             result = run_benchmark(train, test, valid, first_stage=args.first_stage, corrections=args.leaderboard,
-                                   bootstrap=0, progress=False)
+                                   engine=args.engine, bootstrap=0, progress=False)
             if args.leaderboard:
                 gaps.append(leaderboard_gaps(seed, result))
             rows = {"held-out": result["methods"]["mLPR-auto-HierRank"], "cross-fitted": {}}

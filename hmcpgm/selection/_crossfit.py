@@ -112,13 +112,18 @@ def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, ps
 def resolve_engine(hierarchy, version, engine="auto"):
     """The engine that cross-fitting runs ``version`` with.
 
-    ``"auto"`` is :func:`hmcpgm.inference.choose_engine`'s choice (tree on forests,
-    the dense junction tree where it fits) except that where that choice is the
-    sparse junction tree (exact on the whole Gene Ontology, but about 0.1 s per
-    object, for every row, fold and exponent tried), cross-fitting uses loopy BP (the
-    engine registry's ``cross_fit_engine``): choosing a version and its exponent then
-    rests on approximate full mLPRs, and the cross-validation table says so in its
-    ``engine`` column. Predictions of the fitted model use the estimator's engine.
+    ``"auto"`` is :func:`hmcpgm.inference.choose_engine`'s choice (the tree engine on
+    forests; on DAGs the cheaper exact junction tree, which is the sparse one on
+    every DAG measured, small ones too) except that where that choice is the sparse
+    junction tree (exact on the whole Gene Ontology, but about 0.1 s per object
+    there, for every row, fold and exponent tried), cross-fitting uses loopy BP (the
+    engine registry's ``cross_fit_engine``), whatever the DAG's size: choosing a
+    version and its exponent, and the cross-fitted recalibration map, then rest on
+    approximate full mLPRs, and the cross-validation table says so in its ``engine``
+    column. Predictions of the fitted model use the estimator's engine; an engine
+    given by name (``MLPR(engine="junction")``) cross-fits exactly. Exact
+    cross-fitting on small DAGs was measured and not taken (docs/concepts.md,
+    "Exact cross-fitting on a small DAG?").
 
     Parameters
     ----------
