@@ -400,7 +400,9 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         X : array-like or DataFrame of shape (M, K)
             Training first-stage scores, one column per class: an array in
             ``hierarchy.classes`` order, a DataFrame with columns named by class
-            (any order).
+            (any order). Finite; scores beyond +-1e100 (``SCORE_LIMIT``) are taken
+            as +-1e100, here and in prediction, so scores of such magnitudes lose
+            their order: rescale them (e.g. by their logarithm) before fitting.
         y : array-like, sparse matrix or DataFrame of shape (M, K)
             0/1 training labels that respect the hierarchy. When ``X`` and ``y``
             are both DataFrames, their rows are paired by index (refused when the

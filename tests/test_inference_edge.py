@@ -477,3 +477,13 @@ def test_likelihoods_that_are_no_numbers_are_one_line():
     with pytest.raises(InputError, match=r"^likelihoods must be numbers of shape \(n_objects, 2, 2\): could not "
                                          r"convert string to float: 'x'$"):
         mlpr_from_likelihoods(net, lik)
+
+
+def test_enumeration_keeps_a_certain_class_at_1_exactly():
+    # hard evidence that the root is positive: (p @ configs) / p.sum() rounded to 1.0000000000000002
+    h = Hierarchy.from_parents([None, 0, 0, 1, 1, 2])
+    net = LabelNetwork(h, [0.3, 0.6, 0.5, 0.7, 0.2, 0.9])
+    L = np.array([[[0.0, 1.0], [1, 2], [1, 1], [1, 1], [1, 1], [1, 1]]])
+    got = mlpr_from_likelihoods(net, L, engine="enumerate")
+    assert got.max() <= 1.0 and got[0, 0] == 1.0
+    np.testing.assert_allclose(got, mlpr_from_likelihoods(net, L, engine="tree"), atol=1e-15)

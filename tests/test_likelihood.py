@@ -485,3 +485,35 @@ def test_auto_keeps_the_baseline_unless_another_model_is_clearly_better():
     y2[fold0, :] = 0
     res2 = cross_validated_lpr(s, y2, h, AUTO_CANDIDATES, cv=4, seed=3)
     np.testing.assert_allclose(res2["lpr"][:, fold0], res["lpr"][:, fold0])
+
+
+@pytest.mark.parametrize("kind", SCORE_MODELS)
+def test_scores_whose_quartiles_are_tiny_beside_their_range_give_finite_likelihoods(kind):
+    # 70% of the scores near 1e-300, the rest near 1e100: (s - median) / IQR overflowed to inf and every
+    # likelihood was NaN (or kde raised numpy's "'list' argument must have no negative elements")
+    import warnings
+
+    rng = np.random.default_rng(0)
+    y = (rng.random((800, 1)) < 0.4).astype(int)
+    s = rng.normal(size=(800, 1)) + 1.5 * y
+    s = np.where(rng.random((800, 1)) < 0.7, s * 1e-300, s * 1e100)  # both quartiles among the tiny ones
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model = fit_score_model(s, y, single(), kind)
+        L = model.likelihoods(s)
+    assert np.all(np.isfinite(L)) and np.all(L >= 0) and np.all(L.sum(axis=-1) > 0)
+
+
+def test_the_gaussian_model_does_not_depend_on_the_scale_of_the_scores_near_the_float_limit():
+    # the mean of scores near 1e306 overflowed to inf, and the LPRs were off by up to 0.99
+    import warnings
+
+    rng = np.random.default_rng(1)
+    s, y = beta_class(rng, 1000, 0.3, 1.5)
+    expect = fit_score_model(s, y, single(), "gaussian").likelihoods(s)
+    expect = expect[:, 0, 1] / expect.sum(axis=-1)[:, 0]
+    for scale in (1e155, 1e300, 1e306):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            got = fit_score_model(s * scale, y, single(), "gaussian").likelihoods(s * scale)
+        np.testing.assert_allclose(got[:, 0, 1] / got.sum(axis=-1)[:, 0], expect, atol=1e-9)

@@ -58,5 +58,5 @@ def enumerate_full(hierarchy, theta, l0, l1, max_classes=MAX_ENUMERATE):
         if bad.any():
             raise impossible_evidence(hierarchy, start + np.flatnonzero(bad))
         p = np.exp(w - top)
-        out[:, sl] = ((p @ configs) / p.sum(axis=1, keepdims=True)).T
+        out[:, sl] = np.clip((p @ configs) / p.sum(axis=1, keepdims=True), 0.0, 1.0).T  # rounding: 1 + 2e-16
     return out

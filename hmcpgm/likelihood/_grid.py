@@ -36,11 +36,16 @@ def robust_scale(s, sorted_values=None):
         xs = np.asarray(sorted_values).reshape(-1, s.shape[0])
         q25, center, q75 = (sorted_percentile(xs, q) for q in (0.25, 0.5, 0.75))
     scale = (q75 - q25) / 1.349
-    if np.all(scale > 0):
-        return center, scale
-    sd = s.std(axis=0)
-    scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
-    return center, scale
+    if not np.all(scale > 0):
+        sd = s.std(axis=0)
+        scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
+    # an interquartile range some 1e250 times smaller than the scores' spread (most scores near 1e-300, the
+    # rest near 1e100) overflowed (s - center) / scale to inf, and every likelihood was NaN
+    spread = np.maximum(np.max(s, axis=0) - center, center - np.min(s, axis=0))
+    return center, np.maximum(scale, spread * _MIN_SCALE_RATIO)
+
+
+_MIN_SCALE_RATIO = 1e-250  # |(s - center) / scale| <= 1e250: its arcsinh (576) and back stay finite
 
 
 def sorted_percentile(xs, q):

@@ -180,11 +180,22 @@ def _spread(x):
     """
     if len(x) < 2 or x.min() == x.max():
         return 0.0
-    sd = x.std(ddof=1)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # scores near 1e300: the squares overflow
+        sd = x.std(ddof=1)
     if not 0 < sd < np.inf:
         unit = np.abs(x).max()
         sd = (x / unit).std(ddof=1) * unit
     return float(sd)
+
+
+def _mean(x):
+    """The mean of ``x``, in units of its largest value where the sum overflows (scores near 1e306)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = x.mean()
+    if not np.isfinite(mean):
+        unit = np.abs(x).max()
+        mean = (x / unit).mean() * unit
+    return float(mean)
 
 
 def _fit_gaussian(s, y, informative):
@@ -195,7 +206,7 @@ def _fit_gaussian(s, y, informative):
     for k in np.flatnonzero(informative):
         for label in (0, 1):
             x = s[y[:, k] == label, k]
-            mean[k, label] = x.mean()
+            mean[k, label] = _mean(x)
             sd_k = _spread(x) if len(x) > 1 else sd_all[k]
             # guard zero variance: a constant sample borrows the spread of all scores,
             # and nothing is narrower than 1e-6 of it (or 1e-6 if all scores are equal)
