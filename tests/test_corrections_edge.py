@@ -341,3 +341,19 @@ def test_hierarchical_correction_refuses_a_nan_score_array_in_one_line(bad):
     with pytest.raises(InputError, match=r"X must be finite.*row 3, class 'c'") as exc:
         model.predict_proba(X)
     assert one_line(exc)
+
+
+def test_the_estimator_predicts_no_rows_as_mlpr_does():
+    # a fitted correction refused an array of no rows (sklearn's "minimum of 1 is required") but took a
+    # DataFrame of no rows; MLPR takes both. Fitting on no rows is still refused.
+    from hmcpgm import MLPR
+
+    h = Hierarchy.from_parents([None, 0])
+    rng = np.random.default_rng(0)
+    y = np.sort(rng.integers(0, 2, (200, 2)), axis=1)[:, ::-1]
+    s = rng.normal(y)
+    for model in (HierarchicalCorrection(h).fit(s, y), MLPR(h, version="indpt").fit(s, y)):
+        assert model.predict_proba(np.zeros((0, 2))).shape == (0, 2)
+        assert model.predict(np.zeros((0, 2))).shape == (0, 2)
+    with pytest.raises(InputError, match="minimum of 1"):
+        HierarchicalCorrection(h).fit(np.zeros((0, 2)), np.zeros((0, 2)))

@@ -132,7 +132,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         if is_frame(X):
             s = frame_scores(self, X, hierarchy, reset=reset)
             return np.ascontiguousarray(s, dtype=np.float64)
-        s = score_array(self, X, reset=reset, min_rows=1)
+        s = score_array(self, X, reset=reset, min_rows=1 if reset else 0)  # predicting no rows gives no rows
         if s.shape[1] != hierarchy.n_classes:
             raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
         if reset and hasattr(self, "feature_names_in_"):
