@@ -118,7 +118,7 @@ def _temporary_name(folder, name):
     return os.path.join(folder, f".{stem}{suffix}")
 
 
-def _name_output(exc, path, temp):
+def name_output(exc, path, temp):
     """An OS error of writing an output names the output the user gave, not our hidden temporary file
     (or nothing: a full disk's ``write``)."""
     if not isinstance(exc, OSError) or not exc.strerror:
@@ -187,7 +187,7 @@ class AtomicFile:
             os.fchmod(self._fd, _creation_mode(self._target))
             self.file = os.fdopen(self._fd, mode, **text)
         except BaseException as exc:
-            _name_output(exc, path, self._temp)
+            name_output(exc, path, self._temp)
             self.abort()
             raise
 
@@ -209,14 +209,14 @@ class AtomicFile:
             if self._close:
                 self.file.close()
         except BaseException as exc:
-            _name_output(exc, self.path, self._temp)
+            name_output(exc, self.path, self._temp)
             self.abort()
             raise
         if self._temp is not None:
             try:
                 os.replace(self._temp, self._target)
             except BaseException as exc:
-                _name_output(exc, self.path, self._temp)
+                name_output(exc, self.path, self._temp)
                 self.abort()
                 raise
             self._temp = None
@@ -284,7 +284,7 @@ def atomic_write(path, *, binary=False):
     try:
         yield out.file
     except BaseException as exc:
-        _name_output(exc, path, out._temp)
+        name_output(exc, path, out._temp)
         out.abort()
         raise
     out.commit()

@@ -198,7 +198,8 @@ class Cutoff:
 
 
 # ---------------------------------------------------------------------- checks
-def _check_alpha(alpha):
+def check_alpha(alpha):
+    """``alpha`` as a float in (0, 1), a target false discovery rate, or a one-line InputError naming it."""
     try:
         if isinstance(alpha, (str, bytes)):  # float("0.1") would pass: a number is asked for, not its text
             raise TypeError
@@ -346,7 +347,7 @@ def choose_cutoff(ranking, labels, *, rule="max_f1", alpha=0.1, values=None):
     _check_rule(rule)
     ranking, y = matrix_for(ranking, labels, "labels", flat=False)
     y = binary_matrix(y, "labels")
-    a = _check_alpha(alpha) if rule == "fdr" else None
+    a = check_alpha(alpha) if rule == "fdr" else None
     hits = np.cumsum(y.reshape(-1)[ranking.order], dtype=np.int64)
     n_pos = int(hits[-1]) if hits.size else 0
     if n_pos == 0:
@@ -458,7 +459,7 @@ def bayes_cutoff(ranking, mlpr, *, rule="fdr", alpha=0.1, values=None):
     """
     _check_rule(rule)
     p, ranking = _posterior_by_rank(ranking, mlpr)
-    a = _check_alpha(alpha) if rule == "fdr" else None
+    a = check_alpha(alpha) if rule == "fdr" else None
     if values is None and ranking.block_means is None:
         values = mlpr
     return _cutoff(np.cumsum(p), float(p.sum()), rule, a, "posterior", ranking, values)

@@ -265,10 +265,10 @@ def oracle_rank(ranking, labels, alpha):
     0
     """
     from .._arrays import binary_matrix
-    from ..decision import _check_alpha
+    from ..decision import check_alpha
     from ..ranking._ranking import matrix_for
 
-    _check_alpha(alpha)
+    check_alpha(alpha)
     ranked, y = matrix_for(ranking, labels, "labels", flat=False)
     if not binary_matrix(y, "labels").any():  # every prefix has FDP 1 (choose_cutoff refuses such labels)
         return 0

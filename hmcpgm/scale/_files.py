@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .._arrays import count
-from .._atomic import AtomicFile, _name_output, check_distinct
+from .._atomic import AtomicFile, check_distinct, name_output
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
 from ._execute import import_optional
@@ -244,7 +244,7 @@ class _PutInPlace:
         try:
             yield
         except OSError as exc:
-            _name_output(exc, self.path, getattr(self._file, "_temp", None))
+            name_output(exc, self.path, getattr(self._file, "_temp", None))
             raise
 
 
