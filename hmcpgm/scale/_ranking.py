@@ -143,6 +143,45 @@ class ChunkedRanking:
         return {"mean": mean[order], "value": np.concatenate([p["value"] for p in parts])[order],
                 "flat": flat[order]}
 
+    def _tied_pieces(self, b, batch):
+        """The events of bin ``b`` in the global order, about ``batch`` at a time, when they share one block mean.
+
+        Their order is then known without a sort: NaiveSort's tie key (class depth), then
+        the chunks' order, then each run's (each run holds a bin's events of one tie key
+        together, in its own order). A bin of exact ties (0s or 1s, a plateau of the
+        recalibration map) is so written without holding it whole. None when the bin
+        holds more than one block mean (it is then sorted whole, by :meth:`_gather`).
+        """
+        spans = []
+        for s in self.summaries:
+            a, e = s.offset(b), s.offset(b + 1)
+            if e > a:
+                spans.append((s, a, e))
+        ends = [self.store.read(s.chunk, a, a + 1)["mean"][0] for s, a, _ in spans]
+        ends += [self.store.read(s.chunk, e - 1, e)["mean"][0] for s, _, e in spans]
+        if len(set(ends)) != 1:
+            return None
+        tie = "tie" in self.store.read(spans[0][0].chunk, spans[0][1], spans[0][1] + 1).dtype.names
+        groups = [(None, spans)]
+        if tie:  # each run's span split where its tie key changes; the keys in increasing order
+            by_key = {}
+            for s, a, e in spans:
+                keys = self.store.read(s.chunk, a, e)["tie"]
+                cuts = np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1, keys.size]
+                for i, j in zip(cuts[:-1], cuts[1:]):
+                    by_key.setdefault(int(keys[i]), []).append((s, a + int(i), a + int(j)))
+            groups = sorted(by_key.items())
+        return self._pieces(groups, batch)
+
+    def _pieces(self, groups, batch):
+        k = self.n_classes
+        for _, spans in groups:
+            for s, a, e in spans:
+                for x in range(a, e, batch):
+                    run = self.store.read(s.chunk, x, min(x + batch, e))
+                    yield {"mean": run["mean"], "value": run["value"],
+                           "flat": run["event"].astype(np.int64) + s.start * k}
+
     # -- decisions -------------------------------------------------------------
     def bayes_cutoff(self, alpha=0.1):
         """The Bayesian FDR cutoff: the largest ``r`` whose estimated FDR is at most ``alpha``.
@@ -326,7 +365,9 @@ class ChunkedRanking:
         The columns are those of :meth:`hmcpgm.Ranking.to_frame` (``rank``,
         ``object``, ``class``, ``value``, ``block_mean``), plus ``positive`` (1 for
         the first ``positives`` events) when ``positives`` is given. Each frame
-        holds whole bins, so a frame is larger than ``batch`` when a single bin is.
+        holds whole bins, so a frame is larger than ``batch`` when a single bin is,
+        unless that bin's events share one block mean (exact ties, such as 0s): it
+        then comes in frames of at most ``batch`` events, in the same order.
 
         Parameters
         ----------
@@ -349,21 +390,30 @@ class ChunkedRanking:
         names = np.asarray(self.classes, dtype=object)
         labels = None if self.index is None else np.asarray(self.index, dtype=object)
         k = self.n_classes
+        big = np.flatnonzero(self.counts > batch)  # bins of more than a frame: each comes alone
         lo, done = 0, 0
         while done < self.n_events:
-            hi = int(np.searchsorted(cum, done + batch)) + 1  # whole bins up to about batch events
-            sel = self._gather(lo, hi)
-            rows = np.arange(done + 1, done + sel["flat"].size + 1)
-            objects = sel["flat"] // k
-            table = {"rank": rows, "object": objects if labels is None else labels[objects],
-                     "class": names[sel["flat"] % k]}
-            if values:
-                table["value"] = sel["value"]
-            table["block_mean"] = sel["mean"]
-            if positives is not None:
-                table["positive"] = (rows <= positives).astype(int)
-            yield pd.DataFrame(table)
-            lo, done = hi, done + rows.size
+            pieces = None
+            if self.counts[lo] > batch:
+                hi = lo + 1
+                pieces = self._tied_pieces(lo, batch)
+            else:  # whole bins up to about batch events, stopping before a big bin
+                after = big[np.searchsorted(big, lo):]
+                hi = int(np.searchsorted(cum, done + batch)) + 1
+                hi = min(hi, int(after[0])) if after.size else hi
+            for sel in pieces if pieces is not None else [self._gather(lo, hi)]:
+                rows = np.arange(done + 1, done + sel["flat"].size + 1)
+                objects = sel["flat"] // k
+                table = {"rank": rows, "object": objects if labels is None else labels[objects],
+                         "class": names[sel["flat"] % k]}
+                if values:
+                    table["value"] = sel["value"]
+                table["block_mean"] = sel["mean"]
+                if positives is not None:
+                    table["positive"] = (rows <= positives).astype(int)
+                yield pd.DataFrame(table)
+                done += rows.size
+            lo = hi
 
     def to_ranking(self):
         """The whole ranking as one :class:`hmcpgm.Ranking` (for problems that fit in memory).
