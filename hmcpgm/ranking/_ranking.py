@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._arrays import count, event_order, refuse_complex
-from .._util import as_names
+from .._util import as_names, repeated
 from .._validation import as_pandas, as_table, class_matrix, is_frame, rows_aligned, series_row
 from ..exceptions import InputError
 
@@ -69,9 +69,8 @@ class Ranking:
 
     def __post_init__(self):
         classes = tuple(self.classes)
-        if len(set(classes)) != len(classes):  # restrict and the frames look classes up by name
-            seen = set()
-            twice = [c for c in classes if c in seen or seen.add(c)]
+        twice = repeated(classes)
+        if twice:  # restrict and the frames look classes up by name
             raise InputError(f"classes must be distinct names; {twice[:5]} appear more than once")
         m = count(self.n_objects, "n_objects")
         order = event_order(self.order, m * len(classes)).copy()
