@@ -315,7 +315,8 @@ def check_distinct(inputs, outputs):
     ----------
     inputs, outputs : dict of str to str or Path or None
         What messages call each file (``"-o"``, ``"the scores file"``) -> its path
-        (None: not given). Streams (:func:`is_stream`) are never refused.
+        (None: not given). Streams (:func:`is_stream`) are never refused, except two
+        outputs on standard output (``-``), whose files would interleave.
 
     Raises
     ------
@@ -330,6 +331,10 @@ def check_distinct(inputs, outputs):
     ...
     hmcpgm.exceptions.InputError: -o 'sub/../s.csv' is the scores file 's.csv'; write the output to another file
     """
+    on_stdout = [what for what, path in outputs.items() if path is not None and str(path) == STDOUT]
+    if len(on_stdout) > 1:  # two files interleaved chunk by chunk
+        raise InputError(f"{' and '.join(on_stdout)} are {'both' if len(on_stdout) == 2 else 'all'} standard "
+                         "output; give each output its own file")
     files = [(what, path) for what, path in outputs.items() if path is not None and not is_stream(path)]
     for i, (what, path) in enumerate(files):
         for source, given in inputs.items():

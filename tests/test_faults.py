@@ -176,6 +176,12 @@ def test_two_outputs_on_standard_output_are_refused(files, capsys):
         assert main(["predict", str(files["model"]), str(files["small"]), "-o", out, "--decisions", "-",
                      "--id-column", "gene", "--quiet"]) == 2
         assert "-o and --decisions are both standard output" in _one_error_line(capsys.readouterr().err)
+    # the one check of outputs, so the Python front door refuses it too
+    from hmcpgm.persist import load_model
+    from hmcpgm.scale import predict_files
+
+    with pytest.raises(InputError, match="output and decisions are both standard output"):
+        predict_files(load_model(files["model"]), files["small"], "-", decisions="-", id_column="gene")
 
 
 def test_symlink_to_a_pipe_is_written_through(files, tmp_path):

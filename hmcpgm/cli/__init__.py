@@ -121,10 +121,6 @@ def _run(args):
             setattr(args, name, "-")
     given = {what: getattr(args, name, None) for name, what in inputs.items()}
     written = {what: getattr(args, name, None) for name, what in outputs.items()}
-    on_stdout = [what for what, path in written.items() if path == "-"]
-    if len(on_stdout) > 1:  # two files interleaved chunk by chunk
-        raise UserError(f"{' and '.join(on_stdout)} are {'both' if len(on_stdout) == 2 else 'all'} standard output; "
-                        "give each output its own file")
     check_distinct(given, written)
     copies = {}  # temporary copy of a stream -> how messages name it
 
