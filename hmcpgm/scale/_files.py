@@ -244,7 +244,7 @@ class _PutInPlace:
         try:
             yield
         except OSError as exc:
-            name_output(exc, self.path, getattr(self._file, "_temp", None))
+            name_output(exc, self.path, None)  # the AtomicFile names its own errors (opening, renaming)
             raise
 
 

@@ -157,13 +157,13 @@ class ChunkedRanking:
             a, e = s.offset(b), s.offset(b + 1)
             if e > a:
                 spans.append((s, a, e))
-        ends = [self.store.read(s.chunk, a, a + 1)["mean"][0] for s, a, _ in spans]
-        ends += [self.store.read(s.chunk, e - 1, e)["mean"][0] for s, _, e in spans]
+        firsts = [self.store.read(s.chunk, a, a + 1) for s, a, _ in spans]
+        ends = [f["mean"][0] for f in firsts] + [self.store.read(s.chunk, e - 1, e)["mean"][0] for s, _, e in spans]
         if len(set(ends)) != 1:
             return None
-        tie = "tie" in self.store.read(spans[0][0].chunk, spans[0][1], spans[0][1] + 1).dtype.names
         groups = [(None, spans)]
-        if tie:  # each run's span split where its tie key changes; the keys in increasing order
+        if "tie" in firsts[0].dtype.names:  # NaiveSort: each run's span split where its tie key changes,
+            # the keys in increasing order
             by_key = {}
             for s, a, e in spans:
                 keys = self.store.read(s.chunk, a, e)["tie"]
