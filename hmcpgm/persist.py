@@ -151,6 +151,7 @@ def save_model(model, path):
         "prior": model.second_stage_.prior,
         **({} if pool_weight is None else {"pool_weight": pool_weight, "pool_model_kind": pool_state["kind"]}),
         "recalibrated_on": getattr(model, "recalibrated_on_", None),
+        "feature_names": hasattr(model, "feature_names_in_"),  # fitted on a DataFrame of string class names
         "cv_results": cv_results,
     }
     meta["digest"] = _digest(meta, arrays)
@@ -342,6 +343,8 @@ def load_model(path):
         raise InputError(f"model file {path} is not a valid hmcpgm model: {what}") from None
     model.classes_ = np.asarray(hierarchy.classes, dtype=object)
     model.n_features_in_ = hierarchy.n_classes
+    if meta.get("feature_names", False):  # files before 0.3 do not say: left unset
+        model.feature_names_in_ = np.asarray(hierarchy.classes, dtype=object)
     return model
 
 

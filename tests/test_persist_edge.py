@@ -69,3 +69,23 @@ def test_every_cut_is_refused_in_one_line_or_harmless(diamond_model, tmp_path):
     for n in range(0, len(raw), 7):
         cut.write_bytes(raw[:n])
         outcome(cut, model, scores)
+
+
+@pytest.mark.parametrize("frame", [True, False])
+def test_a_loaded_model_keeps_feature_names_in_as_fitted(diamond_model, tmp_path, frame):
+    """A model fitted on a DataFrame of string class names keeps ``feature_names_in_`` through a save;
+    one fitted on an array has none after loading either (scikit-learn's rule)."""
+    import pandas as pd
+
+    model, _ = diamond_model
+    h = model.hierarchy_
+    rng = np.random.default_rng(1)
+    y = np.asarray(model.predict(rng.normal(size=(300, 4)) * 3))
+    s = rng.normal(1.5 * y, 1.0)
+    fitted = MLPR(hierarchy=h, score_model="gaussian", version="indpt", tempering=None, recalibrate=False)
+    fitted.fit(*((pd.DataFrame(s, columns=h.classes), pd.DataFrame(y, columns=h.classes)) if frame else (s, y)))
+    loaded = load_model(save_model(fitted, tmp_path / "m.npz"))
+    assert hasattr(fitted, "feature_names_in_") == frame
+    assert hasattr(loaded, "feature_names_in_") == frame
+    if frame:
+        assert list(loaded.feature_names_in_) == list(fitted.feature_names_in_) == list(h.classes)
