@@ -232,7 +232,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     score_model_ : hmcpgm.likelihood.ScoreModel
         The fitted per-class score models.
     classes_ : ndarray of shape (K,)
-        The class names, in column order.
+        The class names, in column order. scikit-learn's scoring strings
+        (``scoring="average_precision"``, ...) read a ``classes_`` of one or two
+        strings as a binary target and fail or score one column only; with such a
+        hierarchy pass a callable scorer, or no ``scoring`` (:meth:`score`).
     n_features_in_ : int
         ``K``: one score column per class.
     feature_names_in_ : ndarray of str

@@ -215,3 +215,26 @@ def test_feature_names_follow_scikit_learns_rule(name):
     named = [f"k{j}" for j in range(H.n_classes)]
     est = ESTIMATORS[name]().fit(pd.DataFrame(X, columns=named), pd.DataFrame(Y, columns=named))
     assert list(est.feature_names_in_) == named
+
+
+def test_two_string_classes_what_the_classes_docstring_says_of_scoring_strings():
+    """``classes_`` of two strings reads as a binary target to scikit-learn's scoring strings (MLPR's
+    docstring says so); a callable scorer and the default score rank both columns."""
+    from sklearn.metrics import average_precision_score, get_scorer
+
+    h = Hierarchy.from_edges([("a", "b")], classes=["b", "a"])
+    rng = np.random.default_rng(0)
+    a = rng.random(400) < 0.5
+    y = np.column_stack([a & (rng.random(400) < 0.5), a]).astype(int)
+    s = rng.normal(1.5 * y, 1.0)
+    model = MLPR(hierarchy=h, version="full", tempering=None, recalibrate=False).fit(s[:200], y[:200])
+    with pytest.raises(ValueError, match="pos_label"):
+        get_scorer("average_precision")(model, s[200:], y[200:])
+
+    def scorer(est, X, labels):
+        return average_precision_score(labels, est.predict_proba(X), average="micro")
+
+    scores = cross_val_score(MLPR(hierarchy=h, version="full", tempering=None, recalibrate=False), s, y,
+                             scoring=scorer, cv=2)
+    assert np.all((scores > 0.5) & (scores <= 1))
+    assert 0.5 < model.score(s[200:], y[200:]) <= 1
