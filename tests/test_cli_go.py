@@ -294,3 +294,15 @@ def test_fit_evidence_refusals_are_one_line(go_files, capsys, labels, evidence, 
     err = capsys.readouterr().err
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (d / "m.npz").exists()
+
+
+@pytest.mark.parametrize("step", ["0", "1e-300", "1e-12", "1"])
+def test_evaluate_refuses_a_threshold_step_out_of_range_before_reading(tmp_path, capsys, step):
+    """1e-300 made an array of 1e300 thresholds (a traceback); 0 was refused after every file was read."""
+    (tmp_path / "h.csv").write_text("parent,child\nr,a\n")
+    with pytest.raises(SystemExit) as exc:  # argparse's refusal
+        main(["evaluate", str(tmp_path / "h.csv"), str(tmp_path / "missing.tsv"), str(tmp_path / "missing2.tsv"),
+              "--threshold-step", step])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--threshold-step: expected a number in [1e-05, 1.0)" in err[0]

@@ -164,12 +164,33 @@ def test_errors_name_the_argument():
         fmax([[0.5, 0.5]], [[0, 0]], h)
     with pytest.raises(InputError, match="normalization"):
         fmax([[0.5, 0.5]], [[1, 0]], h, normalization="protein")
-    with pytest.raises(InputError, match="threshold_step"):
-        fmax([[0.5, 0.5]], [[1, 0]], h, threshold_step=1.5)
+    for step in (1.5, 0.0, 1e-300, float("nan"), "a", None, True):  # 1e-300: an array of 1e300 thresholds
+        with pytest.raises(InputError, match=r"threshold_step must be a number in \[1e-05, 1\)"):
+            fmax([[0.5, 0.5]], [[1, 0]], h, threshold_step=step)
     with pytest.raises(InputError, match="ia must have one value per class"):
         smin([[0.5, 0.5]], [[1, 0]], h, ia=[1.0])
     with pytest.raises(InputError, match="values has 3 columns"):
         fmax([[0.5, 0.5, 0.1]], [[1, 0]], h)
+
+
+def test_a_fine_threshold_grid_is_counted_in_blocks_of_targets_with_the_same_curve(monkeypatch):
+    """The (target, threshold) counts come a block of targets at a time, the block smaller as the grid is
+    finer: blocks of 3 targets give the curves of one block."""
+    import pandas as pd
+
+    from hmcpgm.metrics import _cafa
+
+    rng = np.random.default_rng(0)
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "c")], classes=["c", "r", "b", "a"])
+    y = h.close_labels((rng.random((40, 4)) < 0.4).astype(int))
+    s = np.round(rng.random((40, 4)), 3)
+    ia = rng.random(4)
+    whole = [cafa_curve(s, y, h, ia=ia, weighted=w, threshold_step=1e-3) for w in (False, True)]
+    monkeypatch.setattr(_cafa, "_CHUNK_CELLS", 3 * 1000)  # 999 thresholds: 3 targets per block
+    blocks = [cafa_curve(s, y, h, ia=ia, weighted=w, threshold_step=1e-3) for w in (False, True)]
+    assert len(whole[0]) > 100
+    for a, b in zip(whole, blocks):
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
 
 
 def test_no_prediction_above_any_threshold_gives_nan():

@@ -10,6 +10,7 @@ propagated predictions over the same terms.
 import json
 from pathlib import Path
 
+from ..metrics._cafa import MIN_THRESHOLD_STEP
 from ._go import add_evidence_option
 
 __all__ = ["add_evaluate_parser", "command_evaluate", "evaluate_files", "format_evaluation", "read_ia"]
@@ -181,8 +182,8 @@ def add_evaluate_parser(sub, number_in, **parser_options):
                    help="leave out the terms without parents (cafaeval's -no_orphans)")
     p.add_argument("--normalization", default="cafa", choices=("cafa", "pred", "gt"),
                    help="how precision and recall are averaged over targets (cafaeval's -norm; default cafa)")
-    p.add_argument("--threshold-step", type=number_in(0.0, 1.0), default=0.01, metavar="STEP",
-                   help="step of the threshold grid (default 0.01)")
+    p.add_argument("--threshold-step", type=number_in(MIN_THRESHOLD_STEP, 1.0), default=0.01, metavar="STEP",
+                   help=f"step of the threshold grid, at least {MIN_THRESHOLD_STEP:g} (default 0.01)")
     p.add_argument("--relations", default="is_a,part_of", metavar="LIST",
                    help="OBO relations that make a term a child of another (default is_a,part_of)")
     add_evidence_option(p, "GROUND_TRUTH")

@@ -121,14 +121,18 @@ def _ia_vector(ia, hierarchy):
     return out
 
 
+MIN_THRESHOLD_STEP = 1e-5  # 10^5 thresholds: cafaeval's grid of 0.01 has 99
+
+
 def _thresholds(step):
-    step = float(step)
-    if not 0 < step < 1:
-        raise InputError(f"threshold_step must lie in (0, 1), got {step}")
-    return np.arange(step, 1, step)
+    if isinstance(step, (bool, np.bool_)) or not isinstance(step, (int, float, np.integer, np.floating)) \
+            or not MIN_THRESHOLD_STEP <= step < 1:
+        raise InputError(f"threshold_step must be a number in [{MIN_THRESHOLD_STEP:g}, 1), got {step!r}")
+    return np.arange(float(step), 1, float(step))
 
 
 _CHUNK_ROWS = 256
+_CHUNK_CELLS = 1 << 22  # (target, threshold) counts per block: 32 MB of float64
 
 
 def _sums(taus, g, pred, w):
@@ -140,8 +144,11 @@ def _sums(taus, g, pred, w):
     give every tau's counts: the same comparisons in O(M K + M T).
     """
     m, n_taus = pred.shape[0], len(taus)
-    if m > _CHUNK_ROWS:  # by blocks of targets: the (M, K) temporaries of a whole namespace weigh gigabytes
-        return sum(_sums(taus, g[i:i + _CHUNK_ROWS], pred[i:i + _CHUNK_ROWS], w) for i in range(0, m, _CHUNK_ROWS))
+    # by blocks of targets: the (M, K) temporaries of a whole namespace weigh gigabytes, and so do the
+    # (M, T) counts of a fine threshold grid
+    rows = max(1, min(_CHUNK_ROWS, _CHUNK_CELLS // (n_taus + 1)))
+    if m > rows:
+        return sum(_sums(taus, g[i:i + rows], pred[i:i + rows], w) for i in range(0, m, rows))
     weights = np.ones(pred.shape[1]) if w is None else np.asarray(w, dtype=float)
     bins = np.searchsorted(taus, pred, side="right")  # number of taus <= value
     flat = (np.arange(m)[:, None] * (n_taus + 1) + bins).ravel()
@@ -210,7 +217,7 @@ def cafa_curve(values, labels, hierarchy, *, ia=None, weighted=False, exclude_ro
         cafaeval's ``-norm``.
     propagate : bool, default True
         Propagate the values to the ancestors by max first.
-    threshold_step : float, default 0.01
+    threshold_step : float in [1e-5, 1), default 0.01
         The threshold grid ``numpy.arange(step, 1, step)`` (cafaeval's ``-th_step``).
 
     Returns
@@ -293,7 +300,7 @@ def fmax(values, labels, hierarchy, *, exclude_roots=False, normalization="cafa"
         cafaeval's ``-norm``.
     propagate : bool, default True
         Propagate the values to the ancestors by max first.
-    threshold_step : float, default 0.01
+    threshold_step : float in [1e-5, 1), default 0.01
         The threshold grid ``numpy.arange(step, 1, step)``.
 
     Returns
@@ -334,7 +341,7 @@ def weighted_fmax(values, labels, hierarchy, *, ia=None, exclude_roots=False, no
         cafaeval's ``-norm``.
     propagate : bool, default True
         Propagate the values to the ancestors by max first.
-    threshold_step : float, default 0.01
+    threshold_step : float in [1e-5, 1), default 0.01
         The threshold grid ``numpy.arange(step, 1, step)``.
 
     Returns
@@ -377,7 +384,7 @@ def smin(values, labels, hierarchy, *, ia=None, exclude_roots=False, normalizati
         cafaeval's ``-norm``.
     propagate : bool, default True
         Propagate the values to the ancestors by max first.
-    threshold_step : float, default 0.01
+    threshold_step : float in [1e-5, 1), default 0.01
         The threshold grid ``numpy.arange(step, 1, step)``.
 
     Returns
@@ -419,7 +426,7 @@ def cafa_metrics(values, labels, hierarchy, *, ia=None, exclude_roots=False, nor
         cafaeval's ``-norm``.
     propagate : bool, default True
         Propagate the values to the ancestors by max first.
-    threshold_step : float, default 0.01
+    threshold_step : float in [1e-5, 1), default 0.01
         The threshold grid ``numpy.arange(step, 1, step)``.
 
     Returns
