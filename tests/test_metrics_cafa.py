@@ -80,6 +80,9 @@ def test_fmax_smin_weighted_fmax_equal_cafaeval(seed, norm, no_orphans, tmp_path
     for h, _, y in per_ns.values():
         if y.any():
             ia.update(zip(h.classes, information_accretion(y, h).tolist()))
+    for term in ia:  # cafaeval weighs only the terms of positive IA: a negative IA leaves its term out
+        if rng.random() < 0.2:
+            ia[term] = -abs(ia[term]) - 0.5
     (folder / "ia.tsv").write_text("".join(f"{t}\t{v!r}\n" for t, v in ia.items()))
     df, best = _cafaeval(folder, ia=str(folder / "ia.tsv"), norm=norm, no_orphans=no_orphans)
     compared = 0
@@ -169,6 +172,9 @@ def test_errors_name_the_argument():
             fmax([[0.5, 0.5]], [[1, 0]], h, threshold_step=step)
     with pytest.raises(InputError, match="ia must have one value per class"):
         smin([[0.5, 0.5]], [[1, 0]], h, ia=[1.0])
+    for ia in (["x", "y"], {"a": "x"}):
+        with pytest.raises(InputError, match="ia must hold one number per class"):
+            smin([[0.5, 0.5]], [[1, 0]], h, ia=ia)
     with pytest.raises(InputError, match="values has 3 columns"):
         fmax([[0.5, 0.5, 0.1]], [[1, 0]], h)
 

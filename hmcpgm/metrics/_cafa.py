@@ -110,14 +110,21 @@ def _ia_vector(ia, hierarchy):
         unknown = [c for c in items if c not in hierarchy]
         if len(unknown) == len(items) and items:
             raise InputError(f"ia names no class of the hierarchy (e.g. {unknown[0]!r}); give IA by class name")
-        out = np.array([float(items.get(c, 0.0)) for c in hierarchy.classes])
+        out = _numbers([items.get(c, 0.0) for c in hierarchy.classes])
     else:
-        out = np.asarray(ia, dtype=float)
+        out = _numbers(ia)
         if out.shape != (hierarchy.n_classes,):
             raise InputError(f"ia must have one value per class, shape ({hierarchy.n_classes},), got {out.shape}")
-    out = np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)  # cafaeval: NaN and infinite IA count as 0
-    if np.any(out < 0):
-        raise InputError(f"ia must be nonnegative, got {out.min()}")
+    # cafaeval weighs only the terms of positive, finite IA: NaN, infinite and negative IA count as 0
+    out = np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
+    return np.maximum(out, 0.0)
+
+
+def _numbers(ia):
+    try:
+        out = np.asarray(ia, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("ia must hold one number per class (information accretion)") from None
     return out
 
 
@@ -208,7 +215,8 @@ def cafa_curve(values, labels, hierarchy, *, ia=None, weighted=False, exclude_ro
         The classes (one namespace of the ontology).
     ia : array (K,), Series or dict, optional
         Information accretion per class; default: :func:`information_accretion` of
-        ``labels``. Used only when ``weighted``.
+        ``labels``. Used only when ``weighted``. As in cafaeval, only the classes of
+        positive, finite IA are weighed (NaN, infinite or negative IA counts as 0).
     weighted : bool, default False
         Weight terms by IA (the ``_w`` columns of cafaeval).
     exclude_roots : bool, default False
@@ -376,7 +384,8 @@ def smin(values, labels, hierarchy, *, ia=None, exclude_roots=False, normalizati
         The classes (one namespace of the ontology).
     ia : array (K,), Series or dict, optional
         Information accretion per class; default: :func:`information_accretion` of ``labels``.
-        ``numpy.ones(K)`` gives cafaeval's unweighted ``s`` (every term weighs 1).
+        ``numpy.ones(K)`` gives cafaeval's unweighted ``s`` (every term weighs 1) without
+        ``exclude_roots`` (which, as in cafaeval, leaves the roots in the weighted sums).
     exclude_roots : bool, default False
         Leave out the classes without parents (cafaeval's ``-no_orphans``); for IA-weighted
         metrics it only drops the thresholds without coverage.
