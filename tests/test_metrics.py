@@ -85,6 +85,14 @@ def test_hit_area_equals_ranking_catch_when_available():
 
 
 # ---------------------------------------------------------------------- precision / recall
+def test_precision_recall_at_rounds_the_written_kappa_half_up():
+    """0.7 of 45 events is 31.5, so the top 32; in floating point 0.7 * 45 is 31.4999... (it gave 31)."""
+    labels = np.zeros((9, 5), dtype=int)
+    labels.flat[31] = 1  # the 32nd event of the ranking is the only positive
+    assert precision_recall_at(np.arange(45), labels, 0.7) == (1 / 32, 1.0)
+    assert precision_recall_at(np.arange(45), labels, [0.7, 0.68])[1].tolist() == [1.0, 0.0]  # 30.6: 31 events
+
+
 def test_precision_recall_at_hand_checked_rounding():
     # 10 events, ranked labels 1 1 0 1 0 0 1 0 0 0, P = 4
     labels = np.array([[1, 1, 0, 1, 0], [0, 1, 0, 0, 0]])

@@ -13,7 +13,8 @@ Two kinds of input:
 Conventions used throughout (they matter for small samples):
 
 - the top ``kappa * 100%`` of ``n`` events is the top ``r = floor(kappa * n + 0.5)``
-  events (``kappa * n`` rounded half up), and at least one event;
+  events (``kappa * n`` rounded half up, with ``kappa`` as written: its shortest
+  decimal), and at least one event;
 - a ratio whose denominator is zero is ``nan`` (precision with no discoveries,
   recall with no positives), except the false discovery proportion, which is 0
   when nothing is discovered (the usual ``V / max(R, 1)`` convention);
@@ -21,6 +22,9 @@ Conventions used throughout (they matter for small samples):
   :meth:`hmcpgm.Hierarchy.violations`, and of a ranking
   :func:`hmcpgm.count_violations`; they are not repeated here.
 """
+
+import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -63,7 +67,9 @@ def _rank_at(kappa, n_events, name="kappa"):
     if np.any((k <= 0) | (k > 1)):
         bad = k[(k <= 0) | (k > 1)][0]
         raise InputError(f"{name} must lie in (0, 1] (a fraction of the events), got {bad}")
-    r = np.floor(k * n_events + 0.5).astype(np.intp)
+    # kappa as written (its shortest decimal), times n, rounded half up in exact arithmetic: in floating
+    # point 0.7 * 45 is 31.4999..., which floor(x + 0.5) took to 31
+    r = np.array([math.floor(Fraction(repr(float(x))) * n_events + Fraction(1, 2)) for x in k], dtype=np.intp)
     return np.clip(r, min(n_events, 1), n_events).reshape(np.shape(kappa))
 
 
