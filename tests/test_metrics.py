@@ -342,3 +342,22 @@ def hmcpgm_naive_sort(values):
     from hmcpgm import naive_sort
 
     return naive_sort(values, Hierarchy.from_parents([None] * values.shape[1]))
+
+
+def test_bootstrap_arguments_are_refused_in_one_line_naming_them():
+    """A row number beyond the weights was read from memory past the array (the compiled pass checks nothing)."""
+    from hmcpgm.metrics import bootstrap_average_precision, weighted_average_precisions
+
+    t = np.array([0.0, 1.0])
+    assert weighted_average_precisions(t, np.array([0, 1]), np.ones((2, 1))).tolist() == [0.5]
+    for row in ([5, 1], [-3, 1], [0.0, 1.0]):
+        with pytest.raises(InputError, match="row must hold row numbers from 0 to 1"):
+            weighted_average_precisions(t, np.array(row), np.ones((2, 1)))
+    with pytest.raises(InputError, match="one length"):
+        weighted_average_precisions(t, np.array([0]), np.ones((2, 1)))
+    with pytest.raises(InputError, match="weights must be a matrix"):
+        weighted_average_precisions(t, np.array([0, 1]), np.ones(2))
+    labels = np.array([[1, 0, 1], [0, 1, 1]])
+    for seed in (-1, "a", 1.5):
+        with pytest.raises(InputError, match="seed must be a non-negative int"):
+            bootstrap_average_precision(np.arange(6), labels, n_resamples=2, seed=seed)

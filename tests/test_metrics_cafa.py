@@ -172,6 +172,13 @@ def test_errors_name_the_argument():
             fmax([[0.5, 0.5]], [[1, 0]], h, threshold_step=step)
     with pytest.raises(InputError, match="ia must have one value per class"):
         smin([[0.5, 0.5]], [[1, 0]], h, ia=[1.0])
+    with pytest.raises(InputError, match="weighted must be True or False"):
+        cafa_curve([[0.5, 0.5]], [[1, 0]], h, weighted="yes")
+    from hmcpgm.metrics import propagate_max
+
+    for values in ([0.5, 0.5], [[0.5, 0.5, 0.9]]):  # a third column was ignored
+        with pytest.raises(InputError, match=r"values must have shape \(M, 2\)"):
+            propagate_max(np.array(values), h)
     for ia in (["x", "y"], {"a": "x"}):
         with pytest.raises(InputError, match="ia must hold one number per class"):
             smin([[0.5, 0.5]], [[1, 0]], h, ia=ia)

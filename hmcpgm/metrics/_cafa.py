@@ -242,6 +242,8 @@ def cafa_curve(values, labels, hierarchy, *, ia=None, weighted=False, exclude_ro
     >>> curve[["tau", "precision", "recall"]].values.tolist()   # r takes the max of its children
     [[0.25, 0.8333333333333333, 1.0], [0.5, 1.0, 1.0], [0.75, 1.0, 0.5]]
     """
+    if not isinstance(weighted, (bool, np.bool_)):
+        raise InputError(f"weighted must be True or False, got {weighted!r}")
     return _curves(values, labels, hierarchy, ia=ia, weighted=weighted, exclude_roots=exclude_roots,
                    normalization=normalization, propagate=propagate, threshold_step=threshold_step)[int(weighted)]
 

@@ -41,6 +41,8 @@ def propagate_max(values, hierarchy):
     array([[0.7, 0.7, 0.7]])
     """
     out = np.array(values, dtype=float, copy=True)
+    if out.ndim != 2 or out.shape[1] != hierarchy.n_classes:
+        raise InputError(f"values must have shape (M, {hierarchy.n_classes}), one column per class, got {out.shape}")
     parents = hierarchy.parent_indices
     for k in hierarchy.topological_order[::-1]:  # children before their parents
         for p in parents[k]:

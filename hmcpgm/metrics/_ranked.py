@@ -381,15 +381,17 @@ def row_bootstrap_weights(n_rows, n_resamples, seed=0):
     >>> w.shape, w.sum(axis=0).tolist()
     ((4, 3), [4.0, 4.0, 4.0])
     """
-    rng = np.random.default_rng(seed)
+    try:
+        rng = np.random.default_rng(seed)
+    except (TypeError, ValueError):
+        raise InputError(f"seed must be a non-negative int, got {seed!r}") from None
     weights = np.empty((n_rows, n_resamples))
     for b in range(n_resamples):
         weights[:, b] = np.bincount(rng.integers(0, n_rows, n_rows), minlength=n_rows)
     return weights
 
 
-@jit
-def weighted_average_precisions(t, row, weights):  # pragma: no cover - compiled
+def weighted_average_precisions(t, row, weights):
     """AU(PRC) of 0/1 labels ``t`` in rank order under each column of row weights ``weights`` (M, B), in one pass.
 
     ``row[i]`` is the row of the ``i``-th event. Precision at a hit is (weighted
@@ -417,6 +419,21 @@ def weighted_average_precisions(t, row, weights):  # pragma: no cover - compiled
     >>> weighted_average_precisions(np.array([1.0, 0.0, 1.0]), np.array([0, 1, 2]), np.ones((3, 1)))
     array([0.83333333])
     """
+    t = np.asarray(t, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    row = np.asarray(row)
+    if t.ndim != 1 or row.shape != t.shape:
+        raise InputError(f"t and row must be vectors of one length, got shapes {t.shape} and {row.shape}")
+    if weights.ndim != 2:
+        raise InputError(f"weights must be a matrix (rows, resamples), got shape {weights.shape}")
+    if row.size and (not np.issubdtype(row.dtype, np.integer) or row.min() < 0 or row.max() >= len(weights)):
+        raise InputError(f"row must hold row numbers from 0 to {len(weights) - 1} (weights has {len(weights)} rows)")
+    return _weighted_average_precisions(t, row, weights)
+
+
+@jit
+def _weighted_average_precisions(t, row, weights):  # pragma: no cover - compiled
+    """The compiled pass of :func:`weighted_average_precisions` (arguments checked there)."""
     n_boot = weights.shape[1]
     hits = np.zeros(n_boot)
     count = np.zeros(n_boot)
