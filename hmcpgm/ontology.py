@@ -20,8 +20,10 @@ The files the protein-function community exchanges, read the way the CAFA evalua
 
 import csv
 import io
+import logging
 import re
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -232,6 +234,48 @@ def is_obo_file(path):
     return False
 
 
+@contextmanager
+def _quiet_root_logger():
+    """obonet logs a header without name or ontology key through ``logging.warning``, which gives a logger
+    without handlers one that prints ``WARNING:root:...`` (and keeps it for the rest of the process): while
+    it reads, a root logger without handlers gets a null one. Handlers the user set are left alone."""
+    root = logging.getLogger()
+    null = None
+    if not root.handlers:
+        null = logging.NullHandler()
+        root.addHandler(null)
+    try:
+        yield
+    finally:
+        if null is not None:
+            root.removeHandler(null)
+
+
+_USUAL_RELATIONS = ("is_a", "part_of")  # CAFA's; an ontology may lack part_of (the Human Phenotype Ontology)
+
+
+def _relations_in(graph, relations, path):
+    """The relation names asked for, checked against the file's: none found is an error (a misspelt name
+    would drop every edge), an unusual one missing is a warning."""
+    names = [relations] if isinstance(relations, str) else list(relations)
+    if not all(isinstance(r, str) for r in names):
+        raise InputError(f"relations must be names of OBO relations, got {relations!r}")
+    names = [r.strip() for r in names if r.strip()]
+    if not names:
+        raise InputError(f"relations names no relation, got {relations!r}; CAFA's are is_a and part_of")
+    found = {key for _, _, key in graph.edges(keys=True)}
+    if found:
+        listed = ", ".join(sorted(found))
+        missing = [r for r in names if r not in found]
+        if len(missing) == len(names):
+            raise InputError(f"ontology file {path} has no relation {', '.join(missing)} (its relations: {listed})")
+        unusual = [r for r in missing if r not in _USUAL_RELATIONS]
+        if unusual:
+            warnings.warn(f"ontology file {path} has no relation {', '.join(unusual)} (its relations: {listed})",
+                          stacklevel=3)
+    return set(names)
+
+
 def read_ontology(path, relations=("is_a", "part_of")):
     """Read an ontology: an OBO file (one hierarchy per namespace) or an edge list.
 
@@ -239,8 +283,10 @@ def read_ontology(path, relations=("is_a", "part_of")):
     ----------
     path : str or Path
         An OBO file, or a ``parent,child`` edge list (see :func:`hmcpgm.io.read_hierarchy`).
-    relations : collection of str, default ("is_a", "part_of")
+    relations : str or collection of str, default ("is_a", "part_of")
         The OBO relations that make a term a child of another (CAFA's choice by default).
+        None of them in the file is an error (a misspelt name would drop every edge); one
+        missing other than is_a and part_of is a warning.
 
     Returns
     -------
@@ -271,10 +317,11 @@ def read_ontology(path, relations=("is_a", "part_of")):
     # OBO does not require a blank line before a stanza header; obonet splits stanzas at blank lines only
     text = re.sub(r"(?m)^(?=\[[A-Za-z]+\][ \t]*$)", "\n", text)
     try:
-        graph = obonet.read_obo(io.StringIO(text))
+        with _quiet_root_logger():
+            graph = obonet.read_obo(io.StringIO(text))
     except Exception as exc:  # obonet raises plain exceptions on malformed files
         raise InputError(f"ontology file {path}: cannot read it as OBO ({exc})") from None
-    relations = set(relations)
+    relations = _relations_in(graph, relations, path)
     by_namespace, names, alt_ids = {}, {}, {}
     # no term names its namespace (the Human Phenotype Ontology): the header's default-namespace holds them all;
     # cafaeval reads no term there. A node without data is only the end of an edge (e.g. an obsolete parent).

@@ -59,6 +59,38 @@ def test_obo_gives_one_hierarchy_per_namespace_with_is_a_and_part_of_only(go):
         onto.hierarchy("cellular_component")
 
 
+def test_misspelt_relations_are_refused_or_warned_not_silently_dropped(go):
+    """'is-a' kept no edge at all and the metrics changed silently."""
+    _, path = go
+    ns = NAMESPACES[0]
+    for relations in ("is-a", ("isa", "partof"), ()):
+        with pytest.raises(InputError, match="no relation"):
+            read_ontology(path, relations=relations)
+    with pytest.warns(UserWarning, match=r"has no relation partof \(its relations: is_a, part_of, regulates\)"):
+        partial = read_ontology(path, relations=("is_a", "partof"))
+    assert partial.hierarchy(ns).edges == read_ontology(path, relations="is_a").hierarchy(ns).edges
+    with pytest.raises(InputError, match="relations must be names"):
+        read_ontology(path, relations=(1, 2))
+
+
+def test_a_header_without_name_or_ontology_prints_nothing_and_configures_no_logging(tmp_path):
+    """obonet's logging.warning gave the root logger a handler that printed 'WARNING:root:...'."""
+    import logging
+    import subprocess
+    import sys
+
+    path = tmp_path / "bare.obo"
+    path.write_text("format-version: 1.2\n\n[Term]\nid: T:1\nnamespace: n\n\n[Term]\nid: T:2\nnamespace: n\n"
+                    "is_a: T:1\n")
+    code = ("import logging; from hmcpgm.ontology import read_ontology; "
+            f"o = read_ontology({str(path)!r}); print(o.hierarchy().edges, logging.getLogger().handlers)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "(('T:1', 'T:2'),) []" and run.stderr == ""
+    before = list(logging.getLogger().handlers)
+    assert read_ontology(path).hierarchy().edges == (("T:1", "T:2"),)
+    assert logging.getLogger().handlers == before
+
+
 def test_files_are_told_apart(go, tmp_path):
     _, path = go
     assert is_obo_file(path)

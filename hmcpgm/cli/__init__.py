@@ -41,6 +41,7 @@ _CLI_ADVICE = [
     (r"pseudo_count=(\d+)", r"--pseudo-count \1"),
     (r"pass pseudo_count > 0", "pass --pseudo-count > 0"),
     (r"^fdr needs", "--fdr needs"),
+    (r"^relations names no relation", "--relations names no relation"),
     (r"pass evidence=None", "leave out --evidence"),
     (r"\bvalid_fraction=", "--valid-fraction "),
     (r"evidence code of evidence \(", "evidence code of --evidence ("),
