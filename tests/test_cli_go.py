@@ -306,3 +306,22 @@ def test_evaluate_refuses_a_threshold_step_out_of_range_before_reading(tmp_path,
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--threshold-step: expected a number in [1e-05, 1.0)" in err[0]
+
+
+def test_evaluate_says_why_nothing_was_evaluated(tmp_path, capsys):
+    """Scores below the first threshold, or a ground truth without annotation, were reported as predictions
+    that name no target of the ground truth (files swapped?)."""
+    (tmp_path / "h.csv").write_text("parent,child\nr,a\nr,b\n")
+    (tmp_path / "t.tsv").write_text("P1\ta\nP2\tb\n")
+    (tmp_path / "low.tsv").write_text("P1\ta\t0.005\nP2\tb\t0.001\n")
+    (tmp_path / "p.tsv").write_text("P1\ta\t0.8\nP2\tb\t0.7\n")
+    (tmp_path / "empty.tsv").write_text("")
+    h = str(tmp_path / "h.csv")
+    assert main(["evaluate", h, str(tmp_path / "low.tsv"), str(tmp_path / "t.tsv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("hmcpgm: error: no score reaches the first threshold (0.01) on a target of GROUND_TRUTH")
+    assert main(["evaluate", h, str(tmp_path / "low.tsv"), str(tmp_path / "t.tsv"), "--threshold-step", "0.001"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", h, str(tmp_path / "p.tsv"), str(tmp_path / "empty.tsv")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert any(line.startswith("hmcpgm: error: GROUND_TRUTH") and "annotates no target" in line for line in err)

@@ -37,7 +37,7 @@ def read_ia(path):
 
 
 def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_roots=False, normalization="cafa",
-                   threshold_step=0.01, relations=("is_a", "part_of"), evidence=None):
+                   threshold_step=0.01, relations=("is_a", "part_of"), evidence=None, skipped=None):
     """CAFA metrics of one predictions file against a ground truth, per namespace.
 
     Parameters
@@ -59,6 +59,10 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
     evidence : str or collection of str, optional
         Keep only the ground truth's GAF lines of these evidence codes or named sets
         (e.g. ``"cafa"``; :func:`hmcpgm.ontology.evidence_codes`); None keeps every line.
+    skipped : dict, optional
+        Receives, for each namespace with ground truth that is not evaluated, why:
+        ``"no prediction"`` (no line names one of its targets with one of its terms)
+        or ``"below the thresholds"`` (no score reaches the first threshold).
 
     Returns
     -------
@@ -83,12 +87,16 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
     for ns, (targets, y) in annotated.items():
         h, s = onto.hierarchy(ns), scores[ns]
         if not s.any():
+            if skipped is not None:
+                skipped[ns] = "no prediction"
             continue
         weights = None if ia is None else {t: ia.get(t, 0.0) for t in h.classes}  # cafaeval: a term without IA has 0
         metrics = cafa_metrics(s, y, h, ia=weights, exclude_roots=exclude_roots, normalization=normalization,
                                threshold_step=threshold_step)  # without ia: estimated from the ground truth
-        if metrics["fmax_coverage"] == 0:
-            continue  # no score reaches a threshold: cafaeval keeps no row of the namespace
+        if metrics["fmax_coverage"] == 0:  # no score reaches a threshold: cafaeval keeps no row of the namespace
+            if skipped is not None:
+                skipped[ns] = "below the thresholds"
+            continue
         try:
             auprc = average_precision(propagate_max(s, h), h.close_labels(y), h, exclude_roots=exclude_roots)
         except LabelError:  # no positive left (a ground truth of roots only, roots excluded): AP undefined
@@ -133,21 +141,28 @@ def command_evaluate(args):
     ontology = read_ontology(args.ontology, relations)  # once for all the prediction files
     out = {}
     for path in files:
+        skipped = {}
         results = evaluate_files(ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
                                  normalization=args.normalization, threshold_step=args.threshold_step,
-                                 relations=relations, evidence=args.evidence)
+                                 relations=relations, evidence=args.evidence, skipped=skipped)
+        if not results and not skipped:
+            raise UserError(f"GROUND_TRUTH {args.ground_truth!r} annotates no target with a term of the ontology")
         if len(files) > 1:
             print(f"{path.relative_to(folder)}:")
+        low = "below the thresholds" in skipped.values()
+        why = (f"no score reaches the first threshold ({args.threshold_step:g}) on a target of GROUND_TRUTH"
+               if low else "no namespace has both ground truth and predictions")
         if not results and len(files) == 1:
-            raise UserError(f"no namespace has both ground truth and predictions: no line of PREDICTIONS "
-                            f"{args.predictions!r} names a target of GROUND_TRUTH {args.ground_truth!r} with a term "
-                            "of the ontology (are the two files in the order PREDICTIONS GROUND_TRUTH?)")
-        print(format_evaluation(results) if results else "no namespace has both ground truth and predictions")
+            raise UserError(f"{why} in PREDICTIONS {args.predictions!r}" if low else
+                            f"{why}: no line of PREDICTIONS {args.predictions!r} names a target of GROUND_TRUTH "
+                            f"{args.ground_truth!r} with a term of the ontology (are the two files in the order "
+                            "PREDICTIONS GROUND_TRUTH?)")
+        print(format_evaluation(results) if results else why)
         out[str(path.relative_to(folder)) if len(files) > 1 else None] = results
     if not any(out.values()):
         raise UserError(f"no file of PREDICTIONS {args.predictions!r} has a namespace with both ground truth and "
-                        f"predictions: none names a target of GROUND_TRUTH {args.ground_truth!r} with a term of the "
-                        "ontology")
+                        f"predictions: none gives a target of GROUND_TRUTH {args.ground_truth!r} a score of at least "
+                        f"the first threshold ({args.threshold_step:g}) for a term of the ontology")
     if not args.ia:
         print("(Smin and weighted Fmax weigh terms by information accretion estimated from GROUND_TRUTH; "
               "pass --ia FILE to use given values)")
