@@ -333,6 +333,18 @@ def test_help_exits_zero(command, capsys):
     assert capsys.readouterr().out.startswith("usage: hmcpgm")
 
 
+def test_help_loads_neither_scikit_learn_nor_pandas():
+    """The parser imported the second stage, which imported the corrections' scikit-learn estimator:
+    ``hmcpgm --help`` took three seconds, two of them in scikit-learn."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from hmcpgm.cli import build_parser; build_parser().format_help(); "
+            "print(sorted(m for m in ('sklearn', 'pandas', 'pgmpy') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
+
+
 def test_every_command_is_tested_for_help():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert set(sub.choices) == {"demo", "example", "fit", "predict", "rank", "benchmark", "evaluate",

@@ -15,7 +15,6 @@ that :class:`HierarchicalCorrection`, a scikit-learn estimator that can take
 """
 
 from ._calibration import CALIBRATIONS, Calibration, calibrate, fit_calibration
-from ._estimator import HierarchicalCorrection
 from ._isotonic import gpav
 from ._registry import CORRECTIONS, Correction, flat, resolve_options
 from ._rules import add_root, htd, maxnorm, mcm, obozinski, qnorm, tpr_dag
@@ -26,3 +25,18 @@ __all__ = [
     "calibrate", "dag_passes", "fit_calibration", "flat", "gpav", "htd", "maxnorm", "mcm", "obozinski", "qnorm",
     "resolve_options", "tpr_dag",
 ]
+
+
+def __getattr__(name):
+    # the estimator imports scikit-learn (over a second): loaded on first use, so that what only needs the
+    # rules (the second stage, the command line's --help) starts without it
+    if name == "HierarchicalCorrection":
+        from ._estimator import HierarchicalCorrection
+
+        globals()[name] = HierarchicalCorrection
+        return HierarchicalCorrection
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
