@@ -218,6 +218,9 @@ def test_transformer_equals_out_of_fold_scores_and_the_manual_reference(classwis
     np.testing.assert_allclose(scores, expected, rtol=1e-12, atol=1e-12)
     old = out_of_fold_scores(X, y, make() if classwise else None, n_splits=4, seed=3, progress=False)
     np.testing.assert_array_equal(scores, old)
+    # the functional form's default classifier is the transformer's (joint=False took ridge regression per class)
+    default = out_of_fold_scores(X, y, n_splits=4, seed=3, progress=False, joint=not classwise)
+    np.testing.assert_array_equal(scores, default)
     # transform: the model refitted on all rows
     refit = make().fit(X, y) if not classwise else None
     new = first.transform(X[:7] + 0.3)

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._columns import is_frame, rows_aligned
 from ..exceptions import InputError, LabelError
-from ._defaults import default_classifier
+from ._defaults import default_classifier, default_classwise_classifier
 from ._inputs import check_features, label_matrix
 from ._scorer import ColumnScorer, check_method, column_scores
 
@@ -74,7 +74,8 @@ def out_of_fold_scores(
     labels : array-like of shape (M, K)
         0/1 labels, column ``k`` for class ``k``.
     classifier : scikit-learn estimator, optional
-        Default: :func:`default_classifier`.
+        Default: :func:`default_classifier` (joint), or :func:`default_classwise_classifier`
+        with ``joint=False``.
     n_splits : int
         Number of folds (``KFold(shuffle=True, random_state=seed)``), at least 2.
     seed : int or None
@@ -136,7 +137,8 @@ def fit_first_stage(X, labels, classifier=None, *, method="auto", joint=None, pr
     labels : array-like of shape (M, K)
         0/1 labels, column ``k`` for class ``k``.
     classifier : scikit-learn estimator, optional
-        Default: :func:`default_classifier`.
+        Default: :func:`default_classifier` (joint), or :func:`default_classwise_classifier`
+        with ``joint=False``.
     method : {"auto", "decision_function", "predict_proba", "predict"}
         How a fitted classifier scores rows; "auto" takes the first available in
         that order.
@@ -215,8 +217,9 @@ def predict_scores(model, X):
 
 def _scorer_for(classifier, method, joint, progress):
     method = check_method(method)
-    if classifier is None:
-        classifier, joint = default_classifier(), True if joint is None else bool(joint)
+    if classifier is None:  # as OutOfFoldScores: ridge regression on all classes, or a logistic one per class
+        joint = True if joint is None else bool(joint)
+        classifier = default_classifier() if joint else default_classwise_classifier()
     elif not (hasattr(classifier, "fit") and hasattr(classifier, "get_params")):
         raise TypeError(
             f"classifier must be a scikit-learn estimator (with fit and get_params), "
