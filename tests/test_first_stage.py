@@ -279,3 +279,28 @@ def test_transformer_bad_parameters():
         OutOfFoldScores().fit(X, y * 2)
     with pytest.raises(InputError, match="use joint=False"):
         OutOfFoldScores(LogisticRegression(), classwise=False).fit(X, y)
+
+
+def test_transform_matches_columns_by_name_whatever_their_type():
+    """Integer column names in another order were read by position (scikit-learn records string names only)."""
+    import pandas as pd
+
+    X, y = _data(m=80, f=3)
+    frame = pd.DataFrame(X, columns=[10, 20, 30])
+    first = OutOfFoldScores(cv=3, random_state=0).fit(frame, y)
+    new = frame.iloc[:5]
+    np.testing.assert_array_equal(first.transform(new[[30, 10, 20]]), first.transform(new))
+    np.testing.assert_array_equal(first.transform(new), first.transform(new.to_numpy()))
+    with pytest.raises(InputError, match=r"X's columns are not the training DataFrame's .* lacks \[30\]"):
+        first.transform(new.rename(columns={30: 40}))
+    with pytest.raises(InputError, match="other or repeated columns"):
+        first.transform(pd.concat([new, new[[10]]], axis=1))
+
+
+def test_a_one_dimensional_y_of_one_class_is_a_column_of_ones():
+    """LabelBinarizer writes a single class as 0s: the class present in every row was scored as absent."""
+    X, _ = _data(m=30)
+    for classwise in (False, True):
+        first = OutOfFoldScores(cv=3, random_state=0, classwise=classwise)
+        np.testing.assert_array_equal(first.fit_transform(X, np.full(30, "a")),
+                                      first.fit_transform(X, np.ones((30, 1), int)))

@@ -247,6 +247,6 @@ def test_the_transformer_names_its_scores_by_the_labels_and_matches_features_by_
     new = t.transform(Xd.iloc[:5])
     assert list(new.columns) == list(Yd.columns) and new.index.equals(Xd.index[:5])
     np.testing.assert_array_equal(t.transform(Xd.iloc[:5, ::-1]).to_numpy(), new.to_numpy())  # by name
-    with pytest.raises(ValueError, match="feature names"):
+    with pytest.raises(ValueError, match=r"feature names\): it lacks \['d'\]"):
         t.transform(Xd.rename(columns={"d": "e"}))
     assert isinstance(OutOfFoldScores(cv=3).fit(Xd, Yd.to_numpy()).transform(Xd), np.ndarray)  # array labels

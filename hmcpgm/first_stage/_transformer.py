@@ -152,9 +152,13 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         if is_frame(X) and is_frame(y):  # rows paired by index, as everywhere in hmcpgm
             y = rows_aligned(y, X.index, "y", "X")
+        # a DataFrame's column labels, whatever their type (scikit-learn's feature_names_in_ holds strings only)
+        self._columns = tuple(X.columns) if is_frame(X) else None
         X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float)
         y = np.asarray(y)
-        if y.ndim == 1:  # class labels: one 0/1 column per class (one for a binary target)
+        if y.ndim == 1 and len(np.unique(y)) == 1:  # one class, in every row (LabelBinarizer gives it 0s)
+            y = np.ones((len(y), 1), dtype=int)
+        elif y.ndim == 1:  # class labels: one 0/1 column per class (one for a binary target)
             from sklearn.preprocessing import LabelBinarizer
 
             y = LabelBinarizer().fit_transform(y)
@@ -294,9 +298,14 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """
         check_is_fitted(self, ["estimators_", "method_"])
         index = X.index if is_frame(X) else None
-        names = getattr(self, "feature_names_in_", None)
-        if index is not None and names is not None and set(X.columns) == set(names):
-            X = X[list(names)]  # the training columns in another order: matched by name
+        columns = getattr(self, "_columns", None)
+        if index is not None and columns is not None and list(X.columns) != list(columns):
+            if len(set(columns)) != len(columns) or set(X.columns) != set(columns) or X.columns.has_duplicates:
+                missing = [c for c in columns if c not in set(X.columns)]
+                raise InputError(f"X's columns are not the training DataFrame's (feature names): it lacks "
+                                 f"{missing[:3]}" if missing else "X's columns are not the training DataFrame's "
+                                 "(feature names): it has other or repeated columns")
+            X = X[list(columns)]  # the training columns in another order: matched by name
         X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float, reset=False)
         if self.refit:
             scores = column_scores(self.estimators_, self.constants_, self._joint, self.method_, X)
