@@ -304,3 +304,24 @@ def test_a_one_dimensional_y_of_one_class_is_a_column_of_ones():
         first = OutOfFoldScores(cv=3, random_state=0, classwise=classwise)
         np.testing.assert_array_equal(first.fit_transform(X, np.full(30, "a")),
                                       first.fit_transform(X, np.ones((30, 1), int)))
+
+
+@pytest.mark.parametrize("refuses", [True, False])
+def test_a_joint_classifier_that_refuses_a_constant_class_is_fitted_on_the_others(refuses):
+    """A multi-output logistic regression raised on a class without positives; the module promises that
+    such a class gets a constant score. k nearest neighbours fit such a class: fitted on every class."""
+    from hmcpgm.first_stage._scorer import ColumnScorer, constant_scores
+
+    X, y = _data(m=90)  # classes 2 and 3: all 0, all 1
+    joint = MultiOutputClassifier(LogisticRegression()) if refuses else KNeighborsClassifier(5)
+    method = "predict_proba"
+    scorer = ColumnScorer(joint, method).fit(X, y)
+    scores = scorer.predict(X[:10])
+    alone = clone(joint).fit(X, y[:, :2]).predict_proba(X[:10])
+    for k in range(2):
+        np.testing.assert_array_equal(scores[:, k], np.asarray(alone[k])[:, 1])
+    np.testing.assert_array_equal(scores[:, 2:], np.broadcast_to(constant_scores(np.array([0, 90]), 90, method),
+                                                                  (10, 2)))
+    none = ColumnScorer(MultiOutputClassifier(LogisticRegression()), method).fit(X, y[:, 2:])  # nothing varies
+    np.testing.assert_array_equal(none.predict(X[:3]), np.broadcast_to(constant_scores(np.array([0, 90]), 90,
+                                                                                       method), (3, 2)))

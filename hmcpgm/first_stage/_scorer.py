@@ -48,8 +48,9 @@ class ColumnScorer(BaseEstimator):
             # method its fitted copies use, so the constants are on the scale of the other folds' scores
             self.method_ = used.pop() if used else _pick_method(self.estimator, self.method)
         else:
-            self.estimators_ = [_fit_joint(self.estimator, X, Y)]
-            self.method_ = _pick_method(self.estimators_[0], self.method)
+            self.estimators_ = [_fit_joint(self.estimator, X, Y, constant)]
+            fitted = self.estimators_[0]
+            self.method_ = _pick_method(self.estimator if fitted is None else fitted, self.method)
         self.constants_ = np.where(constant, constant_scores(positives, Y.shape[0], self.method_), np.nan)
         return self
 
@@ -65,21 +66,35 @@ def fits_columns_separately(estimator):
 
 def column_scores(estimators, constants, joint, method, X):
     scores = np.empty((X.shape[0], len(constants)), dtype=float)
-    if joint:
-        scores[:] = _joint_scores(estimators[0], X, method, len(constants))
-    else:
+    fixed = ~np.isnan(constants)
+    if joint and estimators[0] is not None:
+        out = _joint_scores(estimators[0], X, method, len(constants), int((~fixed).sum()))
+        if out.shape[1] == len(constants):
+            scores[:] = out
+        else:  # fitted on the classes that vary (see _fit_joint)
+            scores[:, ~fixed] = out
+    elif not joint:
         for k, est in enumerate(estimators):
             if est is not None:
                 scores[:, k] = _score(est, X, method)
-    fixed = ~np.isnan(constants)
     scores[:, fixed] = constants[fixed]
     return scores
 
 
-def _fit_joint(classifier, X, labels):
+def _fit_joint(classifier, X, labels, constant):
+    """The joint estimator fitted on every label column, or, when it refuses columns of one value (a classifier
+    needs two classes), on the columns that vary; None when none varies. Constant columns get
+    :func:`constant_scores` either way."""
     try:
         return clone(classifier).fit(X, labels)
     except ValueError as exc:
+        if constant.all():
+            return None
+        if constant.any():
+            try:
+                return clone(classifier).fit(X, labels[:, ~constant])
+            except ValueError:
+                pass
         if labels.shape[1] > 1 and ("1d" in str(exc) or "shape" in str(exc)):
             raise InputError(
                 f"a joint first stage but {type(classifier).__name__} cannot fit a 2-D label matrix "
@@ -154,7 +169,7 @@ def _score(est, X, method):
     return np.asarray(out, dtype=float).reshape(X.shape[0])
 
 
-def _joint_scores(est, X, method, n_classes):
+def _joint_scores(est, X, method, n_classes, n_fitted=None):
     out = getattr(est, method)(X)
     if isinstance(out, list):  # predict_proba of multi-output classifiers: one (M, 2) array per class
         cols = []
@@ -163,9 +178,9 @@ def _joint_scores(est, X, method, n_classes):
             cols.append(p[:, classes.index(1)] if 1 in classes else np.zeros(X.shape[0]))
         out = np.column_stack(cols)
     out = np.asarray(out, dtype=float)
-    if out.ndim == 1 and n_classes == 1:
+    if out.ndim == 1 and 1 in (n_classes, n_fitted):
         out = out[:, None]
-    if out.shape != (X.shape[0], n_classes):
+    if out.shape not in ((X.shape[0], n_classes), (X.shape[0], n_fitted)):
         raise InputError(
             f"the joint classifier's {method}() returned shape {out.shape}, expected "
             f"({X.shape[0]}, {n_classes}); use joint=False (classwise=True) for a single-output classifier"
