@@ -128,3 +128,16 @@ def _user_stacklevel():
 def warn(message, category):
     """``warnings.warn`` attributed to the user's code, whatever depth hmcpgm called from."""
     warnings.warn(message, category, stacklevel=_user_stacklevel())
+
+
+def check_seed(seed, name, *, none=True):
+    """``seed`` as numpy and scikit-learn take it: an int in [0, 2**32 - 1], or None (when ``none``), or a
+    ``numpy.random.RandomState``; else an InputError naming ``name``."""
+    from .exceptions import InputError
+
+    if seed is None and none or isinstance(seed, np.random.RandomState):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise InputError(f"{name} must be an integer in [0, 2**32 - 1] (a seed){' or None' if none else ''}, "
+                         f"got {seed!r}")
+    return int(seed)

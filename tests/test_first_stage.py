@@ -325,3 +325,40 @@ def test_a_joint_classifier_that_refuses_a_constant_class_is_fitted_on_the_other
     none = ColumnScorer(MultiOutputClassifier(LogisticRegression()), method).fit(X, y[:, 2:])  # nothing varies
     np.testing.assert_array_equal(none.predict(X[:3]), np.broadcast_to(constant_scores(np.array([0, 90]), 90,
                                                                                        method), (3, 2)))
+
+
+@pytest.mark.parametrize("refit", [True, False])
+def test_a_cv_that_is_not_a_partition_or_trains_on_its_test_rows_is_refused(refit):
+    """Overlapping test folds threw scores away (refit=False); a split whose training rows held its test rows
+    gave 'out-of-fold' scores that moved with their row's own label."""
+    X, y = _data(m=40)
+    rows = np.arange(40)
+    overlapping = [(rows[20:], rows[:20]), (rows[:20], rows[20:]), (rows[10:], rows[:10])]
+    leaking = [(rows, rows[:20]), (rows[:20], rows[20:])]
+    with pytest.raises(InputError, match="row 0 is in 2"):
+        OutOfFoldScores(cv=overlapping, refit=refit).fit_transform(X, y)
+    with pytest.raises(InputError, match="split 0 trains on rows it scores"):
+        OutOfFoldScores(cv=leaking, refit=refit).fit_transform(X, y)
+    partition = [(rows[20:], rows[:20]), (rows[:20], rows[20:])]
+    assert OutOfFoldScores(cv=partition, refit=refit).fit_transform(X, y).shape == (40, 4)
+
+
+def test_seeds_folds_and_features_are_refused_in_one_line_naming_them():
+    from hmcpgm.applications import split_validation
+    from hmcpgm.datasets import HMCData
+
+    X, y = _data(m=40)
+    for bad in (-1, "x", 2**32, True):
+        with pytest.raises(InputError, match="random_state must be an integer in"):
+            OutOfFoldScores(random_state=bad).fit_transform(X, y)
+        with pytest.raises(InputError, match="seed must be an integer in"):
+            out_of_fold_scores(X, y, seed=bad, progress=False)
+    with pytest.raises(InputError, match="cv must be an int of at least 2"):
+        OutOfFoldScores(cv=True).fit_transform(X, y)
+    with pytest.raises(InputError, match="X has no feature column"):
+        out_of_fold_scores(X[:, :0], y, joint=False, progress=False)
+    data = HMCData(features=X, labels=y, hierarchy=None, feature_names=("a", "b", "c", "d"))
+    with pytest.raises(InputError, match="valid_fraction must be a number in"):
+        split_validation(data, "0.3", 0)
+    with pytest.raises(InputError, match="seed must be an integer in"):
+        split_validation(data, 0.3, -1)

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._util import check_seed
 from ..options import check_choice
 from .evaluation import cutoff_power, evaluate_methods, fdr_curve, paper_mlprs
 from .leaderboard import correction_values
@@ -91,9 +92,10 @@ def split_validation(data, fraction=0.3, seed=0):
     """
     from ..exceptions import InputError
 
-    if not 0 < fraction < 1:
-        raise InputError(f"valid_fraction must be in (0, 1), got {fraction!r}")
-    rng = np.random.default_rng(seed)
+    if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, (int, float, np.integer, np.floating)) \
+            or not 0 < fraction < 1:
+        raise InputError(f"valid_fraction must be a number in (0, 1), got {fraction!r}")
+    rng = np.random.default_rng(check_seed(seed, "seed", none=False))
     m = data.n_objects
     n_valid = int(round(fraction * m))
     if not 0 < n_valid < m:

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._columns import is_frame, rows_aligned
+from .._util import check_seed
 from ..exceptions import InputError, LabelError
 from ._defaults import default_classifier, default_classwise_classifier
 from ._inputs import check_features, label_matrix
@@ -115,7 +116,7 @@ def out_of_fold_scores(
     X, labels = _check_inputs(X, labels)
     n_splits = _check_splits(n_splits, X.shape[0])
     scorer = _scorer_for(classifier, method, joint, progress)
-    splits = list(KFold(n_splits, shuffle=True, random_state=seed).split(X))
+    splits = list(KFold(n_splits, shuffle=True, random_state=check_seed(seed, "seed")).split(X))
     scores = cross_val_predict(scorer, X, labels, cv=splits, method="predict")
     if frame is not None:
         scores = frame(scores)

@@ -12,6 +12,8 @@ def check_features(X):
         raise InputError(f"X must be a numeric (n_objects, n_features) array: {exc}") from None
     if X.ndim != 2:
         raise InputError(f"X must be 2-D (n_objects, n_features), got shape {X.shape}")
+    if X.shape[1] == 0:
+        raise InputError(f"X has no feature column (shape {X.shape}): a first stage needs at least one feature")
     if np.isinf(X).any():
         raise InputError("X must not hold infinite values (NaN marks a missing value)")
     return X

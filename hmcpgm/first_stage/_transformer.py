@@ -10,6 +10,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._columns import is_frame, rows_aligned
+from .._util import check_seed
 from ..exceptions import InputError
 from ._defaults import default_classifier, default_classwise_classifier
 from ._inputs import label_matrix
@@ -137,7 +138,10 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         from sklearn.model_selection import KFold, check_cv
 
         cv = self.cv
-        if isinstance(cv, (int, np.integer)) and not isinstance(cv, (bool, np.bool_)):
+        if isinstance(cv, (bool, np.bool_)):
+            raise InputError(f"cv must be an int of at least 2, a splitter or an iterable, got {cv!r}")
+        check_seed(self.random_state, "random_state")
+        if isinstance(cv, (int, np.integer)):
             if cv < 2:
                 raise InputError(f"cv must be an int of at least 2, a splitter or an iterable, got {cv!r}")
             if cv > X.shape[0]:
@@ -145,7 +149,18 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             cv = KFold(int(cv), shuffle=True, random_state=self.random_state)
         else:
             cv = check_cv(cv, Y, classifier=False)
-        return list(cv.split(X, Y))
+        splits = list(cv.split(X, Y))
+        scored = np.zeros(X.shape[0], dtype=np.intp)
+        for f, (train, test) in enumerate(splits):
+            if np.intersect1d(train, test).size:
+                raise InputError(f"cv's split {f} trains on rows it scores: an out-of-fold score must come from a "
+                                 "model that never saw its row")
+            scored[test] += 1
+        if (scored != 1).any():
+            r = int(np.flatnonzero(scored != 1)[0])
+            raise InputError(f"cv must put every row in exactly one test fold (a partition of the rows); row {r} is "
+                             f"in {scored[r]}")
+        return splits
 
     def _validate(self, X, y):
         if y is None:
@@ -230,8 +245,6 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         else:
             from sklearn.model_selection import cross_validate
 
-            if (folds < 0).any():
-                raise InputError("cv must assign every row to a test fold (a partition of the rows)")
             res = cross_validate(scorer, X, Y, cv=splits, scoring=_no_score, n_jobs=self.n_jobs,
                                  return_estimator=True, return_indices=True)
             scores = np.empty(Y.shape, dtype=float)
