@@ -362,3 +362,21 @@ def test_seeds_folds_and_features_are_refused_in_one_line_naming_them():
         split_validation(data, "0.3", 0)
     with pytest.raises(InputError, match="seed must be an integer in"):
         split_validation(data, 0.3, -1)
+
+
+def test_sparse_labels_read_densely_and_pandas_missing_values_are_missing():
+    import pandas as pd
+    from scipy import sparse
+
+    X, y = _data(m=40)
+    dense = out_of_fold_scores(X, y, n_splits=3, progress=False)
+    np.testing.assert_array_equal(out_of_fold_scores(X, sparse.csr_matrix(y), n_splits=3, progress=False), dense)
+    np.testing.assert_array_equal(OutOfFoldScores(cv=3).fit_transform(X, sparse.csr_matrix(y)),
+                                  OutOfFoldScores(cv=3).fit_transform(X, y))
+    X[::7, 1] = np.nan
+    with_nan = out_of_fold_scores(pd.DataFrame(X), y, n_splits=3, progress=False)
+    with_na = pd.DataFrame(X).astype("Float64")  # pandas' nullable floats: NaN read as pd.NA
+    assert with_na.isna().sum().sum() == np.isnan(X).sum()
+    np.testing.assert_array_equal(out_of_fold_scores(with_na, y, n_splits=3, progress=False), with_nan)
+    with pytest.raises(InputError, match="X is a sparse matrix; pass X.toarray()"):
+        out_of_fold_scores(sparse.csr_matrix(X), y, progress=False)

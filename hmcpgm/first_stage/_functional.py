@@ -8,7 +8,7 @@ from .._columns import is_frame, rows_aligned
 from .._util import check_seed
 from ..exceptions import InputError, LabelError
 from ._defaults import default_classifier, default_classwise_classifier
-from ._inputs import check_features, label_matrix
+from ._inputs import check_features, dense_labels, label_matrix
 from ._scorer import ColumnScorer, check_method, column_scores
 
 
@@ -245,7 +245,7 @@ def _check_inputs(X, labels):
     if is_frame(X) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
         labels = rows_aligned(labels, X.index, "labels", "X")
     X = check_features(X)
-    y = np.asarray(labels)
+    y = dense_labels(labels)
     if y.ndim != 2:
         raise LabelError(f"labels must be 2-D (n_objects, n_classes), got shape {y.shape}")
     if y.shape[0] != X.shape[0]:

@@ -2,10 +2,18 @@
 
 import numpy as np
 
+from .._columns import is_frame
 from ..exceptions import InputError, LabelError
 
 
 def check_features(X):
+    from scipy import sparse
+
+    if sparse.issparse(X):
+        raise InputError("X is a sparse matrix; pass X.toarray() (the default first stages impute and centre "
+                         "dense features)")
+    if is_frame(X):  # pandas' missing value (pd.NA) is a missing value here too
+        X = X.astype(object).where(X.notna(), np.nan)
     try:
         X = np.asarray(X, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -19,8 +27,15 @@ def check_features(X):
     return X
 
 
+def dense_labels(labels):
+    """``labels`` as an array (a scipy sparse matrix read densely, as everywhere in hmcpgm)."""
+    from scipy import sparse
+
+    return labels.toarray() if sparse.issparse(labels) else np.asarray(labels)
+
+
 def label_matrix(labels, name="Y"):
-    y = np.asarray(labels)
+    y = dense_labels(labels)
     if y.ndim == 1:
         y = y[:, None]
     if y.ndim != 2:

@@ -13,7 +13,7 @@ from .._columns import is_frame, rows_aligned
 from .._util import check_seed
 from ..exceptions import InputError
 from ._defaults import default_classifier, default_classwise_classifier
-from ._inputs import label_matrix
+from ._inputs import dense_labels, label_matrix
 from ._scorer import ColumnScorer, check_method, column_scores
 
 
@@ -170,7 +170,7 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         # a DataFrame's column labels, whatever their type (scikit-learn's feature_names_in_ holds strings only)
         self._columns = tuple(X.columns) if is_frame(X) else None
         X = validate_data(self, X, ensure_all_finite="allow-nan", dtype=float)
-        y = np.asarray(y)
+        y = dense_labels(y)
         if y.ndim == 1 and len(np.unique(y)) == 1:  # one class, in every row (LabelBinarizer gives it 0s)
             y = np.ones((len(y), 1), dtype=int)
         elif y.ndim == 1:  # class labels: one 0/1 column per class (one for a binary target)
