@@ -124,3 +124,21 @@ def test_advice_names_the_engines_option_of_this_command(tmp_path, capsys):
     main(["check-inference", str(path), "--engines", "loopy", "junction", "--max-iter", "1", "--evidence", "strong"])
     warning = [line for line in capsys.readouterr().err.splitlines() if "did not converge" in line]
     assert warning and "use --engines junction" in warning[0] and "--engine " not in warning[0]
+
+
+def test_max_clique_reaches_the_engines_that_run(tmp_path, capsys):
+    # --max-clique chose the engines, but the junction tree ran (and was the reference) at max_clique 20
+    edges = [("r", "a"), ("r", "b"), ("r", "c"), ("a", "k"), ("b", "k"), ("c", "k")]  # a clique of 4 classes
+    path = tmp_path / "wide.csv"
+    path.write_text("parent,child\n" + "".join(f"{p},{c}\n" for p, c in edges))
+    assert main(["check-inference", str(path), "--objects", "2", "--engines", "junction", "--reference", "enumerate",
+                 "--max-clique", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "junction: refused: engine='junction' needs a clique of 4" in text and "max_clique=3" in text
+    assert main(["check-inference", str(path), "--objects", "2", "--engines", "loopy", "--reference", "junction",
+                 "--max-clique", "3"]) == 0
+    assert "reference: none (the reference 'junction' failed" in capsys.readouterr().out
+    assert main(["check-inference", str(path), "--objects", "2", "--engines", "junction", "--reference", "enumerate",
+                 "--max-clique", "4", "--json", str(tmp_path / "r.json")]) == 0
+    rows = {r["engine"]: r for r in json.loads((tmp_path / "r.json").read_text())["engines"]}
+    assert rows["junction"]["max_abs_error"] < 1e-12

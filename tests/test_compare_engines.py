@@ -172,3 +172,27 @@ def test_errors_against_pyagrum_on_a_gene_ontology_subdag(go_subdag):
     # pyAgrum as an engine is refused, not run, when its dense tables exceed the budget
     small = compare_engines(net, lik[:2], engines=["pyagrum"], budget_bytes=10**4, memory=False).set_index("engine")
     assert small.loc["pyagrum", "note"].startswith("refused: engine 'pyagrum' does not fit")
+
+
+def test_the_limits_reach_the_engines_that_run_and_a_named_reference():
+    # 'k' has three parents: min-fill gives a clique of 4 classes
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("r", "c"), ("a", "k"), ("b", "k"), ("c", "k")])
+    net, lik = problem(h, 2)
+    truth = brute_force(h, net.theta, lik)
+    # the junction tree ran at its default max_clique=20 whatever the caller's limit
+    small = compare_engines(net, lik, engines=["junction", "loopy"], max_clique=3, memory=False)
+    rows = small.set_index("engine")
+    assert rows.loc["junction", "note"].startswith("refused: engine='junction' needs a clique of 4")
+    assert "max_clique=3" in rows.loc["junction", "note"]
+    # the reference named too
+    named = compare_engines(net, lik, engines=["loopy"], reference="junction", max_clique=3, memory=False)
+    assert named.attrs["reference"] is None and "max_clique=3" in named.attrs["reference_reason"]
+    # and the sparse engine runs within budget_bytes (it ran within 4 GiB)
+    tight = compare_engines(net, lik, engines=["sparse", "loopy"], reference="enumerate", budget_bytes=1,
+                            memory=False).set_index("engine")
+    assert tight.loc["sparse", "note"].startswith("refused:") and "budget" in tight.loc["sparse", "note"]
+    # a limit that fits lets it run, and an engine's own option wins over the caller's limit
+    report, mlprs = compare_engines(net, lik, engines=[("junction", {"max_clique": 4})], reference="enumerate",
+                                    max_clique=3, memory=False, return_mlpr=True)
+    np.testing.assert_allclose(mlprs["junction(max_clique=4)"], truth, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(mlprs["reference"], truth, atol=1e-12, rtol=0)

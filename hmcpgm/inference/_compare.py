@@ -51,11 +51,17 @@ def _spec(item):
     return label, name, opts
 
 
-def _run(network, likelihoods, name, opts, memory, budget_bytes):
-    """(mlpr (M, K), seconds, setup_seconds, peak bytes or NaN, loopy report or None)."""
+def _run(network, likelihoods, name, opts, memory, budget_bytes, max_clique):
+    """(mlpr (M, K), seconds, setup_seconds, peak bytes or NaN, loopy report or None).
+
+    The engine runs within the caller's ``budget_bytes`` and ``max_clique`` where it takes them (an
+    option named in ``opts`` wins), the limits the plan judged it by.
+    """
     from ._mlpr import mlpr_from_likelihoods
 
     spec = get_engine(name)
+    limits = {"budget_bytes": budget_bytes, "max_clique": max_clique}
+    opts = {**{n: v for n, v in limits.items() if n in spec.options}, **opts}
     if spec.reference_only:
         if spec.fits is not None:
             fits, note = spec.fits(network.hierarchy, budget_bytes)
@@ -149,9 +155,12 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
         An exact engine's name (``"pyagrum"`` for the independent reference, used if
         its junction tree fits ``budget_bytes``), or None for no errors at all.
     budget_bytes : int, default 4 GiB
-        Memory the exact engines may use (the plan and ``"auto"``).
+        Memory the exact engines may use: the plan, ``"auto"``, and every engine that
+        runs and takes ``budget_bytes`` (the reference too) runs within it, unless its
+        options in ``engines`` say otherwise.
     max_clique : int, default 20
-        The dense junction tree's largest clique (the plan).
+        The dense junction tree's largest clique: the plan, and the engines that take
+        ``max_clique``, as ``budget_bytes``.
     memory : bool, default True
         Measure each engine's peak memory with tracemalloc (see ``MEMORY_METHOD``);
         False leaves ``peak_memory`` NaN and avoids tracemalloc's overhead.
@@ -215,7 +224,7 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
         row.update(engine=label, exact=is_exact(name, hierarchy), reference=is_ref, worst_class=None,
                    worst_object=None, note="")
         try:
-            out, seconds, setup, peak, report = _run(network, likelihoods, name, opts, memory, budget_bytes)
+            out, seconds, setup, peak, report = _run(network, likelihoods, name, opts, memory, budget_bytes, max_clique)
         except (TooLargeError, InferenceError) as exc:
             if is_ref:
                 why = f"the reference {label!r} failed: {exc}"
