@@ -11,7 +11,15 @@ import warnings
 import numpy as np
 import pytest
 
-from hmcpgm import ConvergenceWarning, Hierarchy, InferenceError, InputError, LabelNetwork, mlpr_from_likelihoods
+from hmcpgm import (
+    ConvergenceWarning,
+    Hierarchy,
+    InferenceError,
+    InputError,
+    LabelNetwork,
+    TooLargeError,
+    mlpr_from_likelihoods,
+)
 from hmcpgm.network import log_prior
 
 
@@ -290,6 +298,75 @@ def test_nbh_when_a_merged_theta_is_below_the_float_range(engine):
     expected = brute_force_version(h, theta, lik, "nbh")
     np.testing.assert_allclose(expected[1], 1.0)
     np.testing.assert_allclose(run(h, theta, lik, engine=engine, version="nbh"), expected, rtol=1e-12, atol=1e-300)
+
+
+def wide_parents(n_parents, n_children=1):
+    """A root r over parents p0.. of children k0.. (every parent of every child): a child's neighbourhood
+    network holds all the parents, a dense clique of n_parents + 2 classes."""
+    ps = [f"p{i}" for i in range(n_parents)]
+    ks = [f"k{i}" for i in range(n_children)]
+    return Hierarchy.from_edges([("r", p) for p in ps] + [(p, k) for p in ps for k in ks])
+
+
+def test_nbh_wider_than_max_clique_answers_by_the_sparse_junction_tree():
+    """11 parents of k0 and k1: their reduced networks (13 classes) took the dense junction tree, which
+    refused beyond max_clique (naming engine='junction' and the network's node numbers); now the sparse
+    junction tree answers them, equal to the definition, and impossible evidence is counted over all."""
+    h = wide_parents(11, 2)
+    theta = np.random.default_rng(3).uniform(0.3, 0.95, h.n_classes)
+    lik = np.random.default_rng(4).uniform(0.2, 3.0, (3, h.n_classes, 2))
+    expected = brute_force_version(h, theta, lik, "nbh")
+    np.testing.assert_allclose(run(h, theta, lik, engine="junction", version="nbh", max_clique=4), expected,
+                               atol=1e-12)
+    lik[[1, 2], h.index("k1")] = [0.0, 1.0]  # k1 forced positive, p3 forced negative: impossible in
+    lik[[1, 2], h.index("p3")] = [1.0, 0.0]  # k1's neighbourhood (and p3's), in objects 1 and 2
+    assert np.isnan(brute_force_version(h, theta, lik, "nbh")[1:]).any(axis=1).all()
+    with pytest.raises(InferenceError, match=r"2 object\(s\) \(first: object 1\) have probability zero"):
+        run(h, theta, lik, engine="junction", version="nbh", max_clique=4)
+
+
+def nbh_of_wide_parents(h, theta, lik):
+    """nbh on ``wide_parents(n, 1)`` in closed form (written for the test): r's neighbourhood is r and
+    the parents, p_i's is r, p_i and k0 (the other parents summed out), k0's the parents and k0."""
+    th = dict(zip(h.classes, theta))
+    ps = [c for c in h.classes if c.startswith("p")]
+    out = np.empty(lik.shape[:2])
+    for m in range(len(lik)):
+        L = {c: lik[m, h.index(c)] for c in h.classes}
+        tr, lr, lk, tk = th["r"], L["r"], L["k0"], th["k0"]
+        on = np.prod([th[p] * L[p][1] for p in ps])  # every parent positive
+        either = np.prod([th[p] * L[p][1] + (1 - th[p]) * L[p][0] for p in ps])
+        off = np.prod([L[p][0] for p in ps])
+        w1 = tr * lr[1] * either
+        out[m, h.index("r")] = w1 / (w1 + (1 - tr) * lr[0] * off)
+        for p in ps:
+            kid = tk * np.prod([th[q] for q in ps if q != p])  # P(k0 positive | r, p positive)
+            w1 = tr * lr[1] * th[p] * L[p][1] * (kid * lk[1] + (1 - kid) * lk[0])
+            w0 = (tr * lr[1] * (1 - th[p]) + (1 - tr) * lr[0]) * L[p][0] * lk[0]
+            out[m, h.index(p)] = w1 / (w1 + w0)
+        w1 = tr * on * tk * lk[1]
+        w0 = (tr * (either - on + on * (1 - tk)) + (1 - tr) * off) * lk[0]
+        out[m, h.index("k0")] = w1 / (w1 + w0)
+    return out
+
+
+@pytest.mark.parametrize("engine", ["auto", "sparse", "junction"])
+def test_nbh_of_a_class_with_more_parents_than_max_clique(engine):
+    """k0 has 21 parents: its reduced network's dense clique (23 classes) is wider than the default
+    max_clique=20, and nbh refused for size even with engine='auto' (documented never to) and 'sparse'."""
+    h = wide_parents(21)
+    theta = np.random.default_rng(5).uniform(0.5, 0.99, h.n_classes)
+    lik = np.random.default_rng(6).uniform(0.2, 3.0, (2, h.n_classes, 2))
+    np.testing.assert_allclose(run(h, theta, lik, engine=engine, version="nbh"), nbh_of_wide_parents(h, theta, lik),
+                               atol=1e-12)
+
+
+def test_nbh_refusal_names_the_engine_used_and_the_class():
+    h = wide_parents(21)
+    with pytest.raises(TooLargeError) as err:
+        run(h, [0.5] * h.n_classes, np.ones((1, h.n_classes, 2)), engine="sparse", version="nbh", budget_bytes=2**16)
+    msg = str(err.value)
+    assert "neighbourhood of class 'k0'" in msg and "'p0'" in msg and "engine='sparse' needs" in msg
 
 
 # ---------------------------------------------------------------- properties on random small DAGs

@@ -5,7 +5,8 @@ whose neighbourhood is a tree; the other neighbourhoods are reduced without
 changing the answer (a parent that is an ancestor of another parent is dropped, an
 unobserved class with a single child is merged into it), grouped by shape, and each
 shape is solved once for all its classes (enumeration up to ``_NBH_ENUMERATE``
-classes, else the junction tree). The engine registry's ``nbh`` field says how an
+classes, else the dense junction tree, or the sparse one where the dense tree's
+largest clique is wider than ``max_clique``). The engine registry's ``nbh`` field says how an
 engine takes part: ``"grouped"`` (exact engines: the shared solver above),
 ``"own_on_dags"`` (approximate engines run themselves on the neighbourhoods that
 are not forests) or ``"subgraphs"`` (one run per class on its neighbourhood).
@@ -17,9 +18,12 @@ from typing import NamedTuple
 import numpy as np
 
 from .._numba import jit
+from .._util import preview
+from ..exceptions import TooLargeError
 from ..network import LabelNetwork
 from ._common import impossible_evidence, posterior_from_logs
-from ._registry import get_engine
+from ._registry import MAX_CLIQUE, get_engine
+from ._sparse_junction import DEFAULT_BUDGET
 
 
 def nbh_posterior(hierarchy, theta, l0, l1, engine, options):
@@ -146,10 +150,7 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
         if n <= _NBH_ENUMERATE:
             out[shape.positions] = _enumerate_grouped(sub, th, l0, l1, shape.index, shape.observed, shape.rows)
         else:
-            from ._junction import junction_grouped
-
-            out[shape.positions] = junction_grouped(sub, th, l0, l1, shape.index, shape.observed, shape.rows,
-                                                    options.get("max_clique", 20))
+            out[shape.positions] = _junction_reduced(hierarchy, shape, th, l0, l1, options)
     if redo:  # the engine itself on each unreduced neighbourhood (its thetas as they are, in log space)
         redo = np.sort(np.asarray(redo, dtype=np.intp))
         out[redo] = _nbh_by_subgraphs(hierarchy, theta, l0, l1, spec.name, options,
@@ -157,6 +158,35 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
     bad = np.isnan(out)
     if bad.any():
         raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))
+    return out
+
+
+def _junction_reduced(hierarchy, shape, theta, l0, l1, options):
+    """(G, M) exact posteriors in the G networks of one shape by a junction tree: the dense one, all
+    networks in one compiled pass, when its largest clique fits ``max_clique``; else the sparse one
+    (within ``budget_bytes``), network by network. A refusal names the class whose neighbourhood it is."""
+    from ._junction import junction_grouped
+    from ._sparse_junction import sparse_junction_full
+    from ._triangulation import triangulation
+
+    sub = shape.sub
+    max_clique = options.get("max_clique", MAX_CLIQUE)
+    out = np.empty((len(shape.positions), l0.shape[1]))
+    j = 0
+    try:
+        if max(len(c) for c in triangulation(sub, "min-fill")[0]) <= max_clique:
+            return junction_grouped(sub, theta, l0, l1, shape.index, shape.observed, shape.rows, max_clique)
+        for j in range(len(shape.positions)):
+            obs = shape.observed[:, j, None]
+            sl0 = np.where(obs, l0[shape.index[:, j]], 0.0)
+            sl1 = np.where(obs, l1[shape.index[:, j]], 0.0)
+            res = sparse_junction_full(sub, theta[:, j].copy(), sl0, sl1,
+                                       budget_bytes=options.get("budget_bytes", DEFAULT_BUDGET), impossible_nan=True)
+            out[j] = res[shape.rows[j]]
+    except TooLargeError as exc:
+        names = [hierarchy.classes[v] for v in shape.index[:, j]]
+        raise TooLargeError(f"version='nbh': the reduced network of the neighbourhood of class "
+                            f"{names[shape.rows[j]]!r} ({len(names)} classes: {preview(names, 8)}): {exc}") from None
     return out
 
 

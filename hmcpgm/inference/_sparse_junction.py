@@ -398,12 +398,14 @@ def compile_sparse_junction_tree(hierarchy):
     return SparseJunctionTree(hierarchy)
 
 
-def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGET, progress=False, stats=None):
+def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGET, progress=False, stats=None,
+                         impossible_nan=False):
     """Exact P(Y_k = 1 | all evidence) on any DAG; ``l0, l1`` are (K, M). Returns (K, M).
 
     Objects are calibrated in batches of at most 64 per thread, as many as
     ``budget_bytes`` of working memory allow, on every core; ``progress`` shows a
-    tqdm bar over objects. Raises InferenceError when evidence is impossible and TooLargeError when one
+    tqdm bar over objects. Raises InferenceError when evidence is impossible (with
+    ``impossible_nan``, those objects' columns are NaN instead) and TooLargeError when one
     object does not fit in the budget. A dict passed as ``stats`` receives the batch
     size, thread count and the number of clique passes redone in log space.
     """
@@ -481,5 +483,7 @@ def sparse_junction_full(hierarchy, theta, l0, l1, *, budget_bytes=DEFAULT_BUDGE
     if stats is not None:
         stats.update(batch=batch, threads=n_threads, log_passes=int(sum(log_passes)))
     if bad.any():
-        raise impossible_evidence(hierarchy, np.flatnonzero(bad))
+        if not impossible_nan:
+            raise impossible_evidence(hierarchy, np.flatnonzero(bad))
+        out[:, bad] = np.nan
     return np.clip(out, 0.0, 1.0, out=out)  # rounding in the clique products can pass 1 by a few ulps
