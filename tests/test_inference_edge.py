@@ -300,6 +300,21 @@ def test_nbh_when_a_merged_theta_is_below_the_float_range(engine):
     np.testing.assert_allclose(run(h, theta, lik, engine=engine, version="nbh"), expected, rtol=1e-12, atol=1e-300)
 
 
+@pytest.mark.parametrize("tiny", [1e-170, 1e-300])
+def test_nbh_loopy_when_a_merged_theta_is_below_the_float_range_in_a_loop(tiny):
+    """Two diamonds in a row, c5 forced positive. In c6's neighbourhood (c4, c5, c6 and a loop through
+    c3) the unobserved c0, c1 and c2 are merged into c3, theta 1e-170 * 1e-170 * 0.25 = 0: loopy BP ran
+    on that reduced network and called the evidence impossible; such networks are solved unreduced,
+    loopy's too. The answer is the definition's."""
+    h = Hierarchy.from_parents([None, 0, 0, [1, 2], 3, 3, [4, 5]])
+    theta = [0.5, tiny, 0.5, tiny, 0.5, 0.5, 0.5]
+    lik = np.ones((2, 7, 2))
+    lik[1, 5] = [0.0, 1.0]
+    expected = brute_force_version(h, theta, lik, "nbh")
+    assert np.all(np.isfinite(expected))
+    np.testing.assert_allclose(run(h, theta, lik, engine="loopy", version="nbh"), expected, atol=1e-9)
+
+
 def wide_parents(n_parents, n_children=1):
     """A root r over parents p0.. of children k0.. (every parent of every child): a child's neighbourhood
     network holds all the parents, a dense clique of n_parents + 2 classes."""

@@ -136,9 +136,12 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
     for shape in reduction.shapes:
         sub, n, g = shape.sub, shape.sub.n_classes, len(shape.positions)
         th = products[shape.offset:shape.offset + n * g].reshape(g, n).T  # (n, G): column g is network g
-        redo.extend(shape.positions[lost[shape.offset:shape.offset + n * g].reshape(g, n).any(axis=1)])
+        unreduced = lost[shape.offset:shape.offset + n * g].reshape(g, n).any(axis=1)
+        redo.extend(shape.positions[unreduced])
         if spec.nbh == "own_on_dags" and not sub.is_forest:  # an approximate engine answers for itself
             for j, i in enumerate(shape.positions):
+                if unreduced[j]:  # its zero theta product would make the engine call the evidence impossible
+                    continue
                 obs = shape.observed[:, j, None]
                 sl0 = np.where(obs, l0[shape.index[:, j]], 0.0)
                 sl1 = np.where(obs, l1[shape.index[:, j]], 0.0)
