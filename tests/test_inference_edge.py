@@ -384,6 +384,29 @@ def test_nbh_refusal_names_the_engine_used_and_the_class():
     assert "neighbourhood of class 'k0'" in msg and "'p0'" in msg and "engine='sparse' needs" in msg
 
 
+@pytest.mark.parametrize("chunk_floats", [None, 16])
+def test_junction_counts_impossible_objects_over_every_tree_and_chunk(monkeypatch, chunk_floats):
+    """A diamond and a separate chain (two trees of the junction forest); objects 1 and 4 impossible in
+    the chain, 2 in the diamond. The junction tree counted only the first tree's (or chunk's) objects:
+    '1 object(s) (first: object 2)'; the count and first object are now those of enumeration."""
+    import hmcpgm.inference._junction as junction
+
+    if chunk_floats is not None:  # chunks of one object: the second impossible object is in another chunk
+        monkeypatch.setattr(junction, "_BUDGET", chunk_floats)
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "z"), ("b", "z"), ("x", "y")])
+    lik = np.ones((6, h.n_classes, 2))
+    lik[[1, 4], h.index("y")] = [0.0, 1.0]  # y forced positive, x forced negative
+    lik[[1, 4], h.index("x")] = [1.0, 0.0]
+    lik[2, h.index("z")] = [0.0, 1.0]  # z forced positive, a forced negative
+    lik[2, h.index("a")] = [1.0, 0.0]
+    theta = [0.5] * h.n_classes
+    impossible = np.flatnonzero(np.isnan(brute_force(h, theta, lik)).any(axis=1))
+    assert impossible.tolist() == [1, 2, 4]
+    for engine in ("junction", "sparse", "enumerate"):
+        with pytest.raises(InferenceError, match=r"of 3 object\(s\) \(first: object 1\) have probability zero"):
+            run(h, theta, lik, engine=engine)
+
+
 # ---------------------------------------------------------------- properties on random small DAGs
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402

@@ -248,6 +248,7 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20):
     per_object = sum(2 ** len(c) for c in jt.cliques)
     chunk = max(1, _BUDGET // per_object)
     n_cliques = len(jt.cliques)
+    bad = np.zeros(m, dtype=bool)  # objects whose evidence some tree of the forest rules out
 
     def potential(b, sl, ev):
         """Log potential of clique ``b`` with the evidence ``ev`` (K, mm, 2) of the objects ``sl``."""
@@ -282,10 +283,7 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20):
                 beta += msg
             p = jt.parent[b]
             if p < 0:
-                top = beta.reshape(mm, -1).max(axis=1)
-                bad = ~np.isfinite(top)
-                if bad.any():
-                    raise impossible_evidence(hierarchy, start + np.flatnonzero(bad))
+                bad[sl] |= ~np.isfinite(beta.reshape(mm, -1).max(axis=1))
             else:
                 red, perm, shape = jt.sep_down[b]
                 with np.errstate(invalid="ignore"):
@@ -300,6 +298,8 @@ def junction_full(hierarchy, theta, l0, l1, max_clique=20):
             red = tuple(1 + a for a in range(len(c)) if a != i)
             marg = _lse(belief[b], red)
             out[j, sl] = posterior_from_logs(marg[:, 0], marg[:, 1])
+    if bad.any():  # counted over every tree and chunk, as the other engines count
+        raise impossible_evidence(hierarchy, np.flatnonzero(bad))
     return out
 
 
