@@ -142,3 +142,29 @@ def test_max_clique_reaches_the_engines_that_run(tmp_path, capsys):
                  "--max-clique", "4", "--json", str(tmp_path / "r.json")]) == 0
     rows = {r["engine"]: r for r in json.loads((tmp_path / "r.json").read_text())["engines"]}
     assert rows["junction"]["max_abs_error"] < 1e-12
+
+
+@pytest.mark.parametrize("objects", ["1000001", "1000000000000000", "100000000000000000000"])
+def test_objects_beyond_the_bound_is_one_line(tmp_path, capsys, objects):
+    # 1e15 objects: numpy's MemoryError traceback (exit 1); 1e20: 'Maximum allowed dimension exceeded'
+    path = tmp_path / "h.csv"
+    write_hierarchy(DAG, path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["check-inference", str(path), "--objects", objects])
+    assert exit_.value.code == 2
+    line = _error_line(capsys)
+    assert "--objects: expected an integer from 1 to 1,000,000" in line
+
+
+def test_evidence_that_does_not_fit_in_memory_is_one_line(tmp_path, capsys, monkeypatch):
+    import hmcpgm.inference
+
+    def no_memory(network, n_objects, *args, **kwargs):
+        raise MemoryError(f"Unable to allocate an array of shape ({n_objects}, {network.hierarchy.n_classes})")
+
+    monkeypatch.setattr(hmcpgm.inference, "synthetic_evidence", no_memory)
+    path = tmp_path / "h.csv"
+    write_hierarchy(DAG, path)
+    assert main(["check-inference", str(path), "--objects", "1000000"]) == 2
+    assert "--objects 1,000,000: not enough memory for the evidence of 1,000,000 objects of 8 classes" in \
+        _error_line(capsys)

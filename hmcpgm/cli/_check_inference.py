@@ -17,6 +17,7 @@ from ._go import add_ontology_options, namespace_hierarchy, obo_ontology
 
 __all__ = ["add_check_inference", "command_check_inference"]
 
+MAX_OBJECTS = 10**6  # --objects: every engine runs on them all, and their evidence and answers are in memory
 _EVIDENCE_HELP = (
     "synthetic evidence when no --scores are given: log likelihood ratios N(+-0.5, 1) by the drawn label "
     "(weak, the default), N(+-3, 1) (strong), or N(0, 2) whatever the label (random, often against the "
@@ -41,8 +42,9 @@ def add_check_inference(sub, int_at_least, number_in):
                                                     "its likelihoods of those scores)")
     p.add_argument("--scores", metavar="S.csv", help="scores CSV (header = class names); needs --model")
     p.add_argument("--evidence", choices=("weak", "strong", "random"), default="weak", help=_EVIDENCE_HELP)
-    p.add_argument("--objects", type=int_at_least(1), default=20, metavar="N",
-                   help="objects (synthetic evidence, or the first N rows of --scores; default 20)")
+    p.add_argument("--objects", type=int_at_least(1, MAX_OBJECTS), default=20, metavar="N",
+                   help=f"objects (synthetic evidence, or the first N rows of --scores; default 20, at most "
+                        f"{MAX_OBJECTS:,})")
     p.add_argument("--engines", nargs="+", metavar="ENGINE",
                    choices=engine_names(references=True),
                    help="engines to run (default: every engine the inference plan says applies)")
@@ -154,7 +156,11 @@ def command_check_inference(args):
 
         model = load_model(args.model)
     hierarchy, labels = _read_hierarchy(args.hierarchy, args, model)
-    network, lik, what = _network_and_evidence(args, hierarchy, labels, model)
+    try:
+        network, lik, what = _network_and_evidence(args, hierarchy, labels, model)
+    except MemoryError:  # numpy's, for the (objects x classes) arrays
+        raise UserError(f"--objects {args.objects:,}: not enough memory for the evidence of {args.objects:,} objects "
+                        f"of {hierarchy.n_classes} classes; give fewer --objects") from None
     hierarchy = network.hierarchy
     engines = args.engines
     loopy_opts = {n: v for n, v in (("damping", args.damping), ("max_iter", args.max_iter)) if v is not None}

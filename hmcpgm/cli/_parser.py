@@ -28,14 +28,15 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _int_at_least(minimum):
+def _int_at_least(minimum, maximum=None):
     def parse(text):
+        want = f"an integer >= {minimum}" if maximum is None else f"an integer from {minimum} to {maximum:,}"
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {value}")
+            raise argparse.ArgumentTypeError(f"expected {want}, got {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"expected {want}, got {value}")
         return value
 
     return parse
