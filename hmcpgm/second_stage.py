@@ -289,10 +289,13 @@ class SecondStage:
         else:
             from .inference import mlpr_from_likelihoods
 
-            p = mlpr_from_likelihoods(self.network, temper(likelihoods, self.a), version=self.version,
-                                      engine=self.engine, **{**self.options, **options})
-            if self.own is not None:
-                p = own_evidence(p, likelihoods, self.a, self.own)
+            def query(lik, a):
+                return mlpr_from_likelihoods(self.network, temper(lik, a), version=self.version, engine=self.engine,
+                                             **{**self.options, **options})
+
+            p = query(likelihoods, self.a)
+            if self.own is not None:  # the query again where the posterior cannot say (rounded to 1)
+                p = own_evidence(p, likelihoods, self.a, self.own, query=query)
         if self.prior_shift is not None:
             p = with_prior(p, self.prior_shift)
         if self.pool_weight is not None:

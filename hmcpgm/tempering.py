@@ -124,7 +124,7 @@ def log_evidence_ratio(likelihoods):
         return np.where(np.isfinite(log_ratio), log_ratio, np.where(L[..., 1] > L[..., 0], 745.0, -745.0))
 
 
-def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None):
+def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None, query=None):
     """Posteriors with each class's own evidence at strength ``own`` and every other class's at ``a``.
 
     ``mlpr`` are the posteriors of a network query in which every class's
@@ -137,6 +137,14 @@ def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None):
     every class at once and for any exact engine (an approximate engine's error
     carries over). With ``a = 0`` it is the class's own tempered LPR under the
     network's prior marginal; with ``own = a`` it returns ``mlpr``.
+
+    Hard evidence (a zero in the class's likelihood pair) is read from
+    ``likelihoods``: at any positive exponent it forces the class (1 or 0, kept
+    from ``mlpr`` when ``a_k > 0``). Two events cannot be answered from ``mlpr``:
+    a posterior that rounded to 1.0 (its odds are lost) when ``own_k`` lowers
+    them, and hard evidence taken out (``own_k = 0 < a_k``). ``query`` answers
+    them exactly, one network query per class that has any; without it they keep
+    ``mlpr``.
 
     The scores of different classes share their errors (one first stage scores
     every class), so the evidence of *other* classes needs a smaller strength
@@ -152,6 +160,10 @@ def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None):
         The exponents of the query and of each class's own evidence.
     log_ratio : array of shape (M, K), optional
         :func:`log_evidence_ratio` of ``likelihoods``, when already computed.
+    query : callable, optional
+        ``query(likelihoods, exponents)`` -> the (M', K) posteriors of the same
+        network query for some rows of ``likelihoods`` (untempered) with the
+        exponents ``exponents`` ((K,)), for the events above.
 
     Returns
     -------
@@ -163,19 +175,36 @@ def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None):
     >>> L = np.array([[[1.0, 4.0]]])            # likelihood ratio 4
     >>> own_evidence(np.array([[0.5]]), L, 0.5, 1.0).round(6)    # odds 1 * 4 ** 0.5
     array([[0.666667]])
+    >>> own_evidence(np.array([[0.5]]), np.array([[[0.0, 1.0]]]), 0.0, 0.1)  # hard evidence: positive
+    array([[1.]])
     """
-    p = np.clip(np.asarray(mlpr, dtype=float), 1e-300, 1.0)
+    mlpr = np.asarray(mlpr, dtype=float)
+    p = np.clip(mlpr, 1e-300, 1.0)
     L = np.asarray(likelihoods, dtype=float)
-    shift = np.broadcast_to(np.asarray(own, dtype=float) - np.asarray(a, dtype=float), (L.shape[1],))
+    a = np.broadcast_to(np.asarray(a, dtype=float), (L.shape[1],))
+    own = np.broadcast_to(np.asarray(own, dtype=float), (L.shape[1],))
+    shift = own - a
     if not np.any(shift):
-        return np.asarray(mlpr, dtype=float).copy()
+        return mlpr.copy()
     if log_ratio is None:
         log_ratio = log_evidence_ratio(L)
     with np.errstate(divide="ignore", invalid="ignore"):
         logit = np.log(p) - np.log1p(-np.minimum(p, 1 - 1e-16)) + shift * log_ratio
     q = 0.5 * (1.0 + np.tanh(0.5 * logit))
-    hard = (p >= 1.0) | (p <= 1e-300)
-    return np.where(hard, np.asarray(mlpr, dtype=float), q)
+    positive, negative = L[..., 0] == 0, L[..., 1] == 0
+    hard = positive | negative
+    # hard evidence the query (a = 0) did not hold forces the class, unless the query rules that value out
+    forced = hard & (a == 0) & (own > 0) & np.where(positive, mlpr > 0, mlpr < 1)
+    keep = (hard & ~forced) | (mlpr >= 1.0) | (mlpr <= 1e-300)
+    out = np.where(forced, positive.astype(float), np.where(keep, mlpr, q))
+    if query is not None:
+        lost = np.where(hard, (own == 0) & (a > 0), (mlpr >= 1.0) & (shift * log_ratio < 0))
+        for k in np.flatnonzero(lost.any(axis=0)):
+            rows = np.flatnonzero(lost[:, k])
+            exponents = a.copy()
+            exponents[k] = own[k]
+            out[rows, k] = np.asarray(query(L[rows], exponents), dtype=float)[:, k]
+    return out
 
 
 def with_prior(mlpr, log_odds_shift):

@@ -13,10 +13,11 @@ from hmcpgm import MLPR, Hierarchy, LabelNetwork, hier_rank
 from hmcpgm.applications.evaluation import oracle_rank
 from hmcpgm.applications.leaderboard import correction_values, precision_at_recall_levels
 from hmcpgm.decision import bayes_cutoff, choose_cutoff, smallest_fdr
-from hmcpgm.exceptions import CutoffWarning
+from hmcpgm.exceptions import CutoffWarning, InferenceError
 from hmcpgm.inference import mlpr_from_likelihoods
 from hmcpgm.metrics import average_precision
 from hmcpgm.ranking import count_violations
+from hmcpgm.second_stage import SecondStage
 from hmcpgm.selection import consistent_values, ranked_ap
 from hmcpgm.selection._choice import flat_ap, paired_auprc_z
 from hmcpgm.tempering import own_evidence, temper
@@ -37,6 +38,63 @@ def test_own_evidence_is_the_posterior_with_the_own_factor_at_its_own_strength(h
         ref[:, k] = mlpr_from_likelihoods(net, temper(L, e), version="full", engine="enumerate")[:, k]
     np.testing.assert_allclose(got, ref, atol=1e-12)
 
+
+
+def own_reference(net, L, a, own, version="full"):
+    """For each class k: the network query with k's evidence at own[k], every other class's at a (enumeration)."""
+    k = net.hierarchy.n_classes
+    a, own = np.broadcast_to(a, (k,)), np.broadcast_to(own, (k,))
+    ref = np.empty(L.shape[:2])
+    for j in range(k):
+        e = a.copy()
+        e[j] = own[j]
+        ref[:, j] = mlpr_from_likelihoods(net, temper(L, e), version=version, engine="enumerate")[:, j]
+    return ref
+
+
+def test_own_evidence_of_a_posterior_that_rounded_to_one():
+    # the root's ratio 1e20 at a = 1: its posterior is 1 - 1e-20, 1.0 in floats, which was read as hard evidence
+    # and kept; at own = 0.1 its odds are 1e2 (0.990099). The second stage asks the network again there
+    net = LabelNetwork(Hierarchy.from_parents([None, 0]), [0.5, 0.5])
+    L = np.array([[[1e-20, 1.0], [1.0, 1.0]], [[1.0, 2.0], [1.0, 3.0]]])
+    a, own = np.array([1.0, 1.0]), np.array([0.1, 0.1])
+    ref = own_reference(net, L, a, own)
+    assert ref[0, 0] == pytest.approx(100 / 101, abs=1e-12)
+    stage = SecondStage(net.hierarchy, "full", a, None, net.theta, own=own, engine="enumerate")
+    np.testing.assert_allclose(stage.mlpr(L), ref, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("own", [0.001, 0.003, 1.0])
+def test_own_evidence_brings_in_hard_evidence_at_a_zero(own):
+    # a = 0 (no evidence in the query), hard evidence [0, 1]: at any positive own the class is positive; the
+    # infinite log ratio was clamped at 745, and own * 745 gave 0.678 for own = 0.001
+    net = LabelNetwork(Hierarchy.from_parents([None, 0, 0]), [0.5, 0.4, 0.7])
+    L = np.array([[[0.0, 1.0], [1.0, 2.0], [3.0, 0.0]], [[1.0, 2.0], [0.0, 0.5], [1.0, 1.0]]])
+    p0 = mlpr_from_likelihoods(net, temper(L, 0.0), engine="enumerate")
+    np.testing.assert_allclose(own_evidence(p0, L, 0.0, own), own_reference(net, L, 0.0, own), atol=1e-12, rtol=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=dags(max_classes=5), seed=st.integers(0, 10_000), a=st.sampled_from([0.0, 0.5, 1.0]),
+       own=st.sampled_from([0.0, 0.1, 0.7, 1.5]), version=st.sampled_from(["full", "nbh"]))
+def test_second_stage_own_evidence_with_hard_and_overwhelming_evidence(h, seed, a, own, version):
+    # hard zeros and ratios of 1e100 (posteriors that round to 1.0) among ordinary evidence: the second stage's
+    # answer is the network's with each class's evidence at its own exponent
+    from hypothesis import assume
+
+    rng = np.random.default_rng(seed)
+    net = LabelNetwork(h, rng.uniform(0.1, 0.9, h.n_classes))
+    L = rng.uniform(0.05, 4.0, (4, h.n_classes, 2))
+    kind = rng.integers(0, 5, L.shape[:2])
+    L[kind == 0] = [0.0, 1.0]
+    L[kind == 1] = [1.0, 0.0]
+    L[kind == 2] = [1e-100, 1.0]
+    stage = SecondStage(h, version, a, None, net.theta, own=own, engine="enumerate")
+    try:
+        got = stage.mlpr(L)
+    except InferenceError:  # hard evidence the network rules out
+        assume(False)
+    np.testing.assert_allclose(got, own_reference(net, L, a, own, version), atol=1e-12, rtol=0)
 
 
 @settings(max_examples=40, deadline=None)
