@@ -37,7 +37,10 @@ def temper(likelihoods, a):
     Returns
     -------
     ndarray of shape (M, K, 2)
-        ``likelihoods ** a`` per class (a new array).
+        ``likelihoods ** a`` per class (a new array). Where ``a > 1`` each pair is
+        first divided by its larger entry (only the ratio matters), so that the power
+        neither overflows nor underflows to a hard zero; a ratio beyond the float
+        range keeps its smaller entry at the smallest normal float.
 
     Examples
     --------
@@ -59,8 +62,19 @@ def temper(likelihoods, a):
         raise InputError(f"a must be a number >= 0 or {L.shape[1]} of them (one per class), got shape {a.shape}")
     if np.all(a == 1.0):
         return L.copy()
+    big = a > 1.0  # a power that can leave the float range: of the pair scaled to a larger entry of 1
+    if not np.any(big):
+        with np.errstate(divide="ignore"):
+            return np.power(L, a[None, :, None])
+    out = np.empty_like(L)
     with np.errstate(divide="ignore"):
-        return np.power(L, a[None, :, None])
+        out[:, ~big] = np.power(L[:, ~big], a[None, ~big, None])
+    pairs = L[:, big]
+    top = pairs.max(axis=2, keepdims=True)
+    with np.errstate(under="ignore"):
+        scaled = np.power(pairs / np.where(top > 0, top, 1.0), a[None, big, None])
+    out[:, big] = np.where((scaled == 0) & (pairs > 0), np.finfo(float).tiny, scaled)  # soft evidence stays soft
+    return out
 
 
 def tempered_lpr(likelihoods, prevalence, a=1.0):

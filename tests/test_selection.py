@@ -43,6 +43,37 @@ def test_tempered_indpt_is_the_powered_bayes_factor():
     np.testing.assert_allclose(got, expected, rtol=1e-10)
 
 
+def test_temper_above_one_keeps_the_powered_ratio_of_extreme_pairs():
+    # the pairs were powered unscaled: [1e200, 1e300] ** 2 overflowed to [inf, inf] (an InputError downstream,
+    # tempered_lpr NaN) and [1e-200, 1e-170] ** 2 underflowed to [0, 0]
+    from scipy.special import expit
+
+    from hmcpgm.tempering import tempered_lpr
+
+    L = np.array([[[1e200, 1e300], [1e-200, 1e-150], [1e-200, 1e-170], [3.0, 1e-150], [2.0, 5.0], [0.0, 7.0]]])
+    a = np.array([2.0, 2.0, 2.0, 1.5, 3.0, 2.0])
+    with np.errstate(all="raise"):
+        got = temper(L, a)
+    assert np.all(np.isfinite(got)) and np.all((got > 0) | (L == 0)) and np.all(got.max(axis=2) > 0)
+    want = a[:5] * (np.log(L[0, :5, 1]) - np.log(L[0, :5, 0]))  # in log space
+    np.testing.assert_allclose(np.log(got[0, :5, 1]) - np.log(got[0, :5, 0]), want, rtol=1e-12)
+    assert got[0, 5, 0] == 0.0  # hard evidence stays hard
+    prevalence = np.full(6, 0.3)
+    np.testing.assert_allclose(tempered_lpr(L[:, :5], prevalence[:5], a[:5]), expit(np.log(0.3 / 0.7) + want)[None],
+                               rtol=1e-12, atol=1e-15)
+    net = LabelNetwork(Hierarchy.from_parents([None] * 5), [0.3] * 5)
+    np.testing.assert_allclose(mlpr_from_likelihoods(net, temper(L[:, :5], a[:5])),
+                               expit(np.log(0.3 / 0.7) + want)[None], rtol=1e-12, atol=0)
+    # a ratio beyond the float range stays soft evidence (its smaller entry the smallest normal float)
+    far = temper(np.array([[[1e-200, 1e200]]]), 2.0)
+    assert far[0, 0, 0] > 0 and far[0, 0, 1] / far[0, 0, 0] > 1e300
+    # exponents up to 1 power the pairs as they are
+    rng = np.random.default_rng(2)
+    M = _likelihoods(rng, 10, 4)
+    b = np.array([0.3, 1.0, 0.0, 0.9])
+    np.testing.assert_array_equal(temper(M, b), np.power(M, b[None, :, None]))
+
+
 def test_temper_bad_exponents():
     L = np.ones((2, 3, 2))
     with pytest.raises(InputError, match="one per class"):
