@@ -376,6 +376,21 @@ def test_nbh_of_a_class_with_more_parents_than_max_clique(engine):
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("engine", ["auto", "sparse", "junction"])
+def test_nbh_wider_than_max_clique_with_thetas_below_the_float_range(engine):
+    """The parents' theta 1e-40: in p_i's neighbourhood the other 10 parents merge into k0, theta 1e-400 * 0.6 =
+    0, and the network is solved unreduced by the engine itself: the dense junction tree ('auto' and 'junction')
+    refused its clique of 12 classes beyond max_clique=4; an exact engine's too wide network goes to the sparse
+    tree, as the reduced ones do."""
+    h = wide_parents(11)
+    theta = np.full(h.n_classes, 0.6)
+    theta[[h.index(f"p{i}") for i in range(11)]] = 1e-40
+    lik = np.random.default_rng(7).uniform(0.2, 3.0, (2, h.n_classes, 2))
+    options = {} if engine == "sparse" else {"max_clique": 4}
+    np.testing.assert_allclose(run(h, theta, lik, engine=engine, version="nbh", **options),
+                               brute_force_version(h, theta, lik, "nbh"), atol=1e-12, rtol=1e-9)
+
+
 def test_nbh_refusal_names_the_engine_used_and_the_class():
     h = wide_parents(21)
     with pytest.raises(TooLargeError) as err:

@@ -52,9 +52,19 @@ def _nbh_by_subgraphs(hierarchy, theta, l0, l1, engine, options, classes=None):
         observed = np.isin(idx, s)
         sl0 = np.where(observed[:, None], l0[idx], 0.0)
         sl1 = np.where(observed[:, None], l1[idx], 0.0)
-        res, _ = get_engine(engine).run(sub, theta[idx], sl0, sl1, options)
+        spec = get_engine(engine)
+        if spec.nbh == "grouped" and _dense_too_wide(sub, options):  # exact, as the reduced networks: the sparse tree
+            spec = get_engine("sparse")
+        res, _ = spec.run(sub, theta[idx], sl0, sl1, options)
         out[i] = res[sub.index(hierarchy.classes[k])]
     return out
+
+
+def _dense_too_wide(hierarchy, options):
+    """Whether the dense junction tree of ``hierarchy`` has a clique wider than ``max_clique`` (min-fill)."""
+    from ._triangulation import triangulation
+
+    return max(len(c) for c in triangulation(hierarchy, "min-fill")[0]) > options.get("max_clique", MAX_CLIQUE)
 
 
 def _nbh_local(hierarchy, theta, l0, l1):
@@ -155,6 +165,7 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
         else:
             out[shape.positions] = _junction_reduced(hierarchy, shape, th, l0, l1, options)
     if redo:  # the engine itself on each unreduced neighbourhood (its thetas as they are, in log space)
+        # (an exact engine's dense junction tree wider than max_clique: the sparse one, see _nbh_by_subgraphs)
         redo = np.sort(np.asarray(redo, dtype=np.intp))
         out[redo] = _nbh_by_subgraphs(hierarchy, theta, l0, l1, spec.name, options,
                                       classes=np.asarray(classes)[redo])
@@ -170,14 +181,13 @@ def _junction_reduced(hierarchy, shape, theta, l0, l1, options):
     (within ``budget_bytes``), network by network. A refusal names the class whose neighbourhood it is."""
     from ._junction import junction_grouped
     from ._sparse_junction import sparse_junction_full
-    from ._triangulation import triangulation
 
     sub = shape.sub
     max_clique = options.get("max_clique", MAX_CLIQUE)
     out = np.empty((len(shape.positions), l0.shape[1]))
     j = 0
     try:
-        if max(len(c) for c in triangulation(sub, "min-fill")[0]) <= max_clique:
+        if not _dense_too_wide(sub, options):
             return junction_grouped(sub, theta, l0, l1, shape.index, shape.observed, shape.rows, max_clique)
         for j in range(len(shape.positions)):
             obs = shape.observed[:, j, None]
