@@ -422,6 +422,22 @@ def test_junction_counts_impossible_objects_over_every_tree_and_chunk(monkeypatc
             run(h, theta, lik, engine=engine)
 
 
+def test_enumerate_counts_impossible_objects_over_every_chunk():
+    """18 classes: the enumeration takes one object per chunk of 2**22 floats, and counted only the first
+    chunk with an impossible object ('1 object(s)'); objects 1 and 3 are impossible by construction."""
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "z"), ("b", "z")]
+                             + [(f"x{i}", f"x{i + 1}") for i in range(13)])
+    assert h.n_classes == 18
+    lik = np.ones((4, h.n_classes, 2))
+    lik[[1, 3], h.index("z")] = [0.0, 1.0]  # z forced positive, its parent a forced negative
+    lik[[1, 3], h.index("a")] = [1.0, 0.0]
+    for engine in ("enumerate", "sparse"):
+        with pytest.raises(InferenceError, match=r"of 2 object\(s\) \(first: object 1\) have probability zero"):
+            run(h, [0.5] * h.n_classes, lik, engine=engine)
+    good = run(h, [0.5] * h.n_classes, lik[[0, 2]], engine="enumerate")
+    np.testing.assert_allclose(good, run(h, [0.5] * h.n_classes, lik[[0, 2]], engine="sparse"), atol=1e-12)
+
+
 # ---------------------------------------------------------------- properties on random small DAGs
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402

@@ -47,6 +47,7 @@ def enumerate_full(hierarchy, theta, l0, l1, max_classes=MAX_ENUMERATE):
     out = np.empty((k, m))
     chunk = max(1, 2**22 // (len(configs) * k))
     cols = np.arange(k)
+    bad = np.zeros(m, dtype=bool)  # objects whose evidence every configuration rules out
     for start in range(0, m, chunk):
         sl = slice(start, start + chunk)
         logl = np.stack([l0[:, sl].T, l1[:, sl].T], axis=2)  # (m, K, 2)
@@ -54,9 +55,11 @@ def enumerate_full(hierarchy, theta, l0, l1, max_classes=MAX_ENUMERATE):
         ev = logl[:, cols, configs.astype(np.intp)].sum(axis=2)  # (m, C)
         w = ev + logp
         top = w.max(axis=1, keepdims=True)
-        bad = ~np.isfinite(top[:, 0])
-        if bad.any():
-            raise impossible_evidence(hierarchy, start + np.flatnonzero(bad))
+        bad[sl] = ~np.isfinite(top[:, 0])
+        top[bad[sl]] = 0.0
         p = np.exp(w - top)
-        out[:, sl] = np.clip((p @ configs) / p.sum(axis=1, keepdims=True), 0.0, 1.0).T  # rounding: 1 + 2e-16
+        with np.errstate(invalid="ignore"):
+            out[:, sl] = np.clip((p @ configs) / p.sum(axis=1, keepdims=True), 0.0, 1.0).T  # rounding: 1 + 2e-16
+    if bad.any():  # counted over every chunk, as the other engines count
+        raise impossible_evidence(hierarchy, np.flatnonzero(bad))
     return out
