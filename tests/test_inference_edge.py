@@ -438,6 +438,27 @@ def test_enumerate_counts_impossible_objects_over_every_chunk():
     np.testing.assert_allclose(good, run(h, [0.5] * h.n_classes, lik[[0, 2]], engine="sparse"), atol=1e-12)
 
 
+@pytest.mark.parametrize("engine", ["auto", "junction", "sparse", "loopy", "enumerate"])
+def test_nbh_counts_impossible_objects_over_every_class(engine):
+    """A diamond and a chain x -> y: object 1's evidence is impossible in the chain's neighbourhoods (closed
+    form), object 2's in z's and a's (reduced networks). The closed form raised for its classes alone and
+    the enumeration for the first class's neighbourhood: '1 object(s)'; the definition says objects 1 and 2."""
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "z"), ("b", "z"), ("x", "y")])
+    lik = np.random.default_rng(8).uniform(0.5, 2.0, (4, h.n_classes, 2))
+    lik[1, h.index("y")] = [0.0, 1.0]
+    lik[1, h.index("x")] = [1.0, 0.0]
+    lik[2, h.index("z")] = [0.0, 1.0]
+    lik[2, h.index("a")] = [1.0, 0.0]
+    theta = [0.5] * h.n_classes
+    expected = brute_force_version(h, theta, lik, "nbh")
+    assert np.flatnonzero(np.isnan(expected).any(axis=1)).tolist() == [1, 2]
+    with pytest.raises(InferenceError, match=r"of 2 object\(s\) \(first: object 1\) have probability zero"):
+        run(h, theta, lik, engine=engine, version="nbh")
+    if engine != "loopy":  # approximate in z's neighbourhood (a loop)
+        np.testing.assert_allclose(run(h, theta, lik[[0, 3]], engine=engine, version="nbh"), expected[[0, 3]],
+                                   atol=1e-12)
+
+
 # ---------------------------------------------------------------- properties on random small DAGs
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402

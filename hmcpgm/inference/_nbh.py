@@ -19,7 +19,7 @@ import numpy as np
 
 from .._numba import jit
 from .._util import preview
-from ..exceptions import TooLargeError
+from ..exceptions import InferenceError, TooLargeError
 from ..network import LabelNetwork
 from ._common import impossible_evidence, posterior_from_logs
 from ._registry import MAX_CLIQUE, get_engine
@@ -27,15 +27,22 @@ from ._sparse_junction import DEFAULT_BUDGET
 
 
 def nbh_posterior(hierarchy, theta, l0, l1, engine, options):
-    """(K, M) posterior of each class given evidence on itself, its parents and children."""
+    """(K, M) posterior of each class given evidence on itself, its parents and children.
+
+    Raises InferenceError for the objects whose evidence some class's neighbourhood rules out (counted over
+    every class: each solver leaves NaN there)."""
     spec = get_engine(engine)
     if spec.nbh == "subgraphs":
-        return _nbh_by_subgraphs(hierarchy, theta, l0, l1, engine, options)
-    # Classes with at most one parent whose children have no other parent: closed form.
-    out, local = _nbh_local(hierarchy, theta, l0, l1)
-    rest = np.flatnonzero(~local)
-    if len(rest):
-        out[rest] = _nbh_reduced(hierarchy, theta, l0, l1, rest, spec, options)
+        out = _nbh_by_subgraphs(hierarchy, theta, l0, l1, engine, options)
+    else:
+        # Classes with at most one parent whose children have no other parent: closed form.
+        out, local = _nbh_local(hierarchy, theta, l0, l1)
+        rest = np.flatnonzero(~local)
+        if len(rest):
+            out[rest] = _nbh_reduced(hierarchy, theta, l0, l1, rest, spec, options)
+    bad = np.isnan(out).any(axis=0)
+    if bad.any():
+        raise impossible_evidence(hierarchy, np.flatnonzero(bad))
     return out
 
 
@@ -55,9 +62,23 @@ def _nbh_by_subgraphs(hierarchy, theta, l0, l1, engine, options, classes=None):
         spec = get_engine(engine)
         if spec.nbh == "grouped" and _dense_too_wide(sub, options):  # exact, as the reduced networks: the sparse tree
             spec = get_engine("sparse")
-        res, _ = spec.run(sub, theta[idx], sl0, sl1, options)
-        out[i] = res[sub.index(hierarchy.classes[k])]
+        out[i] = _run_or_nan(spec, sub, theta[idx], sl0, sl1, options)[sub.index(hierarchy.classes[k])]
     return out
+
+
+def _run_or_nan(spec, sub, theta, l0, l1, options):
+    """``spec.run`` on one neighbourhood network, NaN for the objects whose evidence it rules out (the engine
+    raises for them: they are found object by object, so that nbh counts them over every class)."""
+    try:
+        return spec.run(sub, theta, l0, l1, options)[0]
+    except InferenceError:
+        out = np.full(l0.shape, np.nan)
+        for t in range(l0.shape[1]):
+            try:
+                out[:, t] = spec.run(sub, theta, l0[:, t:t + 1], l1[:, t:t + 1], options)[0][:, 0]
+            except InferenceError:
+                pass
+        return out
 
 
 def _dense_too_wide(hierarchy, options):
@@ -69,6 +90,8 @@ def _dense_too_wide(hierarchy, options):
 
 def _nbh_local(hierarchy, theta, l0, l1):
     """Closed-form nbh for classes whose neighbourhood is a tree; (K, M) and a (K,) mask.
+
+    NaN outside the mask, and where the class's neighbourhood rules out the evidence.
 
     When ``k`` has at most one parent ``p`` and each child of ``k`` has no other
     parent, the restricted network over (Y_p, Y_k, children) is the chain
@@ -97,10 +120,7 @@ def _nbh_local(hierarchy, theta, l0, l1):
         par0 = log_1mpi[pp, None] + l0[parents[pp]]  # parent negative: the class is negative
         w1[nr] += par1
         w0[nr] = np.logaddexp(par1 + log_1mth[nr], par0) + l0[nr] + s0[nr]
-    out = posterior_from_logs(w0, w1)
-    bad = np.isnan(out[local])
-    if bad.any():
-        raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))
+    out = posterior_from_logs(w0, w1)  # NaN: evidence the neighbourhood rules out
     out[~local] = np.nan
     return out, local
 
@@ -155,8 +175,7 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
                 obs = shape.observed[:, j, None]
                 sl0 = np.where(obs, l0[shape.index[:, j]], 0.0)
                 sl1 = np.where(obs, l1[shape.index[:, j]], 0.0)
-                res, _ = spec.run(sub, th[:, j].copy(), sl0, sl1, options)
-                out[i] = res[shape.rows[j]]
+                out[i] = _run_or_nan(spec, sub, th[:, j].copy(), sl0, sl1, options)[shape.rows[j]]
             continue
         # every network of this shape in one exact pass: small networks by
         # enumerating their consistent labellings, larger ones by the junction tree
@@ -169,10 +188,7 @@ def _nbh_reduced(hierarchy, theta, l0, l1, classes, spec, options):
         redo = np.sort(np.asarray(redo, dtype=np.intp))
         out[redo] = _nbh_by_subgraphs(hierarchy, theta, l0, l1, spec.name, options,
                                       classes=np.asarray(classes)[redo])
-    bad = np.isnan(out)
-    if bad.any():
-        raise impossible_evidence(hierarchy, np.flatnonzero(bad.any(axis=0)))
-    return out
+    return out  # NaN: evidence the neighbourhood rules out
 
 
 def _junction_reduced(hierarchy, shape, theta, l0, l1, options):
