@@ -109,6 +109,8 @@ def test_refusals_are_rows_and_bad_arguments_are_errors():
     net, lik = problem(h, 1)
     report = compare_engines(net, lik, engines=["tree", "loopy"], memory=True).set_index("engine")
     assert report.loc["tree", "note"].startswith("refused: engine='tree' needs a tree or forest")
+    assert report["exact"].isna().tolist() == [False, True, False]  # a refusal is no answer: not "exact"
+    assert report.loc["sparse", "exact"] and not report.loc["loopy", "exact"]
     assert report.loc["loopy", "peak_memory"] > 0 and "tracemalloc" in report.attrs["memory_method"]
     with pytest.raises(InputError, match="unknown engine 'lopy'"):
         compare_engines(net, lik, engines=["lopy"])

@@ -131,7 +131,7 @@ def _format(report):
 
     show = report[["engine", "exact", "max_abs_error", "mean_abs_error", "worst_class", "worst_object", "seconds",
                    "setup_seconds", "peak_memory", "loopy_iterations_mean", "loopy_converged"]].copy()
-    show["exact"] = show["exact"].map({True: "yes", False: "no"})
+    show["exact"] = show["exact"].map({True: "yes", False: "no"}).fillna("")  # "": refused, no answer
     show["peak_memory"] = show["peak_memory"].map(lambda b: "" if pd.isna(b) else f"{b / 2**20:.1f} MiB")
     show["worst_class"] = show["worst_class"].map(lambda c: "" if c is None else str(c))
     show["worst_object"] = show["worst_object"].map(lambda o: "" if pd.isna(o) else str(int(o) + 1))  # rows from 1

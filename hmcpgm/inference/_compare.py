@@ -172,7 +172,8 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
     -------
     DataFrame
         One row per engine (the reference first, ``reference`` True) with the
-        columns ``COMPARE_COLUMNS``: ``exact`` (from the one table, ``EXACTNESS``),
+        columns ``COMPARE_COLUMNS``: ``exact`` (from the one table, ``EXACTNESS``; None
+        for an engine that refused),
         ``max_abs_error`` and ``mean_abs_error`` over all (object, class) events, the
         event of the largest error (``worst_class`` a class name, ``worst_object`` a
         row of ``likelihoods``), ``seconds`` for all objects after a one-object
@@ -229,7 +230,7 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
             if is_ref:
                 why = f"the reference {label!r} failed: {exc}"
                 ref_label = None
-            row["note"] = f"refused: {exc}"
+            row.update(exact=None, note=f"refused: {exc}")  # no answer, exact or not
             rows.append(row)
             continue
         row.update(seconds=seconds, setup_seconds=setup, peak_memory=peak)
@@ -252,7 +253,7 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
             row["note"] = f"no reference: {why}"
         rows.append(row)
     result = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))
-    result["exact"] = result["exact"].astype(bool)
+    result["exact"] = result["exact"].astype("boolean")  # <NA>: refused
     result["reference"] = result["reference"].astype(bool)
     result["worst_object"] = result["worst_object"].astype("Int64")
     result["worst_class"] = pd.Series([r["worst_class"] for r in rows], dtype=object)
