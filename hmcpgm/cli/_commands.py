@@ -237,7 +237,9 @@ def _predicted(model, args, n, positives):
     what = "recalibrated mLPRs" if recalibrated else "mLPRs"
     print(f"wrote {what} of {n} objects ({how}) to {args.output}")
     if args.decisions:
-        print(f"wrote {positives} positive decisions (block mean >= {model.threshold}) to {args.decisions}")
+        print(f"wrote {positives} positive decisions (recalibrated block mean >= {model.threshold}) to {args.decisions}"
+              if model.recalibration_ is not None else
+              f"wrote {positives} positive decisions (block mean >= {model.threshold}) to {args.decisions}")
 
 
 def _load_hierarchy_or_model(path, args, matrix_path):
