@@ -205,14 +205,24 @@ def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None, query=None):
     with np.errstate(divide="ignore", invalid="ignore"):
         logit = np.log(p) - np.log1p(-np.minimum(p, 1 - 1e-16)) + shift * log_ratio
     q = 0.5 * (1.0 + np.tanh(0.5 * logit))
-    positive, negative = L[..., 0] == 0, L[..., 1] == 0
-    hard = positive | negative
-    # hard evidence the query (a = 0) did not hold forces the class, unless the query rules that value out
-    forced = hard & (a == 0) & (own > 0) & np.where(positive, mlpr > 0, mlpr < 1)
-    keep = (hard & ~forced) | (mlpr >= 1.0) | (mlpr <= 1e-300)
-    out = np.where(forced, positive.astype(float), np.where(keep, mlpr, q))
+    keep = (mlpr >= 1.0) | (mlpr <= 1e-300)
+    zero = L == 0
+    hard = None
+    if zero.any():  # hard evidence (rare: checked once, so that the exponent search pays for it only then)
+        positive = zero[..., 0]
+        hard = positive | zero[..., 1]
+        # hard evidence the query (a = 0) did not hold forces the class, unless the query rules that value out
+        forced = hard & (a == 0) & (own > 0) & np.where(positive, mlpr > 0, mlpr < 1)
+        keep |= hard & ~forced
+    out = np.where(keep, mlpr, q)
+    if hard is not None:
+        out[forced] = positive[forced]
     if query is not None:
-        lost = np.where(hard, (own == 0) & (a > 0), (mlpr >= 1.0) & (shift * log_ratio < 0))
+        lost = mlpr >= 1.0
+        if lost.any():
+            lost &= shift * log_ratio < 0
+        if hard is not None:
+            lost = np.where(hard, (own == 0) & (a > 0), lost)
         for k in np.flatnonzero(lost.any(axis=0)):
             rows = np.flatnonzero(lost[:, k])
             exponents = a.copy()
