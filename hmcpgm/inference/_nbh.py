@@ -200,11 +200,13 @@ def _junction_reduced(hierarchy, shape, theta, l0, l1, options):
 
     sub = shape.sub
     max_clique = options.get("max_clique", MAX_CLIQUE)
+    try:  # the dense tree (compiled once per shape and cached), unless wider than max_clique or the budget
+        return junction_grouped(sub, theta, l0, l1, shape.index, shape.observed, shape.rows, max_clique)
+    except TooLargeError:
+        pass
     out = np.empty((len(shape.positions), l0.shape[1]))
     j = 0
     try:
-        if not _dense_too_wide(sub, options):
-            return junction_grouped(sub, theta, l0, l1, shape.index, shape.observed, shape.rows, max_clique)
         for j in range(len(shape.positions)):
             obs = shape.observed[:, j, None]
             sl0 = np.where(obs, l0[shape.index[:, j]], 0.0)
