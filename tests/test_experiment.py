@@ -125,3 +125,23 @@ def test_evaluate_methods_bootstrap_is_paired_with_the_reference():
     assert out["C-HierRank"]["auprc_diff_se"] == 0 and out["C-HierRank"]["auprc_diff_low"] == 0
     with pytest.raises(InputError, match="reference"):
         evaluate_methods(values, h, y, y, auprc=True, bootstrap=5, reference="D-HierRank")
+
+
+def test_evaluated_classes_in_any_order_give_the_same_numbers():
+    """Labels were sliced in the order the classes were listed, the ranking kept the hierarchy's: listed in
+    another order, each label column was paired with another class's events (a perfect ranking scored 0.42)."""
+    from hmcpgm import Hierarchy
+    from hmcpgm.applications.evaluation import cutoff_power, evaluate_methods, fdr_curve
+
+    rng = np.random.default_rng(0)
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("s", "c")], classes=["c", "a", "r", "s", "b"])
+    labels = h.close_labels((rng.random((60, 5)) < 0.3).astype(int))
+    values = np.clip(labels * 0.5 + rng.random((60, 5)) * 0.6, 0, 1)
+    listed = [["a", "b", "c", "s"], ["s", "c", "b", "a"]]
+    runs = [evaluate_methods({"X": (values, values)}, h, labels, labels, classes=cls, auprc=True,
+                             bayes_alphas=(0.2,), rankers={"X": ("HierRank",)})["X-HierRank"] for cls in listed]
+    assert runs[0] == runs[1] and runs[0]["auprc"] > 0.5
+    assert cutoff_power(values, values, labels, h, listed[0], [0.2]) == \
+        cutoff_power(values, values, labels, h, listed[1], [0.2])
+    curves = [fdr_curve(values, {"p": values}, labels, h, classes=cls) for cls in listed]
+    assert all(np.array_equal(curves[0][k], curves[1][k]) for k in curves[0])

@@ -106,8 +106,7 @@ def evaluate_methods(values, hierarchy, labels_valid, labels_test, *, classes=No
         (the max-F1 cutoff chosen on validation), ``hit_curve_area`` (normalised) and
         ``violations`` (ancestor pairs out of order in the test ranking).
     """
-    keep = list(hierarchy.classes if classes is None else classes)
-    cols = hierarchy.indices(keep)
+    keep, cols = _evaluated(hierarchy, classes)
     y_valid = np.asarray(labels_valid)[:, cols]
     y_test = np.asarray(labels_test)[:, cols]
     out, boots = {}, {}
@@ -213,11 +212,19 @@ def cutoff_power(values, probabilities, labels, hierarchy, classes, alphas):
     >>> cutoff_power(p, p, np.array([[1, 1, 0, 1]]), h, [0, 1, 2, 3], [0.05])  # mean of 1 - p: 0.02 at 3 events
     {'0.05': {'called': 3, 'fdp': 0.0, 'min_fdr': None, 'oracle': 3}}
     """
-    cols = hierarchy.indices(list(classes))
-    ranking = hier_rank(np.asarray(values, dtype=float), hierarchy).restrict(list(classes))
+    keep, cols = _evaluated(hierarchy, classes)
+    ranking = hier_rank(np.asarray(values, dtype=float), hierarchy).restrict(keep)
     y = np.asarray(labels)[:, cols]
     p = np.asarray(probabilities, dtype=float)[:, cols]
     return {str(alpha): _bayes_power(ranking, p, y, alpha) for alpha in alphas}
+
+
+def _evaluated(hierarchy, classes):
+    """The evaluated class names and their columns, in the hierarchy's order: the order a restricted ranking
+    keeps, so that labels sliced by these columns line up with it (classes listed in another order paired
+    every label column with another class's ranking)."""
+    cols = np.unique(hierarchy.indices(list(hierarchy.classes if classes is None else classes)))
+    return [hierarchy.classes[c] for c in cols], cols
 
 
 def _bayes_power(ranking, probabilities, labels, alpha):
@@ -306,8 +313,7 @@ def fdr_curve(values, probabilities, labels, hierarchy, *, classes=None, n_point
     dict
         ``rank`` (prefix lengths), ``realised`` and one list per name of ``probabilities``.
     """
-    keep = list(hierarchy.classes if classes is None else classes)
-    cols = hierarchy.indices(keep)
+    keep, cols = _evaluated(hierarchy, classes)
     ranking = hier_rank(values, hierarchy).restrict(keep)
     n = ranking.n_events
     prefix = np.unique(np.geomspace(1, max(n, 1), n_points).astype(int)) if n else np.zeros(0, int)
