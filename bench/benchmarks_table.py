@@ -363,7 +363,8 @@ def second_stage_page(results, command, stages):
         "corrections are ranked by their values (NaiveSort, ancestors first on ties). Every number is on "
         "the test rows over the evaluated classes: micro AU(PRC), precision at recall 0.1 and 0.2 (the "
         "high-precision start of the PR curve), F1 at the max-F1 cutoff chosen on the validation rows, "
-        "and the seconds to fit the second stage (mLPR: `fit` on the training rows, numba's first compile included in "
+        "and the seconds to fit the second stage (mLPR: `fit` on the training rows, for mLPR-auto plus "
+        "`fit_recalibration` on the validation rows, numba's first compile included in "
         "a process's first run; corrections: the per-class calibration's fit plus calibrating and correcting the "
         "validation and test rows).",
         "",
