@@ -93,7 +93,7 @@ def test_fdr_curve_is_the_running_mean_along_the_hierrank_order():
     q = p ** 2
     curve = fdr_curve(p, {"p": p, "q": q}, y, h, classes=["a", "b"], n_points=10)
     ranking = hier_rank(p, h).restrict(["a", "b"])
-    cols = h.indices(["a", "b"])
+    cols = h.indices(ranking.classes)  # the restricted ranking's columns: b, a (it paired a's labels with b's events)
     order_y, order_p, order_q = (ranking.ranked(m[:, cols]) for m in (y, p, q))
     for i, r in enumerate(curve["rank"]):
         assert curve["realised"][i] == pytest.approx(1 - order_y[:r].mean())
