@@ -93,6 +93,10 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     w = np.ones_like(x) if weight is None else np.asarray(weight, dtype=float)
+    if x.ndim != 1 or y.shape != x.shape or w.shape != x.shape:
+        raise InputError(f"x, y and weight must be vectors of one length, got shapes {x.shape}, {y.shape}, {w.shape}")
+    if np.isnan(x).any():  # NaN equals no value: the tie loop would never end
+        raise InputError("x holds NaN; isotonic regression needs ordered values")
     shrink = prior_rate is not None and prior_count != 0
     if not (isinstance(order, str) and order == "sorted"):
         order = stable_argsort(x) if order is None else np.asarray(order, dtype=np.intp)

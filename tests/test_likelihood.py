@@ -517,3 +517,34 @@ def test_the_gaussian_model_does_not_depend_on_the_scale_of_the_scores_near_the_
             warnings.simplefilter("error", RuntimeWarning)
             got = fit_score_model(s * scale, y, single(), "gaussian").likelihoods(s * scale)
         np.testing.assert_allclose(got[:, 0, 1] / got.sum(axis=-1)[:, 0], expect, atol=1e-9)
+
+
+def test_score_model_inputs_are_paired_by_row_index_and_checked_in_one_line():
+    """DataFrame labels were paired with DataFrame scores by position; a NaN made the isotonic fit loop
+    forever; a baseline out of range was read past the candidates' array."""
+    import pandas as pd
+
+    from hmcpgm.calibration import isotonic_knots
+    from hmcpgm.exceptions import InputError
+    from hmcpgm.likelihood import choose_candidates, cross_validated_lpr, fit_score_model
+
+    h = Hierarchy.from_edges([("r", "a")])
+    rng = np.random.default_rng(0)
+    y = np.column_stack([np.ones(200, int), (rng.random(200) < 0.4).astype(int)])
+    s = rng.normal(2.0 * y, 1.0)
+    X, Y = pd.DataFrame(s, columns=h.classes), pd.DataFrame(y, columns=h.classes)
+    shuffled = Y.sample(frac=1.0, random_state=1)  # the same rows, another order
+    grid = pd.DataFrame([[0.0, -1.0], [0.0, 3.0]], columns=h.classes)
+    for kind in ("isotonic", "lpr"):
+        np.testing.assert_array_equal(fit_score_model(X, shuffled, h, kind=kind, allow_empty=True).lpr(grid),
+                                      fit_score_model(X, Y, h, kind=kind, allow_empty=True).lpr(grid))
+    np.testing.assert_array_equal(cross_validated_lpr(X, shuffled, h, ("isotonic",))["lpr"],
+                                  cross_validated_lpr(X, Y, h, ("isotonic",))["lpr"])
+    with pytest.raises(InputError, match="x holds NaN"):
+        isotonic_knots([1.0, np.nan, 3.0], [0, 1, 1])
+    with pytest.raises(InputError, match="vectors of one length"):
+        isotonic_knots([1.0, 2.0], [0, 1, 1])
+    p = rng.random((3, 10, 2))
+    for baseline in (3, -1, True):
+        with pytest.raises(InputError, match="baseline must be the index of one of the 3 candidates"):
+            choose_candidates(p, (p[0] > 0.5).astype(int), baseline=baseline)

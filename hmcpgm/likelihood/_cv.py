@@ -3,6 +3,7 @@
 import numpy as np
 from numba import prange
 
+from .._columns import is_frame, rows_aligned
 from .._numba import jit, jit_parallel
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import InputError
@@ -57,6 +58,8 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     bad = [k for k in kinds if k not in POSTERIOR_MODELS or k == "auto"]
     if bad or not len(kinds):
         raise InputError(f"kinds must be posterior-route score models {POSTERIOR_MODELS[:-1]}, got {kinds!r}")
+    if is_frame(scores) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
+        labels = rows_aligned(labels, scores.index, "labels", "scores")
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy).astype(bool)
     if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= len(s):
@@ -159,7 +162,16 @@ def choose_candidates(p, labels, *, baseline=0, margin=2.0, clip=1e-6):
         The index of the kept candidate of each class.
     """
     p = np.ascontiguousarray(p, dtype=float)
-    y = np.ascontiguousarray(np.broadcast_to(np.asarray(labels, dtype=float), p.shape[1:]))
+    if p.ndim != 3:
+        raise InputError(f"p must be (candidates, M, K), got shape {p.shape}")
+    if isinstance(baseline, (bool, np.bool_)) or not isinstance(baseline, (int, np.integer)) \
+            or not 0 <= baseline < p.shape[0]:
+        raise InputError(f"baseline must be the index of one of the {p.shape[0]} candidates, got {baseline!r}")
+    try:
+        y = np.ascontiguousarray(np.broadcast_to(np.asarray(labels, dtype=float), p.shape[1:]))
+    except ValueError:
+        raise InputError(f"labels must have shape {p.shape[1:]}, as p's rows and classes; got "
+                         f"{np.shape(labels)}") from None
     choice = np.empty(p.shape[2], dtype=np.intp)
     _choose(p, y, int(baseline), float(margin), float(clip), choice)
     return choice
