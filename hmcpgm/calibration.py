@@ -342,53 +342,9 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
         return np.ascontiguousarray(a.T)
 
     wt = np.ones(z.shape[::-1]) if weight is None else rows(w)
-    zt, yt, mu, prec = rows(z), rows(y), np.array(mu, order="C"), np.array(prec, order="C")
-    start_theta = theta.copy()
-    _newton_columns(zt, yt, wt, mu, prec, theta, cov, int(max_iter), float(tol), np.empty((k, 5)), False)
-    # Newton's steps have no line search: on some columns they cycle between two points far from the optimum
-    # (a Platt fit came out reversed). One more step shows them; they are solved again with backtracking
-    again, spare = theta.copy(), np.empty((k, 2, 2))
-    _newton_columns(zt, yt, wt, mu, prec, again, spare, 1, float(tol), np.empty((k, 5)), False)
-    for c in np.flatnonzero(np.abs(again - theta).max(axis=1) > 1e-6):
-        theta[c], cov[c] = _newton_backtracking(zt[c], yt[c], wt[c], mu[c], prec[c], start_theta[c], theta[c])
+    _newton_columns(rows(z), rows(y), wt, np.array(mu, order="C"), np.array(prec, order="C"), theta, cov,
+                    int(max_iter), float(tol), np.empty((k, 5)), False)
     return theta, cov
-
-
-def _newton_backtracking(z, y, w, mu, prec, *starts, max_iter=200):
-    """One column of :func:`fit_logistic_pairs` by Newton's method with Armijo backtracking (Lin, Lin & Weng
-    2007), from the better of ``starts``: ``(theta, inverse penalised Hessian)``."""
-
-    def objective(t):
-        eta = t[0] + t[1] * z
-        return float(np.sum(w * (np.logaddexp(0.0, eta) - y * eta)) + 0.5 * np.sum(prec * (t - mu) ** 2))
-
-    def derivatives(t):
-        p = 0.5 * (1.0 + np.tanh(0.5 * (t[0] + t[1] * z)))
-        r, v = w * (p - y), w * p * (1 - p)
-        g = np.array([r.sum(), (r * z).sum()]) + prec * (t - mu)
-        h = np.array([[v.sum(), (v * z).sum()], [(v * z).sum(), (v * z * z).sum()]]) + np.diag(prec + 1e-10)
-        return g, h
-
-    theta = min((np.asarray(t, dtype=float) for t in starts), key=objective)
-    value = objective(theta)
-    for _ in range(max_iter):
-        g, h = derivatives(theta)
-        step = -np.linalg.solve(h, g)
-        slope = float(g @ step)
-        if not slope < -1e-20:  # no descent left: the optimum, to rounding
-            break
-        size = 1.0
-        while size > 1e-12:
-            trial = theta + size * step
-            new = objective(trial)
-            if new <= value + 1e-4 * size * slope:
-                break
-            size /= 2
-        else:
-            break
-        theta, value = trial, new
-    _, h = derivatives(theta)
-    return theta, np.linalg.inv(h)
 
 
 def fit_logistic_pairs_shrunk(z, y, *, n_em=6, em_steps=2, final_steps=10):
