@@ -289,7 +289,8 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
     penalty ``0.5 * sum_j prior_precision[k, j] (theta_kj - prior_mean[k, j])^2``
     by Newton's method, one compiled loop per column, columns in parallel (a
     2 x 2 system per column per step, steps longer than 5 in either coordinate
-    shortened).
+    shortened, a step that raises the objective halved until it does not: plain
+    Newton steps can cycle far from the optimum).
 
     Parameters
     ----------
@@ -448,16 +449,38 @@ def _exp_into_python(x, out, bits):
 _exp_into = jit(_exp_into_python)
 
 
+def _logistic_loss_python(eta, e, y, w):
+    """``sum_i w_i (log(1 + exp(t_i)) - y_i t_i)`` for ``t = -eta`` and ``e = exp(-t)`` (clipped), stably."""
+    f = 0.0
+    for i in range(eta.shape[0]):
+        if e[i] <= 1.0:
+            f += w[i] * (np.log1p(e[i]) - eta[i] * (1.0 - y[i]))
+        else:
+            f += w[i] * (np.log1p(1.0 / e[i]) + eta[i] * y[i])
+    return f
+
+
+_logistic_loss = jit(_logistic_loss_python)
+
+
 def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, reuse):
     """Newton's method for each row ``k`` of the (K, M) arrays; ``theta`` updated in place, ``cov`` filled.
 
     Per column the Newton steps of the vectorised form (sums over rows in row order,
     steps longer than 5 shortened); a column stops as soon as its own step is below
     ``tol`` (after a step that small, Newton's next one is far below it), then one more
-    pass over its rows gives the Hessian at the optimum. ``sums[k]`` receives that
-    pass's sums over the rows (gradient and Hessian without the prior); with
-    ``reuse`` it holds them on entry, for the starting point, and the first pass is
-    skipped (a caller that fits again from where it stopped, with another prior).
+    pass over its rows gives the Hessian at the optimum.
+
+    A step that raises the penalised objective by more than ``1e-9 (|f| + 1)`` is
+    halved until it does not (at most 60 times, after which the column stops where it
+    was): without this, Newton's capped steps can cycle between two points far from the
+    optimum. The objective is only evaluated when convexity cannot rule such a rise
+    out (the new gradient along the step, which bounds the rise, above ``1e-9``);
+    halving does not count as a step, and a column whose steps never rise takes
+    exactly the plain Newton steps. ``sums[k]`` receives the last pass's sums over the
+    rows (gradient and Hessian without the prior); with ``reuse`` it holds them on
+    entry, for the starting point, and the first pass is skipped (a caller that fits
+    again from where it stopped, with another prior).
     """
     n_cols, m = z.shape
     for k in prange(n_cols):
@@ -465,9 +488,18 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, r
         b = theta[k, 1]
         last = max_iter  # the pass after the last step only fills cov
         it = 0
-        eta = np.empty(m)
+        eta = np.empty(m)  # the trial point's -(a + b z) and exp(-(a + b z))
         e = np.empty(m)
+        eta_old = np.empty(m)  # the same at the last accepted point
+        e_old = np.empty(m)
         bits = np.empty(m, np.int64)
+        old_known = False  # eta_old, e_old hold the last accepted point
+        f_old = np.nan  # its penalised objective, once evaluated
+        a_old = a
+        b_old = b
+        s0 = 0.0
+        s1 = 0.0
+        halvings = 0
         while True:
             if it == 0 and reuse:
                 g0 = sums[k, 0]
@@ -494,6 +526,40 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, r
                     h00 += v
                     h01 += v * zi
                     h11 += v * zi * zi
+            f_new = np.nan
+            if it > 0 and halvings >= 0:
+                # convexity: f(new) - f(old) <= gradient(new) . (new - old) = -(gradient(new) . s)
+                rise = -((g0 + prec[k, 0] * (a - mu[k, 0])) * s0 + (g1 + prec[k, 1] * (b - mu[k, 1])) * s1)
+                if rise > 1e-9:
+                    f_new = _logistic_loss(eta, e, y[k], w[k]) + 0.5 * (
+                        prec[k, 0] * (a - mu[k, 0]) ** 2 + prec[k, 1] * (b - mu[k, 1]) ** 2)
+                    if np.isnan(f_old):
+                        if not old_known:
+                            for i in range(m):
+                                eta_old[i] = -(a_old + b_old * z[k, i])
+                            _exp_into(eta_old, e_old, bits)
+                            old_known = True
+                        f_old = _logistic_loss(eta_old, e_old, y[k], w[k]) + 0.5 * (
+                            prec[k, 0] * (a_old - mu[k, 0]) ** 2 + prec[k, 1] * (b_old - mu[k, 1]) ** 2)
+                    if f_new > f_old + 1e-9 * (abs(f_old) + 1.0):  # the step went uphill: halve it
+                        if halvings < 60:
+                            halvings += 1
+                            s0 *= 0.5
+                            s1 *= 0.5
+                            a = a_old - s0
+                            b = b_old - s1
+                            continue
+                        a = a_old  # no descent along Newton's direction: stop where it was
+                        b = b_old
+                        last = it
+                        halvings = -1  # the next pass, at the old point, is taken as it is
+                        continue
+            halvings = 0
+            f_old = f_new
+            if not (it == 0 and reuse):  # the point just evaluated becomes the last accepted one
+                eta, eta_old = eta_old, eta
+                e, e_old = e_old, e
+                old_known = True
             if it == last:
                 sums[k, 0] = g0
                 sums[k, 1] = g1
@@ -521,6 +587,8 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, r
             if big > 5:
                 s0 = s0 * (5 / big)
                 s1 = s1 * (5 / big)
+            a_old = a
+            b_old = b
             a -= s0
             b -= s1
             it += 1
