@@ -8,6 +8,7 @@ change are imported from the library.
 
 import numpy as np
 from scipy.special import expit
+from scipy.stats import rankdata
 
 from hmcpgm._validation import check_hierarchy, class_matrix, label_matrix
 from hmcpgm.calibration import _pav_python
@@ -242,8 +243,8 @@ def kernel_lpr_tables(t, y, lo, hi, prevalence, opts):
 
 
 def _increasing(t, y):
-    """Per column: do positives rank above negatives on average (rank correlation >= 0)?"""
-    ranks = np.argsort(np.argsort(t, axis=0, kind="stable"), axis=0).astype(float)
+    """Per column: do positives rank above negatives on average (rank correlation >= 0, midranks)?"""
+    ranks = rankdata(t, axis=0)
     n1 = y.sum(axis=0)
     return (ranks * y).sum(axis=0) >= n1 * ranks.mean(axis=0)
 
@@ -322,7 +323,7 @@ def fit_grid_models(s, y, informative, prevalence, kinds, opts, only=None):
 
 def _isotonic_tables(t, y, grid, prevalence, prior_count, min_count):
     out = np.empty(grid.shape)
-    ranks = np.argsort(np.argsort(t, axis=0, kind="stable"), axis=0)
+    ranks = rankdata(t, axis=0)
     for j in range(t.shape[1]):
         yj = y[:, j]
         increasing = ranks[yj, j].mean() >= ranks[:, j].mean()

@@ -548,3 +548,24 @@ def test_score_model_inputs_are_paired_by_row_index_and_checked_in_one_line():
     for baseline in (3, -1, True):
         with pytest.raises(InputError, match="baseline must be the index of one of the 3 candidates"):
             choose_candidates(p, (p[0] > 0.5).astype(int), baseline=baseline)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_score_models_do_not_depend_on_the_order_of_rows(seed):
+    """Heavily tied scores whose positives sit at the end of one tie and the start of the next: the isotonic
+    and kernel models' direction came from ranks broken by row order, and a reordering within ties flipped it
+    (an isotonic LPR of 0.46 everywhere against 0.45 / 0.52). Every model, rows shuffled."""
+    import warnings
+
+    h = Hierarchy.from_parents([None])
+    s = np.r_[np.zeros(200), np.ones(40), np.full(4, 3.0)]
+    y = np.r_[np.zeros(110), np.ones(90), np.ones(22), np.zeros(18), [1, 0, 0, 0]].astype(int)
+    shuffled = np.random.default_rng(seed).permutation(len(s))
+    x = np.array([[0.0], [1.0], [2.0], [3.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for kind in SCORE_MODELS:
+            a = fit_score_model(s[:, None], y[:, None], h, kind=kind).lpr(x)
+            b = fit_score_model(s[shuffled, None], y[shuffled, None], h, kind=kind).lpr(x)
+            np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12, err_msg=kind)

@@ -13,6 +13,28 @@ from .._numba import jit_parallel
 from .._sorting import stable_argsort
 
 
+def positives_rank_high(t, y, order=None):
+    """Per column of ``t`` (M, K): do positives rank above negatives on average (rank correlation >= 0)?
+
+    Ranks are midranks (tied values share their mean position), so the answer does
+    not depend on the order of rows among equal values. ``order``: (K, M) stable
+    argsort of each column, if at hand.
+    """
+    if order is None:
+        order = stable_argsort(t.T)
+    t_sorted = np.take_along_axis(np.asarray(t, dtype=float).T, order, axis=1)
+    y_sorted = np.take_along_axis(np.asarray(y, dtype=float).T, order, axis=1)
+    n = t_sorted.shape[1]
+    position = np.arange(n)
+    new_run = np.ones(t_sorted.shape, dtype=bool)
+    new_run[:, 1:] = t_sorted[:, 1:] != t_sorted[:, :-1]
+    first = np.maximum.accumulate(np.where(new_run, position, 0), axis=1)
+    run_ends = np.ones(t_sorted.shape, dtype=bool)
+    run_ends[:, :-1] = new_run[:, 1:]
+    last = np.minimum.accumulate(np.where(run_ends, position, n)[:, ::-1], axis=1)[:, ::-1]
+    return (y_sorted * (first + last)).sum(axis=1) >= y_sorted.sum(axis=1) * (n - 1)
+
+
 def forward(s, center, scale, asinh):
     z = (s - center) / scale
     return np.where(asinh > 0, np.arcsinh(z), z)

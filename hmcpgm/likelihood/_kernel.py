@@ -4,9 +4,8 @@ import numpy as np
 from numba import prange
 
 from .._numba import jit, jit_parallel
-from .._sorting import stable_argsort
 from ._common import MIN_RATIO
-from ._grid import numpy_lerp
+from ._grid import numpy_lerp, positives_rank_high
 
 _BALLOON = 2.0 ** np.arange(5)  # kernel LPR: bandwidth multiples tried where counts are thin
 _OVERSAMPLE = 2  # kernel grids: binning and FFT on (gridsize - 1) * 2 + 1 points
@@ -112,7 +111,7 @@ def kernel_lpr_tables(t, y, lo, hi, prevalence, opts, order=None):
         h[j] = _spread_fallback(t[:, j])
     h = np.maximum(h, 2.0 * (hi - lo) / (n_fine - 1))  # at least two bins of the fine grid
     out = np.empty((t.shape[1], opts["gridsize"]))
-    increasing = _increasing(t, y, order)
+    increasing = positives_rank_high(t, y, order)
     for start in range(0, t.shape[1], _CHUNK):
         sl = slice(start, start + _CHUNK)
         n_all, n_pos = _widening_counts(t[:, sl], y[:, sl].astype(float), lo[sl], hi[sl], h[sl], n_fine,
@@ -239,20 +238,6 @@ def _lpr_from_counts_python(n_all, n_pos, prevalence, increasing, c, n_min, supp
 
 
 _lpr_from_counts = jit_parallel(_lpr_from_counts_python)
-
-
-def _increasing(t, y, order=None):
-    """Per column: do positives rank above negatives on average (rank correlation >= 0)?
-
-    Ranks are positions in the stable sort of the column (``order``, computed if not given).
-    """
-    if order is None:
-        order = stable_argsort(t.T)
-    n = t.shape[0]
-    ranks = np.empty(order.shape)
-    np.put_along_axis(ranks, order, np.arange(n, dtype=float)[None, :], axis=1)
-    n1 = y.sum(axis=0)
-    return (ranks.T * y).sum(axis=0) >= n1 * ranks.T.mean(axis=0)
 
 
 def _monotone_tails(lpr, supported, increasing):

@@ -6,19 +6,14 @@ function fits which model and runs them (``fit_grid_models``).
 
 import numpy as np
 
-from ._grid import robust_scale
+from ._grid import positives_rank_high, robust_scale
 
 
 def isotonic_tables(t, y, grid, prevalence, prior_count, min_count, order):
     from ..calibration import isotonic_columns
 
-    # direction: do positives rank above the mean rank (ranks of the stable sort)?
-    n = t.shape[0]
-    y_sorted = np.take_along_axis(np.array(y.T, order="C"), order, axis=1)
-    pos_rank_sum = (y_sorted * np.arange(n)).sum(axis=1)
-    increasing = pos_rank_sum / y_sorted.sum(axis=1) >= (n * (n - 1) // 2) / n
-    return isotonic_columns(t, y, grid, increasing=increasing, prior_rate=prevalence, prior_count=prior_count,
-                            min_count=min_count, order=order)
+    return isotonic_columns(t, y, grid, increasing=positives_rank_high(t, y, order), prior_rate=prevalence,
+                            prior_count=prior_count, min_count=min_count, order=order)
 
 
 def platt_tables(t, y, grid):
