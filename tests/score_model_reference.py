@@ -24,7 +24,7 @@ _SUPPORT = 5
 
 def forward(s, center, scale, asinh):
     z = (s - center) / scale
-    return np.where(asinh > 0, np.arcsinh(z), z)
+    return np.where(asinh > 0, np.clip(np.arcsinh(z), -30.0, 30.0), z)
 
 
 def backward(t, center, scale, asinh):
@@ -361,12 +361,12 @@ def _pooled_tables(s, y, grid_s, n_em=6):
     # knots on a robust scale of the pooled scores, so that one extreme score moves the
     # centre of the top block by a few units, not to the extreme value
     center, scale = robust_scale(s.reshape(-1, 1))
-    u = np.arcsinh((s - center[0]) / scale[0])
+    u = forward(s, center[0], scale[0], 1.0)
     kx, ky, _ = isotonic_knots(u.ravel(), y.ravel().astype(float), prior_rate=float(y.mean()), prior_count=1.0,
                                min_count=10.0)
 
     def logit_g(x):
-        g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
+        g = np.clip(np.interp(forward(x, center[0], scale[0], 1.0), kx, ky), 1e-4, 1 - 1e-4)
         return np.log(g / (1 - g))
 
     z = logit_g(s)

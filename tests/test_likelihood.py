@@ -504,6 +504,34 @@ def test_scores_whose_quartiles_are_tiny_beside_their_range_give_finite_likeliho
     assert np.all(np.isfinite(L)) and np.all(L >= 0) and np.all(L.sum(axis=-1) > 0)
 
 
+@pytest.mark.parametrize("kind", SCORE_MODELS)
+def test_scores_near_the_largest_double_and_one_far_outlier_leave_the_models_usable(kind):
+    """Scores of +-1.7e308 overflowed (s - median) / scale to inf / inf: NaN likelihoods, a crash, or (isotonic)
+    no answer at all. One training score of 1e300 set the scale to 1e50 and flattened every LPR; the asinh axis
+    is now clipped at +-30, so an outlier of 1e100 and one of 1e300 give the same model."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    y = (rng.random((100, 1)) < 0.3).astype(int)
+    s = np.where(y == 1, 1.7e308, -1.7e308)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = fit_score_model(s, y, single(), kind)
+        lpr = model.lpr(s)
+        assert np.all(np.isfinite(model.likelihoods(s)))
+        assert lpr[y == 1].min() > 0.5 > lpr[y == 0].max()
+        if kind == "gaussian":  # moments: an outlier is in them by definition
+            return
+        s, y = beta_class(np.random.default_rng(1), 600, 0.3, 1.5)
+        grid = np.linspace(0.05, 0.95, 7)[:, None]
+        fits = []
+        for outlier in (1e100, 1e300):
+            s[0, 0] = outlier
+            fits.append(fit_score_model(s, y, single(), kind).lpr(grid))
+    np.testing.assert_allclose(fits[0], fits[1], rtol=1e-9)
+    assert np.ptp(fits[1]) > 0.3  # not flattened
+
+
 def test_the_gaussian_model_does_not_depend_on_the_scale_of_the_scores_near_the_float_limit():
     # the mean of scores near 1e306 overflowed to inf, and the LPRs were off by up to 0.99
     import warnings
@@ -569,3 +597,14 @@ def test_score_models_do_not_depend_on_the_order_of_rows(seed):
             a = fit_score_model(s[:, None], y[:, None], h, kind=kind).lpr(x)
             b = fit_score_model(s[shuffled, None], y[shuffled, None], h, kind=kind).lpr(x)
             np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12, err_msg=kind)
+
+
+def test_cross_validation_helpers_refuse_unknown_options_and_mismatched_labels_in_one_line():
+    from hmcpgm.likelihood import cross_validated_lpr, log_loss_by_class
+
+    rng = np.random.default_rng(0)
+    s, y = beta_class(rng, 60, 0.4, 1.5)
+    with pytest.raises(InputError, match="unknown option 'foo'"):
+        cross_validated_lpr(s, y, single(), ("lpr",), foo=1)
+    with pytest.raises(InputError, match="labels must have shape"):
+        log_loss_by_class(np.full((3, 60, 1), 0.5), y[:50])

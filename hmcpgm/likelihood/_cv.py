@@ -64,8 +64,12 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     y = label_matrix(labels, hierarchy).astype(bool)
     if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= len(s):
         raise InputError(f"cv must be an int between 2 and the {len(s)} rows, got {cv!r}")
-    opts = check_options("lpr", **{"bandwidth": "silverman", "gridsize": 512, "eps": 1e-6, "prior_count": 1.0,
-                                    "min_count": 10.0, "transform": "asinh", **options, "cv": 5})
+    defaults = {"bandwidth": "silverman", "gridsize": 512, "eps": 1e-6, "prior_count": 1.0, "min_count": 10.0,
+                "transform": "asinh"}
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise InputError(f"unknown option {unknown[0]!r}; cross_validated_lpr takes {sorted(defaults)}")
+    opts = check_options("lpr", **{**defaults, **options, "cv": 5})
     out = np.empty((len(kinds), *s.shape))
     folds = np.empty(len(s), dtype=np.intp)
     prevalence = np.empty((cv, s.shape[1]))
@@ -125,7 +129,9 @@ def log_loss_by_class(p, labels, *, clip=1e-6):
     array([0.6931, 0.1054])
     """
     p = np.asarray(p, dtype=float)
-    y = np.broadcast_to(np.asarray(labels, dtype=float), p.shape[-2:])
+    y = np.asarray(labels, dtype=float)
+    if p.ndim < 2 or y.shape != p.shape[-2:]:
+        raise InputError(f"labels must have shape (M, K) as p's last two axes; got p {p.shape}, labels {y.shape}")
     lead = p.shape[:-2]
     flat = np.ascontiguousarray(p.reshape(-1, *p.shape[-2:]))
     loss = np.empty((flat.shape[0], p.shape[-1]))

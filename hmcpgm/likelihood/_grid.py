@@ -35,13 +35,20 @@ def positives_rank_high(t, y, order=None):
     return (y_sorted * (first + last)).sum(axis=1) >= y_sorted.sum(axis=1) * (n - 1)
 
 
+_T_MAX = 30.0  # the asinh transform is clipped at +-30 (scores some 5e12 robust scales from the median)
+
+
 def forward(s, center, scale, asinh):
-    z = (s - center) / scale
-    return np.where(asinh > 0, np.arcsinh(z), z)
+    """The scores on the grid's axis: ``(s - center) / scale``, through arcsinh where ``asinh`` (clipped at
+    +-30, so that a score near the largest double neither overflows nor stretches the grid beyond use)."""
+    with np.errstate(over="ignore"):
+        z = (s - center) / scale
+    return np.where(asinh > 0, np.clip(np.arcsinh(z), -_T_MAX, _T_MAX), z)
 
 
 def backward(t, center, scale, asinh):
-    return center + scale * np.where(asinh > 0, np.sinh(t), t)
+    with np.errstate(over="ignore"):
+        return center + scale * np.where(asinh > 0, np.sinh(t), t)
 
 
 def robust_scale(s, sorted_values=None):
@@ -51,7 +58,14 @@ def robust_scale(s, sorted_values=None):
     (K, M) array (or (M,) for a one-column ``s``); the quartiles are then read off
     it (numpy's "linear" percentiles, same arithmetic) instead of partitioning
     ``s``. The standard deviation is computed only when some interquartile range is 0.
+    Scores beyond +-1e150 are first divided by a power of two (exactly), so that
+    neither the quartiles' differences nor the squares overflow.
     """
+    big = float(np.max(np.abs(s))) if np.size(s) else 0.0
+    if big > _HUGE:
+        unit = 2.0 ** np.ceil(np.log2(big / _HUGE))
+        center, scale = robust_scale(s / unit, None if sorted_values is None else np.asarray(sorted_values) / unit)
+        return center * unit, np.minimum(scale * unit, np.finfo(float).max)
     if sorted_values is None:
         q25, center, q75 = np.percentile(s, [25, 50, 75], axis=0)
     else:
@@ -61,13 +75,10 @@ def robust_scale(s, sorted_values=None):
     if not np.all(scale > 0):
         sd = s.std(axis=0)
         scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
-    # an interquartile range some 1e250 times smaller than the scores' spread (most scores near 1e-300, the
-    # rest near 1e100) overflowed (s - center) / scale to inf, and every likelihood was NaN
-    spread = np.maximum(np.max(s, axis=0) - center, center - np.min(s, axis=0))
-    return center, np.maximum(scale, spread * _MIN_SCALE_RATIO)
+    return center, scale
 
 
-_MIN_SCALE_RATIO = 1e-250  # |(s - center) / scale| <= 1e250: its arcsinh (576) and back stay finite
+_HUGE = 1e150
 
 
 def sorted_percentile(xs, q):

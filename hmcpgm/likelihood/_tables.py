@@ -6,7 +6,7 @@ function fits which model and runs them (``fit_grid_models``).
 
 import numpy as np
 
-from ._grid import positives_rank_high, robust_scale
+from ._grid import forward, positives_rank_high, robust_scale
 
 
 def isotonic_tables(t, y, grid, prevalence, prior_count, min_count, order):
@@ -42,8 +42,9 @@ def logistic_tables(s, y, grid_s, center, scale):
     inflates the standard deviation (which would squeeze every other score
     together) nor pulls the slope.
     """
-    z = np.clip((s - center) / scale, -_FENCE, _FENCE)
-    zg = np.clip((grid_s - center[:, None]) / scale[:, None], -_FENCE, _FENCE)
+    with np.errstate(over="ignore"):  # beyond the fence anyway
+        z = np.clip((s - center) / scale, -_FENCE, _FENCE)
+        zg = np.clip((grid_s - center[:, None]) / scale[:, None], -_FENCE, _FENCE)
     return platt_tables(z, y, zg)
 
 
@@ -60,16 +61,16 @@ def pooled_tables(s, y, grid_s, events=None, n_em=6):
     # centre of the top block by a few units, not to the extreme value
     center, scale = robust_scale(s.reshape(-1, 1), None if events is None else events[0])
     if events is None:
-        u, labels = np.arcsinh((s - center[0]) / scale[0]).ravel(), y.ravel()
+        u, labels = forward(s, center[0], scale[0], 1.0).ravel(), y.ravel()
         order = np.argsort(u)  # ties in any order (see above)
     else:  # non-decreasing in the score: still sorted
-        u, labels = np.arcsinh((events[0] - center[0]) / scale[0]), events[1]
+        u, labels = forward(events[0], center[0], scale[0], 1.0), events[1]
         order = "sorted"
     kx, ky, _ = isotonic_knots(u, labels.astype(float), prior_rate=float(y.mean()), prior_count=1.0,
                                min_count=10.0, order=order)
 
     def logit_g(x):
-        g = np.clip(np.interp(np.arcsinh((x - center[0]) / scale[0]), kx, ky), 1e-4, 1 - 1e-4)
+        g = np.clip(np.interp(forward(x, center[0], scale[0], 1.0), kx, ky), 1e-4, 1 - 1e-4)
         return np.log(g / (1 - g))
 
     theta, _, _ = fit_logistic_pairs_shrunk(logit_g(s), y, n_em=n_em, em_steps=2, final_steps=10)
