@@ -78,7 +78,10 @@ def isotonic_knots(x, y, *, weight=None, increasing=True, prior_rate=None, prior
     knot_x, knot_y, knot_weight : ndarrays of shape (n_blocks,)
         Knot positions (increasing): block means of ``x``, except the first and
         last knots at the inner edges of the first and last blocks; block rates;
-        block weights.
+        block weights. With ``prior_rate``, shrinking can break monotonicity, and
+        the shrunk blocks are then pooled again: a pooled block's knot is the
+        weighted mean (by block weight) of the knots it pools, its rate the
+        pooled shrunk rate (weights with the pseudo-counts).
 
     Examples
     --------
@@ -328,8 +331,9 @@ def fit_logistic_pairs(z, y, *, weight=None, prior_mean=None, prior_precision=No
     """
     z = np.asarray(z, dtype=float)
     y = np.asarray(y, dtype=float)
-    k = z.shape[1]
     w = None if weight is None else np.asarray(weight, dtype=float)
+    _check_pairs_shapes(z, y, w)
+    k = z.shape[1]
     mu = np.zeros((k, 2)) if prior_mean is None else np.broadcast_to(np.asarray(prior_mean, float), (k, 2))
     prec = np.zeros((k, 2)) if prior_precision is None else np.broadcast_to(
         np.asarray(prior_precision, float), (k, 2))
@@ -386,6 +390,7 @@ def fit_logistic_pairs_shrunk(z, y, *, n_em=6, em_steps=2, final_steps=10):
     [[-1.0, 1.5], [-1.0, 1.5], [-1.0, 1.5]]
     """
     z = np.asarray(z, dtype=float)
+    _check_pairs_shapes(z, y, None)
     k = z.shape[1]
     zt = np.ascontiguousarray(z.T)
     yt = np.ascontiguousarray(np.broadcast_to(np.asarray(y, dtype=float), z.shape).T)
@@ -414,6 +419,20 @@ def fit_logistic_pairs_shrunk(z, y, *, n_em=6, em_steps=2, final_steps=10):
             break
     theta, _ = fit(mu, var, theta, final_steps)
     return theta, mu, var
+
+
+def _check_pairs_shapes(z, y, w):
+    """One-line error unless ``z`` is (M, K) and ``y`` (and ``w``) broadcast to its shape."""
+    ok = np.ndim(z) == 2
+    for a in (y, w):
+        if a is not None and ok:
+            try:
+                ok = np.broadcast_shapes(np.shape(a), np.shape(z)) == np.shape(z)
+            except ValueError:
+                ok = False
+    if not ok:
+        raise InputError(f"z must be a matrix (M, K) and y (and weight) broadcast to its shape, got {np.shape(z)}, "
+                         f"{np.shape(y)}" + ("" if w is None else f", {np.shape(w)}"))
 
 
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (Cody and Waite): k * _LN2_HI is exact

@@ -208,3 +208,19 @@ def test_logistic_pairs_reach_scipys_optimum_on_badly_scaled_problems(seed, m, l
     theta, _ = fit_logistic_pairs(z[:, None], y[:, None], prior_mean=mu, prior_precision=prec, max_iter=100)
     best = minimize(objective, mu, method="BFGS", options={"gtol": 1e-10})
     assert objective(theta[0]) <= best.fun + 1e-7 * (abs(best.fun) + 1)
+
+
+def test_logistic_pairs_refuse_mismatched_shapes_in_one_line():
+    from hmcpgm.calibration import fit_logistic_pairs_shrunk
+
+    z = np.zeros((5, 2))
+    with pytest.raises(InputError, match="z must be a matrix"):
+        fit_logistic_pairs(z, np.zeros((4, 2)))
+    with pytest.raises(InputError, match="z must be a matrix"):
+        fit_logistic_pairs(z[:, 0], z[:, 0])
+    with pytest.raises(InputError, match="z must be a matrix"):
+        fit_logistic_pairs(z, z, weight=np.ones(3))
+    with pytest.raises(InputError, match="z must be a matrix"):
+        fit_logistic_pairs_shrunk(z[:, 0], z[:, 0])
+    theta, _ = fit_logistic_pairs(np.arange(10.0).reshape(5, 2), np.array([[0.2, 0.8]]))  # y broadcasts
+    assert theta.shape == (2, 2)

@@ -72,9 +72,11 @@ def fit_score_model(
         :func:`choose_candidates` (key ``"choice"``) when the caller has them
         (:func:`hmcpgm.selection.cross_fit` adds them).
     allow_empty : bool, default False
-        A class with no positive (or no negative) training example is an error
-        unless this is True; then its likelihoods are ``[1, 1]`` (its score
-        carries no evidence) and its LPR is its prevalence.
+        A class with no positive training example is an error unless this is
+        True. A class positive for every training object (a root of the Gene
+        Ontology) is accepted with a warning (silently with True). Either way
+        such a class's likelihoods are ``[1, 1]`` (its score carries no
+        evidence) and its LPR is its prevalence.
     close_labels : bool, default False
         Close labels upward instead of raising on hierarchy violations.
 
