@@ -61,7 +61,7 @@ def robust_scale(s, sorted_values=None):
     Scores beyond +-1e150 are first divided by a power of two (exactly), so that
     neither the quartiles' differences nor the squares overflow.
     """
-    big = float(np.max(np.abs(s))) if np.size(s) else 0.0
+    big = max(float(np.max(s)), -float(np.min(s))) if np.size(s) else 0.0  # no temporary of s's size
     if big > _HUGE:
         unit = 2.0 ** np.ceil(np.log2(big / _HUGE))
         center, scale = robust_scale(s / unit, None if sorted_values is None else np.asarray(sorted_values) / unit)
