@@ -118,7 +118,10 @@ def utf8_text(path, what):
     file object
     """
     import gzip
+    import os
 
+    if isinstance(path, (str, os.PathLike)) and os.path.isdir(path):
+        raise InputError(f"{what} {path} is a folder; a file is expected")
     try:
         with open_text(path) as fh:
             yield fh

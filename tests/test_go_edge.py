@@ -508,6 +508,17 @@ def test_evaluate_json_onto_an_input_is_refused_and_the_input_untouched(tmp_path
     assert (tmp_path / target).read_text() == files[target]
 
 
+def test_evaluate_refuses_a_folder_given_for_a_file_naming_what_it_is(tmp_path, capsys):
+    """--ia given a folder got the system's "Is a directory", which names neither the option nor the file's role."""
+    files = {"o.csv": "parent,child\nR,B\nR,C\n", "p.tsv": "t1\tB\t0.5\n", "g.tsv": "t1\tB\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "ia").mkdir()
+    assert main(["evaluate", *(str(tmp_path / n) for n in files), "--ia", str(tmp_path / "ia")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"hmcpgm: error: IA file {tmp_path / 'ia'} is a folder; a file is expected"], err
+
+
 def test_check_inference_json_onto_its_hierarchy_is_refused(tmp_path, capsys):
     (tmp_path / "h.csv").write_text("parent,child\nR,B\nR,C\n")
     assert main(["check-inference", str(tmp_path / "h.csv"), "--objects", "3", "--json", str(tmp_path / "h.csv")]) == 2
