@@ -12,6 +12,7 @@ of classes (:func:`tempering_groups`).
 """
 
 import numpy as np
+from scipy.special import expit
 
 from ._validation import check_hierarchy
 from .exceptions import InputError
@@ -58,8 +59,13 @@ def temper(likelihoods, a):
     a = np.asarray(a, dtype=float)
     if a.ndim == 0:
         a = np.full(L.shape[1], float(a))
-    if a.shape != (L.shape[1],) or not np.all(np.isfinite(a)) or np.any(a < 0):
+    if a.shape != (L.shape[1],):
         raise InputError(f"a must be a number >= 0 or {L.shape[1]} of them (one per class), got shape {a.shape}")
+    if not np.all(np.isfinite(a)) or np.any(a < 0):
+        bad = a[~(np.isfinite(a) & (a >= 0))][0]
+        raise InputError(f"a must be finite and >= 0, got {float(bad)}")
+    if not np.all(L >= 0):
+        raise InputError(f"likelihoods must be >= 0, got {float(L[~(L >= 0)][0])}")
     if np.all(a == 1.0):
         return L.copy()
     big = a > 1.0  # a power that can leave the float range: of the pair scaled to a larger entry of 1
@@ -105,10 +111,13 @@ def tempered_lpr(likelihoods, prevalence, a=1.0):
     (array([[0.6]]), array([[0.2]]))
     """
     L = temper(likelihoods, a)
-    p = np.clip(np.asarray(prevalence, dtype=float), 1e-12, 1 - 1e-12)
+    p = np.asarray(prevalence, dtype=float)
+    if p.shape not in ((L.shape[1],), L.shape[:2]):
+        raise InputError(f"prevalence must have shape ({L.shape[1]},) or {L.shape[:2]}, got {p.shape}")
+    p = np.clip(p, 1e-12, 1 - 1e-12)
     with np.errstate(divide="ignore"):
         logit = np.log(p) - np.log1p(-p) + np.log(L[..., 1]) - np.log(L[..., 0])
-    return 0.5 * (1.0 + np.tanh(0.5 * logit))
+    return expit(logit)
 
 
 def log_evidence_ratio(likelihoods):
@@ -195,6 +204,8 @@ def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None, query=None):
     mlpr = np.asarray(mlpr, dtype=float)
     p = np.clip(mlpr, 1e-300, 1.0)
     L = np.asarray(likelihoods, dtype=float)
+    if L.shape != (*mlpr.shape, 2):
+        raise InputError(f"likelihoods must have shape {(*mlpr.shape, 2)} (mlpr's and 2), got {L.shape}")
     a = np.broadcast_to(np.asarray(a, dtype=float), (L.shape[1],))
     own = np.broadcast_to(np.asarray(own, dtype=float), (L.shape[1],))
     shift = own - a
@@ -204,7 +215,7 @@ def own_evidence(mlpr, likelihoods, a, own, *, log_ratio=None, query=None):
         log_ratio = log_evidence_ratio(L)
     with np.errstate(divide="ignore", invalid="ignore"):
         logit = np.log(p) - np.log1p(-np.minimum(p, 1 - 1e-16)) + shift * log_ratio
-    q = 0.5 * (1.0 + np.tanh(0.5 * logit))
+    q = expit(logit)
     keep = (mlpr >= 1.0) | (mlpr <= 1e-300)
     zero = L == 0
     hard = None
@@ -259,7 +270,7 @@ def with_prior(mlpr, log_odds_shift):
     p = np.asarray(mlpr, dtype=float)
     q = np.clip(p, 1e-300, 1.0 - 1e-16)
     logit = np.log(q) - np.log1p(-q) + np.asarray(log_odds_shift, dtype=float)
-    return np.where((p >= 1.0) | (p <= 0.0), p, 0.5 * (1.0 + np.tanh(0.5 * logit)))
+    return np.where((p >= 1.0) | (p <= 0.0), p, expit(logit))
 
 
 def tempering_groups(hierarchy, grouping="one", labels=None, *, n_groups=4):
@@ -304,9 +315,12 @@ def tempering_groups(hierarchy, grouping="one", labels=None, *, n_groups=4):
     else:
         if labels is None:
             raise InputError("grouping='frequency' needs the training labels")
-        counts = np.asarray(labels).sum(axis=0)
-        if counts.shape != (k,):
-            raise InputError(f"labels must have {k} columns, got shape {np.shape(labels)}")
+        labels = np.asarray(labels, dtype=float)
+        if labels.ndim != 2 or labels.shape[1] != k:
+            raise InputError(f"labels must have {k} columns, got shape {labels.shape}")
+        if not np.isin(labels, (0.0, 1.0)).all():
+            raise InputError("labels must hold only 0 and 1 (no missing values)")
+        counts = labels.sum(axis=0)
         edges = np.quantile(counts, np.linspace(0, 1, n_groups + 1)[1:-1])
         raw = np.searchsorted(edges, counts, side="right")
     return np.unique(raw, return_inverse=True)[1].astype(np.intp)

@@ -4,6 +4,7 @@ import time
 import warnings
 
 import numpy as np
+from scipy.special import expit
 
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..calibration import fit_recalibration, recalibration_classes
@@ -229,7 +230,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         def evaluate(a, version=version, rows=rows, eng=eng, kept=kept, parts=indpt_parts, own=own, y_rows=y_rows,
                      own_parts=own_parts):
             if parts is not None:  # indpt: logit LPR = logit prevalence + a log Bayes factor, no network
-                p = 0.5 * (1.0 + np.tanh(0.5 * (parts[0] + np.asarray(a, float) * parts[1])))
+                p = expit(parts[0] + np.asarray(a, float) * parts[1])
             else:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # loopy non-convergence on a few objects: judged by the loss
