@@ -224,7 +224,7 @@ def _threshold(ranking, values, r):
     source = values if values is not None else ranking.block_means
     if source is None:
         return float("nan")
-    return float(finite_array(ranking.ranked(source, "values"), "values")[r - 1])
+    return float(ranking.ranked(source, "values", finite=True)[r - 1])
 
 
 def _none_meet(alpha, what, min_fdr=float("nan"), min_rank=0):

@@ -474,3 +474,15 @@ def test_sidney_and_bound_bad_values(small):
         hier_rank(v, small, method="sidney")
     with pytest.raises(InputError, match="values must be finite"):
         hier_rank_bound(v, small)
+
+
+def test_a_nan_in_values_given_with_a_ranking_is_named_by_row_and_class():
+    """catch and the cutoffs checked the ranked copy and named the NaN's ranked position ("index (3,)")."""
+    from hmcpgm.decision import choose_cutoff
+
+    h = Hierarchy.from_parents([None, 0])
+    r = hier_rank([[0.1, 0.05], [0.9, 0.8]], h)
+    bad = [[0.1, np.nan], [0.9, 0.8]]
+    for call in (lambda: catch(r, bad), lambda: choose_cutoff(r, [[0, 0], [1, 1]], values=bad)):
+        with pytest.raises(InputError, match=r"the first at row 0, class 1 \(nan\)"):
+            call()

@@ -41,7 +41,7 @@ def catch(ranking, values):
     if isinstance(ranking, Ranking) or is_frame(values):
         shape = np.shape(values) if not is_frame(values) else values.shape
         r = as_ranking(ranking, shape if len(shape) == 2 else ranking.shape, frames=frame_names((values, "values")))
-        ranked = finite_array(r.ranked(values), "values")
+        ranked = r.ranked(values, "values", finite=True)
     else:
         v = finite_array(values, "values").ravel()
         ranked = v[event_order(ranking, v.size)]

@@ -140,7 +140,7 @@ class Ranking:
         """ndarray of int, shape (M*K,): the class column of each ranked event, best first."""
         return self.order % max(self.n_classes, 1)
 
-    def ranked(self, values, name="values"):
+    def ranked(self, values, name="values", *, finite=False):
         """The entries of an (M, K) matrix in ranked order, shape (M*K,).
 
         Parameters
@@ -151,6 +151,8 @@ class Ranking:
             has one; a flat vector is taken in event order.
         name : str
             What ``values`` is called in messages.
+        finite : bool
+            Refuse NaN and infinite entries, naming the first one's object and class.
 
         Returns
         -------
@@ -160,7 +162,7 @@ class Ranking:
         values = _numeric(paired_rows(values, self, name), name)
         if not is_frame(values) and np.ndim(values) == 1 and np.size(values) == self.n_events:
             values = np.reshape(values, self.shape)  # a flat vector in event order
-        v = class_matrix(values, self, name, allow_nan=True)
+        v = class_matrix(values, self, name, allow_nan=not finite)
         if v.shape != self.shape:
             raise InputError(f"{name} has shape {v.shape} but the ranking is of shape {self.shape}")
         return v.reshape(-1)[self.order]
