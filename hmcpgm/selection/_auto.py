@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
+from .._columns import is_frame, rows_aligned
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..calibration import fit_recalibration, recalibration_classes
 from ..exceptions import InputError
@@ -180,9 +181,18 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         raise InputError(f"consistency must be 'auto' or one of {CONSISTENCY}, got {consistency!r}")
     check_pool(pool)
     prior = resolve_prior(prior, hierarchy)
+    if isinstance(a_min, bool) or not isinstance(a_min, (int, float, np.number)) or not 0 < a_min <= 1:
+        raise InputError(f"a_min must be a number in (0, 1], got {a_min!r}")
+    if is_frame(scores) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
+        labels = rows_aligned(labels, scores.index, "labels", "scores")
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy)
-    cols = np.flatnonzero(np.ones(hierarchy.n_classes, bool) if evaluated is None else np.asarray(evaluated, bool))
+    if evaluated is None:
+        evaluated = np.ones(hierarchy.n_classes, bool)
+    elif np.shape(evaluated) != (hierarchy.n_classes,) or np.asarray(evaluated).dtype != bool:
+        raise InputError(f"evaluated must be a boolean mask of the {hierarchy.n_classes} classes, got "
+                         f"{np.asarray(evaluated).dtype} of shape {np.shape(evaluated)}")
+    cols = np.flatnonzero(evaluated)
     seconds = {}
     from tqdm.auto import tqdm
 
@@ -252,14 +262,14 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             n_eval, rows_used, note = len(SCREEN_GRID), len(screen), f"screened out (z {screened[1]:.1f})"
             other_value = np.nan
         else:
-            if tempering is None or not y[:, cols].any():  # no positive to rank: no exponent to fit, a = 1
+            if tempering is None or not y_rows[:, cols].any():  # no positive to rank: no exponent to fit, a = 1
                 evaluate(np.ones(hierarchy.n_classes))
                 n_eval = 1
             else:
                 _, _, n_eval = fit_exponents(evaluate, groups, a_min, n_iter)
             a, value, p = kept["a"], kept["value"], kept["mlpr"]
             if (version == "full" and descendants and hierarchy.is_forest and tempering is not None
-                    and y[:, cols].any()):
+                    and y_rows[:, cols].any()):
                 a, desc, value, p, n_more = _fit_descendants(crossfit, hierarchy, rows, own_parts[1], own, a, value, p,
                                                              prior, y_rows, cols, criterion, groups, a_min, n_iter)
                 n_eval += n_more
