@@ -55,6 +55,8 @@ def _encoding(path, what):
         head = fh.read(4)
     if head.startswith(b"PK\x03\x04"):
         raise InputError(f"{what} {path} is a zip archive (an hmcpgm model .npz?), not a text file")
+    if head.startswith(b"\x1f\x8b"):
+        raise InputError(f"{what} {path} is gzip-compressed; this file must be plain text (decompress it first)")
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(
             f"{what} {path} is UTF-16 (or UTF-32) encoded; save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet)"

@@ -7,6 +7,7 @@ Python cases check the exception class and that its message is one line naming t
 argument.
 """
 
+import gzip
 import hashlib
 import json
 import shutil
@@ -148,6 +149,8 @@ CLI_CASES = [
     ("scores-latin1", lambda d: _write_text(d / "bad.csv", (d / "new_scores.csv").read_text().splitlines()[0] +
                                             "\n" + ",".join(["\u00e9"] * 25) + "\n", "latin-1") and
      ["predict", "model.npz", "bad.csv", "-o", "out.csv"], ["bad.csv", "not UTF-8", "line 2"]),
+    ("scores-gzipped", lambda d: _write_text(d / "bad.csv.gz", gzip.compress((d / "new_scores.csv").read_bytes()))
+     and ["predict", "model.npz", "bad.csv.gz", "-o", "out.csv"], ["bad.csv.gz", "gzip-compressed"]),
     ("scores-one-column", lambda d: _write_text(d / "bad.csv", "A\n1\n2\n") and
      ["predict", "model.npz", "bad.csv", "-o", "out.csv"],
      ["bad.csv", "missing", "not classes of the hierarchy: ['A']"]),
