@@ -55,7 +55,7 @@ def _encoding(path, what):
         head = fh.read(4)
     if head.startswith(b"PK\x03\x04"):
         raise InputError(f"{what} {path} is a zip archive (an hmcpgm model .npz?), not a text file")
-    if head.startswith(b"\x1f\x8b"):
+    if head.startswith(_GZIP_MAGIC):
         raise InputError(f"{what} {path} is gzip-compressed; this file must be plain text (decompress it first)")
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(
@@ -98,7 +98,10 @@ def open_text(path):
 
 def _gzipped(path):
     with Path(path).open("rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
+        return fh.read(2) == _GZIP_MAGIC
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 @contextlib.contextmanager
@@ -120,10 +123,8 @@ def utf8_text(path, what):
     file object
     """
     import gzip
-    import os
 
-    if isinstance(path, (str, os.PathLike)) and os.path.isdir(path):
-        raise InputError(f"{what} {path} is a folder; a file is expected")
+    _check_input_file(path, what)
     try:
         with open_text(path) as fh:
             yield fh

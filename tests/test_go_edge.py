@@ -516,7 +516,7 @@ def test_evaluate_refuses_a_folder_given_for_a_file_naming_what_it_is(tmp_path, 
     (tmp_path / "ia").mkdir()
     assert main(["evaluate", *(str(tmp_path / n) for n in files), "--ia", str(tmp_path / "ia")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"hmcpgm: error: IA file {tmp_path / 'ia'} is a folder; a file is expected"], err
+    assert err == [f"hmcpgm: error: IA file {str(tmp_path / 'ia')!r} is a directory, not a file"], err
 
 
 def test_check_inference_json_onto_its_hierarchy_is_refused(tmp_path, capsys):
