@@ -17,7 +17,7 @@ from ._util import preview, repeated
 from .exceptions import InputError
 
 __all__ = ["aligned_matrices", "as_pandas", "as_table", "at_the_door", "checked_at_the_door", "class_matrix",
-           "column_positions", "is_frame", "rows_aligned", "series_row"]
+           "column_positions", "is_frame", "labels_by_score_rows", "rows_aligned", "series_row"]
 
 
 #: True inside :func:`checked_at_the_door`: the arrays hmcpgm's own functions hand each other were checked once.
@@ -185,6 +185,14 @@ def rows_aligned(frame, index, name, reference):
             f"rows are paired by index: give both the same objects (or pass arrays to pair rows by position)"
         )
     return frame.loc[index]
+
+
+def labels_by_score_rows(scores, labels):
+    """``labels`` with its rows in ``scores``'s order when both are DataFrames (rows are paired by index, as
+    everywhere in hmcpgm; a one-line InputError when the indexes cannot be paired), else ``labels`` as given."""
+    if is_frame(scores) and is_frame(labels):
+        return rows_aligned(labels, scores.index, "labels", "scores")
+    return labels
 
 
 def _class_names(classes):

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import prange
 
-from .._columns import is_frame, rows_aligned
+from .._columns import labels_by_score_rows
 from .._numba import jit, jit_parallel
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import InputError
@@ -58,8 +58,7 @@ def cross_validated_lpr(scores, labels, hierarchy, kinds=AUTO_CANDIDATES, *, cv=
     bad = [k for k in kinds if k not in POSTERIOR_MODELS or k == "auto"]
     if bad or not len(kinds):
         raise InputError(f"kinds must be posterior-route score models {POSTERIOR_MODELS[:-1]}, got {kinds!r}")
-    if is_frame(scores) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
-        labels = rows_aligned(labels, scores.index, "labels", "scores")
+    labels = labels_by_score_rows(scores, labels)
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy).astype(bool)
     if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= len(s):

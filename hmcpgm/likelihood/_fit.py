@@ -4,7 +4,7 @@ from warnings import warn
 
 import numpy as np
 
-from .._columns import is_frame, rows_aligned
+from .._columns import labels_by_score_rows
 from .._util import preview
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import HmcpgmWarning, InputError, LabelError
@@ -103,8 +103,7 @@ def fit_score_model(
     """
     hierarchy = check_hierarchy(hierarchy)
     opts = check_options(kind, bandwidth, gridsize, eps, prior_count, min_count, transform, cv)
-    if is_frame(scores) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
-        labels = rows_aligned(labels, scores.index, "labels", "scores")
+    labels = labels_by_score_rows(scores, labels)
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy, close=close_labels).astype(bool)
     if s.shape[0] != y.shape[0]:

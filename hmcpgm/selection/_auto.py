@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from .._columns import is_frame, rows_aligned
+from .._columns import labels_by_score_rows
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..calibration import fit_recalibration, recalibration_classes
 from ..exceptions import InputError
@@ -183,8 +183,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     prior = resolve_prior(prior, hierarchy)
     if isinstance(a_min, bool) or not isinstance(a_min, (int, float, np.number)) or not 0 < a_min <= 1:
         raise InputError(f"a_min must be a number in (0, 1], got {a_min!r}")
-    if is_frame(scores) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
-        labels = rows_aligned(labels, scores.index, "labels", "scores")
+    labels = labels_by_score_rows(scores, labels)
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy)
     if evaluated is None:

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._columns import is_frame, rows_aligned
+from .._columns import labels_by_score_rows
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..likelihood import AUTO_BASELINE, AUTO_CANDIDATES, choose_candidates, cross_validated_lpr, log_loss_by_class
 from ..network import LabelNetwork
@@ -83,8 +83,7 @@ def cross_fit(scores, labels, hierarchy, *, score_model="auto", cv=5, seed=0, ps
     ((2000, 25, 2), (3, 25))
     """
     hierarchy = check_hierarchy(hierarchy)
-    if is_frame(scores) and is_frame(labels):  # rows paired by index, as everywhere in hmcpgm
-        labels = rows_aligned(labels, scores.index, "labels", "scores")
+    labels = labels_by_score_rows(scores, labels)
     s = class_matrix(scores, hierarchy, "scores")
     y = label_matrix(labels, hierarchy)
     kinds = AUTO_CANDIDATES if score_model == "auto" else (score_model,)
