@@ -468,18 +468,19 @@ def _exp_into_python(x, out, bits):
 _exp_into = jit(_exp_into_python)
 
 
-def _logistic_loss_python(eta, e, y, w):
-    """``sum_i w_i (log(1 + exp(t_i)) - y_i t_i)`` for ``t = -eta`` and ``e = exp(-t)`` (clipped), stably."""
+def _penalised_loss_python(eta, e, y, w, a, b, mu, prec):
+    """``sum_i w_i (log(1 + exp(t_i)) - y_i t_i)`` for ``t = -eta`` and ``e = exp(-t)`` (clipped), stably,
+    plus the Gaussian prior's penalty at ``(a, b)``: one column's objective in :func:`fit_logistic_pairs`."""
     f = 0.0
     for i in range(eta.shape[0]):
         if e[i] <= 1.0:
             f += w[i] * (np.log1p(e[i]) - eta[i] * (1.0 - y[i]))
         else:
             f += w[i] * (np.log1p(1.0 / e[i]) + eta[i] * y[i])
-    return f
+    return f + 0.5 * (prec[0] * (a - mu[0]) ** 2 + prec[1] * (b - mu[1]) ** 2)
 
 
-_logistic_loss = jit(_logistic_loss_python)
+_penalised_loss = jit(_penalised_loss_python)
 
 
 def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, reuse):
@@ -550,16 +551,14 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, r
                 # convexity: f(new) - f(old) <= gradient(new) . (new - old) = -(gradient(new) . s)
                 rise = -((g0 + prec[k, 0] * (a - mu[k, 0])) * s0 + (g1 + prec[k, 1] * (b - mu[k, 1])) * s1)
                 if rise > 1e-9:
-                    f_new = _logistic_loss(eta, e, y[k], w[k]) + 0.5 * (
-                        prec[k, 0] * (a - mu[k, 0]) ** 2 + prec[k, 1] * (b - mu[k, 1]) ** 2)
+                    f_new = _penalised_loss(eta, e, y[k], w[k], a, b, mu[k], prec[k])
                     if np.isnan(f_old):
                         if not old_known:
                             for i in range(m):
                                 eta_old[i] = -(a_old + b_old * z[k, i])
                             _exp_into(eta_old, e_old, bits)
                             old_known = True
-                        f_old = _logistic_loss(eta_old, e_old, y[k], w[k]) + 0.5 * (
-                            prec[k, 0] * (a_old - mu[k, 0]) ** 2 + prec[k, 1] * (b_old - mu[k, 1]) ** 2)
+                        f_old = _penalised_loss(eta_old, e_old, y[k], w[k], a_old, b_old, mu[k], prec[k])
                     if f_new > f_old + 1e-9 * (abs(f_old) + 1.0):  # the step went uphill: halve it
                         if halvings < 60:
                             halvings += 1
