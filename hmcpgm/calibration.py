@@ -520,6 +520,7 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, r
         s0 = 0.0
         s1 = 0.0
         halvings = 0
+        gave_up = False  # no descent along Newton's direction: the column stops where it was
         while True:
             if it == 0 and reuse:
                 g0 = sums[k, 0]
@@ -547,7 +548,7 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, r
                     h01 += v * zi
                     h11 += v * zi * zi
             f_new = np.nan
-            if it > 0 and halvings >= 0:
+            if it > 0 and not gave_up:
                 # convexity: f(new) - f(old) <= gradient(new) . (new - old) = -(gradient(new) . s)
                 rise = -((g0 + prec[k, 0] * (a - mu[k, 0])) * s0 + (g1 + prec[k, 1] * (b - mu[k, 1])) * s1)
                 if rise > 1e-9:
@@ -567,10 +568,10 @@ def _newton_columns_python(z, y, w, mu, prec, theta, cov, max_iter, tol, sums, r
                             a = a_old - s0
                             b = b_old - s1
                             continue
-                        a = a_old  # no descent along Newton's direction: stop where it was
+                        a = a_old
                         b = b_old
                         last = it
-                        halvings = -1  # the next pass, at the old point, is taken as it is
+                        gave_up = True  # the next pass, at the old point, is taken as it is
                         continue
             halvings = 0
             f_old = f_new
