@@ -365,9 +365,7 @@ def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_em
 
     layout = matrix_layout(path, hierarchy, name, id_column=id_column)
     try:
-        error = layout.width_error(first_only=True)
-        if error is not None:
-            raise error
+        layout.check_first_line()
         frame = pd.read_csv(layout.path, **layout.csv_options())
     except UnicodeDecodeError:
         _text_lines(layout.path, layout.what)  # raises the one-line encoding error
@@ -463,6 +461,19 @@ class MatrixLayout:
                 if first_only:
                     return None
         return None
+
+    def check_first_line(self):
+        """Refuse a first data line whose number of fields is not the header's (see :meth:`width_error`),
+        before pandas reads the file.
+
+        Raises
+        ------
+        InputError
+            Naming the line and its number of fields.
+        """
+        error = self.width_error(first_only=True)
+        if error is not None:
+            raise error
 
     def parser_error(self, exc):
         """The error for pandas' ``ParserError`` ``exc`` on this file: the line of another width, if any.

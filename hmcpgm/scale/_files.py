@@ -89,9 +89,7 @@ def _csv_frames(path, hierarchy, name, chunk_size, id_column):
 
     def frames():
         try:
-            error = layout.width_error(first_only=True)  # a first row with a field too many: see width_error
-            if error is not None:
-                raise error
+            layout.check_first_line()  # a first row with a field too many: see width_error
             reader = pd.read_csv(layout.path, chunksize=chunk_size or 1 << 62, **layout.csv_options())
             with reader:
                 yield from reader
