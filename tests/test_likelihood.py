@@ -608,3 +608,24 @@ def test_cross_validation_helpers_refuse_unknown_options_and_mismatched_labels_i
         cross_validated_lpr(s, y, single(), ("lpr",), foo=1)
     with pytest.raises(InputError, match="labels must have shape"):
         log_loss_by_class(np.full((3, 60, 1), 0.5), y[:50])
+
+
+@pytest.mark.parametrize("kind", ["lpr", "isotonic", "platt", "pooled"])
+def test_cross_validated_lpr_with_its_defaults_equals_fit_score_model_with_its_own_on_each_fold(kind):
+    """cross_validated_lpr writes out fit_score_model's option defaults; this fails if the two drift apart."""
+    from sklearn.model_selection import KFold
+
+    from hmcpgm.likelihood import cross_validated_lpr
+
+    rng = np.random.default_rng(3)
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    y = np.zeros((300, 3), dtype=int)
+    y[:, 0] = rng.random(300) < 0.6
+    y[:, 1] = y[:, 0] & (rng.random(300) < 0.5)
+    y[:, 2] = y[:, 0] & (rng.random(300) < 0.3)
+    s = rng.normal(loc=1.5 * y)
+    got = cross_validated_lpr(s, y, h, (kind,), cv=3, seed=4)
+    want = np.empty(s.shape)
+    for train, test in KFold(3, shuffle=True, random_state=4).split(s):
+        want[test] = fit_score_model(s[train], y[train], h, kind=kind, allow_empty=True).lpr(s[test])
+    np.testing.assert_allclose(got["lpr"][0], want, rtol=1e-12, atol=1e-15)
