@@ -32,11 +32,11 @@ def backward(t, center, scale, asinh):
 
 
 def robust_scale(s):
-    """Per-column median and scale (IQR / 1.349, else the standard deviation, else 1)."""
+    """Per-column median and scale (IQR / 1.349, else the standard deviation, else 1 for a constant column)."""
     q25, center, q75 = np.percentile(s, [25, 50, 75], axis=0)
     scale = (q75 - q25) / 1.349
     sd = s.std(axis=0)
-    scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
+    scale = np.where(scale > 0, scale, np.where((sd > 0) & (np.ptp(s, axis=0) > 0), sd, 1.0))
     return center, scale
 
 

@@ -532,6 +532,29 @@ def test_scores_near_the_largest_double_and_one_far_outlier_leave_the_models_usa
     assert np.ptp(fits[1]) > 0.3  # not flattened
 
 
+def test_a_constant_sample_has_no_spread_whatever_rounding_leaves_in_its_standard_deviation():
+    """Twenty copies of one value have a standard deviation of 1e-16 or of 0, by rounding. The kde model's
+    positives, all at one score, took the bandwidth floor in one case and the fallback (all scores' bandwidth)
+    in the other: the LPR at that score was 0.99 for 1, 1e100 and 1e200 and 0.57 for 1e160. A constant
+    training column got a scale of 6e-17 instead of 1."""
+    from hmcpgm.likelihood._grid import robust_scale
+    from hmcpgm.likelihood._kernel import _bandwidths
+
+    y = np.zeros((200, 1), dtype=int)
+    y[:20] = 1
+    lprs = []
+    for value in (1.0, 3.7, 1e100, 1e160, 1e200):
+        s = np.where(y == 1, value, 0.0)
+        s[20:30] = value  # 20 positives and 10 negatives at the value, 170 negatives at 0
+        lprs.append(fit_score_model(s, y, single(), "kde").lpr([[0.0], [value]]).ravel())
+    np.testing.assert_allclose(lprs, [lprs[0]] * len(lprs), rtol=1e-9)
+    t = np.full((20, 1), 1.75341729)
+    assert np.std(t, ddof=1) > 0 and _bandwidths(t, "silverman")[0] == 0.0
+    assert _bandwidths(t, "silverman", np.argsort(t, axis=0).T)[0] == 0.0
+    s = np.full((20, 1), 0.3)
+    assert np.std(s) > 0 and robust_scale(s)[1][0] == 1.0
+
+
 def test_the_gaussian_model_does_not_depend_on_the_scale_of_the_scores_near_the_float_limit():
     # the mean of scores near 1e306 overflowed to inf, and the LPRs were off by up to 0.99
     import warnings

@@ -52,7 +52,7 @@ def backward(t, center, scale, asinh):
 
 
 def robust_scale(s, sorted_values=None):
-    """Per-column median and scale (IQR / 1.349, else the standard deviation, else 1).
+    """Per-column median and scale (IQR / 1.349, else the standard deviation, else 1 for a constant column).
 
     ``sorted_values``: the columns' values in increasing order, if at hand, as a
     (K, M) array (or (M,) for a one-column ``s``); the quartiles are then read off
@@ -73,8 +73,9 @@ def robust_scale(s, sorted_values=None):
         q25, center, q75 = (sorted_percentile(xs, q) for q in (0.25, 0.5, 0.75))
     scale = (q75 - q25) / 1.349
     if not np.all(scale > 0):
-        sd = s.std(axis=0)
-        scale = np.where(scale > 0, scale, np.where(sd > 0, sd, 1.0))
+        sd = s.std(axis=0)  # a constant column's can be 1e-16, not 0: "constant" is read off its range
+        spread = (sd > 0) & (np.max(s, axis=0) > np.min(s, axis=0))
+        scale = np.where(scale > 0, scale, np.where(spread, sd, 1.0))
     return center, scale
 
 

@@ -22,9 +22,10 @@ def _bandwidths(t, rule, order=None):
     Gaussian kernel's normal-reference constant. Computed here column by column, vectorised:
     statsmodels' ``select_bandwidth`` takes the IQR of a 2-D array over all its values, so
     called on several classes at once it would make each class's bandwidth depend on the
-    other classes' scores. A column whose rule gives 0 (no spread) gets 0; the caller
-    falls back. ``order`` ((C, M) argsort of each column of ``t``), when at hand, saves
-    the selection of the quartiles.
+    other classes' scores. A column with no spread (all its values equal) gets exactly 0,
+    whatever rounding leaves in its standard deviation (twenty copies of one value can
+    have an ``sd`` of 1e-16); the caller falls back. ``order`` ((C, M) argsort of each
+    column of ``t``), when at hand, saves the selection of the quartiles and extremes.
     """
     if not isinstance(rule, str):
         return np.full(t.shape[1], float(rule))
@@ -35,7 +36,12 @@ def _bandwidths(t, rule, order=None):
     iqr = (q75 - q25) / 1.349
     sd = np.std(t, axis=0, ddof=1)
     spread = np.where(iqr > 0, np.minimum(sd, iqr), sd)
-    return _rule_constant(rule) * spread * n ** (-0.2)
+    if order is None:
+        constant = np.min(t, axis=0) == np.max(t, axis=0)
+    else:
+        cols = np.arange(t.shape[1])
+        constant = t[order[:, 0], cols] == t[order[:, -1], cols]
+    return _rule_constant(rule) * np.where(constant, 0.0, spread) * n ** (-0.2)
 
 
 def _quantiles(t, qs, order=None):
