@@ -13,7 +13,6 @@ read as strings. Rows are numbered as a user sees them: ``row 1`` is the first
 data row under the header, which is line 2 of the file; messages give both.
 """
 
-import contextlib
 import csv
 import re
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ import numpy as np
 
 from ._arrays import first_true
 from ._atomic import atomic_write, is_stream
+from ._textfile import check_input_file, not_utf8, open_text, plain_text_encoding, utf8_text
 from ._util import preview, repeated
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
@@ -40,125 +40,12 @@ _MISSING = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan"
 PARQUET = (".parquet", ".pq")
 
 
-def _check_input_file(path, what):
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{what} {str(path)!r} is a directory, not a file")
-    if not path.is_file():
-        raise FileNotFoundError(f"{what} {str(path)!r} does not exist")
-    return path
-
-
-def _encoding(path, what):
-    """"utf-8-sig" for UTF-8 (with or without a byte-order mark); other encodings are refused."""
-    with path.open("rb") as fh:
-        head = fh.read(4)
-    if head.startswith(b"PK\x03\x04"):
-        raise InputError(f"{what} {path} is a zip archive (an hmcpgm model .npz?), not a text file")
-    if head.startswith(_GZIP_MAGIC):
-        raise InputError(f"{what} {path} is gzip-compressed; this file must be plain text (decompress it first)")
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError(
-            f"{what} {path} is UTF-16 (or UTF-32) encoded; save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet)"
-        )
-    return "utf-8-sig"
-
-
-def open_text(path):
-    r"""A text stream over a UTF-8 file (a byte-order mark dropped), gzip-compressed or not.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file; compressed files are told by their first bytes, not by their name
-        (GO releases its GAF files as ``.gaf.gz``).
-
-    Returns
-    -------
-    file object
-        Open for reading text; the caller closes it.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     path = Path(d) / "a.txt"
-    ...     _ = path.write_bytes(b"\xef\xbb\xbfGO:1 0.5\n")
-    ...     with open_text(path) as fh:
-    ...         fh.read()
-    'GO:1 0.5\n'
-    """
-    path = Path(path)
-    if _gzipped(path):
-        import gzip
-
-        return gzip.open(path, "rt", encoding="utf-8-sig")
-    return path.open(encoding="utf-8-sig")
-
-
-def _gzipped(path):
-    with Path(path).open("rb") as fh:
-        return fh.read(2) == _GZIP_MAGIC
-
-
-_GZIP_MAGIC = b"\x1f\x8b"
-
-
-@contextlib.contextmanager
-def utf8_text(path, what):
-    """:func:`open_text` for readers that stream a file's lines; bad contents are a one-line InputError.
-
-    A ``UnicodeDecodeError`` met in the block becomes an error naming the file, the
-    first bad byte and its line; a truncated or broken gzip file one naming the file.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    what : str
-        What messages call it (``"predictions file"``).
-
-    Yields
-    ------
-    file object
-    """
-    import gzip
-
-    _check_input_file(path, what)
-    try:
-        with open_text(path) as fh:
-            yield fh
-    except UnicodeDecodeError as exc:
-        raise _not_utf8(what, path, *_first_undecodable(path, exc)) from None
-    except (EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"{what} {path}: cannot decompress it ({exc})") from None
-
-
-def _first_undecodable(path, exc):
-    """The first byte that is not UTF-8 and its line, read again line by line (plain or gzip-compressed)."""
-    import gzip
-
-    with (gzip.open(path, "rb") if _gzipped(path) else Path(path).open("rb")) as fh:
-        for number, raw in enumerate(fh, 1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as found:
-                return raw[found.start], number
-    return exc.object[exc.start], None  # only in the middle of a multi-byte character across lines: no line
-
-
-def _not_utf8(what, path, byte, line):
-    """The one-line error for a file that is not UTF-8, naming its first bad byte and that byte's line."""
-    where = "" if line is None else f" on line {line}"
-    return InputError(f"{what} {path} is not UTF-8: byte {byte:#04x}{where} cannot be decoded; save the file as UTF-8")
-
-
 def _text_lines(path, what):
     """The lines of a UTF-8 text file, or a one-line InputError for another encoding."""
     try:
-        return path.read_text(encoding=_encoding(path, what)).splitlines()
+        return path.read_text(encoding=plain_text_encoding(path, what)).splitlines()
     except UnicodeDecodeError as exc:
-        raise _not_utf8(what, path, exc.object[exc.start], path.read_bytes()[: exc.start].count(b"\n") + 1) \
+        raise not_utf8(what, path, exc.object[exc.start], path.read_bytes()[: exc.start].count(b"\n") + 1) \
             from None
 
 
@@ -200,7 +87,7 @@ def read_hierarchy(path):
     ('A', 'B', 'C', 'D')
     """
     what = "hierarchy file"
-    path = _check_input_file(path, what)
+    path = check_input_file(path, what)
     lines = [(i + 1, line) for i, line in enumerate(_text_lines(path, what))]
     lines = [(i, line) for i, line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
@@ -304,7 +191,7 @@ def _header(path, what, fits=None):
     with path.open("rb") as fh:
         first = fh.readline()
     try:
-        text = first.decode(_encoding(path, what))
+        text = first.decode(plain_text_encoding(path, what))
     except UnicodeDecodeError:
         _text_lines(path, what)  # raises the one-line encoding error
         raise
@@ -532,7 +419,7 @@ def matrix_layout(path, hierarchy, name, *, id_column=None, header=None):
     from ._validation import column_positions
 
     what = f"{name} file"
-    path = _check_input_file(path, what)
+    path = check_input_file(path, what)
     delimiter, lines = ",", header is None
     if lines:
         wanted = {str(c) for c in hierarchy.classes}

@@ -18,8 +18,8 @@ __all__ = ["add_evaluate_parser", "command_evaluate", "evaluate_files", "format_
 
 def read_ia(path):
     """Information accretion from a ``term ia`` file (cafaeval's ``-ia`` format): a dict term -> float."""
+    from .._textfile import utf8_text
     from ..exceptions import InputError
-    from ..io import utf8_text
 
     ia = {}
     with utf8_text(path, "IA file") as fh:
