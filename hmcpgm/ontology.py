@@ -19,20 +19,18 @@ The files the protein-function community exchanges, read the way the CAFA evalua
 """
 
 import csv
-import io
-import logging
 import re
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
 
+from ._obo import read_obo_graph, term_namespaces
+from ._textfile import open_text, utf8_text
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
-from .io import open_text, utf8_text
 
 __all__ = [
     "CAFA",
@@ -234,35 +232,23 @@ def is_obo_file(path):
     return False
 
 
-@contextmanager
-def _quiet_root_logger():
-    """obonet logs a header without name or ontology key through ``logging.warning``, which gives a logger
-    without handlers one that prints ``WARNING:root:...`` (and keeps it for the rest of the process): while
-    it reads, a root logger without handlers gets a null one. Handlers the user set are left alone."""
-    root = logging.getLogger()
-    null = None
-    if not root.handlers:
-        null = logging.NullHandler()
-        root.addHandler(null)
-    try:
-        yield
-    finally:
-        if null is not None:
-            root.removeHandler(null)
-
-
 _USUAL_RELATIONS = ("is_a", "part_of")  # CAFA's; an ontology may lack part_of (the Human Phenotype Ontology)
 
 
-def _relations_in(graph, relations, path):
-    """The relation names asked for, checked against the file's: none found is an error (a misspelt name
-    would drop every edge), an unusual one missing is a warning."""
+def _relation_names(relations):
+    """The relation names asked for, stripped; none is an error."""
     names = [relations] if isinstance(relations, str) else list(relations)
     if not all(isinstance(r, str) for r in names):
         raise InputError(f"relations must be names of OBO relations, got {relations!r}")
     names = [r.strip() for r in names if r.strip()]
     if not names:
         raise InputError(f"relations names no relation, got {relations!r}; CAFA's are is_a and part_of")
+    return names
+
+
+def _check_relations_found(graph, names, path):
+    """The relation names checked against the file's: none found is an error (a misspelt name would drop
+    every edge), an unusual one missing is a warning."""
     found = {key for _, _, key in graph.edges(keys=True)}
     if found:
         listed = ", ".join(sorted(found))
@@ -273,7 +259,6 @@ def _relations_in(graph, relations, path):
         if unusual:
             warnings.warn(f"ontology file {path} has no relation {', '.join(unusual)} (its relations: {listed})",
                           stacklevel=3)
-    return set(names)
 
 
 def read_ontology(path, relations=("is_a", "part_of")):
@@ -294,7 +279,10 @@ def read_ontology(path, relations=("is_a", "part_of")):
         Obsolete terms and terms without a namespace (or of namespace ``external``)
         are left out, as are edges between namespaces; when no term names its
         namespace (e.g. the Human Phenotype Ontology), every term is in the header's
-        ``default-namespace``.
+        ``default-namespace``. An edge to a term the file neither defines nor marks
+        obsolete is left out with a warning. Lines are read as OBO means them
+        (indented, with a comment's ``!`` right after an identifier, blank lines inside
+        a stanza), which obonet alone does not.
 
     Raises
     ------
@@ -305,33 +293,18 @@ def read_ontology(path, relations=("is_a", "part_of")):
         from .io import read_hierarchy
 
         return Ontology({EDGE_LIST_NAMESPACE: read_hierarchy(path)})
-    try:
-        import obonet
-    except ImportError:
-        raise ImportError("reading an OBO file needs obonet: pip install 'hmcpgm[obo]'") from None
+    wanted = _relation_names(relations)
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"ontology file {str(path)!r} does not exist")
-    with utf8_text(path, "ontology file") as fh:
-        text = fh.read()
-    # OBO does not require a blank line before a stanza header; obonet splits stanzas at blank lines only
-    text = re.sub(r"(?m)^(?=\[[A-Za-z]+\][ \t]*$)", "\n", text)
-    try:
-        with _quiet_root_logger():
-            graph = obonet.read_obo(io.StringIO(text))
-    except Exception as exc:  # obonet raises plain exceptions on malformed files
-        raise InputError(f"ontology file {path}: cannot read it as OBO ({exc})") from None
-    relations = _relations_in(graph, relations, path)
+    graph, terms = read_obo_graph(path, set(wanted))
+    _check_relations_found(graph, wanted, path)
+    relations = set(wanted)
     by_namespace, names, alt_ids = {}, {}, {}
     # no term names its namespace (the Human Phenotype Ontology): the header's default-namespace holds them all;
-    # cafaeval reads no term there. A node without data is only the end of an edge (e.g. an obsolete parent).
-    default = None
-    if not any(data.get("namespace") for _, data in graph.nodes(data=True)):
-        default = (graph.graph.get("default-namespace") or [None])[0]
-    for term, data in graph.nodes(data=True):
-        ns = data.get("namespace", default if data else None)
+    # cafaeval reads no term there
+    for term, ns in term_namespaces(graph, terms).items():
         if not ns or ns == "external":
             continue
+        data = graph.nodes[term]
         by_namespace.setdefault(ns, []).append(term)
         if "name" in data:
             names[term] = data["name"]
@@ -414,11 +387,15 @@ def restrict_hierarchy(hierarchy, classes):
 
 
 def _fields(line):
-    """The fields of a text line: tab, comma or whitespace separated."""
-    for sep in ("\t", ","):
-        if sep in line:
-            return [f.strip() for f in line.split(sep)]
-    return line.split()
+    """The fields of a text line: tab separated; else comma separated when its first word holds a comma (a
+    CSV row); else whitespace separated, as cafaeval reads them (``T1 GO:0000002 IDA,PMID:1`` is a target,
+    a term and an evidence column, not two fields split at the comma)."""
+    if "\t" in line:
+        return [f.strip() for f in line.split("\t")]
+    words = line.split()
+    if words and "," in words[0]:
+        return [f.strip() for f in line.split(",")]
+    return words
 
 
 def _is_number(text):

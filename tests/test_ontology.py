@@ -330,3 +330,108 @@ def test_plot_hierarchy_writes_term_names(go):
     texts = {t.get_text() for t in ax.texts}
     assert "the root" in texts and {onto.names[c] for c in h.classes[1:]} <= texts
     plt.close("all")
+
+
+def _quirky(text, rng):
+    """The same ontology as ``text``, written the ways OBO allows and obonet alone misread (each line at random):
+    indented, ``!`` right after an identifier, blank lines inside a stanza, none before a stanza header, two
+    spaces or a tab inside a relationship, a quoted modifier holding a brace, comment blocks between blank
+    lines, Windows line ends."""
+    out = ["! a comment block before the header", ""]
+    for line in text.split("\n"):
+        if line.startswith(("is_a:", "relationship:")):
+            if rng.random() < 0.4:
+                line = line.replace(" !", "!")
+            if rng.random() < 0.4 and "!" in line:
+                line = line.replace("!", '{source="a}b", note="x"} !', 1)
+            if line.startswith("relationship:") and rng.random() < 0.5:
+                tag, rel, rest = line.split(" ", 2)
+                line = f"{tag} {rel}{str(rng.choice(['  ', chr(9), ' ' + chr(9)]))}{rest}"
+        if not line and rng.random() < 0.3:  # no blank line before the next stanza
+            continue
+        if line and rng.random() < 0.3:
+            line = str(rng.choice([" ", "  ", chr(9)])) + line + str(rng.choice(["", " ", chr(9)]))
+        out.append(line)
+        if line.strip() and not line.strip().startswith("[") and rng.random() < 0.15:
+            out += [[""], ["  "], ["", "! a comment inside a stanza", ""]][rng.integers(3)]
+    return "\r\n".join(out) if rng.random() < 0.5 else "\n".join(out)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_obo_quirks_read_as_the_plain_file(tmp_path_factory, seed):
+    """Indented lines were skipped, 'is_a: GO:1! x' and a modifier holding '}' lost the edge, a blank line
+    inside a stanza cut it, two spaces in a relationship refused the whole file, a comment block replaced the
+    header: obonet's reading of lawful OBO (pronto and cafaeval read it as intended). Hierarchy.from_obo
+    reads the same way."""
+    rng = np.random.default_rng(seed)
+    terms = random_ontology(rng, (6, 5))
+    folder = tmp_path_factory.mktemp("quirks")
+    plain, quirky = folder / "plain.obo", folder / "quirky.obo"
+    plain.write_text(obo_text(terms))
+    quirky.write_bytes(_quirky(obo_text(terms), rng).encode())
+    for relations in (("is_a", "part_of"), ("is_a", "part_of", "regulates")):
+        want, got = read_ontology(plain, relations), read_ontology(quirky, relations)
+        assert got.namespaces == want.namespaces
+        for ns in want.namespaces:
+            assert got.hierarchy(ns) == want.hierarchy(ns)
+            assert set(want.hierarchy(ns).edges) >= {(p, t) for t in live_terms(terms, ns)
+                                                     for p in parents_within(terms, t)}
+        assert dict(got.names) == dict(want.names) and dict(got.alt_ids) == dict(want.alt_ids)
+        for ns in (None, NAMESPACES[0]):
+            assert Hierarchy.from_obo(quirky, relations, namespace=ns) == Hierarchy.from_obo(plain, relations,
+                                                                                             namespace=ns)
+
+
+def test_an_edge_to_a_term_the_file_does_not_define_is_left_out_with_a_warning(tmp_path):
+    """An edge whose parent obonet misread (or the file forgot) vanished without a word; an obsolete parent
+    is left out silently, as documented."""
+    import warnings
+
+    path = tmp_path / "mini.obo"
+    path.write_text("[Term]\nid: GO:1\nnamespace: bp\n\n[Term]\nid: GO:2\nnamespace: bp\nis_a: GO:1\nis_a: GO:9\n"
+                    "relationship: regulates GO:8\n\n[Term]\nid: GO:3\nnamespace: bp\nis_a: GO:5\n\n"
+                    "[Term]\nid: GO:5\nnamespace: bp\nis_obsolete: true ! gone\n")
+    for read in (lambda: read_ontology(path).hierarchy(), lambda: Hierarchy.from_obo(path)):
+        with pytest.warns(UserWarning, match=r"1 is_a/part_of edges point to terms the file does not define, and "
+                                             r"are left out: \['GO:2 -> GO:9'\]"):
+            h = read()
+        assert set(h.classes) == {"GO:1", "GO:2", "GO:3"} and h.edges == (("GO:1", "GO:2"),)
+    path.write_text(path.read_text().replace("is_a: GO:9\n", ""))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_ontology(path).hierarchy().edges == (("GO:1", "GO:2"),)  # regulates: not asked for
+
+
+def test_hierarchy_from_obo_reads_as_read_ontology_does(tmp_path):
+    """Hierarchy.from_obo gave a traceback without a blank line before [Term] or on a gzip file without a .gz
+    name, found no term of the header's default-namespace, and left a handler on the root logger."""
+    import gzip
+    import logging
+
+    hpo = ("format-version: 1.2\ndefault-namespace: human_phenotype\n[Term]\nid: HP:1\n[Term]\nid: HP:2\n"
+           "is_a: HP:1 ! all\n")
+    (tmp_path / "hp.obo").write_text(hpo)
+    (tmp_path / "hp.dat").write_bytes(gzip.compress(hpo.encode()))
+    before = list(logging.getLogger().handlers)
+    for name in ("hp.obo", "hp.dat"):
+        want = read_ontology(tmp_path / "hp.obo").hierarchy("human_phenotype")
+        assert want.edges == (("HP:1", "HP:2"),)
+        assert Hierarchy.from_obo(tmp_path / name, namespace="human_phenotype") == want
+        assert Hierarchy.from_obo(tmp_path / name) == want
+    assert logging.getLogger().handlers == before
+    with pytest.raises(InputError, match="is not UTF-8"):
+        (tmp_path / "bad.obo").write_bytes(b"[Term]\nid: GO:1\nname: caf\xe9\n")
+        Hierarchy.from_obo(tmp_path / "bad.obo")
+
+
+def test_a_whitespace_separated_annotation_line_with_a_comma_in_a_later_column(tmp_path):
+    """'T1 GO:2 IDA,PMID:1' was split at the comma (target 'T1 GO:2 IDA', term 'PMID:1') and, as the first line,
+    dropped as a header; cafaeval reads target T1, term GO:2. A CSV row still splits at its commas."""
+    obo = tmp_path / "go.obo"
+    obo.write_text("[Term]\nid: GO:1\nnamespace: bp\n\n[Term]\nid: GO:2\nnamespace: bp\nis_a: GO:1\n")
+    onto = read_ontology(obo)
+    for text in ("T1 GO:2 IDA,PMID:1\nT2 GO:1 TAS\n", "T1,GO:2,IDA\nT2, GO:1\n", "T1\tGO:2\tIDA, x\nT2\tGO:1\n"):
+        (tmp_path / "gt.txt").write_text(text)
+        ids, labels = read_annotations(tmp_path / "gt.txt", onto.hierarchy(), onto)
+        assert list(ids) == ["T1", "T2"] and labels.tolist() == [[1, 1], [1, 0]], text

@@ -188,17 +188,15 @@ def directed_graph(graph, direction="parent_to_child", relations=None):
     return simple
 
 
-def read_obo(path, namespace=None):
+def read_obo(path, relations, namespace=None):
     """The ontology of an OBO file as obonet's MultiDiGraph (child -> parent edges keyed by
-    relation): the terms the file defines (not obsolete), optionally those of one namespace."""
-    try:
-        import obonet
-    except ImportError:
-        raise ImportError("Hierarchy.from_obo needs obonet: pip install 'hmcpgm[obo]'") from None
-    graph = obonet.read_obo(path)
-    # a node without data is only the end of an edge: an obsolete term (obonet skips its stanza) or one
-    # the file does not define; left out, as hmcpgm.ontology.read_ontology does
-    keep = [n for n, d in graph.nodes(data=True) if d and (namespace is None or d.get("namespace") == namespace)]
+    relation): the terms the file defines (not obsolete), optionally those of one namespace
+    (the header's ``default-namespace`` when no term names one), read as
+    :func:`hmcpgm.ontology.read_ontology` reads it."""
+    from .._obo import read_obo_graph, term_namespaces
+
+    graph, terms = read_obo_graph(path, set(relations), what="OBO file")
+    keep = [t for t, ns in term_namespaces(graph, terms).items() if namespace is None or ns == namespace]
     if namespace is not None and not keep:
         raise InputError(f"namespace {namespace!r} has no term in {path}")
     return graph.subgraph(keep)

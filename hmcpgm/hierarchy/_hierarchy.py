@@ -160,10 +160,15 @@ class Hierarchy:
     def from_obo(cls, path, relations=("is_a", "part_of"), *, namespace=None):
         """Read an ontology (e.g. the Gene Ontology) from an OBO file with obonet.
 
+        The file is read as :func:`hmcpgm.ontology.read_ontology` reads it (the same
+        lines, the same one-line errors), but into one hierarchy: all namespaces at
+        once unless ``namespace`` picks one.
+
         Parameters
         ----------
         path : str or Path
-            An ``.obo`` file (obonet also reads URLs and compressed files).
+            An ``.obo`` file, plain or gzip-compressed, UTF-8 (or, as obonet reads
+            them, a URL or a ``.bz2`` / ``.xz`` file).
         relations : collection of str, default ("is_a", "part_of")
             The relations that make a term a child of another.
         namespace : str, optional
@@ -173,11 +178,14 @@ class Hierarchy:
         Returns
         -------
         Hierarchy
-            Obsolete terms, and terms the file names as a parent without defining them,
-            are left out (with their edges); edges point from parent to child.
+            Obsolete terms, and terms the file names as a parent without defining them
+            (with a warning), are left out with their edges; edges point from parent
+            to child. When no term names its namespace, ``namespace`` is matched
+            against the header's ``default-namespace``.
         """
-        graph = read_obo(path, namespace)
-        return cls.from_networkx(graph, direction="child_to_parent", relations=tuple(relations))
+        relations = (relations,) if isinstance(relations, str) else tuple(relations)
+        graph = read_obo(path, relations, namespace)
+        return cls.from_networkx(graph, direction="child_to_parent", relations=relations)
 
     # ------------------------------------------------------------------ names
     @property

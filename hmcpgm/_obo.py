@@ -1,0 +1,184 @@
+"""The one OBO reader: obonet's graph of a file whose lines are first put in the form obonet parses.
+
+obonet splits stanzas at blank lines only and reads a tag line with a regular
+expression that needs whitespace before a comment's ``!``, cannot see a trailing
+modifier holding ``}`` and splits a ``relationship`` value at single spaces. An OBO
+file that other readers (pronto, cafaeval) read as intended then lost edges or terms
+without a word, or was refused whole. Before obonet reads it, each line is stripped,
+blank lines go and a blank line precedes every stanza header, and the tags whose
+values are identifiers keep only those identifiers (the text up to an unescaped
+``!`` or ``{``). :func:`hmcpgm.ontology.read_ontology` and
+:meth:`hmcpgm.Hierarchy.from_obo` both read through :func:`read_obo_graph`.
+"""
+
+import io
+import logging
+import re
+import warnings
+from contextlib import contextmanager
+
+from ._textfile import utf8_text
+from ._util import preview
+from .exceptions import InputError
+
+__all__ = ["normalised_obo_text", "read_obo_graph", "term_namespaces"]
+
+#: tags whose value is one identifier (``relationship``: a relation and an identifier)
+_IDENTIFIER_TAGS = frozenset({"id", "is_a", "alt_id", "namespace", "is_obsolete", "replaced_by", "consider",
+                              "default-namespace", "relationship"})
+_STANZA = re.compile(r"\[[A-Za-z]+\]")
+_VALUE_END = re.compile(r"(?<!\\)[!{]")  # an unescaped comment or trailing modifier
+_URL = re.compile(r"(http|ftp)s?://")
+
+
+def normalised_obo_text(text):
+    """``text`` in the form obonet parses as OBO means it, and the ids of its terms.
+
+    Parameters
+    ----------
+    text : str
+        The contents of an OBO file.
+
+    Returns
+    -------
+    str
+        The same stanzas and tags, one blank line before each stanza header and no other,
+        lines stripped, comment lines dropped, identifier tags without comments or modifiers.
+    dict
+        The id of each ``[Term]`` stanza -> whether it is marked ``is_obsolete: true``
+        (in every stanza of that id, as obonet reads repeated ids), in file order.
+
+    Examples
+    --------
+    >>> text, terms = normalised_obo_text(
+    ...     "[Term]\\nid: GO:2\\n\\n  is_a: GO:1! root\\nrelationship: part_of\\tGO:3 {source=\\"a}b\\"}\\n")
+    >>> print(text)
+    <BLANKLINE>
+    [Term]
+    id: GO:2
+    is_a: GO:1
+    relationship: part_of GO:3
+    """
+    out, terms = [], {}
+    stanza, term, is_obsolete = None, None, False
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("!"):
+            continue
+        if _STANZA.fullmatch(line):
+            if stanza == "[Term]" and term is not None:
+                terms[term] = terms.get(term, True) and is_obsolete
+            stanza, term, is_obsolete = line, None, False
+            out.extend(("", line))
+            continue
+        tag, colon, value = line.partition(":")
+        if colon and tag in _IDENTIFIER_TAGS:
+            tokens = _VALUE_END.split(value, maxsplit=1)[0].split()[: 2 if tag == "relationship" else 1]
+            value = " ".join(tokens)
+            line = f"{tag}: {value}"
+            if tag == "id":
+                term = value
+            elif tag == "is_obsolete":
+                is_obsolete = value == "true"
+        out.append(line)
+    if stanza == "[Term]" and term is not None:
+        terms[term] = terms.get(term, True) and is_obsolete
+    return "\n".join(out) + "\n", terms
+
+
+@contextmanager
+def _quiet_root_logger():
+    """obonet logs a header without name or ontology key through ``logging.warning``, which gives a logger
+    without handlers one that prints ``WARNING:root:...`` (and keeps it for the rest of the process): while
+    it reads, a root logger without handlers gets a null one. Handlers the user set are left alone."""
+    root = logging.getLogger()
+    null = None
+    if not root.handlers:
+        null = logging.NullHandler()
+        root.addHandler(null)
+    try:
+        yield
+    finally:
+        if null is not None:
+            root.removeHandler(null)
+
+
+def read_obo_graph(path, relations, what="ontology file"):
+    """obonet's MultiDiGraph of an OBO file (child -> parent edges keyed by relation), and its terms.
+
+    Parameters
+    ----------
+    path : str or Path
+        The OBO file, plain or gzip-compressed (told by its first bytes), UTF-8; or,
+        as obonet reads them, a URL or a ``.bz2`` / ``.xz`` file.
+    relations : set of str
+        The relations the caller keeps: an edge of one of them to a term the file does
+        not define (and does not mark obsolete) is reported in a warning. Such a node
+        has no data in the graph, as has an obsolete term named as a parent.
+    what : str
+        What messages call the file.
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+        Obsolete terms are left out (a node without data is the end of an edge).
+    list of str
+        The ids of the terms the file defines and does not mark obsolete, in file order
+        (a term's node may have no data: a stanza with its id alone).
+
+    Raises
+    ------
+    ImportError
+        Without obonet (``pip install 'hmcpgm[obo]'``).
+    InputError
+        A file obonet cannot read, in one line naming it.
+    """
+    try:
+        import obonet
+    except ImportError:
+        raise ImportError("reading an OBO file needs obonet: pip install 'hmcpgm[obo]'") from None
+    if isinstance(path, str) and _URL.match(path) or str(path).endswith((".bz2", ".xz")):
+        try:  # obonet's opener: a URL, or compression told by the name
+            with obonet.io.open_read_file(path, encoding="utf-8") as fh:
+                content = fh.read()
+        except Exception as exc:
+            raise InputError(f"{what} {path}: cannot read it ({exc})") from None
+    else:
+        with utf8_text(path, what) as fh:
+            content = fh.read()
+    text, terms = normalised_obo_text(content)
+    try:
+        with _quiet_root_logger():
+            graph = obonet.read_obo(io.StringIO(text))
+    except Exception as exc:  # obonet raises plain exceptions on malformed files
+        raise InputError(f"{what} {path}: cannot read it as OBO ({exc})") from None
+    undefined = [(child, parent) for child, parent, relation in graph.edges(keys=True)
+                 if relation in relations and parent not in terms]
+    if undefined:
+        warnings.warn(f"{what} {path}: {len(undefined)} {'/'.join(sorted(relations))} edges point to terms the "
+                      f"file does not define, and are left out: {preview([f'{c} -> {p}' for c, p in undefined])}",
+                      stacklevel=3)
+    return graph, [t for t, obsolete in terms.items() if not obsolete]
+
+
+def term_namespaces(graph, terms):
+    """The namespace of each term (None where it names none).
+
+    When no term names its namespace (the Human Phenotype Ontology), every term is in the
+    header's ``default-namespace``.
+
+    Parameters
+    ----------
+    graph : networkx.MultiDiGraph
+    terms : list of str
+        The graph and terms of :func:`read_obo_graph`.
+
+    Returns
+    -------
+    dict
+        Term id -> namespace, in the graph's node order.
+    """
+    default = None
+    if not any(graph.nodes[t].get("namespace") for t in terms):
+        default = (graph.graph.get("default-namespace") or [None])[0]
+    return {t: graph.nodes[t].get("namespace", default) for t in terms}
