@@ -684,6 +684,10 @@ def read_cafa_predictions_per_namespace(path, ontology, targets):
     return dict(zip(names, matrices))
 
 
+#: the first words of a CAFA submission's lines that are not predictions (AUTHOR x, MODEL 1, END, ...)
+_SUBMISSION_KEYS = frozenset({"AUTHOR", "MODEL", "KEYWORDS", "ACCURACY", "END"})
+
+
 def _read_predictions(path, tables, ontology):
     """One ``(len(targets), K)`` matrix per ``(hierarchy, targets)`` of ``tables``, in one pass over ``path``."""
     path = Path(path)
@@ -697,7 +701,7 @@ def _read_predictions(path, tables, ontology):
         for number, line in enumerate(fh, 1):
             fields = line.split()
             if len(fields) < 3:
-                if fields:
+                if fields and fields[0] not in _SUBMISSION_KEYS:
                     n_short, first_short = n_short + 1, first_short or number
                 continue
             score = terms = None

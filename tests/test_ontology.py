@@ -316,6 +316,21 @@ def test_cafa_predictions_round_trip_and_keep_the_largest_score(tmp_path):
         write_cafa_predictions(tmp_path / "q.tsv", values, h, ["A 1", "B"])
 
 
+def test_a_cafa_submissions_header_and_end_lines_are_skipped_without_a_warning(tmp_path):
+    """AUTHOR, MODEL and END lines (fewer than three fields) were counted as malformed prediction lines."""
+    import warnings
+
+    h = Hierarchy.from_edges([("GO:1", "GO:2")])
+    (tmp_path / "p.txt").write_text("AUTHOR team\nMODEL 1\nKEYWORDS sequence alignment, homolog.\nA GO:2 0.75\n"
+                                    "A GO:1 0.8\nEND\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(read_cafa_predictions(tmp_path / "p.txt", h, ["A"]), [[0.8, 0.75]])
+    (tmp_path / "p.txt").write_text("A GO:2 0.75\nA GO:1\n")
+    with pytest.warns(UserWarning, match="1 lines of predictions file .* fewer than the three fields"):
+        read_cafa_predictions(tmp_path / "p.txt", h, ["A"])
+
+
 def test_plot_hierarchy_writes_term_names(go):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
