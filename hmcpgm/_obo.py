@@ -48,6 +48,11 @@ def normalised_obo_text(text):
         The id of each ``[Term]`` stanza -> whether it is marked ``is_obsolete: true``
         (in every stanza of that id, as obonet reads repeated ids), in file order.
 
+    Raises
+    ------
+    ValueError
+        A ``[Term]`` or ``[Typedef]`` stanza without an id, naming its line.
+
     Examples
     --------
     >>> text, terms = normalised_obo_text(
@@ -58,17 +63,19 @@ def normalised_obo_text(text):
     id: GO:2
     is_a: GO:1
     relationship: part_of GO:3
+    <BLANKLINE>
+    >>> terms
+    {'GO:2': False}
     """
     out, terms = [], {}
-    stanza, term, is_obsolete = None, None, False
-    for line in text.splitlines():
+    stanza, start, term, is_obsolete = None, 0, None, False
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("!"):
             continue
         if _STANZA.fullmatch(line):
-            if stanza == "[Term]" and term is not None:
-                terms[term] = terms.get(term, True) and is_obsolete
-            stanza, term, is_obsolete = line, None, False
+            _end_stanza(stanza, start, term, is_obsolete, terms)
+            stanza, start, term, is_obsolete = line, number, None, False
             out.extend(("", line))
             continue
         tag, colon, value = line.partition(":")
@@ -81,9 +88,16 @@ def normalised_obo_text(text):
             elif tag == "is_obsolete":
                 is_obsolete = value == "true"
         out.append(line)
-    if stanza == "[Term]" and term is not None:
-        terms[term] = terms.get(term, True) and is_obsolete
+    _end_stanza(stanza, start, term, is_obsolete, terms)
     return "\n".join(out) + "\n", terms
+
+
+def _end_stanza(stanza, start, term, is_obsolete, terms):
+    """Record a [Term] stanza's id in ``terms``; a [Term] or [Typedef] without an id is an error."""
+    if stanza in ("[Term]", "[Typedef]") and not term:
+        raise ValueError(f"line {start}: a {stanza} stanza without an id")
+    if stanza == "[Term]":
+        terms[term] = terms.get(term, True) and is_obsolete
 
 
 @contextmanager
@@ -146,8 +160,8 @@ def read_obo_graph(path, relations, what="ontology file"):
     else:
         with utf8_text(path, what) as fh:
             content = fh.read()
-    text, terms = normalised_obo_text(content)
     try:
+        text, terms = normalised_obo_text(content)
         with _quiet_root_logger():
             graph = obonet.read_obo(io.StringIO(text))
     except Exception as exc:  # obonet raises plain exceptions on malformed files

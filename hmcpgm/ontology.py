@@ -205,9 +205,13 @@ class Ontology:
         return self.alt_ids.get(term, ())
 
 
+_OBO_FIRST_LINES = ("format-version:", "data-version:", "ontology:", "[Term]", "[Typedef]")
+
+
 def is_obo_file(path):
-    """Whether ``path`` is an OBO file: an ``.obo`` or ``.obo.gz`` suffix, or a first line ``format-version:`` or
-    ``[Term]``.
+    """Whether ``path`` is an OBO file: an ``.obo`` or ``.obo.gz`` suffix, or a first line (after blank lines and
+    ``!`` comments) that starts an OBO header or stanza (``format-version:``, ``data-version:``, ``ontology:``,
+    ``[Term]``, ``[Typedef]``).
 
     Parameters
     ----------
@@ -225,8 +229,9 @@ def is_obo_file(path):
     try:
         with open_text(path) as fh:
             for line in fh:
-                if line.strip():
-                    return line.startswith(("format-version:", "[Term]"))
+                line = line.strip()
+                if line and not line.startswith("!"):
+                    return line.startswith(_OBO_FIRST_LINES)
     except (OSError, EOFError, UnicodeDecodeError):
         return False
     return False

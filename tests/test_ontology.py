@@ -100,6 +100,10 @@ def test_files_are_told_apart(go, tmp_path):
     (tmp_path / "a.gaf").write_text("!gaf-version: 2.2\nUniProtKB\tP1\tX\t\tGO:0000002\tREF\tIEA\t\tP\t\t\tprotein\t"
                                     "taxon:1\t20200101\tUniProt\n")
     assert not is_obo_file(tmp_path / "h.csv")
+    for first in ("! generated\n\nformat-version: 1.2\n\n", "data-version: x\n", "ontology: go\n\n", "  "):
+        (tmp_path / "onto.txt").write_text(first + "[Term]\nid: GO:1\nnamespace: bp\n")
+        assert is_obo_file(tmp_path / "onto.txt"), first  # no .obo name: told by its first line
+        assert read_ontology(tmp_path / "onto.txt").hierarchy().classes == ("GO:1",)
     assert read_ontology(tmp_path / "h.csv").namespaces == ("all",)
     assert not is_annotation_file(tmp_path / "labels.csv")
     assert is_annotation_file(tmp_path / "pairs.tsv") and is_annotation_file(tmp_path / "a.gaf")
@@ -435,6 +439,11 @@ def test_hierarchy_from_obo_reads_as_read_ontology_does(tmp_path):
         assert Hierarchy.from_obo(tmp_path / name, namespace="human_phenotype") == want
         assert Hierarchy.from_obo(tmp_path / name) == want
     assert logging.getLogger().handlers == before
+    (tmp_path / "no_id.obo").write_text("[Term]\nid: GO:1\n\n[Term]\nname: nameless\n")
+    for read in (read_ontology, Hierarchy.from_obo):
+        with pytest.raises(InputError, match=r"no_id.obo: cannot read it as OBO \(line 4: a \[Term\] stanza "
+                                             r"without an id\)"):
+            read(tmp_path / "no_id.obo")
     with pytest.raises(InputError, match="is not UTF-8"):
         (tmp_path / "bad.obo").write_bytes(b"[Term]\nid: GO:1\nname: caf\xe9\n")
         Hierarchy.from_obo(tmp_path / "bad.obo")
