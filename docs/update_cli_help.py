@@ -14,6 +14,7 @@ import contextlib
 import io
 import os
 import re
+import sys
 from pathlib import Path
 
 PAGE = Path(__file__).resolve().parent / "cli.md"
@@ -35,9 +36,12 @@ def run_session(block):
 
     commands = [line[2:] for line in block.splitlines() if line.startswith("$ ")]
     lines = []
+    # this Python's scripts first: 'hmcpgm' is the one installed beside it, activated or not
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
     with tempfile.TemporaryDirectory() as folder:
         for command in commands:
-            run = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, text=True, check=True)
+            run = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, text=True, check=True,
+                                 env=env)
             lines.append(f"$ {command}")
             lines.extend(run.stdout.rstrip("\n").splitlines())
     return "\n".join(lines)
