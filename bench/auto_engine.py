@@ -11,18 +11,17 @@ with scores N(1.5 y, 1) and ``predict_proba`` on 3 rows (engine="auto"), and
 a second pass with a tiny budget (default 1 MB) forces the fallback to loopy BP on DAGs.
 """
 
-import os
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 from hmcpgm import MLPR, ApproximationWarning, LabelNetwork, inference_plan, mlpr_from_likelihoods
 from hmcpgm.datasets import load_hmc_split
 
-HMC = Path(os.environ.get("HMCPGM_HMC_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"))
+HMC = HMC_DATA
 NAMES = ["cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "cellcycle_GO", "eisen_GO", "gasch1_GO", "ImCLEF07A",
          "Enron_corr"]
 

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 from hmcpgm.datasets import load_hmc_split, make_paper_synthetic
 from hmcpgm.first_stage import default_classwise_classifier, fit_first_stage, out_of_fold_scores, predict_scores
@@ -80,5 +81,5 @@ def main(data_dir):
 
 
 if __name__ == "__main__":
-    default = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
+    default = HMC_DATA
     main(Path(sys.argv[1]) if len(sys.argv) > 1 else default)

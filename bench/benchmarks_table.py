@@ -29,8 +29,10 @@ import time
 import warnings
 from pathlib import Path
 
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
+
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 DOCS = ROOT / "docs"
 VALID_FRACTION = 0.3
 NOT_RUN = "the command above does not name it."

@@ -16,11 +16,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 from hmcpgm.datasets import load_hmc_arff
 from hmcpgm.metrics import cafa_metrics, fmax, information_accretion, smin, weighted_fmax
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc" / "eisen_GO.test.arff"
+DATA = HMC_DATA / "eisen_GO.test.arff"
 
 
 def main():

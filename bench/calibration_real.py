@@ -16,12 +16,13 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 from hmcpgm import MLPR
 from hmcpgm.datasets import load_hmc_split
 from hmcpgm.first_stage import fit_first_stage, out_of_fold_scores, predict_scores
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 
 
 def reliability(p, y, n_bins=10):

@@ -28,9 +28,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 DATASETS = "cellcycle_FUN,eisen_FUN,gasch1_FUN,ImCLEF07A,Enron_corr,cellcycle_GO,eisen_GO,gasch1_GO"
 
 

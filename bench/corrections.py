@@ -22,14 +22,14 @@ The machine is shared: compare numbers within one run.
 """
 
 import argparse
-import os
 import time
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("HMCPGM_DATA", ROOT.parent / "shared" / "data" / "hmc"))
+DATA = HMC_DATA
 
 VARIANTS = [
     ("flat", {}),

@@ -27,9 +27,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 
 
 def ratios(labels, hierarchy, pseudo_count=0.5):

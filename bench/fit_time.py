@@ -45,9 +45,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA, require_data  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 CACHE = Path("/work/cache")
 FIXED = {"version": "full", "score_model": "lpr", "tempering": None, "recalibrate": False}  # the paper's fixed model
 
@@ -64,6 +65,7 @@ def load(name, cache_dir, data_dir):
     from hmcpgm.datasets import load_hmc_arff
     from hmcpgm.first_stage import out_of_fold_scores
 
+    require_data(data_dir, f"{name}.train.arff")
     data = load_hmc_arff(Path(data_dir) / f"{name}.train.arff")
     s = out_of_fold_scores(data.features, data.labels, joint=True, progress=False)
     return np.asarray(s, float), np.asarray(data.labels), data.hierarchy

@@ -18,9 +18,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA, require_data  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 
 
 def main(argv=None):
@@ -36,6 +37,7 @@ def main(argv=None):
     from hmcpgm.inference import mlpr_from_likelihoods
     from hmcpgm.metrics import average_precision
 
+    require_data(args.data_dir, f"{args.dataset}.train.arff", f"{args.dataset}.test.arff")
     train = load_hmc_arff(args.data_dir / f"{args.dataset}.train.arff")
     test = load_hmc_arff(args.data_dir / f"{args.dataset}.test.arff")
     h = train.hierarchy

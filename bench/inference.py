@@ -19,14 +19,13 @@ time): compare within one run. ``python bench/inference.py go`` runs section 3 o
 ``python bench/inference.py dag`` section 2 only.
 """
 
-import os
 import resource
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 from scipy import stats
 
 from hmcpgm import (
@@ -40,7 +39,7 @@ from hmcpgm import (
 from hmcpgm.inference._junction import compile_junction_tree
 from hmcpgm.inference._sparse_junction import compile_sparse_junction_tree
 
-HMC = Path(os.environ.get("HMCPGM_HMC_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"))
+HMC = HMC_DATA
 GO_FILE = HMC / "cellcycle_GO.train.arff"
 
 

@@ -14,7 +14,6 @@ broken down by class kind (depth, number of parents). A synthetic 400-class DAG
 Prints markdown tables (docs/concepts.md quotes them).
 """
 
-import os
 import sys
 import tempfile
 import time
@@ -22,13 +21,14 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 from hmcpgm import MLPR, ConvergenceWarning, Hierarchy, LabelNetwork, loopy_belief_propagation, mlpr_from_likelihoods
 from hmcpgm.datasets import load_hmc_split
 from hmcpgm.first_stage import fit_first_stage, out_of_fold_scores, predict_scores
 
 # the shared data folder beside the repository; HMCPGM_HMC_DATA overrides it
-HMC = Path(os.environ.get("HMCPGM_HMC_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"))
+HMC = HMC_DATA
 VARIANTS = {
     "loopy, defaults (no damping)": {},
     "loopy, damping 0.5": {"damping": 0.5},

@@ -39,6 +39,7 @@ from _baseline import (  # bench/ is on sys.path when a script runs
     git,
     run_child,
 )
+from _paths import HMC_DATA
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path("/work/cache")
@@ -89,7 +90,7 @@ def main():
     parser.add_argument("--baseline", default=None,
                         help="git revision of the baseline (default: git merge-base HEAD main)")
     parser.add_argument("--cache-dir", type=Path, default=CACHE)
-    parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data" / "hmc")
+    parser.add_argument("--data-dir", type=Path, default=HMC_DATA)
     args = parser.parse_args()
     import numpy as np
 

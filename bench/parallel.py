@@ -16,12 +16,12 @@ import argparse
 import os
 import time
 from functools import partial
-from pathlib import Path
 
 import numba
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
-DATA = Path(os.environ.get("HMCPGM_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"))
+DATA = HMC_DATA
 
 
 def best_of(fn, n=3):

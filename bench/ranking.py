@@ -2,7 +2,7 @@
 
 Run: python bench/ranking.py [--data DIR] [--objects M] [--dag-gap] [--frontier] [--sidney]
 
-DIR is the folder of the benchmark ARFF files (default: $HMCPGM_DATA, else
+DIR is the folder of the benchmark ARFF files (default: $HMCPGM_HMC_DATA, else
 ``shared/data/hmc`` beside the repository). Prints times measured in this run
 (best of 3-5 calls after a warm-up call that also compiles the numba
 kernels; argsort and the method are timed alternately, so the ratio is
@@ -41,12 +41,12 @@ within one run on a shared machine) and:
 """
 
 import argparse
-import os
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 from hmcpgm import (
     Hierarchy,
@@ -59,7 +59,7 @@ from hmcpgm import (
 
 PAPER_PARENTS = [0, 0, 0, 2, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13, 14]
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = Path(os.environ.get("HMCPGM_DATA", REPO.parent / "shared" / "data" / "hmc"))
+DEFAULT_DATA = HMC_DATA
 OUT = REPO / "bench" / "out"
 DAG_METHODS = ("auto", "greedy", "relaxed", "sidney")
 
@@ -282,7 +282,7 @@ def main():
     args = parser.parse_args()
     forest_bench()
     if not args.data.is_dir():
-        print(f"(no benchmark data in {args.data}: cellcycle_GO parts skipped; use --data or HMCPGM_DATA)")
+        print(f"(no benchmark data in {args.data}: cellcycle_GO parts skipped; use --data or HMCPGM_HMC_DATA)")
         split = None
     else:
         split = go_split(args.data)

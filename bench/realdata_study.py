@@ -42,10 +42,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA, require_data  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = next((p / "shared" / "data" / "hmc" for p in ROOT.parents if (p / "shared" / "data" / "hmc").is_dir()),
-            ROOT.parent / "shared" / "data" / "hmc")
+DATA = HMC_DATA
 OUT = ROOT / "bench" / "out"
 ORDER = ("cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "ImCLEF07A", "Enron_corr",
          "cellcycle_GO", "eisen_GO", "gasch1_GO")
@@ -60,6 +60,7 @@ def load(name, seed=0, data_dir=DATA):
     """(hierarchy, evaluated mask, X_train, Y_train, X_test, Y_test) with the carved split rule."""
     from hmcpgm.datasets import load_hmc_split
 
+    require_data(data_dir)
     split = load_hmc_split(name, data_dir)
     X, Y = split.train.features, split.train.labels
     if split.valid is None:  # bench/benchmarks_table.py's carve_validation, on arrays

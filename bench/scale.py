@@ -40,9 +40,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("HMCPGM_DATA", ROOT.parent / "shared" / "data" / "hmc"))  # as bench/parallel.py
+DATA = HMC_DATA  # as bench/parallel.py
 GO = DATA / "cellcycle_GO.train.arff"
 
 

@@ -25,10 +25,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = next((p / "shared" / "data" / "hmc" for p in ROOT.parents if (p / "shared" / "data" / "hmc").is_dir()),
-            ROOT.parent / "shared" / "data" / "hmc")
+DATA = HMC_DATA
 
 
 def main(argv=None):

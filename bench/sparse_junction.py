@@ -38,9 +38,10 @@ from _baseline import (  # bench/ is on sys.path when a script runs
     export_baseline,
     run_child,
 )
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-HMC = Path(os.environ.get("HMCPGM_HMC_DATA", ROOT.parent / "shared" / "data" / "hmc"))
+HMC = HMC_DATA
 GO_FILE = HMC / "cellcycle_GO.train.arff"
 BASELINE = "ba333c3c2a64"  # main before the sparse junction tree's speed-up (issue 22)
 

@@ -40,9 +40,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _paths import HMC_DATA, require_data  # bench/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 CACHE = Path("/work/cache")
 TREES = ("cellcycle_FUN", "eisen_FUN", "gasch1_FUN", "ImCLEF07A", "Enron_corr")
 TREE_RUNS = tuple(f"{d}.{f}" for f in ("joint", "classwise") for d in TREES)
@@ -66,6 +67,7 @@ def load_run(name, first_stage, cache_dir, data_dir):
         from hmcpgm.applications import first_stage_scores, split_validation
         from hmcpgm.datasets import load_hmc_split
 
+        require_data(data_dir)
         split = load_hmc_split(name, data_dir)
         train, valid, test = split.train, split.valid, split.test
         if valid is None:

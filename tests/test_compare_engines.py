@@ -6,12 +6,11 @@ are missing). The one exactness table agrees with the plan and engine_in_use.
 """
 
 import itertools
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from hmc_data import HMC_DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import dags
@@ -20,7 +19,7 @@ from hmcpgm import ConvergenceWarning, Hierarchy, InputError, LabelNetwork, comp
 from hmcpgm.inference import EXACTNESS, engine_in_use, loopy_belief_propagation
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-HMC_DATA = Path(os.environ.get("HMCPGM_HMC_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"))
+HMC_DATA = HMC_DATA
 GO_FILE = HMC_DATA / "cellcycle_GO.train.arff"
 
 

@@ -2,12 +2,12 @@
 
 import itertools
 import math
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from hmc_data import HMC_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -702,7 +702,7 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 
 
 @pytest.mark.slow

@@ -1,10 +1,10 @@
 import re
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from hmc_data import HMC_DATA
 from scipy import stats
 
 from hmcpgm import HierarchyError, InputError
@@ -16,9 +16,9 @@ from hmcpgm.datasets import (
     paper_forest,
 )
 
-# the shared data folder sits beside the repository (/work/main -> /work/shared; in CI
-# the repository is cloned with a copy of shared/ beside it)
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"
+# the shared data folder sits beside the repository (in CI the repository is cloned with a copy of
+# shared/ beside it); HMCPGM_HMC_DATA names another folder
+DATA = HMC_DATA
 needs_data = pytest.mark.skipif(
     not DATA.is_dir(), reason=f"benchmark ARFF folder {DATA} not present (it lives beside the repo)"
 )

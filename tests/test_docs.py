@@ -9,6 +9,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from hmc_data import HMC_DATA
 
 from hmcpgm.cli import main
 
@@ -123,7 +124,7 @@ def test_benchmarks_page_matches_its_json():
             if method.endswith("-HierRank"):
                 assert numbers["violations"] == 0
     # every data set of the collection is either on the page or listed as missing with a reason
-    data_dir = ROOT.parent / "shared" / "data" / "hmc"
+    data_dir = HMC_DATA
     if data_dir.is_dir():
         sys.path.insert(0, str(ROOT / "bench"))
         try:

@@ -1,10 +1,10 @@
 """mLPR engines: each checked against brute-force enumeration and pgmpy exact inference."""
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from hmc_data import HMC_DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import from_parent_lists, hierarchies
@@ -548,7 +548,7 @@ def test_nbh_with_a_theta_of_zero_above_the_hub():
 
 
 # ---------------------------------------------------------------- the Gene Ontology hierarchy
-HMC_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"
+HMC_DATA = HMC_DATA
 GO_FILE = HMC_DATA / "cellcycle_GO.train.arff"
 
 

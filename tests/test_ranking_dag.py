@@ -9,6 +9,7 @@ optimum as a floor for every upper bound.
 
 import numpy as np
 import pytest
+from hmc_data import HMC_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import dags, forests, hierarchies, value_matrices
@@ -294,15 +295,14 @@ def test_keep_parents_first_moves_a_child_just_after_its_last_parent():
 def test_greedy_is_consistent_where_chain_means_tie_up_to_rounding():
     # cellcycle_GO, joint ridge scores of the test rows: before the repair, blocks of two chains
     # whose means differed in the last place put 4 descendants before their ancestor
-    from pathlib import Path
 
     from hmcpgm.datasets import load_hmc_split
     from hmcpgm.first_stage import fit_first_stage, predict_scores
     from hmcpgm.ranking import count_violations
 
-    data = Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"
+    data = HMC_DATA
     if not (data / "cellcycle_GO.train.arff").is_file():
-        pytest.skip("the Clus-HMC files are not beside the repository")
+        pytest.skip(f"the Clus-HMC files are not in {data} (beside the repository, or HMCPGM_HMC_DATA)")
     split = load_hmc_split("cellcycle_GO", data)
     model = fit_first_stage(split.train.features, split.train.labels, progress=False)
     scores = predict_scores(model, split.test.features)

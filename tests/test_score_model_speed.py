@@ -5,17 +5,17 @@ implementation; every comparison is computed in the test, on synthetic data and,
 present, on a slice of real first-stage scores.
 """
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 import score_model_reference as ref
+from hmc_data import HMC_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hmcpgm.calibration import fit_logistic_pairs, isotonic_columns, isotonic_knots
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hmc"
+DATA = HMC_DATA
 RTOL = 1e-9
 
 

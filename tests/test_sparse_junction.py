@@ -4,12 +4,11 @@ The sparse engine is held against brute-force enumeration, the dense junction tr
 pgmpy to 1e-9, on random DAGs in shuffled column order and on Gene Ontology sub-DAGs.
 """
 
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from hmc_data import HMC_DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import dags, hierarchies, polytrees
@@ -29,7 +28,7 @@ from hmcpgm.inference import choose_engine
 ATOL = 1e-9
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # the shared data folder sits beside the repository; HMCPGM_HMC_DATA overrides it
-HMC_DATA = Path(os.environ.get("HMCPGM_HMC_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "hmc"))
+HMC_DATA = HMC_DATA
 GO_FILE = HMC_DATA / "cellcycle_GO.train.arff"
 
 
