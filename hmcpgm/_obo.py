@@ -69,25 +69,27 @@ def normalised_obo_text(text):
     """
     out, terms = [], {}
     stanza, start, term, is_obsolete = None, 0, None, False
+    append = out.append
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
-        if not line or line.startswith("!"):
+        if not line or line[0] == "!":
             continue
-        if _STANZA.fullmatch(line):
+        if line[0] == "[" and _STANZA.fullmatch(line):
             _end_stanza(stanza, start, term, is_obsolete, terms)
             stanza, start, term, is_obsolete = line, number, None, False
             out.extend(("", line))
             continue
         tag, colon, value = line.partition(":")
-        if colon and tag in _IDENTIFIER_TAGS:
-            tokens = _VALUE_END.split(value, maxsplit=1)[0].split()[: 2 if tag == "relationship" else 1]
-            value = " ".join(tokens)
+        if tag in _IDENTIFIER_TAGS and colon:
+            if "!" in value or "{" in value:
+                value = _VALUE_END.split(value, maxsplit=1)[0]
+            value = " ".join(value.split()[: 2 if tag == "relationship" else 1])
             line = f"{tag}: {value}"
             if tag == "id":
                 term = value
             elif tag == "is_obsolete":
                 is_obsolete = value == "true"
-        out.append(line)
+        append(line)
     _end_stanza(stanza, start, term, is_obsolete, terms)
     return "\n".join(out) + "\n", terms
 
