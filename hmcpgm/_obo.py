@@ -192,7 +192,7 @@ def term_namespaces(graph, terms):
     Returns
     -------
     dict
-        Term id -> namespace, in the graph's node order.
+        Term id -> namespace, in the order of ``terms``.
     """
     default = None
     if not any(graph.nodes[t].get("namespace") for t in terms):

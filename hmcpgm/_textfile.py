@@ -1,8 +1,8 @@
 """Text files as every reader opens them: checked, UTF-8 (a byte-order mark dropped), gzip-compressed or not.
 
-Below :mod:`hmcpgm.io` and :mod:`hmcpgm.ontology` (and the OBO reader both use), so that a
-reader anywhere gives the same one-line errors: a folder, a missing file, another
-encoding, a broken gzip file.
+A module below :mod:`hmcpgm.io`, :mod:`hmcpgm.ontology` and the OBO reader, which all
+read through it, so that a reader anywhere gives the same one-line errors: a folder,
+a missing file, another encoding, a broken gzip file.
 """
 
 import contextlib
@@ -14,6 +14,7 @@ __all__ = ["GZIP_MAGIC", "check_input_file", "gzipped", "not_utf8", "open_text",
 
 
 def check_input_file(path, what):
+    """``path`` as a Path when it is a file; a folder or a missing file is a one-line error naming ``what``."""
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{what} {str(path)!r} is a directory, not a file")
@@ -70,6 +71,7 @@ def open_text(path):
 
 
 def gzipped(path):
+    """Whether the file starts with gzip's magic bytes (its name is not read)."""
     with Path(path).open("rb") as fh:
         return fh.read(2) == GZIP_MAGIC
 
