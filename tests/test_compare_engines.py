@@ -19,7 +19,6 @@ from hmcpgm import ConvergenceWarning, Hierarchy, InputError, LabelNetwork, comp
 from hmcpgm.inference import EXACTNESS, engine_in_use, loopy_belief_propagation
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-HMC_DATA = HMC_DATA
 GO_FILE = HMC_DATA / "cellcycle_GO.train.arff"
 
 

@@ -548,7 +548,6 @@ def test_nbh_with_a_theta_of_zero_above_the_hub():
 
 
 # ---------------------------------------------------------------- the Gene Ontology hierarchy
-HMC_DATA = HMC_DATA
 GO_FILE = HMC_DATA / "cellcycle_GO.train.arff"
 
 

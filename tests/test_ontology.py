@@ -444,8 +444,8 @@ def test_hierarchy_from_obo_reads_as_read_ontology_does(tmp_path):
         with pytest.raises(InputError, match=r"no_id.obo: cannot read it as OBO \(line 4: a \[Term\] stanza "
                                              r"without an id\)"):
             read(tmp_path / "no_id.obo")
+    (tmp_path / "bad.obo").write_bytes(b"[Term]\nid: GO:1\nname: caf\xe9\n")
     with pytest.raises(InputError, match="is not UTF-8"):
-        (tmp_path / "bad.obo").write_bytes(b"[Term]\nid: GO:1\nname: caf\xe9\n")
         Hierarchy.from_obo(tmp_path / "bad.obo")
 
 

@@ -28,7 +28,6 @@ from hmcpgm.inference import choose_engine
 ATOL = 1e-9
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # the shared data folder sits beside the repository; HMCPGM_HMC_DATA overrides it
-HMC_DATA = HMC_DATA
 GO_FILE = HMC_DATA / "cellcycle_GO.train.arff"
 
 
