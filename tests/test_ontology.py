@@ -459,3 +459,12 @@ def test_a_whitespace_separated_annotation_line_with_a_comma_in_a_later_column(t
         (tmp_path / "gt.txt").write_text(text)
         ids, labels = read_annotations(tmp_path / "gt.txt", onto.hierarchy(), onto)
         assert list(ids) == ["T1", "T2"] and labels.tolist() == [[1, 1], [1, 0]], text
+
+
+def test_a_term_marked_is_obsolete_false_is_kept(tmp_path):
+    """OBO's is_obsolete: false means not obsolete (pronto keeps the term; cafaeval 1.3 drops it)."""
+    path = tmp_path / "go.obo"
+    path.write_text("[Term]\nid: GO:1\nnamespace: bp\n\n[Term]\nid: GO:2\nnamespace: bp\nis_a: GO:1\n"
+                    "is_obsolete: false\n\n[Term]\nid: GO:3\nnamespace: bp\nis_obsolete: true\n")
+    for h in (read_ontology(path).hierarchy(), Hierarchy.from_obo(path)):
+        assert h.classes == ("GO:1", "GO:2") and h.edges == (("GO:1", "GO:2"),)
