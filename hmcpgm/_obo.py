@@ -27,7 +27,9 @@ __all__ = ["normalised_obo_text", "read_obo_graph", "term_namespaces"]
 _IDENTIFIER_TAGS = frozenset({"id", "is_a", "alt_id", "namespace", "is_obsolete", "replaced_by", "consider",
                               "default-namespace", "relationship"})
 _STANZA = re.compile(r"\[[A-Za-z]+\]")
-_VALUE_END = re.compile(r"(?<!\\)[!{]")  # an unescaped comment or trailing modifier
+_VALUE_END = re.compile(r"[!{]")  # a comment or trailing modifier, in a value without escapes
+_UNESCAPED_PREFIX = re.compile(r"(?:\\.|[^\\!{])*")  # a value up to an unescaped '!' or '{'
+_WORD = re.compile(r"(?:\\.|[^\s\\])+")  # a word; an escaped space stays in it
 _URL = re.compile(r"(http|ftp)s?://")
 
 
@@ -46,7 +48,8 @@ def normalised_obo_text(text):
         lines stripped, comment lines dropped, identifier tags without comments or modifiers.
     dict
         The id of each ``[Term]`` stanza -> whether it is marked ``is_obsolete: true``
-        (in every stanza of that id, as obonet reads repeated ids), in file order.
+        (in any stanza of that id: the stanzas of one id are merged into its first, as
+        OBO and pronto read them), in file order.
 
     Raises
     ------
@@ -67,39 +70,58 @@ def normalised_obo_text(text):
     >>> terms
     {'GO:2': False}
     """
-    out, terms = [], {}
-    stanza, start, term, is_obsolete = None, 0, None, False
-    append = out.append
-    for number, line in enumerate(text.splitlines(), 1):
+    header, stanzas, terms = [], [], {}
+    first = {}  # term id -> its first stanza: a term's later stanzas are merged into it
+    kind, start, term, is_obsolete, current = None, 0, None, False, header
+
+    def close():
+        if kind in ("[Term]", "[Typedef]") and not term:
+            raise ValueError(f"line {start}: a {kind} stanza without an id")
+        if kind != "[Term]":
+            if kind is not None:
+                stanzas.append(current)
+        elif term in first:  # OBO merges the stanzas of one id (obonet would keep the last one's lists)
+            merged = first[term]
+            merged.extend(line for line in current[1:] if not line.startswith(("id:", "is_obsolete:")))
+            if is_obsolete and not terms[term]:
+                merged.append("is_obsolete: true")
+            terms[term] = terms[term] or is_obsolete
+        else:
+            first[term] = current
+            stanzas.append(current)
+            terms[term] = is_obsolete
+
+    # lines end at \n or \r only (str.splitlines would also split at U+2028, a form feed, ...)
+    for number, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
         line = line.strip()
         if not line or line[0] == "!":
             continue
         if line[0] == "[" and _STANZA.fullmatch(line):
-            _end_stanza(stanza, start, term, is_obsolete, terms)
-            stanza, start, term, is_obsolete = line, number, None, False
-            out.extend(("", line))
+            close()
+            kind, start, term, is_obsolete, current = line, number, None, False, [line]
             continue
         tag, colon, value = line.partition(":")
         if tag in _IDENTIFIER_TAGS and colon:
-            if "!" in value or "{" in value:
-                value = _VALUE_END.split(value, maxsplit=1)[0]
-            value = " ".join(value.split()[: 2 if tag == "relationship" else 1])
+            value = " ".join(_identifiers(value, 2 if tag == "relationship" else 1))
             line = f"{tag}: {value}"
             if tag == "id":
                 term = value
             elif tag == "is_obsolete":
                 is_obsolete = value == "true"
-        append(line)
-    _end_stanza(stanza, start, term, is_obsolete, terms)
-    return "\n".join(out) + "\n", terms
+        current.append(line)
+    close()
+    lines = header + [line for stanza in stanzas for line in ("", *stanza)]
+    return "\n".join(lines) + "\n", terms
 
 
-def _end_stanza(stanza, start, term, is_obsolete, terms):
-    """Record a [Term] stanza's id in ``terms``; a [Term] or [Typedef] without an id is an error."""
-    if stanza in ("[Term]", "[Typedef]") and not term:
-        raise ValueError(f"line {start}: a {stanza} stanza without an id")
-    if stanza == "[Term]":
-        terms[term] = terms.get(term, True) and is_obsolete
+def _identifiers(value, n):
+    """The first ``n`` identifiers of a tag's value: words up to an unescaped ``!`` or ``{`` (OBO's
+    comment and trailing modifier), a backslash escaping the next character (``\\!``, ``\\ ``)."""
+    if "\\" not in value:
+        if "!" in value or "{" in value:
+            value = _VALUE_END.split(value, maxsplit=1)[0]
+        return value.split()[:n]
+    return _WORD.findall(_UNESCAPED_PREFIX.match(value).group())[:n]
 
 
 @contextmanager
@@ -166,8 +188,8 @@ def read_obo_graph(path, relations, what="ontology file"):
         text, terms = normalised_obo_text(content)
         with _quiet_root_logger():
             graph = obonet.read_obo(io.StringIO(text))
-    except Exception as exc:  # obonet raises plain exceptions on malformed files
-        raise InputError(f"{what} {path}: cannot read it as OBO ({exc})") from None
+    except Exception as exc:  # obonet raises plain exceptions on malformed files, some over several lines
+        raise InputError(f"{what} {path}: cannot read it as OBO ({' '.join(str(exc).split())})") from None
     undefined = [(child, parent) for child, parent, relation in graph.edges(keys=True)
                  if relation in relations and parent not in terms]
     if undefined:

@@ -209,9 +209,9 @@ _OBO_FIRST_LINES = ("format-version:", "data-version:", "ontology:", "[Term]", "
 
 
 def is_obo_file(path):
-    """Whether ``path`` is an OBO file: an ``.obo`` or ``.obo.gz`` suffix, or a first line (after blank lines and
-    ``!`` comments) that starts an OBO header or stanza (``format-version:``, ``data-version:``, ``ontology:``,
-    ``[Term]``, ``[Typedef]``).
+    """Whether ``path`` is an OBO file: an ``.obo`` suffix (or ``.obo.gz``, ``.obo.bz2``, ``.obo.xz``), or a first
+    line (after blank lines and ``!`` comments) that starts an OBO header or stanza (``format-version:``,
+    ``data-version:``, ``ontology:``, ``[Term]``, ``[Typedef]``).
 
     Parameters
     ----------
@@ -224,7 +224,7 @@ def is_obo_file(path):
         True for an OBO file.
     """
     path = Path(path)
-    if path.name.lower().endswith((".obo", ".obo.gz")):
+    if path.name.lower().endswith((".obo", ".obo.gz", ".obo.bz2", ".obo.xz")):
         return True
     try:
         with open_text(path) as fh:

@@ -468,3 +468,39 @@ def test_a_term_marked_is_obsolete_false_is_kept(tmp_path):
                     "is_obsolete: false\n\n[Term]\nid: GO:3\nnamespace: bp\nis_obsolete: true\n")
     for h in (read_ontology(path).hierarchy(), Hierarchy.from_obo(path)):
         assert h.classes == ("GO:1", "GO:2") and h.edges == (("GO:1", "GO:2"),)
+
+
+def test_obo_values_lines_and_repeated_stanzas_read_as_obo_means_them(tmp_path):
+    """audit23's fuzzing against pronto: a U+2028 or form feed inside a value split the line (str.splitlines)
+    and refused the file or moved a term to another namespace; a term's second stanza replaced the first's
+    alt_ids and an is_obsolete in one of them was ignored; an escaped space in an id merged two terms; an
+    obonet error spanned three lines; an .obo.bz2 file was read as an edge list."""
+    import bz2
+
+    head = "format-version: 1.2\n\n[Term]\nid: T:1\nname: a\nnamespace: ns\n\n"
+    path = tmp_path / "x.obo"
+    for inside in ("name: a\u2028b", "def: \"caf\u0085 x\" []", "def: \"see\x0cnamespace: other\" []"):
+        path.write_text(head + f"[Term]\nid: T:2\n{inside}\nnamespace: ns\nis_a: T:1\n", encoding="utf-8")
+        onto = read_ontology(path)
+        assert onto.namespaces == ("ns",) and onto.hierarchy().edges == (("T:1", "T:2"),), inside
+    path.write_text(head + "[Term]\nid: T:2\nnamespace: ns\nalt_id: A:1\nis_a: T:1\n\n"
+                    "[Term]\nid: T:3\nnamespace: ns\n\n[Term]\nid: T:2\nalt_id: A:2\nis_a: T:3\n")
+    onto = read_ontology(path)
+    assert dict(onto.alt_ids) == {"A:1": ("T:2",), "A:2": ("T:2",)}
+    assert set(onto.hierarchy().edges) == {("T:1", "T:2"), ("T:3", "T:2")}
+    for first, second in (("is_obsolete: true\n", ""), ("", "is_obsolete: true\n"), ("is_obsolete: false\n",
+                                                                                       "is_obsolete: true\n")):
+        path.write_text(head + f"[Term]\nid: T:2\nnamespace: ns\n{first}\n[Term]\nid: T:2\nis_a: T:1\n{second}")
+        assert read_ontology(path).hierarchy().classes == ("T:1",), (first, second)
+    path.write_text(head + "[Term]\nid: T:a\\ b\nnamespace: ns\nis_a: T:1\n\n[Term]\nid: T:a\\ c\nnamespace: ns\n"
+                    "is_a: T:a\\ b ! the other\n\n[Term]\nid: T:x\\!y\nnamespace: ns\nis_a: T:1 {note=\"\\}\"}\n")
+    h = read_ontology(path).hierarchy()
+    assert h.classes == ("T:1", "T:a\\ b", "T:a\\ c", "T:x\\!y")
+    assert set(h.edges) == {("T:1", "T:a\\ b"), ("T:a\\ b", "T:a\\ c"), ("T:1", "T:x\\!y")}
+    path.write_text(head + "garbage line\n")
+    with pytest.raises(InputError) as info:
+        read_ontology(path)
+    assert "\n" not in str(info.value) and "garbage line" in str(info.value)
+    (tmp_path / "go.obo.bz2").write_bytes(bz2.compress((head + "[Term]\nid: T:2\nnamespace: ns\nis_a: T:1\n").encode()))
+    assert is_obo_file(tmp_path / "go.obo.bz2")
+    assert read_ontology(tmp_path / "go.obo.bz2").hierarchy().edges == (("T:1", "T:2"),)
