@@ -28,7 +28,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ._obo import read_obo_graph, term_namespaces
-from ._textfile import open_text, utf8_text
+from ._textfile import check_input_file, open_text, utf8_text
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
@@ -449,9 +449,7 @@ def _annotation_pairs(path, evidence=None):
     """``(target, term)`` pairs of a two-column file or a GAF file, in file order, and whether the first pair may
     be a header (the first line of a file of columns); with ``evidence`` (a set of codes), the GAF lines of
     those evidence codes only."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"annotation file {str(path)!r} does not exist")
+    path = check_input_file(path, "annotation file")  # before the work below; utf8_text would say the same
     pairs, gaf, header = [], None, False
     dropped = {}  # evidence code -> lines the filter left out
     with utf8_text(path, "annotation file") as fh:
@@ -695,9 +693,7 @@ _SUBMISSION_KEYS = frozenset({"AUTHOR", "MODEL", "KEYWORDS", "ACCURACY", "END"})
 
 def _read_predictions(path, tables, ontology):
     """One ``(len(targets), K)`` matrix per ``(hierarchy, targets)`` of ``tables``, in one pass over ``path``."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"predictions file {str(path)!r} does not exist")
+    path = check_input_file(path, "predictions file")  # before the work below; utf8_text would say the same
     tables = [({c: k for k, c in enumerate(h.classes)}, {t: i for i, t in enumerate(targets)},
                np.zeros((len(targets), h.n_classes))) for h, targets in tables]
     n_odd, first_odd = 0, None  # lines of NaN scores and scores outside [0, 1]

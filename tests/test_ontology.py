@@ -504,3 +504,14 @@ def test_obo_values_lines_and_repeated_stanzas_read_as_obo_means_them(tmp_path):
     (tmp_path / "go.obo.bz2").write_bytes(bz2.compress((head + "[Term]\nid: T:2\nnamespace: ns\nis_a: T:1\n").encode()))
     assert is_obo_file(tmp_path / "go.obo.bz2")
     assert read_ontology(tmp_path / "go.obo.bz2").hierarchy().edges == (("T:1", "T:2"),)
+
+
+def test_a_folder_or_a_missing_file_is_named_as_such_by_the_annotation_and_prediction_readers(tmp_path):
+    """Their own check beside utf8_text's called a folder a file that 'does not exist'."""
+    h = Hierarchy.from_edges([("GO:1", "GO:2")])
+    for read, what in ((lambda p: read_annotations(p, h), "annotation file"),
+                       (lambda p: read_cafa_predictions(p, h, ["A"]), "predictions file")):
+        with pytest.raises(InputError, match=f"^{what} .* is a directory, not a file$"):
+            read(tmp_path)
+        with pytest.raises(FileNotFoundError, match=f"^{what} .*nope.txt' does not exist$"):
+            read(tmp_path / "nope.txt")
