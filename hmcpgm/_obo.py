@@ -14,11 +14,10 @@ values are identifiers keep only those identifiers (the text up to an unescaped
 import io
 import logging
 import re
-import warnings
 from contextlib import contextmanager
 
 from ._textfile import utf8_text
-from ._util import preview
+from ._util import preview, warn
 from .exceptions import InputError
 
 __all__ = ["normalised_obo_text", "read_obo_graph", "term_namespaces"]
@@ -141,6 +140,40 @@ def _quiet_root_logger():
             root.removeHandler(null)
 
 
+_USUAL_RELATIONS = ("is_a", "part_of")  # CAFA's; an ontology may lack part_of (the Human Phenotype Ontology)
+
+
+def relation_names(relations):
+    """The relation names asked for (a name or a collection of names), stripped; none is an error.
+
+    Examples
+    --------
+    >>> relation_names(" is_a"), relation_names(("is_a", "part_of", ""))
+    (['is_a'], ['is_a', 'part_of'])
+    """
+    names = [relations] if isinstance(relations, str) else list(relations)
+    if not all(isinstance(r, str) for r in names):
+        raise InputError(f"relations must be names of OBO relations, got {relations!r}")
+    names = [r.strip() for r in names if r.strip()]
+    if not names:
+        raise InputError(f"relations names no relation, got {relations!r}; CAFA's are is_a and part_of")
+    return names
+
+
+def _check_relations_found(graph, names, path, what):
+    """The relation names checked against the file's: none found is an error (a misspelt name would drop
+    every edge), an unusual one missing is a warning."""
+    found = {key for _, _, key in graph.edges(keys=True)}
+    if found:
+        listed = ", ".join(sorted(found))
+        missing = [r for r in names if r not in found]
+        if len(missing) == len(names):
+            raise InputError(f"{what} {path} has no relation {', '.join(missing)} (its relations: {listed})")
+        unusual = [r for r in missing if r not in _USUAL_RELATIONS]
+        if unusual:
+            warn(f"{what} {path} has no relation {', '.join(unusual)} (its relations: {listed})", UserWarning)
+
+
 def read_obo_graph(path, relations, what="ontology file"):
     """obonet's MultiDiGraph of an OBO file (child -> parent edges keyed by relation), and its terms.
 
@@ -149,10 +182,12 @@ def read_obo_graph(path, relations, what="ontology file"):
     path : str or Path
         The OBO file, plain or gzip-compressed (told by its first bytes), UTF-8; or,
         as obonet reads them, a URL or a ``.bz2`` / ``.xz`` file.
-    relations : set of str
-        The relations the caller keeps: an edge of one of them to a term the file does
-        not define (and does not mark obsolete) is reported in a warning. Such a node
-        has no data in the graph, as has an obsolete term named as a parent.
+    relations : list of str
+        The relations the caller keeps (:func:`relation_names`). None of them in the
+        file is an error (a misspelt name would drop every edge); one missing other
+        than is_a and part_of is a warning. An edge of one of them to a term the file
+        does not define (and does not mark obsolete) is reported in a warning. Such a
+        node has no data in the graph, as has an obsolete term named as a parent.
     what : str
         What messages call the file.
 
@@ -190,12 +225,12 @@ def read_obo_graph(path, relations, what="ontology file"):
             graph = obonet.read_obo(io.StringIO(text))
     except Exception as exc:  # obonet raises plain exceptions on malformed files, some over several lines
         raise InputError(f"{what} {path}: cannot read it as OBO ({' '.join(str(exc).split())})") from None
+    _check_relations_found(graph, relations, path, what)
     undefined = [(child, parent) for child, parent, relation in graph.edges(keys=True)
                  if relation in relations and parent not in terms]
     if undefined:
-        warnings.warn(f"{what} {path}: {len(undefined)} {'/'.join(sorted(relations))} edges point to terms the "
-                      f"file does not define, and are left out: {preview([f'{c} -> {p}' for c, p in undefined])}",
-                      stacklevel=3)
+        warn(f"{what} {path}: {len(undefined)} {'/'.join(sorted(relations))} edges point to terms the "
+             f"file does not define, and are left out: {preview([f'{c} -> {p}' for c, p in undefined])}", UserWarning)
     return graph, [t for t, obsolete in terms.items() if not obsolete]
 
 

@@ -27,7 +27,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._obo import read_obo_graph, term_namespaces
+from ._obo import read_obo_graph, relation_names, term_namespaces
 from ._textfile import check_input_file, open_text, utf8_text
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
@@ -237,35 +237,6 @@ def is_obo_file(path):
     return False
 
 
-_USUAL_RELATIONS = ("is_a", "part_of")  # CAFA's; an ontology may lack part_of (the Human Phenotype Ontology)
-
-
-def _relation_names(relations):
-    """The relation names asked for, stripped; none is an error."""
-    names = [relations] if isinstance(relations, str) else list(relations)
-    if not all(isinstance(r, str) for r in names):
-        raise InputError(f"relations must be names of OBO relations, got {relations!r}")
-    names = [r.strip() for r in names if r.strip()]
-    if not names:
-        raise InputError(f"relations names no relation, got {relations!r}; CAFA's are is_a and part_of")
-    return names
-
-
-def _check_relations_found(graph, names, path):
-    """The relation names checked against the file's: none found is an error (a misspelt name would drop
-    every edge), an unusual one missing is a warning."""
-    found = {key for _, _, key in graph.edges(keys=True)}
-    if found:
-        listed = ", ".join(sorted(found))
-        missing = [r for r in names if r not in found]
-        if len(missing) == len(names):
-            raise InputError(f"ontology file {path} has no relation {', '.join(missing)} (its relations: {listed})")
-        unusual = [r for r in missing if r not in _USUAL_RELATIONS]
-        if unusual:
-            warnings.warn(f"ontology file {path} has no relation {', '.join(unusual)} (its relations: {listed})",
-                          stacklevel=3)
-
-
 def read_ontology(path, relations=("is_a", "part_of")):
     """Read an ontology: an OBO file (one hierarchy per namespace) or an edge list.
 
@@ -298,10 +269,9 @@ def read_ontology(path, relations=("is_a", "part_of")):
         from .io import read_hierarchy
 
         return Ontology({EDGE_LIST_NAMESPACE: read_hierarchy(path)})
-    wanted = _relation_names(relations)
+    wanted = relation_names(relations)
     path = Path(path)
-    graph, terms = read_obo_graph(path, set(wanted))
-    _check_relations_found(graph, wanted, path)
+    graph, terms = read_obo_graph(path, wanted)
     relations = set(wanted)
     by_namespace, names, alt_ids = {}, {}, {}
     # no term names its namespace (the Human Phenotype Ontology): the header's default-namespace holds them all;

@@ -192,10 +192,11 @@ def read_obo(path, relations, namespace=None):
     """The ontology of an OBO file as obonet's MultiDiGraph (child -> parent edges keyed by
     relation): the terms the file defines (not obsolete), optionally those of one namespace
     (the header's ``default-namespace`` when no term names one), read as
-    :func:`hmcpgm.ontology.read_ontology` reads it."""
+    :func:`hmcpgm.ontology.read_ontology` reads it; ``relations`` is a list of names
+    (:func:`hmcpgm._obo.relation_names`)."""
     from .._obo import read_obo_graph, term_namespaces
 
-    graph, terms = read_obo_graph(path, set(relations), what="OBO file")
+    graph, terms = read_obo_graph(path, relations, what="OBO file")
     keep = [t for t, ns in term_namespaces(graph, terms).items() if namespace is None or ns == namespace]
     if namespace is not None and not keep:
         raise InputError(f"namespace {namespace!r} has no term in {path}")

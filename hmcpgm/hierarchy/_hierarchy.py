@@ -169,8 +169,10 @@ class Hierarchy:
         path : str or Path
             An ``.obo`` file, plain or gzip-compressed, UTF-8 (or, as obonet reads
             them, a URL or a ``.bz2`` / ``.xz`` file).
-        relations : collection of str, default ("is_a", "part_of")
-            The relations that make a term a child of another.
+        relations : str or collection of str, default ("is_a", "part_of")
+            The relations that make a term a child of another. None of them in the file
+            is an error (a misspelt name would drop every edge); one missing other than
+            is_a and part_of is a warning.
         namespace : str, optional
             Keep only the terms of one namespace (e.g. ``"biological_process"``);
             edges to terms outside it are dropped.
@@ -183,7 +185,9 @@ class Hierarchy:
             to child. When no term names its namespace, ``namespace`` is matched
             against the header's ``default-namespace``.
         """
-        relations = (relations,) if isinstance(relations, str) else tuple(relations)
+        from .._obo import relation_names
+
+        relations = relation_names(relations)
         graph = read_obo(path, relations, namespace)
         return cls.from_networkx(graph, direction="child_to_parent", relations=relations)
 
