@@ -20,7 +20,6 @@ The files the protein-function community exchanges, read the way the CAFA evalua
 
 import csv
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -29,6 +28,7 @@ import numpy as np
 
 from ._obo import read_obo_graph, relation_names, term_namespaces
 from ._textfile import check_input_file, open_text, utf8_text
+from ._util import warn
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
@@ -576,8 +576,8 @@ def _warn_unknown(pairs, path, hierarchy, ontology):
     unknown = [term for _, term in pairs if not canonical(term)]
     if unknown:
         where = "ontology" if ontology is not None else "hierarchy"
-        warnings.warn(f"{len(unknown)} annotation lines of {path} name terms that are not in the {where} "
-                      f"(first: {unknown[0]!r}); they are left out", stacklevel=3)
+        warn(f"{len(unknown)} annotation lines of {path} name terms that are not in the {where} "
+             f"(first: {unknown[0]!r}); they are left out", UserWarning)
 
 
 def _label_matrix(pairs, hierarchy, ontology, namespace):
@@ -694,12 +694,12 @@ def _read_predictions(path, tables, ontology):
                 for k in cols:  # max(old, NaN) keeps the old score: a NaN line counts as absent, as in cafaeval
                     values[i, k] = max(values[i, k], score)
     if n_odd:
-        warnings.warn(f"{n_odd} lines of predictions file {path} hold a NaN score or one outside [0, 1] (first: "
-                      f"line {first_odd}); read as cafaeval reads them: NaN as no prediction, the others as they are, "
-                      "above or below every threshold", stacklevel=3)
+        warn(f"{n_odd} lines of predictions file {path} hold a NaN score or one outside [0, 1] (first: "
+             f"line {first_odd}); read as cafaeval reads them: NaN as no prediction, the others as they are, "
+             "above or below every threshold", UserWarning)
     if n_short:
-        warnings.warn(f"{n_short} lines of predictions file {path} have fewer than the three fields 'target term "
-                      f"score' (first: line {first_short}); skipped, as cafaeval skips them", stacklevel=3)
+        warn(f"{n_short} lines of predictions file {path} have fewer than the three fields 'target term "
+             f"score' (first: line {first_short}); skipped, as cafaeval skips them", UserWarning)
     return [values for _, _, values in tables]
 
 

@@ -25,13 +25,12 @@ becomes positive).
 
 import dataclasses
 import re
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .._util import preview, repeated
+from .._util import preview, repeated, warn
 from ..exceptions import HierarchyError, InputError
 from ..hierarchy import Hierarchy
 from ._data import HMCData, HMCSplit
@@ -390,8 +389,8 @@ def _hierarchy_from_spec(spec, super_root, source, lineno):
 def _from_paths(items, where):
     listed = set(items)
     if len(listed) != len(items):  # harmless in a declaration (one Clus-HMC image data set has them): read once
-        warnings.warn(f"{where}: the class attribute lists {len(items) - len(listed)} paths twice "
-                      f"({preview(repeated(items))}); each is read once", stacklevel=5)
+        warn(f"{where}: the class attribute lists {len(items) - len(listed)} paths twice "
+             f"({preview(repeated(items))}); each is read once", UserWarning)
         items = list(dict.fromkeys(items))
     edges = []
     for item in items:

@@ -30,6 +30,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._arrays import count
+from .._util import warn
 from ..exceptions import InputError
 
 _BLOCK_EVENTS = 2**24  # rows x columns solved at once (a few arrays of 128 MB)
@@ -223,13 +224,10 @@ def _newton(X, Y, C, tol, max_iter):
         step = _cg(Xa, Xa2, C * w, penalised, -grad)
         theta[:, active] = T + _line_search(Xa, Ya, C, penalised, T, z, grad, step) * step
     if active.size:
-        import warnings
-
         from sklearn.exceptions import ConvergenceWarning
 
-        warnings.warn(f"LogisticColumns: {active.size} of {Y.shape[1]} columns did not converge in "
-                      f"max_iter={max_iter} Newton iterations; increase max_iter", ConvergenceWarning,
-                      stacklevel=3)
+        warn(f"LogisticColumns: {active.size} of {Y.shape[1]} columns did not converge in "
+             f"max_iter={max_iter} Newton iterations; increase max_iter", ConvergenceWarning)
     return theta, n_iter
 
 

@@ -1,11 +1,10 @@
 """Fitting one score model per class from training scores and labels."""
 
-from warnings import warn
 
 import numpy as np
 
 from .._columns import labels_by_score_rows
-from .._util import preview
+from .._util import preview, warn
 from .._validation import check_hierarchy, class_matrix, label_matrix
 from ..exceptions import HmcpgmWarning, InputError, LabelError
 from ._cv import choose_candidates, cross_validated_lpr, log_loss_by_class
@@ -116,8 +115,7 @@ def fit_score_model(
     always = np.flatnonzero(n_pos == m) if m > 1 else np.zeros(0, dtype=np.intp)
     if not allow_empty and len(always):  # e.g. the Gene Ontology's roots: nothing to learn, nothing to refuse
         warn(f"{len(always)} classes are positive for every training object "
-             f"({preview(hierarchy.classes[i] for i in always)}): their scores carry no evidence", HmcpgmWarning,
-             stacklevel=2)
+             f"({preview(hierarchy.classes[i] for i in always)}): their scores carry no evidence", HmcpgmWarning)
     if not allow_empty and (n_pos == 0).any():
         raise LabelError(_empty_message(hierarchy, y, np.where(n_pos == m, 1, n_pos) if m > 1 else n_pos, m))
     prevalence = n_pos / m

@@ -233,10 +233,10 @@ def _warnings_kept(func, key, payload, *shared):
 
 
 def _result(future):
-    import warnings
+    from .._util import warn
 
     result, caught = future.result()
     check_interrupt()  # a Ctrl-C swallowed by a callback of distributed's (its garbage-collector watch)
     for category, message in caught:
-        warnings.warn(message, category, stacklevel=3)
+        warn(message, category)
     return result

@@ -16,11 +16,11 @@ the same events, to the last float (the estimated FDR is accumulated over the
 same events in the same order).
 """
 
-import warnings
 
 import numpy as np
 
 from .._arrays import count
+from .._util import warn
 from ..decision import Cutoff, bayes_cutoff
 from ..exceptions import CutoffWarning, InputError
 from ..ranking import Ranking
@@ -266,9 +266,9 @@ class ChunkedRanking:
         if tied.size:
             low_rank = int(cum_n[tied[-1]])
         if r_best == 0:
-            warnings.warn(f"no prefix of the ranking has an estimated false discovery rate <= alpha={a}; the "
-                          f"smallest estimated FDR is {low:.2g} at {low_rank} events; the cutoff labels no event "
-                          "positive", CutoffWarning, stacklevel=2)
+            warn(f"no prefix of the ranking has an estimated false discovery rate <= alpha={a}; the "
+                 f"smallest estimated FDR is {low:.2g} at {low_rank} events; the cutoff labels no event "
+                 "positive", CutoffWarning)
         total = float(self.sums.sum())
         r = r_best
         return Cutoff(
