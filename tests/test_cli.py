@@ -196,6 +196,33 @@ def test_rank_output_is_consistent(files, tmp_path, capsys, method, source):
     assert r == m * k or np.mean(1 - v[: r + 1]) > 0.1
 
 
+@pytest.mark.parametrize("chunked", [False, True])
+def test_an_id_column_named_like_a_ranking_column_is_refused(tmp_path, capsys, chunked):
+    """--id-column rank gave a traceback, --id-column positive overwrote the ids with the decisions, value /
+    class / block_mean wrote two columns of one name (audit25). An id column 'name' is refused only where the
+    term names are written."""
+    (tmp_path / "h.csv").write_text("parent,child\nA,B\nA,C\n")
+    (tmp_path / "t.obo").write_text("format-version: 1.2\n\n[Term]\nid: A\nname: top\nnamespace: n\n\n"
+                                    "[Term]\nid: B\nname: b\nnamespace: n\nis_a: A\n\n"
+                                    "[Term]\nid: C\nname: c\nnamespace: n\nis_a: A\n")
+    out = tmp_path / "r.csv"
+    extra = ["--chunk-size", "1"] if chunked else []
+    for name, hierarchy in [(n, "h.csv") for n in ("rank", "class", "value", "block_mean", "positive")] + [
+            ("name", "t.obo")]:
+        (tmp_path / "v.csv").write_text(f"{name},A,B,C\n001,0.9,0.8,0.1\n1,0.7,0.2,0.6\n")
+        assert main(["rank", str(tmp_path / "v.csv"), str(tmp_path / hierarchy), "-o", str(out), "--fdr", "0.3",
+                     "--id-column", name, "--quiet"] + extra) == 2
+        err = capsys.readouterr().err
+        assert f"the id column {name!r} has the name of a column of the ranking file" in err
+        assert "choose another --id-column" in err and "Traceback" not in err and not out.exists()
+    (tmp_path / "v.csv").write_text("name,A,B,C\n001,0.9,0.8,0.1\n1,0.7,0.2,0.6\n")
+    assert main(["rank", str(tmp_path / "v.csv"), str(tmp_path / "h.csv"), "-o", str(out), "--fdr", "0.3",
+                 "--id-column", "name", "--quiet"] + extra) == 0  # no term names: 'name' is free
+    table = pd.read_csv(out, dtype={"name": str})
+    assert list(table.columns) == ["rank", "name", "class", "value", "block_mean", "positive"]
+    assert set(table["name"]) == {"001", "1"}
+
+
 def test_rank_without_fdr_has_no_decision_column(files, tmp_path):
     out = tmp_path / "rank.csv"
     assert main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(out)]) == 0

@@ -258,11 +258,13 @@ def command_rank(args):
     from ..decision import bayes_cutoff
     from ..io import check_output, read_matrix
     from ..ranking import Ranking, hier_rank, naive_sort
+    from ..ranking._ranking import id_column_name
     from ._go import with_term_names
 
     check_output(args.output, "-o")
     at_scale = _scale_requested(args, args.values, args.output)
     hierarchy, ontology = _load_hierarchy_or_model(args.hierarchy, args, args.values)
+    object_column = id_column_name(args.id_column, names=ontology is not None and bool(ontology.names))
     if at_scale:
         from ..scale import rank_files
 
@@ -284,7 +286,7 @@ def command_rank(args):
     ranked = Ranking(ranked.order, ranked.n_objects, hierarchy.classes, block_means=ranked.block_means,
                      method=ranked.method, index=index)
     steps.step("ranked")
-    table = ranked.to_frame(values).rename(columns={"object": args.id_column or "object"})
+    table = ranked.to_frame(values).rename(columns={"object": object_column})
     table = with_term_names(table, ontology)
     if args.fdr is not None:
         cut = bayes_cutoff(ranked, values, rule="fdr", alpha=args.fdr)

@@ -302,6 +302,31 @@ class Ranking:
         return pd.DataFrame(table)
 
 
+#: the columns of a ranking file besides the objects' ids (:meth:`Ranking.to_frame` and the FDR decisions'
+#: ``positive``; ``name`` too when the classes' names are written)
+RANKING_COLUMNS = ("rank", "class", "value", "block_mean", "positive")
+
+
+def id_column_name(id_column, *, names=False):
+    """The name of the objects' column in a ranking file: ``id_column``, or ``"object"`` without one.
+
+    An id column named like one of :data:`RANKING_COLUMNS` (or ``name``, when ``names`` are written) is
+    refused: the file would hold two columns of that name, or the decisions would overwrite the ids.
+
+    Examples
+    --------
+    >>> id_column_name(None), id_column_name("gene"), id_column_name("name")
+    ('object', 'gene', 'name')
+    """
+    if id_column is None:
+        return "object"
+    taken = RANKING_COLUMNS + (("name",) if names else ())
+    if id_column in taken:
+        raise InputError(f"the id column {id_column!r} has the name of a column of the ranking file "
+                         f"({', '.join(taken)}); choose another --id-column")
+    return id_column
+
+
 def labelled_matrix(matrix, shape, index, classes):
     """``matrix`` (checked to be of ``shape``) as it is without ``index``, else a DataFrame of it with rows
     named by ``index`` and columns by ``classes``: what :meth:`Ranking.labelled` (and the chunked

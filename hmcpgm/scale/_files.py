@@ -16,6 +16,7 @@ from .._arrays import count
 from .._atomic import AtomicFile, check_distinct, name_output
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
+from ..ranking._ranking import id_column_name
 from ._execute import import_optional
 from ._pipeline import BLOCK_CELLS, predict_stream, progress_bar, rank_stream
 
@@ -536,6 +537,7 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
         ``output`` is the values file (under any spelling).
     """
     check_distinct({"the values file": values}, {"output": output})
+    object_column = id_column_name(id_column, names=names is not None)
     writer = TableWriter(output)
     ids = []
 
@@ -561,7 +563,7 @@ def rank_files(values, hierarchy, output, *, fdr=None, method="hierrank", id_col
                 if names is not None:
                     frame.insert(list(frame.columns).index("class") + 1, "name",
                                  frame["class"].map(lambda c: names.get(c, "")))
-                writer.write(frame.rename(columns={"object": id_column or "object"}))
+                writer.write(frame.rename(columns={"object": object_column}))
                 bar.update(len(frame))
     finally:
         ranked.close()
