@@ -14,6 +14,7 @@ data row under the header, which is line 2 of the file; messages give both.
 """
 
 import csv
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,6 +143,11 @@ def _csv_rows(texts, delimiter, what, path, numbers=None, error=InputError):
         if row is None:
             raise error(f"{what} {path}, line {number}: {detail}")
         yield number, row
+
+
+def _blank(row):
+    """Whether a ``csv.reader`` row is a blank line (pandas skips them: they are no data row)."""
+    return not row or len(row) == 1 and not row[0].strip()
 
 
 def _cycle_lines(edges, lines):
@@ -339,7 +345,7 @@ class MatrixLayout:
             reader = _csv_rows(fh, self.delimiter, self.what, self.path)
             next(reader, None)
             for number, row in reader:
-                if not row or all(not f.strip() for f in row) and len(row) == 1:  # blank lines are skipped
+                if _blank(row):  # blank lines are skipped
                     continue
                 if len(row) != len(self.header):
                     columns = "a class or the id column" if self.id_column else "a class"
@@ -389,9 +395,34 @@ class MatrixLayout:
         Returns
         -------
         str
-            ``row r+1``, with the file line when the file has lines.
+            ``row r+1``, with the file line when the file has lines (found by reading
+            the file again: blank lines do not count as rows).
         """
-        return f"row {r + 1} (line {r + 2})" if self.lines else f"row {r + 1}"
+        if not self.lines:
+            return f"row {r + 1}"
+        return f"row {r + 1} (line {self.locate(r)[1]})"
+
+    def locate(self, r):
+        """Where data row ``r`` (from 0) is in the file, by reading it again: blank lines are no rows.
+
+        Parameters
+        ----------
+        r : int
+            The row's index among the data rows, from 0.
+
+        Returns
+        -------
+        (int, int)
+            Its record (from 0, the header's 0; every blank line and every quoted
+            multi-line record counts one, as ``pandas.read_csv``'s ``skiprows``
+            counts them) and the file line it ends on; ``(r + 1, r + 2)`` when the
+            file has fewer rows.
+        """
+        with open(self.path, encoding="utf-8-sig", newline="") as fh:
+            reader = enumerate(_csv_rows(fh, self.delimiter, self.what, self.path))
+            next(reader, None)
+            data_rows = ((record, number) for record, (number, row) in reader if not _blank(row))
+            return next(itertools.islice(data_rows, r, None), (r + 1, r + 2))
 
 
 def matrix_layout(path, hierarchy, name, *, id_column=None, header=None):
@@ -467,9 +498,10 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
         return ids, np.zeros((0, len(class_columns)))
     text_columns = [c for c in class_columns if frame[c].dtype.kind not in "fiub"]
     if text_columns:  # text in a column: name the cell
-        if layout.lines:
+        if layout.lines:  # the chunk's rows again, as text; blank lines before them count for skiprows
+            start = layout.locate(first_row)[0] if first_row else 1
             frame = pd.read_csv(path, **layout.csv_options(dtype=str, keep_default_na=False,
-                                                           skiprows=range(1, first_row + 1), nrows=len(frame)))
+                                                           skiprows=range(1, start), nrows=len(frame)))
         _raise_first_bad_cell(frame.astype(str), text_columns, layout, first_row)
     ids = None
     if layout.id_column is not None:  # stripped, as the header's names are

@@ -193,6 +193,26 @@ def test_a_wide_row_is_refused_by_the_chunked_reader_too(tmp_path, tree):
             list(read_matrix_chunks(path, tree, "scores", chunk_size=2))
 
 
+@pytest.mark.parametrize("text, row, line", [
+    ("A,B,C\n1,2,3\n\n4,5,6\n7,oops,9\n", 3, 5),  # a blank line
+    ("A,B,C\n\n  \n1,2,3\n4,oops,6\n", 2, 5),  # a blank line and one of spaces
+    ('A,B,C\n"1\n",2,3\n\n4,oops,6\n', 2, 5),  # a quoted field over two lines
+    ("A,B,C\n1,2,3\n\n4,5,6\n7,,9\n", 3, 5),  # an empty cell
+])
+def test_a_bad_cell_after_a_blank_line_is_named_by_its_own_line(tmp_path, tree, text, row, line):
+    """pandas skips blank lines, and messages named 'line row + 1' (line 4 for line 5); the chunked reader
+    re-read a chunk's rows after a blank line from the wrong place and blamed 64-bit integers (audit25)."""
+    from hmcpgm.scale import read_matrix_chunks
+
+    path = _write(tmp_path, text, "blank.csv")
+    where = rf"blank.csv: row {row} \(line {line}\), column 'B' "
+    with pytest.raises(InputError, match=where):
+        read_matrix(path, tree, "scores")
+    for chunk_size in (1, 2, 10):
+        with pytest.raises(InputError, match=where):
+            list(read_matrix_chunks(path, tree, "scores", chunk_size=chunk_size))
+
+
 def test_a_header_alone_with_allow_empty_is_an_empty_matrix(tmp_path, tree):
     """The docstring promised it; the empty columns read as text gave 'some cells are not numbers'."""
     ids, m = read_matrix(_write(tmp_path, "A,B,C\n", "e.csv"), tree, "scores", allow_empty=True)
