@@ -133,10 +133,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         :func:`hmcpgm.inference.engine_table`).
     threshold : float in (0, 1), default 0.5
         The rule of :meth:`predict`: an event is positive when the mean mLPR of
-        its HierRank block (within its object) is at least ``threshold``. Block
-        means never increase from a class to its children, so the decisions
-        respect the hierarchy; under exact full inference the block means are
-        the mLPRs themselves and 0.5 is the Bayes rule for the Hamming loss.
+        its HierRank block (within its object), recalibrated (the fitted map,
+        ``recalibration_``; none with ``recalibrate=False``), is at least
+        ``threshold``. Block means never increase from a class to its children
+        and the map is increasing, so the decisions respect the hierarchy; under
+        exact full inference without recalibration the block means are the
+        mLPRs themselves and 0.5 is the Bayes rule for the Hamming loss.
     cv : int, default 5
         Folds of the cross-fitting (``version="auto"``, a fitted ``tempering``
         or ``recalibrate``).

@@ -209,8 +209,8 @@ def build_parser():
                        help="compute mLPRs for new scores with a saved model",
                        description="Write the (objects x classes) matrix of recalibrated mLPRs (what 'hmcpgm rank "
                                    "--fdr' needs; --uncalibrated for the mLPRs themselves) as CSV, and with "
-                                   "--decisions the 0/1 matrix of the model's decision rule (HierRank block mean of "
-                                   "the mLPRs >= --threshold).")
+                                   "--decisions the 0/1 matrix of the model's decision rule (the recalibrated "
+                                   "HierRank block mean of the mLPRs >= --threshold).")
     p.add_argument("model", help="a model saved by 'hmcpgm fit'")
     p.add_argument("scores", help="scores CSV (header = class names)")
     p.add_argument("-o", "--output", required=True, help="mLPR CSV to write")
@@ -222,7 +222,8 @@ def build_parser():
                              "needs: the default (the mLPRs themselves for a model fitted with --no-recalibrate)")
     values.add_argument("--uncalibrated", action="store_true",
                         help="write the mLPRs before recalibration (the paper's values); not for 'rank --fdr'")
-    p.add_argument("--threshold", type=_fraction, help="decision threshold on block means (default: the model's, 0.5)")
+    p.add_argument("--threshold", type=_fraction,
+                   help="decision threshold on the recalibrated block means (default: the model's, 0.5)")
     p.add_argument("--format", default="csv", choices=("csv", "cafa"),
                    help="csv: the (objects x classes) matrix; cafa: 'target term score' lines (tab-separated, "
                         "for 'hmcpgm evaluate' and the CAFA evaluator)")
