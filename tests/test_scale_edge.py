@@ -90,6 +90,18 @@ def test_every_chunk_size_gives_the_whole_numbers(model, new, chunk_size):
             assert np.array_equal(ranked.top(r), whole.top(r))
 
 
+def test_rank_model_calibrated_ranks_and_cuts_the_recalibrated_mlprs(model, new):
+    """docs/scale.md's recipe took the FDR cutoff on the mLPRs as they are (audit25); calibrated=True ranks
+    model.calibrated_proba, as 'hmcpgm rank --fdr' ranks the output of 'hmcpgm predict'."""
+    g = model.calibrated_proba(new)
+    assert not np.array_equal(g, model.predict_proba(new))  # the map is not the identity here
+    whole = hier_rank(g, H)
+    with rank_model(model, new, chunk_size=7, calibrated=True) as ranked:
+        assert np.array_equal(ranked.to_ranking().order, whole.order)
+        for alpha in (0.05, 0.3):
+            _same_cutoff(*_cutoffs(ranked, whole, g, alpha))
+
+
 @pytest.mark.parametrize("method", ["auto", "naive"])
 @pytest.mark.parametrize("kind", ["ties", "constant", "zeros", "tiny"])
 def test_ties_and_degenerate_values_in_chunks(method, kind):

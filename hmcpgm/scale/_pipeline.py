@@ -27,24 +27,28 @@ __all__ = ["ModelMlpr", "NetworkMlpr", "row_chunks", "rank_stream", "rank_chunks
 class ModelMlpr:
     """Chunk of first-stage scores -> its mLPRs, by a fitted :class:`hmcpgm.MLPR`.
 
-    ``ModelMlpr(model)(scores)`` is ``model.predict_proba(scores)`` as an array,
-    with the seconds it took; ``first_row`` numbers the rows in messages when
-    ``scores`` is a chunk of a larger matrix.
+    ``ModelMlpr(model)(scores)`` is ``model.predict_proba(scores)`` as an array
+    (``model.calibrated_proba(scores)`` with ``calibrated=True``), with the seconds
+    it took; ``first_row`` numbers the rows in messages when ``scores`` is a chunk of
+    a larger matrix.
 
     Attributes
     ----------
     model : MLPR
         Fitted; it goes to every worker (picklable).
+    calibrated : bool
+        Give the recalibrated mLPRs.
     """
 
     model: object
+    calibrated: bool = False
 
     def __call__(self, scores, first_row=0):
         t0 = time.perf_counter()
         if first_row:  # a later chunk: its bad cells are named by their row in the whole input
             class_matrix(scores, self.model.hierarchy_, "X", first_row=first_row)
-        p = np.asarray(self.model.predict_proba(scores), dtype=np.float64)
-        return p, {"mlpr": time.perf_counter() - t0}
+        values = self.model.calibrated_proba(scores) if self.calibrated else self.model.predict_proba(scores)
+        return np.asarray(values, dtype=np.float64), {"mlpr": time.perf_counter() - t0}
 
 
 @dataclass(frozen=True)
@@ -267,7 +271,7 @@ def rank_chunks(values, hierarchy, *, chunk_size=None, **options):
                        **options)
 
 
-def rank_model(model, X, *, chunk_size=None, **options):
+def rank_model(model, X, *, chunk_size=None, calibrated=False, **options):
     """Scores -> mLPRs -> HierRank, chunk by chunk, with a fitted :class:`hmcpgm.MLPR`.
 
     The mLPRs of a chunk are made and ranked where the chunk runs and are kept
@@ -281,6 +285,12 @@ def rank_model(model, X, *, chunk_size=None, **options):
         First-stage scores.
     chunk_size : int, optional
         Objects per chunk (a dask array keeps its row chunks without it).
+    calibrated : bool, default False
+        Rank the recalibrated mLPRs (``model.calibrated_proba``), whose mean of
+        ``1 - value`` estimates the FDR: what the ranking's ``bayes_cutoff`` needs,
+        as ``hmcpgm rank --fdr`` ranks the output of ``hmcpgm predict``. The
+        default ranks the mLPRs themselves, whose ``bayes_cutoff`` trusts the
+        mLPRs as they are.
     **options
         ``method``, ``scheduler``, ``store``, ``progress`` of :func:`rank_stream`.
 
@@ -293,7 +303,7 @@ def rank_model(model, X, *, chunk_size=None, **options):
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model)
-    return rank_stream(row_chunks(X, chunk_size), model.hierarchy_, to_values=ModelMlpr(model),
+    return rank_stream(row_chunks(X, chunk_size), model.hierarchy_, to_values=ModelMlpr(model, calibrated),
                        n_objects=_rows(X), index=_row_index(X), **options)
 
 
