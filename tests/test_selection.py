@@ -209,6 +209,37 @@ def test_screening_drops_versions_that_trail_indpt_on_a_subsample():
     assert (auto["rows"] == 1500).all() and (auto["note"] == "").all()
 
 
+@pytest.mark.slow
+def test_a_small_dag_keeps_every_row_and_fits_the_map_on_them(monkeypatch):
+    """A fixed 300-row subsample on any DAG fitted a 9-class DAG's recalibration map on 2,700 events, and
+    the FDR cutoff's realised FDR exceeded alpha (bench/fdr_well_specified.py). The subsample now holds
+    about DAG_CELLS (row, class) cells: every row here, 300 on an ontology of 4,000 classes."""
+    import hmcpgm.selection._auto as auto_module
+    from hmcpgm.selection import DAG_CELLS, dag_rows
+
+    assert dag_rows(4125, 300) == 300 and dag_rows(3573, 300) == 300 and dag_rows(3573, 100) == 100
+    assert dag_rows(9, 300) == DAG_CELLS // 9 and dag_rows(9, 100) == DAG_CELLS // 27
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "ab"), ("b", "ab"), ("ab", "x")],
+                             classes=["x", "ab", "r", "b", "a"])
+    rng = np.random.default_rng(0)
+    y = np.zeros((900, 5), int)
+    for c in h.topological_order:
+        parents = list(h.parent_indices[c])
+        y[:, c] = np.all(y[:, parents] == 1, axis=1) & (rng.random(900) < (0.6 if parents else 0.5))
+    s = rng.normal(size=y.shape) + 1.5 * y
+    fitted = []
+    real = auto_module.fit_recalibration
+    monkeypatch.setattr(auto_module, "fit_recalibration", lambda p, y: fitted.append(p.shape) or real(p, y))
+    table = fit_second_stage_auto(s, y, h, score_model="logistic", cv=3).cv_table.set_index("version")
+    assert (table["rows"] == 900).all() and (table["note"] == "").all()
+    assert fitted == [(900, 5)]  # every row of every class (each class's labels vary)
+    fitted.clear()
+    table = fit_second_stage_auto(s, y, h, score_model="logistic", cv=3, max_rows=300,
+                                  screen_rows=100).cv_table.set_index("version")
+    chosen = table.index[table["chosen"]][0]
+    assert fitted == [(900 if chosen == "indpt" else 300, 5)]
+
+
 def test_screening_judges_the_model_the_exponent_search_fits(monkeypatch):
     """The screen tries nbh and full as the search fits them: each class's own evidence at indpt's
     exponent, the others' at the grid's (against a hand-made paired log loss), and the fit passes it

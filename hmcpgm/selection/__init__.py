@@ -32,7 +32,7 @@ fold on the out-of-fold evidence (:meth:`SecondStage.mlpr`).
 """
 
 from ..second_stage import SecondStage
-from ._auto import CONSISTENCY_CANDIDATES, fit_second_stage_auto
+from ._auto import CONSISTENCY_CANDIDATES, DAG_CELLS, dag_rows, fit_second_stage_auto
 from ._choice import CONSISTENCY, CRITERIA, VERSIONS, consistent_values, ranked_ap
 from ._crossfit import CrossFit, cross_fit, cross_fitted_mlpr, resolve_engine
 from ._pool import POOL_WEIGHTS, choose_pool_weight, crossfitted_isotonic
@@ -42,6 +42,7 @@ __all__ = [
     "CONSISTENCY_CANDIDATES",
     "CRITERIA",
     "CrossFit",
+    "DAG_CELLS",
     "POOL_WEIGHTS",
     "SecondStage",
     "VERSIONS",
@@ -50,6 +51,7 @@ __all__ = [
     "choose_pool_weight",
     "consistent_values",
     "crossfitted_isotonic",
+    "dag_rows",
     "fit_second_stage_auto",
     "ranked_ap",
     "resolve_engine",
