@@ -20,7 +20,7 @@ from ._textfile import utf8_text
 from ._util import preview, warn
 from .exceptions import InputError
 
-__all__ = ["normalised_obo_text", "read_obo_graph", "term_namespaces"]
+__all__ = ["normalised_obo_text", "read_obo_graph", "relation_names", "term_namespaces"]
 
 #: tags whose value is one identifier (``relationship``: a relation and an identifier)
 _IDENTIFIER_TAGS = frozenset({"id", "is_a", "alt_id", "namespace", "is_obsolete", "replaced_by", "consider",
@@ -204,7 +204,8 @@ def read_obo_graph(path, relations, what="ontology file"):
     ImportError
         Without obonet (``pip install 'hmcpgm[obo]'``).
     InputError
-        A file obonet cannot read, in one line naming it.
+        A file obonet cannot read, or one without any of ``relations``, in one line
+        naming it.
     """
     try:
         import obonet
