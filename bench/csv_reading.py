@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     python bench/csv_reading.py                 # 20,000 objects x 200 classes (about 77 MB)
     python bench/csv_reading.py --objects 2000  # a quick run
+    python bench/csv_reading.py --objects 1625 --classes 4125   # cellcycle_GO's shape
 
 read_matrix does more than pandas' reader (header checks, finite and column checks,
 reordering columns to the hierarchy), so its time is printed as a ratio to

@@ -33,7 +33,8 @@ __all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "
 
 _DELIMITERS = ("\t", ",", ";")
 
-#: The cells pandas reads as missing by default (its documented ``na_values``); kept for class columns only.
+#: The cells pandas reads as missing by default (its documented ``na_values``): a class column's such cell is
+#: named as empty, with or without an id column (which turns pandas' NA parsing off).
 _MISSING = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
             "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
 
@@ -315,9 +316,11 @@ class MatrixLayout:
         options = dict(sep=self.delimiter, header=0, names=self.header, encoding="utf-8-sig", engine="c",
                        index_col=False)
         if self.id_column:  # an id is text as written: 'NA' or 'None' names an object (an empty cell is refused)
+            # no NA parsing at all: a class column holding 'NA' or '' is then text, which frame_matrix names
+            # as an empty cell, as it would name NaN. na_values per class column cost pandas half of reading
+            # a Gene Ontology file (4,125 columns: 4.4 s against 1.2 s, audit26)
             options["dtype"] = {self.id_column: str}
-            options["keep_default_na"] = False
-            options["na_values"] = {c: _MISSING for c in self.class_columns}
+            options["na_filter"] = False
         return {**options, **extra}
 
     def width_error(self, first_only=False):
@@ -528,7 +531,7 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
 def _raise_first_bad_cell(frame, columns, layout, first_row):
     import pandas as pd
 
-    missing = ["", "nan", "na", "n/a", "null", "none"]
+    missing = sorted({m.lower() for m in _MISSING})
     for c in columns:
         text = frame[c].str.strip()
         numbers = pd.to_numeric(text, errors="coerce")
