@@ -223,6 +223,19 @@ def test_naive_sort_with_equal_values_has_no_violations(problem):
     assert np.all(np.diff(tied.ravel()[order]) <= 0)
 
 
+@settings(max_examples=100, deadline=None)
+@given(problems(st.one_of(forests(8), dags(8)), max_events=40, max_objects=5))
+def test_naive_sort_is_the_documented_sort_of_python_tuples(problem):
+    """The order is (-value, depth, object, class name), written here with Python's sorted over tuples; the
+    library builds it with one stable sort over a depth-level order (audit26), not with these keys."""
+    h, v = problem
+    tied = np.round(v * 2) / 2  # many ties
+    k = h.n_classes
+    depth = h.depth
+    expected = sorted(range(tied.size), key=lambda e: (-tied.flat[e], depth[e % k], e // k, h.classes[e % k]))
+    assert np.asarray(naive_sort(tied, h)).tolist() == expected
+
+
 def test_naive_sort_ties_respect_a_deep_chain():
     h = Hierarchy.from_parents([None, 0, 1, 2, 3])
     v = np.zeros((3, 5))
