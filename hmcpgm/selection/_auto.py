@@ -39,21 +39,24 @@ from ._pool import choose_pool_weight, crossfitted_isotonic
 CONSISTENCY_CANDIDATES = ("max",)
 
 
-#: (row, class) cells of one cross-fitted evaluation on a DAG that "auto" subsamples down to: about
-#: 300 rows of the Gene Ontology (3,500 to 4,500 classes in the benchmark's ontologies)
-DAG_CELLS = 1_000_000
+#: (row, class) cells, that is events, that the cross-fitting of nbh and full keeps on a DAG before "auto"
+#: subsamples its rows (never below 300 rows): the recalibration map is fitted on these events
+DAG_CELLS = 300_000
 
 
 def dag_rows(n_classes, least):
     """Rows of the seeded subsample ``max_rows="auto"`` / ``screen_rows="auto"`` take on a DAG.
 
-    The engines' cost grows with rows x classes, so a DAG gets as many rows as
-    :data:`DAG_CELLS` cells hold (a third of them for the screening, ``least`` =
-    100), and at least ``least``. A fixed 300 rows fitted the recalibration map
-    of a 9-class DAG on 2,700 events: its top block, all positives, read 1.0,
-    and the FDR cutoff's realised FDR exceeded alpha (``python
-    bench/fdr_well_specified.py --seeds 0-39``: 0.062 at alpha 0.05 with 300 of
-    2,500 rows, 0.052 with every row).
+    The subsample bounds the cost of nbh's and full's cross-fitted inference, and
+    the chosen version's mLPRs on it fit the recalibration map. A DAG keeps as many
+    rows as :data:`DAG_CELLS` events hold (a third of them for the screening,
+    ``least`` = 100), and at least ``least``: 300 and 100 rows on the Gene Ontology,
+    every row of a small DAG. A fixed 300 rows fitted the map of a 9-class DAG on
+    2,700 events: its top block, all positives, read 1.0, and the FDR cutoff's
+    realised FDR exceeded alpha (``python bench/fdr_well_specified.py --seeds
+    0-39``: 0.062 at alpha 0.05 with 300 of 2,500 rows, 0.052 with every row).
+    More rows cost fit time on a DAG of hundreds of classes (``python
+    bench/dag_subsample.py`` times both rules).
 
     Parameters
     ----------
@@ -70,7 +73,7 @@ def dag_rows(n_classes, least):
     Examples
     --------
     >>> dag_rows(4125, 300), dag_rows(4125, 100), dag_rows(9, 300), dag_rows(500, 300)
-    (300, 100, 111111, 2000)
+    (300, 100, 33333, 600)
     """
     return max(int(least), DAG_CELLS * least // (300 * int(n_classes)))
 
