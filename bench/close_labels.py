@@ -19,15 +19,7 @@ import argparse
 import time
 
 import numpy as np
-
-
-def best_of(f, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+from bench_metrics import best_of  # bench/ is on sys.path when a script runs
 
 
 def main():
