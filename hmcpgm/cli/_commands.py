@@ -264,7 +264,6 @@ def command_rank(args):
     check_output(args.output, "-o")
     at_scale = _scale_requested(args, args.values, args.output)
     hierarchy, ontology = _load_hierarchy_or_model(args.hierarchy, args, args.values)
-    object_column = id_column_name(args.id_column, names=ontology is not None and bool(ontology.names))
     if at_scale:
         from ..scale import rank_files
 
@@ -275,6 +274,7 @@ def command_rank(args):
             print(f"{cut.rank} of {n} events called positive at estimated FDR <= {args.fdr}")
         print(f"wrote the ranking of {n} events to {args.output}")
         return
+    object_column = id_column_name(args.id_column, names=ontology is not None and bool(ontology.names))
     steps = _Steps(args, 3, "rank")
     ids, values = read_matrix(args.values, hierarchy, "values", id_column=args.id_column)
     if args.fdr is not None and values.size and (values.min() < 0 or values.max() > 1):
