@@ -1,6 +1,5 @@
 """Fitting one score model per class from training scores and labels."""
 
-
 import numpy as np
 
 from .._columns import labels_by_score_rows

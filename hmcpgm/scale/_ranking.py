@@ -16,7 +16,6 @@ the same events, to the last float (the estimated FDR is accumulated over the
 same events in the same order).
 """
 
-
 import numpy as np
 
 from .._arrays import count
