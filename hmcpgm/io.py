@@ -614,16 +614,24 @@ def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id", float_for
     """
     import pandas as pd
 
+    from ._csvwrite import write_csv
+
     frame = pd.DataFrame(np.asarray(matrix), columns=[str(c) for c in hierarchy.classes])
     if ids is not None:
         if id_column in frame.columns:
             raise InputError(f"the id column {id_column!r} has the name of a class; choose another --id-column")
         frame.insert(0, id_column, ids)
+    def write(fh):
+        if float_format is None:
+            write_csv(frame, fh)  # pandas' bytes, faster
+        else:
+            frame.to_csv(fh, index=False, float_format=float_format)
+
     if hasattr(path, "write"):
-        frame.to_csv(path, index=False, float_format=float_format)
+        write(path)
         return
     with atomic_write(path) as fh:
-        frame.to_csv(fh, index=False, float_format=float_format)
+        write(fh)
 
 
 def check_output(path, what="output"):

@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hmcpgm import Hierarchy, HierarchyError, InputError
 from hmcpgm.io import read_hierarchy, read_matrix, write_hierarchy, write_matrix
@@ -246,3 +248,73 @@ def test_a_class_name_beyond_the_csv_modules_field_limit_is_named_by_its_line(tm
     (tmp_path / "s.csv").write_text(f"{long},b\n0.1,0.2\n")
     with pytest.raises(InputError, match=r"s\.csv, line 1: a field is longer than"):
         read_matrix(tmp_path / "s.csv", Hierarchy.from_edges([("b", "c")]), "scores")
+
+
+_CELL_TEXT = st.text(alphabet=st.sampled_from(list('ab ,"\r\n\tü')), max_size=4)
+_SPECIAL_FLOATS = st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e16, 1e-5, 0.1])
+
+
+@st.composite
+def _frames(draw):
+    """A DataFrame of the column kinds hmcpgm writes (float64, integers, booleans, strings) and some it does not."""
+    n = draw(st.integers(0, 4))
+    kinds = draw(st.lists(st.sampled_from(["f8", "f8", "i1", "i8", "u8", "b", "str", "object", "f4", "cat", "nan_str"]),
+                          min_size=1, max_size=6))
+    columns = {}
+    for j, kind in enumerate(kinds):
+        if kind in ("f8", "f4"):
+            cells = st.floats(width=64 if kind == "f8" else 32) | _SPECIAL_FLOATS
+            values = np.array(draw(st.lists(cells, min_size=n, max_size=n)), dtype=kind)
+        elif kind in ("i1", "i8", "u8"):
+            info = np.iinfo(kind)
+            values = np.array(draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=n, max_size=n)),
+                              dtype=kind)
+        elif kind == "b":
+            values = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+        elif kind == "cat":
+            values = pd.Categorical(draw(st.lists(_CELL_TEXT, min_size=n, max_size=n)))
+        else:
+            texts = draw(st.lists(_CELL_TEXT, min_size=n, max_size=n))
+            if kind == "nan_str" and n:
+                texts[0] = None
+            values = pd.Series(texts, dtype=object if kind == "object" else None)
+        columns[f"{draw(_CELL_TEXT)}{j}"] = values
+    return pd.DataFrame(columns)
+
+
+@settings(max_examples=300, deadline=None)
+@given(frame=_frames(), header=st.booleans())
+def test_write_csv_gives_the_bytes_of_pandas_to_csv(frame, header):
+    """Independent reference: pandas' own writer, on every kind of column (the fast path and the fallback)."""
+    import io
+
+    from hmcpgm._csvwrite import write_csv
+
+    ours, theirs = io.StringIO(), io.StringIO()
+    write_csv(frame, ours, header=header)
+    frame.to_csv(theirs, index=False, header=header)
+    assert ours.getvalue() == theirs.getvalue()
+
+
+def test_write_csv_takes_the_fast_path_on_the_matrices_hmcpgm_writes():
+    """The frames of mLPRs and decisions (an id column, float64 or int8 cells) are formatted here, not by pandas."""
+    from hmcpgm._csvwrite import _runs
+
+    frame = pd.DataFrame(np.zeros((2, 3)), columns=["a", "b", "c"])
+    frame.insert(0, "id", ["x", "y"])
+    assert _runs(frame) == [(0, 1, "text"), (1, 4, "float")]
+    assert _runs(frame.astype({"a": np.int8, "b": np.int8, "c": np.int8})) == [(0, 1, "text"), (1, 4, "|i1")]
+
+
+def test_write_csv_pieces_are_cut_where_a_piece_ends(monkeypatch):
+    """Rows formatted a piece at a time give the text of the whole."""
+    import io
+
+    from hmcpgm import _csvwrite
+
+    frame = pd.DataFrame(np.arange(21.0).reshape(7, 3) / 7, columns=["a", "b", "c"])
+    frame.insert(1, "id", [f"o{i}" for i in range(7)])
+    monkeypatch.setattr(_csvwrite, "_CELLS", 8)  # two rows a piece
+    out = io.StringIO()
+    _csvwrite.write_csv(frame, out)
+    assert out.getvalue() == frame.to_csv(index=False)

@@ -255,6 +255,7 @@ def command_rank(args):
     import numpy as np
 
     from .._atomic import atomic_write
+    from .._csvwrite import write_csv
     from ..decision import bayes_cutoff
     from ..io import check_output, read_matrix
     from ..ranking import Ranking, hier_rank, naive_sort
@@ -293,7 +294,7 @@ def command_rank(args):
         table["positive"] = (table["rank"] <= cut.rank).astype(int)
         print(f"{cut.rank} of {len(table)} events called positive at estimated FDR <= {args.fdr}")
     with atomic_write(args.output) as fh:
-        table.to_csv(fh, index=False)
+        write_csv(table, fh)  # DataFrame.to_csv's bytes
     steps.step("written")
     steps.close()
     print(f"wrote the ranking of {len(table)} events to {args.output}")
