@@ -59,17 +59,20 @@ def binary_matrix(labels, name="labels"):
 
         if sparse.issparse(labels):
             labels = labels.toarray()
-    try:
-        arr = np.asarray(labels, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric (n_objects, n_classes) 0/1 array: {exc}") from None
+    if isinstance(labels, np.ndarray) and labels.dtype.kind in "biu":
+        arr = labels  # checked as it is: a float copy of a Gene Ontology label matrix weighs a gigabyte
+    else:
+        try:
+            arr = np.asarray(labels, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"{name} must be a numeric (n_objects, n_classes) 0/1 array: {exc}") from None
     if arr.ndim != 2:
         raise InputError(
             f"{name} must be a 2-D (n_objects, n_classes) 0/1 array, got {arr.ndim}-D shape {arr.shape}"
         )
     bad = first_true((arr != 0) & (arr != 1))
     if bad:
-        raise LabelError(f"{name} must hold only 0 and 1; row {bad[0]}, column {bad[1]} holds {arr[bad]}")
+        raise LabelError(f"{name} must hold only 0 and 1; row {bad[0]}, column {bad[1]} holds {float(arr[bad])}")
     return arr.astype(np.int8)
 
 

@@ -178,6 +178,11 @@ def test_from_obo(tmp_path):
 def test_ancestor_pairs_are_networkx_ancestors_in_class_then_ancestor_order(h):
     g = h.to_networkx()
     expected = [(k, a) for k, name in enumerate(h.classes) for a in sorted(h.indices(list(nx.ancestors(g, name))))]
-    desc, anc = h.ancestor_pairs
+    desc, anc = h.ancestor_pairs  # made from the parents' lists (the dense matrix is not made yet)
+    assert "ancestor_matrix" not in h.__dict__
     assert list(zip(desc.tolist(), anc.tolist())) == expected
     assert not desc.flags.writeable and not anc.flags.writeable
+    again = Hierarchy.from_networkx(g, classes=h.classes)
+    again.ancestor_matrix  # noqa: B018 (made first: the pairs are then its True entries)
+    assert [a.tolist() for a in again.ancestor_pairs] == [desc.tolist(), anc.tolist()]
+    assert desc.dtype == anc.dtype == again.ancestor_pairs[0].dtype == np.intp

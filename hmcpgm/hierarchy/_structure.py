@@ -91,6 +91,16 @@ def ancestor_closure(topological_order, parent_indices):
     return anc
 
 
+def ancestor_lists(topological_order, parent_indices):
+    """For each class, its proper ancestors as a sorted intp array, made from its parents' lists: the rows of
+    :func:`ancestor_closure` without the dense (K, K) matrix (729 MB for the Gene Ontology's 27,000 process terms)."""
+    out = [None] * len(parent_indices)
+    for k in topological_order:
+        parents = np.asarray(parent_indices[k], dtype=np.intp)
+        out[k] = np.unique(np.concatenate([parents, *(out[p] for p in parents.tolist())]))
+    return out
+
+
 def reachable(starts, adjacency, n):
     """(n,) bool: the classes reached from ``starts`` in one or more steps along ``adjacency``.
 
