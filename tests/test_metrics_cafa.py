@@ -229,3 +229,31 @@ def test_no_term_of_positive_ia_gives_zero_weighted_metrics():
     s, y = [[0.9, 0.8, 0.1], [0.6, 0.3, 0.5]], [[1, 1, 0], [1, 0, 1]]
     assert weighted_fmax(s, y, h, ia=[0, 0, 0]).value == 0.0
     assert smin(s, y, h, ia=[0, 0, 0]).value == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(h=dags(max_classes=9), data=st.data())
+def test_propagated_auprc_is_average_precision_of_the_propagated_values(h, data):
+    """Independent reference: average_precision (checked against scikit-learn) on propagate_max's values and the
+    closed labels, with ties (values on a coarse grid) and blocks of one to a few rows."""
+    from hmcpgm.metrics import _cafa, average_precision, propagate_max, propagated_auprc
+
+    m = data.draw(st.integers(1, 12))
+    values = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0]), min_size=m * h.n_classes,
+                                         max_size=m * h.n_classes))).reshape(m, h.n_classes)
+    labels = np.array(data.draw(st.lists(st.integers(0, 1), min_size=m * h.n_classes,
+                                         max_size=m * h.n_classes))).reshape(m, h.n_classes)
+    exclude_roots = data.draw(st.booleans())
+    block_cells = data.draw(st.integers(1, 3 * h.n_classes))
+    closed, kept = h.close_labels(labels), np.ones(h.n_classes, bool)
+    if exclude_roots:
+        kept[h.root_indices] = False
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_cafa, "_AP_BLOCK_CELLS", block_cells)
+        if not kept.any() or not closed[:, kept].any():
+            with pytest.raises((LabelError, InputError)):
+                propagated_auprc(values, labels, h, exclude_roots=exclude_roots)
+            return
+        got = propagated_auprc(values, labels, h, exclude_roots=exclude_roots)
+    expected = average_precision(propagate_max(values, h), closed, h, exclude_roots=exclude_roots)
+    assert got == pytest.approx(expected, rel=1e-12)

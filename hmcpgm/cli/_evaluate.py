@@ -74,7 +74,7 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         with ``exclude_roots``).
     """
     from ..exceptions import LabelError
-    from ..metrics import average_precision, cafa_metrics, propagate_max
+    from ..metrics import cafa_metrics, propagated_auprc
     from ..ontology import Ontology, read_annotations_per_namespace, read_cafa_predictions_per_namespace, read_ontology
 
     onto = ontology if isinstance(ontology, Ontology) else read_ontology(ontology, relations)
@@ -98,7 +98,7 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
                 skipped[ns] = "below the thresholds"
             continue
         try:
-            auprc = average_precision(propagate_max(s, h), h.close_labels(y), h, exclude_roots=exclude_roots)
+            auprc = propagated_auprc(s, y, h, exclude_roots=exclude_roots)
         except LabelError:  # no positive left (a ground truth of roots only, roots excluded): AP undefined
             auprc = float("nan")
         results[ns] = {"n_targets": len(targets), **metrics, "auprc": auprc}

@@ -4,13 +4,23 @@
   precision and recall at kappa, F1, FDP;
 - the CAFA evaluator's protein-centric metrics, on (values, labels, hierarchy):
   :func:`fmax`, :func:`weighted_fmax`, :func:`smin`, :func:`information_accretion`,
-  :func:`cafa_curve`, :func:`cafa_metrics` (all three at once), and CAFA's propagation by max, :func:`propagate_max`;
+  :func:`cafa_curve`, :func:`cafa_metrics` (all three at once), and CAFA's propagation by max, :func:`propagate_max`
+  (:func:`propagated_auprc`: the micro AU(PRC) of propagated values, in little memory);
 - term-centric metrics with HEMDAG's conventions: :func:`auprc_per_class`,
   :func:`auroc_per_class`, :func:`precision_at_recall`;
 - HiClass's hierarchical precision, recall and F: :func:`hierarchical_f1`.
 """
 
-from ._cafa import ThresholdScore, cafa_curve, cafa_metrics, fmax, information_accretion, smin, weighted_fmax
+from ._cafa import (
+    ThresholdScore,
+    cafa_curve,
+    cafa_metrics,
+    fmax,
+    information_accretion,
+    propagated_auprc,
+    smin,
+    weighted_fmax,
+)
 from ._common import propagate_max
 from ._hierarchical import hierarchical_f1
 from ._ranked import (
@@ -48,6 +58,7 @@ __all__ = [
     "precision_at_recall",
     "precision_recall_at",
     "propagate_max",
+    "propagated_auprc",
     "row_bootstrap_weights",
     "smin",
     "weighted_average_precisions",

@@ -37,7 +37,8 @@ from .._validation import aligned_matrices, check_hierarchy
 from ..exceptions import InputError, LabelError
 from ._common import class_series, propagate_max, scored_labels
 
-__all__ = ["ThresholdScore", "cafa_curve", "cafa_metrics", "fmax", "information_accretion", "smin", "weighted_fmax"]
+__all__ = ["ThresholdScore", "cafa_curve", "cafa_metrics", "fmax", "information_accretion", "propagated_auprc", "smin",
+           "weighted_fmax"]
 
 _NORMALIZATIONS = ("cafa", "pred", "gt")
 
@@ -143,7 +144,8 @@ _CHUNK_CELLS = 1 << 22  # (target, threshold) counts per block: 32 MB of float64
 
 
 def _sums(taus, g, pred, w):
-    """Per tau: targets with a prediction, TP, FP, FN, summed precision and recall (cafaeval's matrix).
+    """Per tau: targets with a prediction, TP, FP, FN, summed precision and recall (cafaeval's matrix), of one
+    block of targets (:func:`_block_rows`).
 
     cafaeval thresholds the (targets x terms) matrix once per tau; here each value's
     bin among the taus is found once (``tau_t <= value`` exactly when ``t < bin``), the
@@ -151,11 +153,6 @@ def _sums(taus, g, pred, w):
     give every tau's counts: the same comparisons in O(M K + M T).
     """
     m, n_taus = pred.shape[0], len(taus)
-    # by blocks of targets: the (M, K) temporaries of a whole namespace weigh gigabytes, and so do the
-    # (M, T) counts of a fine threshold grid
-    rows = max(1, min(_CHUNK_ROWS, _CHUNK_CELLS // (n_taus + 1)))
-    if m > rows:
-        return sum(_sums(taus, g[i:i + rows], pred[i:i + rows], w) for i in range(0, m, rows))
     weights = np.ones(pred.shape[1]) if w is None else np.asarray(w, dtype=float)
     bins = np.searchsorted(taus, pred, side="right")  # number of taus <= value
     flat = (np.arange(m)[:, None] * (n_taus + 1) + bins).ravel()
@@ -256,24 +253,41 @@ def _curves(values, labels, hierarchy, *, ia, weighted, exclude_roots, normaliza
         raise InputError(f"normalization must be one of {', '.join(map(repr, _NORMALIZATIONS))}, got {normalization!r}")
     taus = _thresholds(threshold_step)
     s, y = scored_labels(values, labels, hierarchy)
-    targets = y.any(axis=1)
-    if not targets.any():
+    targets = np.flatnonzero(y.any(axis=1))
+    if not targets.size:
         raise LabelError("labels have no positive: CAFA metrics need at least one annotated target")
-    if propagate:
-        s = propagate_max(s, hierarchy)
-    s, g = s[targets], y[targets].astype(bool)
     cols = np.arange(hierarchy.n_classes)
     if exclude_roots:
         cols = cols[~np.isin(cols, hierarchy.root_indices)]
-    plain = _normalised(_sums(taus, g[:, cols], s[:, cols], None), len(g), normalization)
-    keep = plain["coverage"] > 0  # cafaeval drops the thresholds without (unweighted) coverage
-    curves = [pd.DataFrame({"tau": taus, **plain})[keep].reset_index(drop=True), None]
+    w = None
     if weighted:
         w = _ia_vector(ia, hierarchy) if ia is not None else np.asarray(information_accretion(y, hierarchy))
-        cols = np.flatnonzero(w > 0)
-        result = _normalised(_sums(taus, g[:, cols], s[:, cols], w[cols]), len(g), normalization)
+    w_cols = None if w is None else np.flatnonzero(w > 0)
+    sums = [0, 0]
+    # block by block of targets, each block propagated on its own (rows are independent): no temporary of the
+    # whole (M, K) namespace, which weighs gigabytes on the Gene Ontology, nor of the (M, T) counts of a fine grid
+    for block in _target_blocks(targets, len(taus)):
+        g = y[block].astype(bool)
+        p = propagate_max(s[block], hierarchy) if propagate else s[block]
+        sums[0] = sums[0] + _sums(taus, g[:, cols], p[:, cols], None)
+        if w is not None:
+            sums[1] = sums[1] + _sums(taus, g[:, w_cols], p[:, w_cols], w[w_cols])
+    plain = _normalised(sums[0], len(targets), normalization)
+    keep = plain["coverage"] > 0  # cafaeval drops the thresholds without (unweighted) coverage
+    curves = [pd.DataFrame({"tau": taus, **plain})[keep].reset_index(drop=True), None]
+    if w is not None:
+        result = _normalised(sums[1], len(targets), normalization)
         curves[1] = pd.DataFrame({"tau": taus, **result})[keep].reset_index(drop=True)
     return curves
+
+
+def _target_blocks(targets, n_taus):
+    """The rows of ``targets`` (sorted indices) a block at a time: slices where they run without a gap."""
+    rows = max(1, min(_CHUNK_ROWS, _CHUNK_CELLS // (n_taus + 1)))
+    every = targets.size == 0 or targets[-1] - targets[0] + 1 == targets.size
+    for i in range(0, targets.size, rows):
+        part = targets[i:i + rows]
+        yield slice(int(part[0]), int(part[-1]) + 1) if every else part
 
 
 _TIE = 1e-12  # relative: values this close are one value summed in two orders
@@ -461,3 +475,76 @@ def cafa_metrics(values, labels, hierarchy, *, ia=None, exclude_roots=False, nor
     return {"fmax": f.value, "fmax_threshold": f.threshold, "fmax_coverage": f.coverage,
             "smin": s.value, "smin_threshold": s.threshold,
             "weighted_fmax": fw.value, "weighted_fmax_threshold": fw.threshold}
+
+
+_AP_BLOCK_CELLS = 1 << 24  # cells of a block of rows propagated at a time: 128 MB of float64
+
+
+def propagated_auprc(values, labels, hierarchy, *, exclude_roots=False):
+    """Micro AU(PRC) of values propagated to the ancestors by max, against labels closed upward, in little memory.
+
+    The number ``hmcpgm evaluate`` prints beside CAFA's metrics: equal to
+    ``average_precision(propagate_max(values, hierarchy), hierarchy.close_labels(labels), hierarchy,
+    exclude_roots=exclude_roots)`` up to rounding (the sum here runs over the distinct
+    values held by a positive, whose terms are the only nonzero ones), computed a block
+    of rows at a time: beyond the inputs it holds one block and the values of the
+    positive events, not the copies and the sort of the whole (M, K) matrix that
+    :func:`hmcpgm.metrics.average_precision` needs (gigabytes on the Gene Ontology).
+
+    Parameters
+    ----------
+    values : array or DataFrame of float, shape (M, K)
+        Predicted scores, higher = more likely. Finite.
+    labels : array or DataFrame of 0/1, shape (M, K)
+        The annotations (closed upward here). DataFrames are aligned by class name.
+    hierarchy : Hierarchy
+        The classes.
+    exclude_roots : bool, default False
+        Leave out the classes without parents.
+
+    Returns
+    -------
+    float
+        The average precision over every (row, class) event of the evaluated classes.
+
+    Raises
+    ------
+    LabelError
+        When the evaluated classes hold no positive label (AP is undefined).
+
+    Examples
+    --------
+    >>> from hmcpgm import Hierarchy
+    >>> h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    >>> values, labels = [[0.2, 0.9, 0.1], [0.6, 0.3, 0.5]], [[0, 0, 1], [0, 1, 0]]
+    >>> propagated_auprc(values, labels, h, exclude_roots=True)  # a and b: 0.9 -, 0.5 -, 0.3 +, 0.1 +
+    0.41666666666666663
+    >>> propagated_auprc(values, labels, h)  # r, raised to 0.9 and 0.6, is positive on both rows
+    0.6083333333333333
+    """
+    s, y = scored_labels(values, labels, hierarchy)
+    cols = np.arange(hierarchy.n_classes)
+    if exclude_roots:
+        cols = cols[~np.isin(cols, hierarchy.root_indices)]
+        if not cols.size:
+            raise InputError("no class is left to evaluate once the root classes are dropped; "
+                             "pass exclude_roots=False to evaluate the roots")
+    rows = max(1, _AP_BLOCK_CELLS // hierarchy.n_classes)
+
+    def blocks():
+        for i in range(0, len(s), rows):
+            yield propagate_max(s[i:i + rows], hierarchy)[:, cols], y[i:i + rows][:, cols].astype(bool)
+
+    positives = np.sort(np.concatenate([p[g] for p, g in blocks()] or [np.zeros(0)]))
+    if not positives.size:
+        raise LabelError("labels have no positive among the evaluated classes; average precision is undefined")
+    thresholds = np.unique(positives)  # the values at which recall grows
+    tps = positives.size - np.searchsorted(positives, thresholds, side="left")  # positives >= each threshold
+    counts = np.zeros(thresholds.size + 1, dtype=np.int64)
+    for p, _ in blocks():  # events >= each threshold: each value binned by the thresholds it reaches
+        counts += np.bincount(np.searchsorted(thresholds, p.ravel(), side="right"), minlength=thresholds.size + 1)
+    reached = np.cumsum(counts[::-1])[::-1][1:]
+    tps, reached = tps[::-1], reached[::-1]  # from the highest threshold down, as the ranking runs
+    precision = tps / reached
+    recall = tps / positives.size
+    return float(np.sum(np.diff(recall, prepend=0.0) * precision))
