@@ -416,26 +416,27 @@ def is_annotation_file(path):
 
 
 def _annotation_pairs(path, evidence=None):
-    """``(target, term)`` pairs of a two-column file or a GAF file, in file order, and whether the first pair may
-    be a header (the first line of a file of columns); with ``evidence`` (a set of codes), the GAF lines of
-    those evidence codes only."""
+    """The targets and the terms of the annotation lines of a two-column file or a GAF file, as two lists in file
+    order, and whether the first pair may be a header (the first line of a file of columns); with ``evidence`` (a
+    set of codes), the GAF lines of those evidence codes only."""
     path = check_input_file(path, "annotation file")  # before the work below; utf8_text would say the same
-    pairs, gaf, header = [], None, False
+    targets, terms, gaf, header = [], [], None, False
     dropped = {}  # evidence code -> lines the filter left out
     with utf8_text(path, "annotation file") as fh:
         for number, line in enumerate(fh, 1):
             if line.startswith("!gaf-version"):
                 gaf = True
-            if not line.strip() or line.startswith(("!", "#")):
+            if line.isspace() or line.startswith(("!", "#")):  # a line read from a file is never empty
                 continue
             if gaf is None:  # the first line of data: a GAF file stripped of its header still has its columns
-                gaf = len(line.split("\t")) >= _GAF_COLUMNS
+                gaf = line.count("\t") + 1 >= _GAF_COLUMNS
                 header = not gaf
             if gaf:
-                row = line.rstrip("\r\n").split("\t")
-                if len(row) < _GAF_COLUMNS:
+                n_columns = line.count("\t") + 1
+                if n_columns < _GAF_COLUMNS:
                     raise InputError(f"annotation file {path}, line {number}: a GAF line has at least 15 tab-separated "
-                                     f"columns, this one has {len(row)}")
+                                     f"columns, this one has {n_columns}")
+                row = line.split("\t", _GAF_EVIDENCE + 1)  # the columns up to the evidence code, which are not the last
                 if "NOT" in row[3].split("|"):
                     continue
                 if evidence is not None:
@@ -443,7 +444,8 @@ def _annotation_pairs(path, evidence=None):
                     if code not in evidence:
                         dropped[code] = dropped.get(code, 0) + 1
                         continue
-                pairs.append((row[1], row[4]))
+                targets.append(row[1])
+                terms.append(row[4])
             else:
                 if evidence is not None:
                     raise InputError(f"annotation file {path} has no evidence column (it holds 'target term' lines, "
@@ -453,13 +455,14 @@ def _annotation_pairs(path, evidence=None):
                     raise InputError(
                         f"annotation file {path}, line {number}: expected 'target term', got {line.strip()!r}"
                     )
-                pairs.append((row[0], row[1]))
-    if evidence is not None and not pairs:
+                targets.append(row[0])
+                terms.append(row[1])
+    if evidence is not None and not terms:
         found = ", ".join(f"{c or '(empty)'} ({n})" for c, n in sorted(dropped.items(), key=lambda cn: -cn[1]))
         raise InputError(f"annotation file {path}: no line has an evidence code of evidence "
                          f"({', '.join(sorted(evidence))}); " + (f"its lines have {found}" if found else
                                                                    "it has no annotation line other than NOT ones"))
-    return pairs, header
+    return targets, terms, header
 
 
 def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence=None):
@@ -520,10 +523,10 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence
     >>> every.tolist(), kept.tolist(), y_cafa.tolist()
     (['P1', 'P2'], ['P1'], [[1, 1, 0]])
     """
-    pairs, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
+    targets, terms, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
     if ontology is not None and namespace is None:
         namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
-    pairs = _without_header(pairs, header, hierarchy, ontology)
+    pairs = _Pairs(*_without_header(targets, terms, header, hierarchy, ontology))
     _warn_unknown(pairs, path, hierarchy, ontology)
     return _label_matrix(pairs, hierarchy, ontology, namespace)
 
@@ -551,9 +554,9 @@ def read_annotations_per_namespace(path, ontology, *, evidence=None):
     UserWarning
         Once, when lines name terms that no namespace of the ontology knows.
     """
-    pairs, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
+    targets, terms, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
     first = next(iter(ontology.hierarchies.values()))
-    pairs = _without_header(pairs, header, first, ontology)
+    pairs = _Pairs(*_without_header(targets, terms, header, first, ontology))
     _warn_unknown(pairs, path, first, ontology)
     return {ns: _label_matrix(pairs, h, ontology, ns) for ns, h in ontology.hierarchies.items()}
 
@@ -565,45 +568,97 @@ def _canonical(hierarchy, ontology):
     return lambda t: (t,) if t in hierarchy else ()
 
 
-def _without_header(pairs, header, hierarchy, ontology):
-    if header and not _canonical(hierarchy, ontology)(pairs[0][1]):
-        return pairs[1:]  # a header line, e.g. CAFA 5's "EntryID term aspect"
-    return pairs
+def _without_header(targets, terms, header, hierarchy, ontology):
+    if header and not _canonical(hierarchy, ontology)(terms[0]):
+        return targets[1:], terms[1:]  # a header line, e.g. CAFA 5's "EntryID term aspect"
+    return targets, terms
+
+
+class _Pairs:
+    """Annotation pairs by number: the distinct targets and terms (in order of first appearance) and, for each
+    pair, the number of its target (``target_codes``) and of its term (``term_codes``), int arrays."""
+
+    def __init__(self, targets, terms):
+        self.targets, self.target_codes = _codes(targets)
+        self.terms, self.term_codes = _codes(terms)
+
+
+def _codes(items):
+    """The distinct items, in order of first appearance, and the position of each item among them."""
+    first = {}
+    codes = np.array([first.setdefault(x, len(first)) for x in items], dtype=np.intp)
+    return list(first), codes
 
 
 def _warn_unknown(pairs, path, hierarchy, ontology):
     canonical = _canonical(hierarchy, ontology)
-    unknown = [term for _, term in pairs if not canonical(term)]
-    if unknown:
+    unknown = ~np.array([bool(canonical(term)) for term in pairs.terms], dtype=bool)[pairs.term_codes]
+    if unknown.any():
         where = "ontology" if ontology is not None else "hierarchy"
-        warn(f"{len(unknown)} annotation lines of {path} name terms that are not in the {where} "
-             f"(first: {unknown[0]!r}); they are left out", UserWarning)
+        first = pairs.terms[pairs.term_codes[np.argmax(unknown)]]
+        warn(f"{np.count_nonzero(unknown)} annotation lines of {path} name terms that are not in the {where} "
+             f"(first: {first!r}); they are left out", UserWarning)
 
 
 def _label_matrix(pairs, hierarchy, ontology, namespace):
     """The ids with an annotation among ``hierarchy``'s classes and their labels, closed upward along the
-    namespace of the full ontology (or along ``hierarchy`` without one)."""
-    column = {c: k for k, c in enumerate(hierarchy.classes)}
+    namespace of the full ontology (or along ``hierarchy`` without one).
+
+    Each distinct term is closed once, into the columns of it and its ancestors; the (target, term) pairs times
+    the (term, column) closure, a product of sparse 0/1 matrices, are the labels.
+    """
+    from scipy import sparse
+
     full = hierarchy if ontology is None else ontology.hierarchy(namespace)
-    canonical = _canonical(hierarchy, ontology)
-    closure = {}
-
-    def columns_of(term):
-        if term not in closure:
-            reach = {term, *full.ancestors(term)} if term in full else set()
-            closure[term] = [column[t] for t in reach if t in column]
-        return closure[term]
-
-    rows = {}
-    for target, term in pairs:
-        cols = [k for t in canonical(term) for k in columns_of(t)]
-        if cols:
-            rows.setdefault(target, set()).update(cols)
-    ids = np.array(list(rows), dtype=object)
+    column = {c: k for k, c in enumerate(hierarchy.classes)}
+    full_column = np.array([column.get(c, -1) for c in full.classes], dtype=np.intp)
+    canonical = [_canonical(hierarchy, ontology)(term) for term in pairs.terms]
+    closure = {}  # a term of full -> the columns of it and its ancestors
+    for term, reach in _with_ancestors(full, {t for terms in canonical for t in terms if t in full}).items():
+        columns = full_column[list(reach)]
+        closure[term] = columns[columns >= 0]
+    none = np.zeros(0, dtype=np.intp)
+    term_columns = [np.concatenate([closure[t] for t in terms if t in closure] or [none]) for terms in canonical]
+    n_columns = np.array([len(c) for c in term_columns], dtype=np.intp)
+    kept = n_columns[pairs.term_codes] > 0
+    # the targets in order of their first pair with a column (the targets of no such pair have no row)
+    targets, first = np.unique(pairs.target_codes[kept], return_index=True)
+    targets = targets[np.argsort(first)]
+    row = np.full(len(pairs.targets), -1, dtype=np.intp)
+    row[targets] = np.arange(len(targets))
+    ids = np.array([pairs.targets[i] for i in targets.tolist()], dtype=object)
     labels = np.zeros((len(ids), hierarchy.n_classes), dtype=np.int8)
-    for i, cols in enumerate(rows.values()):
-        labels[i, list(cols)] = 1
+    if not len(ids):
+        return ids, labels
+    target_term = sparse.csr_matrix((np.ones(np.count_nonzero(kept), dtype=bool),
+                                     (row[pairs.target_codes[kept]], pairs.term_codes[kept])),
+                                    shape=(len(ids), len(pairs.terms)))
+    term_column = sparse.csr_matrix((np.ones(n_columns.sum(), dtype=bool), np.concatenate(term_columns),
+                                     np.concatenate([[0], np.cumsum(n_columns)])),
+                                    shape=(len(pairs.terms), hierarchy.n_classes))
+    labels[(target_term @ term_column).nonzero()] = 1
     return ids, labels
+
+
+def _with_ancestors(hierarchy, names):
+    """name -> the column indices of it and of its ancestors in ``hierarchy``, for each of ``names`` (classes of
+    ``hierarchy``): a class's set is made from its parents' sets, each made once, by a depth-first walk up."""
+    parents = hierarchy.parent_indices
+    closed = {}
+    for name in names:
+        stack = [hierarchy.index(name)]
+        while stack:
+            k = stack[-1]
+            if k in closed:
+                stack.pop()
+                continue
+            above = parents[k].tolist()
+            todo = [p for p in above if p not in closed]
+            if todo:
+                stack += todo
+            else:
+                closed[stack.pop()] = {k}.union(*(closed[p] for p in above))
+    return {name: closed[hierarchy.index(name)] for name in names}
 
 
 def read_cafa_predictions(path, hierarchy, targets, ontology=None):

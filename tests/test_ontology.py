@@ -526,3 +526,93 @@ def test_a_folder_or_a_missing_file_is_named_as_such_by_the_annotation_and_predi
             read(tmp_path)
         with pytest.raises(FileNotFoundError, match=f"^{what} .*nope.txt' does not exist$"):
             read(tmp_path / "nope.txt")
+
+
+# -- the readers against plain per-line references -------------------------------------------------------------
+
+@st.composite
+def small_ontologies(draw):
+    """An Ontology of one to three namespaces of a few terms (parents among the earlier terms) and alt ids."""
+    from hmcpgm.ontology import Ontology
+
+    hierarchies, number = {}, 1
+    for ns in ("bp", "mf", "cc")[: draw(st.integers(1, 3))]:
+        ids = [f"GO:{number + j}" for j in range(draw(st.integers(1, 6)))]
+        number += len(ids)
+        edges = [(ids[p], ids[j]) for j in range(1, len(ids))
+                 for p in draw(st.sets(st.integers(0, j - 1), max_size=2))]
+        hierarchies[ns] = Hierarchy.from_edges(edges, classes=ids)
+    terms = [t for h in hierarchies.values() for t in h.classes]
+    alt_ids = {f"ALT:{a}": tuple(draw(st.lists(st.sampled_from(terms), min_size=1, max_size=2, unique=True)))
+               for a in range(draw(st.integers(0, 3)))}
+    return Ontology(hierarchies, {}, alt_ids)
+
+
+def _closed_columns(term, hierarchy, ontology, namespace):
+    """The columns of ``hierarchy`` that an annotation to ``term`` makes positive, by networkx ancestors."""
+    import networkx as nx
+
+    full = ontology.hierarchy(namespace)
+    graph = full.to_networkx()
+    stands_for = [term] if any(term in h for h in ontology.hierarchies.values()) else ontology.alt_ids.get(term, ())
+    reach = {a for t in stands_for if t in full for a in {t} | nx.ancestors(graph, t)}
+    return {hierarchy.classes.index(a) for a in reach if a in hierarchy}
+
+
+def _labels_by_hand(pairs, hierarchy, ontology, namespace):
+    rows = {}  # target -> set of columns, in the order of the first pair that gives one
+    for target, term in pairs:
+        columns = _closed_columns(term, hierarchy, ontology, namespace)
+        if columns:
+            rows.setdefault(target, set()).update(columns)
+    labels = np.zeros((len(rows), hierarchy.n_classes), dtype=np.int8)
+    for i, columns in enumerate(rows.values()):
+        labels[i, sorted(columns)] = 1
+    return list(rows), labels
+
+
+_GAF = "DB\t{}\tsym\t{}\t{}\tREF\t{}\t\tP\t\t\tprotein\ttaxon:1\t20240101\tDB\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(ontology=small_ontologies(), data=st.data())
+def test_annotations_equal_a_per_line_reference(tmp_path_factory, ontology, data):
+    """GAF lines (NOT qualifiers, evidence codes, alt ids, unknown terms, repeated pairs) read into labels that a
+    per-pair loop over networkx ancestors gives, for every namespace and for a restricted hierarchy."""
+    import warnings
+
+    from hmcpgm.ontology import read_annotations_per_namespace
+
+    terms = [t for h in ontology.hierarchies.values() for t in h.classes] + list(ontology.alt_ids) + ["GO:999"]
+    lines = data.draw(st.lists(st.tuples(st.sampled_from(["P1", "P2", "P3", "P4"]), st.sampled_from(terms),
+                                         st.sampled_from(["", "enables", "NOT", "NOT|enables", "not"]),
+                                         st.sampled_from(["IDA", "IEA", "TAS", "ida"])), max_size=25))
+    evidence = data.draw(st.sampled_from([None, "cafa"]))
+    path = tmp_path_factory.mktemp("gaf") / "a.gaf"
+    path.write_text("!gaf-version: 2.2\n" + "".join(_GAF.format(t, q, term, e) for t, term, q, e in lines))
+    kept = [(t, term) for t, term, q, e in lines
+            if "NOT" not in q.split("|") and (evidence is None or e.upper() in CAFA)]
+    if evidence is not None and not kept:
+        with pytest.raises(InputError, match="no line has an evidence code"):
+            read_annotations_per_namespace(path, ontology, evidence=evidence)
+        return
+    unknown = [term for _, term in kept if not ontology.canonical(term)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        per_namespace = read_annotations_per_namespace(path, ontology, evidence=evidence)
+    assert [str(w.message) for w in caught] == ([
+        f"{len(unknown)} annotation lines of {path} name terms that are not in the ontology (first: "
+        f"{unknown[0]!r}); they are left out"] if unknown else [])
+    for ns, h in ontology.hierarchies.items():
+        ids, labels = per_namespace[ns]
+        want_ids, want = _labels_by_hand(kept, h, ontology, ns)
+        assert ids.dtype == object and ids.tolist() == want_ids
+        assert labels.dtype == np.int8 and np.array_equal(labels, want)
+    ns = data.draw(st.sampled_from(ontology.namespaces))
+    some = data.draw(st.lists(st.sampled_from(ontology.hierarchy(ns).classes), min_size=1, unique=True))
+    h = restrict_hierarchy(ontology.hierarchy(ns), some)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ids, labels = read_annotations(path, h, ontology, evidence=evidence)
+    want_ids, want = _labels_by_hand(kept, h, ontology, ns)
+    assert ids.tolist() == want_ids and labels.dtype == np.int8 and np.array_equal(labels, want)
