@@ -717,45 +717,154 @@ _SUBMISSION_KEYS = frozenset({"AUTHOR", "MODEL", "KEYWORDS", "ACCURACY", "END"})
 
 
 def _read_predictions(path, tables, ontology):
-    """One ``(len(targets), K)`` matrix per ``(hierarchy, targets)`` of ``tables``, in one pass over ``path``."""
+    """One ``(len(targets), K)`` matrix per ``(hierarchy, targets)`` of ``tables``, in one pass over ``path``.
+
+    Line by line, only the fields are split and the target looked up; the lines about a target of a table are
+    kept, a batch at a time, for a :class:`_PredictionReader` to read together.
+    """
     path = check_input_file(path, "predictions file")  # before the work below; utf8_text would say the same
-    tables = [({c: k for k, c in enumerate(h.classes)}, {t: i for i, t in enumerate(targets)},
-               np.zeros((len(targets), h.n_classes))) for h, targets in tables]
-    n_odd, first_odd = 0, None  # lines of NaN scores and scores outside [0, 1]
+    reader = _PredictionReader([_PredictionTable(h, targets) for h, targets in tables], ontology, path)
+    target_code = reader.target_code
+    pending = numbers, targets, terms, texts = [], [], [], []  # the lines about a target: not read yet
     n_short, first_short = 0, None  # non-blank lines without the three fields "target term score"
     with utf8_text(path, "predictions file") as fh:
-        for number, line in enumerate(fh, 1):
-            fields = line.split()
-            if len(fields) < 3:
-                if fields and fields[0] not in _SUBMISSION_KEYS:
-                    n_short, first_short = n_short + 1, first_short or number
-                continue
-            score = terms = None
-            for column, row, values in tables:
-                i = row.get(fields[0])
-                if i is None:
+        for start, lines in _batches(fh):
+            for number, line in enumerate(lines, start):
+                fields = line.split()
+                if len(fields) < 3:
+                    if fields and fields[0] not in _SUBMISSION_KEYS:
+                        n_short, first_short = n_short + 1, first_short or number
                     continue
-                if terms is None:
-                    terms = ontology.canonical(fields[1]) if ontology is not None else (fields[1],)
-                cols = [column[t] for t in terms if t in column]
-                if not cols:
-                    continue  # a term of another namespace, or unknown: cafaeval reads no score there
-                if score is None:
-                    score = _score(fields[2], path, number)
-                    if score is None:
-                        break  # a header line
-                    if not 0 <= score <= 1:
-                        n_odd, first_odd = n_odd + 1, first_odd or number
-                for k in cols:  # max(old, NaN) keeps the old score: a NaN line counts as absent, as in cafaeval
-                    values[i, k] = max(values[i, k], score)
-    if n_odd:
-        warn(f"{n_odd} lines of predictions file {path} hold a NaN score or one outside [0, 1] (first: "
-             f"line {first_odd}); read as cafaeval reads them: NaN as no prediction, the others as they are, "
+                code = target_code.get(fields[0])
+                if code is not None:
+                    numbers.append(number)
+                    targets.append(code)
+                    terms.append(fields[1])
+                    texts.append(fields[2])
+            reader.read(*pending)
+            for column in pending:
+                column.clear()
+    if reader.n_odd:
+        warn(f"{reader.n_odd} lines of predictions file {path} hold a NaN score or one outside [0, 1] (first: "
+             f"line {reader.first_odd}); read as cafaeval reads them: NaN as no prediction, the others as they are, "
              "above or below every threshold", UserWarning)
     if n_short:
         warn(f"{n_short} lines of predictions file {path} have fewer than the three fields 'target term "
              f"score' (first: line {first_short}); skipped, as cafaeval skips them", UserWarning)
-    return [values for _, _, values in tables]
+    return [table.values for table in reader.tables]
+
+
+class _PredictionReader:
+    """Reads batches of prediction lines into the value matrices of ``tables`` (:class:`_PredictionTable`).
+
+    Each distinct target and term is numbered once; a line counts where its target is a row and its term has a
+    column, and its score is read there only (a line that counts nowhere may hold anything); each matrix takes
+    the scores of a batch with one ``np.maximum.at``.
+    """
+
+    def __init__(self, tables, ontology, path):
+        self.tables, self.ontology, self.path = tables, ontology, path
+        self.target_code = {t: j for j, t in enumerate(dict.fromkeys(t for table in tables for t in table.row))}
+        for table in tables:
+            table.number_rows(self.target_code)
+        self.term_code = {}  # a term met in the file -> its number
+        self.n_odd, self.first_odd = 0, None  # lines of NaN scores and scores outside [0, 1]
+
+    def read(self, numbers, targets, terms, texts):
+        """Read the lines ``numbers`` (in file order), of target numbers ``targets``, terms and score texts."""
+        numbers, targets = np.asarray(numbers, dtype=np.intp), np.asarray(targets, dtype=np.intp)
+        codes = np.array([self.term_code.get(t, -1) for t in terms], dtype=np.intp)
+        new = np.flatnonzero(codes < 0).tolist()
+        if new:  # number the new terms and find their columns in each table
+            names = list(dict.fromkeys(terms[i] for i in new))
+            self.term_code.update(zip(names, range(len(self.term_code), len(self.term_code) + len(names))))
+            stands_for = [self.ontology.canonical(t) if self.ontology is not None else (t,) for t in names]
+            for table in self.tables:
+                table.add_terms(stands_for)
+            codes[new] = [self.term_code[terms[i]] for i in new]
+        counts = [(table.rows[targets] >= 0) & (table.n_columns[codes] > 0) for table in self.tables]
+        scored = np.flatnonzero(np.logical_or.reduce(counts)) if counts else np.zeros(0, dtype=np.intp)
+        scores, scored = _scores([texts[i] for i in scored.tolist()], numbers[scored], scored, self.path)
+        odd = ~((scores >= 0) & (scores <= 1))  # NaN too
+        if odd.any():
+            self.n_odd += int(np.count_nonzero(odd))
+            self.first_odd = self.first_odd or int(numbers[scored[np.argmax(odd)]])
+        positive = np.where(scores > 0, scores, 0.0)  # max(old, NaN) keeps the old score, as in cafaeval, and
+        for table, count in zip(self.tables, counts):  # no score below the 0 of an absent pair counts
+            mask = count[scored]
+            table.take(table.rows[targets[scored[mask]]], codes[scored[mask]], positive[mask])
+
+
+class _PredictionTable:
+    """One value matrix being read: its rows (target -> row), the columns of each term met so far (by term
+    number) and the values."""
+
+    def __init__(self, hierarchy, targets):
+        self.column = {c: k for k, c in enumerate(hierarchy.classes)}
+        self.row = {t: i for i, t in enumerate(targets)}
+        self.values = np.zeros((len(targets), hierarchy.n_classes))
+        self.rows = None  # target number -> row, or -1: see number_rows
+        # the columns of term number j: columns[starts[j]:starts[j] + n_columns[j]]
+        self.columns, self.starts, self.n_columns = (np.zeros(0, dtype=np.intp) for _ in range(3))
+
+    def number_rows(self, target_code):
+        """Map target numbers (``target_code``: target -> number) to rows, -1 for the targets of other tables."""
+        self.rows = np.full(len(target_code), -1, dtype=np.intp)
+        self.rows[[target_code[t] for t in self.row]] = list(self.row.values())
+
+    def add_terms(self, stands_for):
+        """Number the next terms: ``stands_for`` holds, for each, the terms it stands for."""
+        columns = [[self.column[t] for t in terms if t in self.column] for terms in stands_for]
+        n_columns = np.array([len(c) for c in columns], dtype=np.intp)
+        self.starts = np.concatenate([self.starts, len(self.columns) + np.cumsum(n_columns) - n_columns])
+        self.n_columns = np.concatenate([self.n_columns, n_columns])
+        self.columns = np.concatenate([self.columns, np.array([k for c in columns for k in c], dtype=np.intp)])
+
+    def take(self, rows, terms, scores):
+        """Each score into each column of its term in its row, where it is larger than the value there."""
+        n = self.n_columns[terms]
+        within = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)  # 0, 1, ... over the columns of each term
+        columns = self.columns[np.repeat(self.starts[terms], n) + within]
+        cells = np.repeat(rows, n) * self.values.shape[1] + columns  # flat: ufunc.at is fast in one dimension
+        np.maximum.at(self.values.reshape(-1), cells, np.repeat(scores, n))
+
+
+#: lines of a predictions file read at a time: enough for numpy to pay, few enough to stay in the caches
+_BATCH_LINES = 1 << 14
+
+
+def _batches(lines):
+    """``(number of the first line, lines)`` in lists of up to :data:`_BATCH_LINES` lines; an error reading a line
+    (a byte that is not UTF-8, a broken gzip stream) comes after the lines read before it, as it does line by
+    line."""
+    batch, start, size = [], 1, _BATCH_LINES
+    try:
+        for line in lines:
+            batch.append(line)
+            if len(batch) == size:
+                yield start, batch
+                batch, start = [], start + size
+    except Exception:
+        if batch:
+            yield start, batch
+        raise
+    if batch:
+        yield start, batch
+
+
+def _scores(texts, numbers, scored, path):
+    """The scores of the lines ``numbers`` as a float array, and ``scored`` without a header line (a first line
+    whose score is no number); an InputError for the first other score that is not a number or is infinite."""
+    try:
+        scores = np.array([float(text) for text in texts], dtype=float)
+    except ValueError:  # a header line, or an error: read line by line
+        scores = [_score(text, path, number) for text, number in zip(texts, numbers.tolist())]
+        keep = [i for i, score in enumerate(scores) if score is not None]
+        return np.array([scores[i] for i in keep], dtype=float), scored[keep]
+    infinite = np.flatnonzero(np.isinf(scores))
+    if len(infinite):
+        _score(texts[infinite[0]], path, int(numbers[infinite[0]]))
+    return scores, scored
 
 
 def _score(text, path, number):

@@ -616,3 +616,60 @@ def test_annotations_equal_a_per_line_reference(tmp_path_factory, ontology, data
         ids, labels = read_annotations(path, h, ontology, evidence=evidence)
     want_ids, want = _labels_by_hand(kept, h, ontology, ns)
     assert ids.tolist() == want_ids and labels.dtype == np.int8 and np.array_equal(labels, want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ontology=small_ontologies(), data=st.data())
+def test_predictions_equal_a_per_line_reference(tmp_path_factory, ontology, data):
+    """Prediction lines (repeated pairs, NaN, negative and above-1 scores, a header, submission keys, short and
+    blank lines, alt ids, unknown terms and targets), read in batches of a few lines: each pair's largest score
+    (NaN as no line, nothing below the 0 of an absent pair), and the warnings' counts and first lines."""
+    import math
+    import warnings
+
+    import hmcpgm.ontology
+    from hmcpgm.ontology import read_cafa_predictions_per_namespace
+
+    terms = [t for h in ontology.hierarchies.values() for t in h.classes] + list(ontology.alt_ids) + ["GO:999"]
+    line = st.one_of(
+        st.tuples(st.sampled_from(["P1", "P2", "Q"]), st.sampled_from(terms),
+                  st.sampled_from(["0.5", "0.25", "1", "0", "-0", "nan", "-0.5", "1.5", "0.75"]))
+        .map("\t".join),
+        st.sampled_from(["", "AUTHOR me", "MODEL 1", "END", "P1 GO:1", "KEYWORDS a b."]))
+    lines = data.draw(st.lists(line, max_size=30))
+    header = data.draw(st.booleans())
+    path = tmp_path_factory.mktemp("pred") / "p.txt"
+    path.write_text("".join(f"{x}\n" for x in (["target term score"] if header else []) + lines))
+    targets = {ns: data.draw(st.lists(st.sampled_from(["P1", "P2"]), unique=True)) for ns in ontology.namespaces}
+    best = {ns: np.zeros((len(targets[ns]), ontology.hierarchy(ns).n_classes)) for ns in ontology.namespaces}
+    odd, short = [], []
+    for number, text in enumerate(lines, 1 + header):
+        fields = text.split()
+        if len(fields) < 3:
+            if fields and fields[0] not in ("AUTHOR", "MODEL", "KEYWORDS", "END"):
+                short.append(number)
+            continue
+        target, term, counted = fields[0], fields[1], False
+        stands_for = [term] if any(term in g for g in ontology.hierarchies.values()) else ontology.alt_ids.get(term, ())
+        for ns, values in best.items():
+            columns = [ontology.hierarchy(ns).index(t) for t in stands_for if t in ontology.hierarchy(ns)]
+            if target in targets[ns] and columns:  # the score is read on such lines only ("KEYWORDS a b.")
+                counted, score, i = True, float(fields[2]), targets[ns].index(target)
+                for k in columns:
+                    if not math.isnan(score):
+                        values[i, k] = max(values[i, k], score)
+        if counted and not 0 <= score <= 1:
+            odd.append(number)
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings(record=True) as caught:
+        patch.setattr(hmcpgm.ontology, "_BATCH_LINES", data.draw(st.integers(1, 8)))
+        warnings.simplefilter("always")
+        got = read_cafa_predictions_per_namespace(path, ontology, targets)
+    for ns in ontology.namespaces:
+        assert got[ns].dtype == np.float64 and np.array_equal(got[ns], best[ns])
+        assert not np.signbit(got[ns]).any()  # no -0.0: a score "-0" is no larger than the 0 of an absent pair
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == bool(odd) + bool(short)
+    if odd:
+        assert messages[0].startswith(f"{len(odd)} lines of ") and f"(first: line {odd[0]})" in messages[0]
+    if short:
+        assert messages[-1].startswith(f"{len(short)} lines of ") and f"(first: line {short[0]})" in messages[-1]
