@@ -424,9 +424,11 @@ def _annotation_pairs(path, evidence=None):
     dropped = {}  # evidence code -> lines the filter left out
     with utf8_text(path, "annotation file") as fh:
         for number, line in enumerate(fh, 1):
-            if line.startswith("!gaf-version"):
-                gaf = True
-            if line.isspace() or line.startswith(("!", "#")):  # a line read from a file is never empty
+            if line.startswith(("!", "#")):
+                if line.startswith("!gaf-version"):
+                    gaf = True
+                continue
+            if line.isspace():  # a line read from a file is never empty
                 continue
             if gaf is None:  # the first line of data: a GAF file stripped of its header still has its columns
                 gaf = line.count("\t") + 1 >= _GAF_COLUMNS
@@ -437,7 +439,7 @@ def _annotation_pairs(path, evidence=None):
                     raise InputError(f"annotation file {path}, line {number}: a GAF line has at least 15 tab-separated "
                                      f"columns, this one has {n_columns}")
                 row = line.split("\t", _GAF_EVIDENCE + 1)  # the columns up to the evidence code, which are not the last
-                if "NOT" in row[3].split("|"):
+                if "NOT" in row[3] and "NOT" in row[3].split("|"):
                     continue
                 if evidence is not None:
                     code = row[_GAF_EVIDENCE].strip().upper()
@@ -526,8 +528,8 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence
     targets, terms, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
     if ontology is not None and namespace is None:
         namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
-    pairs = _Pairs(*_without_header(targets, terms, header, hierarchy, ontology))
-    _warn_unknown(pairs, path, hierarchy, ontology)
+    pairs = _Pairs(*_without_header(targets, terms, header, hierarchy, ontology), _canonical(hierarchy, ontology))
+    _warn_unknown(pairs, path, ontology)
     return _label_matrix(pairs, hierarchy, ontology, namespace)
 
 
@@ -556,8 +558,8 @@ def read_annotations_per_namespace(path, ontology, *, evidence=None):
     """
     targets, terms, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
     first = next(iter(ontology.hierarchies.values()))
-    pairs = _Pairs(*_without_header(targets, terms, header, first, ontology))
-    _warn_unknown(pairs, path, first, ontology)
+    pairs = _Pairs(*_without_header(targets, terms, header, first, ontology), ontology.canonical)
+    _warn_unknown(pairs, path, ontology)
     return {ns: _label_matrix(pairs, h, ontology, ns) for ns, h in ontology.hierarchies.items()}
 
 
@@ -575,12 +577,14 @@ def _without_header(targets, terms, header, hierarchy, ontology):
 
 
 class _Pairs:
-    """Annotation pairs by number: the distinct targets and terms (in order of first appearance) and, for each
-    pair, the number of its target (``target_codes``) and of its term (``term_codes``), int arrays."""
+    """Annotation pairs by number: the distinct targets and terms (in order of first appearance), for each pair
+    the number of its target (``target_codes``) and of its term (``term_codes``), int arrays, and for each
+    distinct term the terms it stands for (``stands_for``, by ``canonical``: see :func:`_canonical`)."""
 
-    def __init__(self, targets, terms):
+    def __init__(self, targets, terms, canonical):
         self.targets, self.target_codes = _codes(targets)
         self.terms, self.term_codes = _codes(terms)
+        self.stands_for = [canonical(term) for term in self.terms]
 
 
 def _codes(items):
@@ -590,9 +594,8 @@ def _codes(items):
     return list(first), codes
 
 
-def _warn_unknown(pairs, path, hierarchy, ontology):
-    canonical = _canonical(hierarchy, ontology)
-    unknown = ~np.array([bool(canonical(term)) for term in pairs.terms], dtype=bool)[pairs.term_codes]
+def _warn_unknown(pairs, path, ontology):
+    unknown = ~np.array([bool(terms) for terms in pairs.stands_for], dtype=bool)[pairs.term_codes]
     if unknown.any():
         where = "ontology" if ontology is not None else "hierarchy"
         first = pairs.terms[pairs.term_codes[np.argmax(unknown)]]
@@ -612,13 +615,12 @@ def _label_matrix(pairs, hierarchy, ontology, namespace):
     full = hierarchy if ontology is None else ontology.hierarchy(namespace)
     column = {c: k for k, c in enumerate(hierarchy.classes)}
     full_column = np.array([column.get(c, -1) for c in full.classes], dtype=np.intp)
-    canonical = [_canonical(hierarchy, ontology)(term) for term in pairs.terms]
     closure = {}  # a term of full -> the columns of it and its ancestors
-    for term, reach in _with_ancestors(full, {t for terms in canonical for t in terms if t in full}).items():
+    for term, reach in _with_ancestors(full, {t for terms in pairs.stands_for for t in terms if t in full}).items():
         columns = full_column[list(reach)]
         closure[term] = columns[columns >= 0]
     none = np.zeros(0, dtype=np.intp)
-    term_columns = [np.concatenate([closure[t] for t in terms if t in closure] or [none]) for terms in canonical]
+    term_columns = [np.concatenate([closure[t] for t in terms if t in closure] or [none]) for terms in pairs.stands_for]
     n_columns = np.array([len(c) for c in term_columns], dtype=np.intp)
     kept = n_columns[pairs.term_codes] > 0
     # the targets in order of their first pair with a column (the targets of no such pair have no row)
@@ -636,7 +638,9 @@ def _label_matrix(pairs, hierarchy, ontology, namespace):
     term_column = sparse.csr_matrix((np.ones(n_columns.sum(), dtype=bool), np.concatenate(term_columns),
                                      np.concatenate([[0], np.cumsum(n_columns)])),
                                     shape=(len(pairs.terms), hierarchy.n_classes))
-    labels[(target_term @ term_column).nonzero()] = 1
+    product = (target_term @ term_column).tocsr()  # True where a pair's closure reaches a column
+    cells = np.repeat(np.arange(len(ids)) * hierarchy.n_classes, np.diff(product.indptr)) + product.indices
+    labels.reshape(-1)[cells] = 1  # flat: one-dimensional fancy indexing is the fast kind
     return ids, labels
 
 
