@@ -543,12 +543,14 @@ def _raise_first_bad_cell(frame, columns, layout, first_row):
                 f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {c!r} holds "
                 f"{cell if len(cell) <= 60 else cell[:60] + '...'!r}, not a number"
             )
-    for c in columns:  # a cell of spaces alone is text to pandas, and no number: name it as an empty cell
-        empty = frame[c].str.strip().str.lower().isin(missing).to_numpy()
-        if empty.any():
-            r = int(np.flatnonzero(empty)[0])
-            raise InputError(f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {c!r} is empty, "
-                             "NaN or infinite; values must be finite numbers")
+    # every cell is a number or missing by now (a cell of spaces alone is text to pandas, and no number): name the
+    # first cell that is missing or not finite, in the file's order, and count them, as the numeric path does
+    classes = layout.class_columns
+    bad = ~np.isfinite(np.column_stack([pd.to_numeric(frame[c].str.strip(), errors="coerce") for c in classes]))
+    if bad.any():
+        r, j = first_true(bad)
+        raise InputError(f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {classes[j]!r} is empty, "
+                         f"NaN or infinite; values must be finite numbers ({int(bad.sum())} cells are not)")
     if not layout.lines:  # a Parquet column of text that reads as numbers: its type is the fault
         raise InputError(f"{layout.what} {layout.path}: column {columns[0]!r} is stored as text, not as numbers; "
                          "store it as a float column")

@@ -318,3 +318,17 @@ def test_write_csv_pieces_are_cut_where_a_piece_ends(monkeypatch):
     out = io.StringIO()
     _csvwrite.write_csv(frame, out)
     assert out.getvalue() == frame.to_csv(index=False)
+
+
+@pytest.mark.parametrize("id_column", [None, "id"])
+def test_a_missing_cell_is_named_first_in_file_order_and_counted_with_or_without_ids(tmp_path, id_column):
+    """With an id column the file is read without pandas' missing-value filter (empty cells come as text); the
+    message names the same first bad cell and the same count as without ids."""
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    rows = ["0.1,0.2,inf", "0.1,,0.3", "nan, ,1"]
+    head = "r,a,b" if id_column is None else "id,r,a,b"
+    body = rows if id_column is None else [f"o{i},{row}" for i, row in enumerate(rows)]
+    (tmp_path / "s.csv").write_text("\n".join([head, *body]) + "\n")
+    with pytest.raises(InputError, match=r"row 1 \(line 2\), column 'b' is empty, NaN or infinite; values must be "
+                                         r"finite numbers \(4 cells are not\)$"):
+        read_matrix(tmp_path / "s.csv", h, "scores", id_column=id_column)
