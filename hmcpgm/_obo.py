@@ -20,7 +20,7 @@ from ._textfile import utf8_text
 from ._util import preview, warn
 from .exceptions import InputError
 
-__all__ = ["normalised_obo_text", "read_obo_graph", "relation_names", "term_namespaces"]
+__all__ = ["normalised_obo_text", "read_obo_graph", "relation_names", "term_namespaces", "unescaped"]
 
 #: tags whose value is one identifier (``relationship``: a relation and an identifier)
 _IDENTIFIER_TAGS = frozenset({"id", "is_a", "alt_id", "namespace", "is_obsolete", "replaced_by", "consider",
@@ -29,6 +29,20 @@ _STANZA = re.compile(r"\[[A-Za-z]+\]")
 _VALUE_END = re.compile(r"[!{]")  # a comment or trailing modifier, in a value without escapes
 _UNESCAPED_PREFIX = re.compile(r"(?:\\.|[^\\!{])*")  # a value up to an unescaped '!' or '{'
 _WORD = re.compile(r"(?:\\.|[^\s\\])+")  # a word; an escaped space stays in it
+_ESCAPE = re.compile(r"\\(.)")
+_ESCAPED = {"n": "\n", "t": "\t", "W": " "}  # OBO 1.4's escapes that are not the character itself
+
+
+def unescaped(text):
+    r"""A tag value's text with OBO's escapes read: ``\"`` is ``"``, ``\!`` is ``!``, ``\n`` a new line, ``\W`` a
+    space (the OBO 1.2 guide's table; pronto 2.7 reads it as ``W``), any other escaped character itself.
+
+    >>> unescaped(r'a \"quoted\" name, a \{brace\} and a \! bang')
+    'a "quoted" name, a {brace} and a ! bang'
+    """
+    return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), text) if "\\" in text else text
+
+
 _URL = re.compile(r"(http|ftp)s?://")
 
 

@@ -26,7 +26,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._obo import read_obo_graph, relation_names, term_namespaces
+from ._obo import read_obo_graph, relation_names, term_namespaces, unescaped
 from ._textfile import check_input_file, open_text, utf8_text
 from ._util import warn
 from .exceptions import HierarchyError, InputError
@@ -282,7 +282,7 @@ def read_ontology(path, relations=("is_a", "part_of")):
         data = graph.nodes[term]
         by_namespace.setdefault(ns, []).append(term)
         if "name" in data:
-            names[term] = data["name"]
+            names[term] = unescaped(data["name"])  # OBO's escapes read, as pronto reads them
         for alt in data.get("alt_id", ()):
             alt_ids.setdefault(alt, []).append(term)
     namespace_of = {t: ns for ns, terms in by_namespace.items() for t in terms}

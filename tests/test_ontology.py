@@ -673,3 +673,16 @@ def test_predictions_equal_a_per_line_reference(tmp_path_factory, ontology, data
         assert messages[0].startswith(f"{len(odd)} lines of ") and f"(first: line {odd[0]})" in messages[0]
     if short:
         assert messages[-1].startswith(f"{len(short)} lines of ") and f"(first: line {short[0]})" in messages[-1]
+
+
+def test_term_names_read_with_obo_escapes(tmp_path):
+    """OBO's escapes in a name, hand-worked from the OBO 1.2 guide's table: an escaped quote, brace, '!' or
+    backslash is the character, \\W a space, \\t a tab. pronto 2.7 reads the same names but for two points: it
+    keeps the space before a comment and reads \\W as 'W'."""
+    path = tmp_path / "e.obo"
+    path.write_text("format-version: 1.2\n\n[Term]\nid: GO:1\n"
+                    'name: a \\"quoted\\" name, a \\{brace\\} and a \\! bang ! a comment\nnamespace: bp\n\n'
+                    "[Term]\nid: GO:2\nname: two\\Wwords\\tand a \\\\ backslash {source=\"x\"}\nnamespace: bp\n"
+                    "is_a: GO:1\n")
+    assert read_ontology(path).names == {"GO:1": 'a "quoted" name, a {brace} and a ! bang',
+                                         "GO:2": "two words\tand a \\ backslash"}
