@@ -10,7 +10,8 @@ float64 columns are formatted a row at a time, with ``repr``; other columns of
 integers, booleans or strings are formatted as pandas formats them (``str``;
 strings quoted as the csv module's QUOTE_MINIMAL quotes a field of a row of several
 fields). A frame with any other column (float32, categories, dates, objects that
-are not all strings, ...) or with one column only is written by pandas itself.
+are not all strings, ...), with one column only or with a column name that is not a
+string is written by pandas itself.
 """
 
 import csv
@@ -62,7 +63,7 @@ def write_csv(frame, out, *, header=True):
         csv.writer(out, lineterminator=end).writerow([str(c) for c in frame.columns])
     step = max(1, _CELLS // frame.shape[1])
     for start in range(0, len(frame), step):
-        parts = [format_run(frame.iloc[start:start + step, a:b], kind) for a, b, kind in runs]
+        parts = [_format_run(frame.iloc[start:start + step, a:b], kind) for a, b, kind in runs]
         rows = parts[0] if len(parts) == 1 else map(",".join, zip(*parts))
         out.write(end.join(rows) + end)
 
@@ -97,7 +98,7 @@ def _runs(frame):
     return runs
 
 
-def format_run(block, kind):
+def _format_run(block, kind):
     """One string per row of ``block``, its cells comma separated as pandas writes them; the columns are of one
     kind: ``"float"`` (float64), ``"text"`` (one column of strings) or the ``dtype.str`` of integers or booleans."""
     if kind == "text":

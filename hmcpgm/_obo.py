@@ -30,7 +30,7 @@ _VALUE_END = re.compile(r"[!{]")  # a comment or trailing modifier, in a value w
 _UNESCAPED_PREFIX = re.compile(r"(?:\\.|[^\\!{])*")  # a value up to an unescaped '!' or '{'
 _WORD = re.compile(r"(?:\\.|[^\s\\])+")  # a word; an escaped space stays in it
 _ESCAPE = re.compile(r"\\(.)")
-_ESCAPED = {"n": "\n", "t": "\t", "W": " "}  # OBO 1.4's escapes that are not the character itself
+_ESCAPED = {"n": "\n", "t": "\t", "W": " "}  # OBO's escapes (the 1.2 guide's table) that are not the character itself
 
 
 def unescaped(text):

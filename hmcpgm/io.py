@@ -623,6 +623,7 @@ def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id", float_for
         if id_column in frame.columns:
             raise InputError(f"the id column {id_column!r} has the name of a class; choose another --id-column")
         frame.insert(0, id_column, ids)
+
     def write(fh):
         if float_format is None:
             write_csv(frame, fh)  # pandas' bytes, faster
