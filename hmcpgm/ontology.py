@@ -899,7 +899,8 @@ def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%
     Parameters
     ----------
     path : str, Path or text file
-        The file written (replaced if it exists), or an open text file.
+        The file written (replaced, all at once, only when every line is written), or
+        an open text file.
     values : array-like of shape (M, K)
         Scores in [0, 1] (e.g. mLPRs), columns in ``hierarchy.classes`` order.
     hierarchy : Hierarchy
@@ -944,6 +945,8 @@ def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%
     if hasattr(path, "write"):  # an open text file (e.g. the command line's safe writer)
         write(path)
     else:
-        with Path(path).open("w", newline="") as fh:
+        from ._atomic import atomic_write
+
+        with atomic_write(path) as fh:  # replaced only once every line is written
             write(fh)
     return values.size

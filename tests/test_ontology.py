@@ -686,3 +686,13 @@ def test_term_names_read_with_obo_escapes(tmp_path):
                     "is_a: GO:1\n")
     assert read_ontology(path).names == {"GO:1": 'a "quoted" name, a {brace} and a ! bang',
                                          "GO:2": "two words\tand a \\ backslash"}
+
+
+def test_write_cafa_predictions_leaves_the_file_untouched_when_writing_fails(tmp_path):
+    """The file was opened for writing (emptied) before the lines were made: an error left it empty."""
+    h = Hierarchy.from_edges([("GO:1", "GO:2")])
+    path = tmp_path / "p.tsv"
+    path.write_text("old\n")
+    with pytest.raises(TypeError):
+        write_cafa_predictions(path, [[0.5, 0.25]], h, ["A"], float_format="%s %s")  # fails on the first score
+    assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["p.tsv"]
