@@ -59,7 +59,7 @@ def binary_matrix(labels, name="labels"):
 
         if sparse.issparse(labels):
             labels = labels.toarray()
-    if isinstance(labels, np.ndarray) and labels.dtype.kind in "biu":
+    if type(labels) is np.ndarray and labels.dtype.kind in "biu":  # not a subclass (np.matrix, a masked array)
         arr = labels  # checked as it is: a float copy of a Gene Ontology label matrix weighs a gigabyte
     else:
         try:

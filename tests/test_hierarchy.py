@@ -186,3 +186,13 @@ def test_ancestor_pairs_are_networkx_ancestors_in_class_then_ancestor_order(h):
     again.ancestor_matrix  # noqa: B018 (made first: the pairs are then its True entries)
     assert [a.tolist() for a in again.ancestor_pairs] == [desc.tolist(), anc.tolist()]
     assert desc.dtype == anc.dtype == again.ancestor_pairs[0].dtype == np.intp
+
+
+def test_close_labels_of_numpy_subclasses_as_of_plain_arrays():
+    """An np.matrix (sparse.todense()) gives an ndarray; a masked array is read through its data, as before."""
+    h = Hierarchy.from_parents([None, 0])
+    with pytest.warns(PendingDeprecationWarning):  # numpy's word on np.matrix
+        matrix = np.matrix([[0, 1]])
+    closed = h.close_labels(matrix)
+    assert type(closed) is np.ndarray and closed.tolist() == [[1, 1]]
+    assert h.close_labels(np.ma.array([[0, 1]], mask=[[1, 0]])).tolist() == [[1, 1]]

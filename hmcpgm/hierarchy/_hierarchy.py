@@ -484,7 +484,7 @@ class Hierarchy:
         else:
             lists = ancestor_lists(self.topological_order, self.parent_indices)
             pairs = (np.repeat(np.arange(self.n_classes), [len(a) for a in lists]),
-                     np.concatenate(lists) if lists else np.zeros(0, dtype=np.intp))
+                     np.concatenate(lists).astype(np.intp))
         for a in pairs:
             a.flags.writeable = False
         return pairs
