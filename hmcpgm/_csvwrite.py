@@ -11,10 +11,11 @@ integers, booleans or strings are formatted as pandas formats them (``str``;
 strings quoted as the csv module's QUOTE_MINIMAL quotes a field of a row of several
 fields). A frame with any other column (float32, categories, dates, objects that
 are not all strings, ...), with one column only or with a column name that is not a
-string is written by pandas itself.
+string is written by pandas itself, and so is any file that is not a text file.
 """
 
 import csv
+import io
 import os
 import re
 
@@ -28,8 +29,6 @@ _CELLS = 1 << 20  # cells formatted at a time: the text of one piece stays small
 def _quoted_characters():
     """The characters that make the csv module quote a field (QUOTE_MINIMAL, pandas' line terminator): asked of
     the module itself, whose rule for ``\r`` has changed between Python versions."""
-    import io
-
     found = []
     for ch in ',"\r\n\t ':
         out = io.StringIO()
@@ -49,12 +48,13 @@ def write_csv(frame, out, *, header=True):
     ----------
     frame : pandas.DataFrame
         The rows; the index is not written.
-    out : text file object
-        Written into, from where it stands.
+    out : file object
+        Written into, from where it stands; anything but a text file (a binary or
+        compressed file, say) is written by pandas.
     header : bool
         Write the column names first.
     """
-    runs = _runs(frame)
+    runs = _runs(frame) if isinstance(out, io.TextIOBase) else None  # a binary or other file: pandas knows it
     if runs is None:
         frame.to_csv(out, index=False, header=header)
         return

@@ -501,11 +501,13 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
         return ids, np.zeros((0, len(class_columns)))
     text_columns = [c for c in class_columns if frame[c].dtype.kind not in "fiub"]
     if text_columns:  # text in a column: name the cell
+        # the cells that are no finite number in the columns read as numbers (booleans too: True is 1)
+        not_finite = {c: ~np.isfinite(frame[c].to_numpy(dtype=float)) for c in class_columns if c not in text_columns}
         if layout.lines:  # the chunk's rows again, as text; blank lines before them count for skiprows
             start = layout.locate(first_row)[0] if first_row else 1
             frame = pd.read_csv(path, **layout.csv_options(dtype=str, keep_default_na=False,
                                                            skiprows=range(1, start), nrows=len(frame)))
-        _raise_first_bad_cell(frame.astype(str), text_columns, layout, first_row)
+        _raise_first_bad_cell(frame.astype(str), text_columns, layout, first_row, not_finite)
     ids = None
     if layout.id_column is not None:  # stripped, as the header's names are
         ids = frame[layout.id_column]
@@ -528,7 +530,10 @@ def frame_matrix(frame, layout, *, binary=False, first_row=0):
     return ids, values[:, layout.positions]
 
 
-def _raise_first_bad_cell(frame, columns, layout, first_row):
+def _raise_first_bad_cell(frame, columns, layout, first_row, not_finite):
+    """Raise the error of the first bad cell: text that is no number in ``columns`` (the class columns read as
+    text), else the first missing or non-finite cell in the file's order (``not_finite``: the other class
+    columns' bad cells), else the column's type."""
     import pandas as pd
 
     missing = sorted({m.lower() for m in _MISSING})
@@ -543,10 +548,11 @@ def _raise_first_bad_cell(frame, columns, layout, first_row):
                 f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {c!r} holds "
                 f"{cell if len(cell) <= 60 else cell[:60] + '...'!r}, not a number"
             )
-    # every cell is a number or missing by now (a cell of spaces alone is text to pandas, and no number): name the
-    # first cell that is missing or not finite, in the file's order, and count them, as the numeric path does
+    # every text cell is a number or missing by now (a cell of spaces alone is text to pandas, and no number):
+    # name the first cell that is missing or not finite, in the file's order, and count them, as the numeric path
     classes = layout.class_columns
-    bad = ~np.isfinite(np.column_stack([pd.to_numeric(frame[c].str.strip(), errors="coerce") for c in classes]))
+    bad = np.column_stack([not_finite[c] if c in not_finite else
+                           ~np.isfinite(pd.to_numeric(frame[c].str.strip(), errors="coerce")) for c in classes])
     if bad.any():
         r, j = first_true(bad)
         raise InputError(f"{layout.what} {layout.path}: {layout.row(first_row + r)}, column {classes[j]!r} is empty, "

@@ -332,3 +332,30 @@ def test_a_missing_cell_is_named_first_in_file_order_and_counted_with_or_without
     with pytest.raises(InputError, match=r"row 1 \(line 2\), column 'b' is empty, NaN or infinite; values must be "
                                          r"finite numbers \(4 cells are not\)$"):
         read_matrix(tmp_path / "s.csv", h, "scores", id_column=id_column)
+
+
+def test_a_boolean_column_is_no_missing_cell_in_the_message_of_a_file_with_ids(tmp_path):
+    """True and False read as 1 and 0; the missing cell named is the blank one, and counted alone."""
+    h = Hierarchy.from_edges([("a", "b")])
+    (tmp_path / "v.csv").write_text("id,a,b\nx,True,0.5\ny,False, \n")
+    with pytest.raises(InputError, match=r"row 2 \(line 3\), column 'b' is empty, NaN or infinite; values must be "
+                                         r"finite numbers \(1 cells are not\)$"):
+        read_matrix(tmp_path / "v.csv", h, "values", id_column="id")
+
+
+def test_a_parquet_text_column_beside_a_boolean_one_is_named_for_its_type(tmp_path):
+    pytest.importorskip("pyarrow")
+    from hmcpgm.scale import read_matrix_file
+
+    pd.DataFrame({"a": [True, False], "b": ["0.5", "1"]}).to_parquet(tmp_path / "t.parquet")
+    with pytest.raises(InputError, match="column 'b' is stored as text, not as numbers"):
+        read_matrix_file(tmp_path / "t.parquet", Hierarchy.from_edges([("a", "b")]), "values")
+
+
+def test_write_matrix_into_a_binary_file_as_pandas_writes_it():
+    """A binary file object (BytesIO, gzip.open(..., 'wb')) is left to pandas, which writes bytes into it."""
+    import io
+
+    out = io.BytesIO()
+    write_matrix(out, [[0.5, 0.25]], Hierarchy.from_parents([None, 0]))
+    assert out.getvalue() == b"0,1\n0.5,0.25\n"
