@@ -899,8 +899,8 @@ def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%
     Parameters
     ----------
     path : str, Path or text file
-        The file written (replaced, all at once, only when every line is written), or
-        an open text file.
+        The file written (replaced, all at once, only when every line is written; ``-``
+        is standard output, as for :func:`hmcpgm.io.write_matrix`), or an open text file.
     values : array-like of shape (M, K)
         Scores in [0, 1] (e.g. mLPRs), columns in ``hierarchy.classes`` order.
     hierarchy : Hierarchy
