@@ -36,6 +36,7 @@ from .._arrays import binary_matrix
 from .._validation import aligned_matrices, check_hierarchy
 from ..exceptions import InputError, LabelError
 from ._common import class_series, propagate_max, scored_labels
+from ._ranked import ap_from_counts, without_roots
 
 __all__ = ["ThresholdScore", "cafa_curve", "cafa_metrics", "fmax", "information_accretion", "propagated_auprc", "smin",
            "weighted_fmax"]
@@ -525,10 +526,7 @@ def propagated_auprc(values, labels, hierarchy, *, exclude_roots=False):
     s, y = scored_labels(values, labels, hierarchy)
     cols = np.arange(hierarchy.n_classes)
     if exclude_roots:
-        cols = cols[~np.isin(cols, hierarchy.root_indices)]
-        if not cols.size:
-            raise InputError("no class is left to evaluate once the root classes are dropped; "
-                             "pass exclude_roots=False to evaluate the roots")
+        cols = without_roots(cols, hierarchy)
     rows = max(1, _AP_BLOCK_CELLS // hierarchy.n_classes)
 
     def blocks():
@@ -544,7 +542,4 @@ def propagated_auprc(values, labels, hierarchy, *, exclude_roots=False):
     for p, _ in blocks():  # events >= each threshold: each value binned by the thresholds it reaches
         counts += np.bincount(np.searchsorted(thresholds, p.ravel(), side="right"), minlength=thresholds.size + 1)
     reached = np.cumsum(counts[::-1])[::-1][1:]
-    tps, reached = tps[::-1], reached[::-1]  # from the highest threshold down, as the ranking runs
-    precision = tps / reached
-    recall = tps / positives.size
-    return float(np.sum(np.diff(recall, prepend=0.0) * precision))
+    return ap_from_counts(tps[::-1], reached[::-1], positives.size)  # from the highest threshold down

@@ -268,11 +268,17 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
                 "exclude_roots=True needs the hierarchy to know the root classes; "
                 "pass hierarchy=... or exclude_roots=False"
             )
-        cols = cols[~np.isin(cols, hierarchy.root_indices)]
-        if not cols.size:
-            raise InputError("no class is left to evaluate once the root classes are dropped; "
-                             "pass exclude_roots=False to evaluate the roots")
+        cols = without_roots(cols, hierarchy)
     return _binary_ap(y[:, cols].ravel(), s[:, cols].ravel())
+
+
+def without_roots(cols, hierarchy):
+    """The column indices ``cols`` but the hierarchy's roots; an InputError when none is left."""
+    cols = cols[~np.isin(cols, hierarchy.root_indices)]
+    if not cols.size:
+        raise InputError("no class is left to evaluate once the root classes are dropped; "
+                         "pass exclude_roots=False to evaluate the roots")
+    return cols
 
 
 def _columns(classes, n_classes, hierarchy):
@@ -303,8 +309,13 @@ def _binary_ap(y, s):
     desc = np.argsort(-s)  # order within ties is irrelevant: tie groups enter together
     s, y = s[desc], y[desc]
     last = np.r_[np.flatnonzero(np.diff(s)), y.size - 1]  # last event of each tie group
-    tps = np.cumsum(y, dtype=np.int64)[last]
-    precision = tps / (last + 1)
+    return ap_from_counts(np.cumsum(y, dtype=np.int64)[last], last + 1, n_pos)
+
+
+def ap_from_counts(tps, events, n_pos):
+    """``sum_i (R_i - R_{i-1}) P_i`` from, at each threshold from the highest down, the positives (``tps``) and
+    the events (``events``) at or above it, and the number of positives ``n_pos``."""
+    precision = tps / events
     recall = tps / n_pos
     return float(np.sum(np.diff(recall, prepend=0.0) * precision))
 
