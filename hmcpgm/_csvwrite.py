@@ -41,8 +41,9 @@ def _quoted_characters():
 _NEEDS_QUOTES = re.compile("[" + re.escape("".join(_quoted_characters())) + "]")
 
 
-def write_csv(frame, out, *, header=True):
-    """Write ``frame`` to the text file ``out`` as ``frame.to_csv(out, index=False, header=header)`` does.
+def write_csv(frame, out, *, header=True, float_format=None):
+    """Write ``frame`` to the text file ``out`` as ``frame.to_csv(out, index=False, header=header,
+    float_format=float_format)`` does.
 
     Parameters
     ----------
@@ -53,10 +54,13 @@ def write_csv(frame, out, *, header=True):
         compressed file, say) is written by pandas.
     header : bool
         Write the column names first.
+    float_format : str, optional
+        A format for the floats (``"%.6g"``, say): such a frame is written by pandas.
     """
-    runs = _runs(frame) if isinstance(out, io.TextIOBase) else None  # a binary or other file: pandas knows it
+    fast = isinstance(out, io.TextIOBase) and float_format is None  # a binary or other file: pandas knows it
+    runs = _runs(frame) if fast else None
     if runs is None:
-        frame.to_csv(out, index=False, header=header)
+        frame.to_csv(out, index=False, header=header, float_format=float_format)
         return
     end = os.linesep  # pandas' default line terminator
     if header:

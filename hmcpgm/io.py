@@ -620,27 +620,26 @@ def write_matrix(path, matrix, hierarchy, *, ids=None, id_column="id", float_for
     float_format : str, optional
         Format of the numbers (``pandas.DataFrame.to_csv``).
     """
-    import pandas as pd
-
     from ._csvwrite import write_csv
+
+    frame = matrix_frame(matrix, hierarchy, ids=ids, id_column=id_column)
+    if hasattr(path, "write"):
+        write_csv(frame, path, float_format=float_format)
+        return
+    with atomic_write(path) as fh:
+        write_csv(frame, fh, float_format=float_format)
+
+
+def matrix_frame(matrix, hierarchy, *, ids=None, id_column="id"):
+    """The DataFrame that :func:`write_matrix` writes: class columns, ids first."""
+    import pandas as pd
 
     frame = pd.DataFrame(np.asarray(matrix), columns=[str(c) for c in hierarchy.classes])
     if ids is not None:
         if id_column in frame.columns:
             raise InputError(f"the id column {id_column!r} has the name of a class; choose another --id-column")
         frame.insert(0, id_column, ids)
-
-    def write(fh):
-        if float_format is None:
-            write_csv(frame, fh)  # pandas' bytes, faster
-        else:
-            frame.to_csv(fh, index=False, float_format=float_format)
-
-    if hasattr(path, "write"):
-        write(path)
-        return
-    with atomic_write(path) as fh:
-        write(fh)
+    return frame
 
 
 def check_output(path, what="output"):

@@ -16,7 +16,7 @@ from .._arrays import count
 from .._atomic import AtomicFile, check_distinct, name_output
 from .._csvwrite import write_csv
 from ..exceptions import InputError
-from ..io import PARQUET, check_output, frame_matrix, matrix_layout, read_matrix
+from ..io import PARQUET, check_output, frame_matrix, matrix_frame, matrix_layout, read_matrix
 from ..ranking._ranking import id_column_name
 from ._execute import import_optional
 from ._pipeline import BLOCK_CELLS, predict_stream, progress_bar, rank_stream
@@ -211,18 +211,6 @@ def read_matrix_file(path, hierarchy, name, *, id_column=None):
     parts = list(read_matrix_chunks(path, hierarchy, name, id_column=id_column))
     ids = None if parts[0][0] is None else np.concatenate([i for i, _ in parts])
     return ids, np.concatenate([v for _, v in parts])
-
-
-def matrix_frame(matrix, hierarchy, *, ids=None, id_column="id"):
-    """The DataFrame that :func:`hmcpgm.io.write_matrix` writes: class columns, ids first."""
-    import pandas as pd
-
-    frame = pd.DataFrame(np.asarray(matrix), columns=[str(c) for c in hierarchy.classes])
-    if ids is not None:
-        if id_column in frame.columns:
-            raise InputError(f"the id column {id_column!r} has the name of a class; choose another --id-column")
-        frame.insert(0, id_column, ids)
-    return frame
 
 
 class _PutInPlace:
