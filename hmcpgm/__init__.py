@@ -4,21 +4,24 @@ Per-class classifier scores plus a class hierarchy (tree, forest or DAG) become
 mLPRs (posterior probabilities from a Bayesian network), a hierarchy-respecting
 ranking (HierRank) and decisions with a chosen false discovery rate.
 
-Heavy pieces (pgmpy, scikit-learn) are imported only when first used, so
-``import hmcpgm`` stays quick.
+Every public name is imported when first used (numba, networkx, pgmpy and
+scikit-learn with it), so ``import hmcpgm`` and the ``hmcpgm`` command start in
+milliseconds.
 """
 
 from importlib import import_module
 
-# _numba first: it sets numba's cache folder before any module imports numba
-from . import _numba, exceptions  # noqa: F401
+from . import exceptions
+from ._cachedir import set_numba_cache_dir
 from .exceptions import *  # noqa: F403  (every error and warning class, listed in exceptions.__all__)
-from .hierarchy import Hierarchy
+
+set_numba_cache_dir()  # before any module of the package imports numba (numba reads it once)
 
 __version__ = "0.2.0.dev0"
 
 # public name -> module that defines it, loaded on first access (PEP 562)
 _LAZY = {
+    "Hierarchy": "hierarchy",
     "LabelNetwork": "network",
     "augmented_network": "network",
     "mlpr_from_likelihoods": "inference",
@@ -57,7 +60,7 @@ _LAZY = {
     "discovery_proportion": "metrics",
 }
 
-__all__ = ["Hierarchy", *exceptions.__all__, *_LAZY]
+__all__ = [*exceptions.__all__, *_LAZY]
 
 
 def __getattr__(name):

@@ -1,7 +1,8 @@
 """The one place hmcpgm imports numba (compiled kernels of HierRank and loopy BP).
 
 Kernels are compiled on first use and cached on disk (``cache=True``). The cache
-goes to a per-user folder (``$XDG_CACHE_HOME/hmcpgm/numba``, else
+goes to a per-user folder, set by ``hmcpgm/__init__`` (:mod:`hmcpgm._cachedir`)
+before any module imports numba (``$XDG_CACHE_HOME/hmcpgm/numba``, else
 ``~/.cache/hmcpgm/numba``) rather than numba's default ``__pycache__`` beside the
 installed sources: files left inside an installed package outlive ``pip
 uninstall`` and turn a later editable install into an empty namespace package.
@@ -14,21 +15,9 @@ files keep their old machine code until that folder is deleted. An installed
 release replaces every file, so users are not affected.
 """
 
-import os
-from pathlib import Path
+from numba import njit  # hmcpgm/__init__ has set the cache folder (hmcpgm._cachedir) before this runs
 
-
-def user_cache_dir():
-    """hmcpgm's per-user cache folder: ``$XDG_CACHE_HOME/hmcpgm``, else ``~/.cache/hmcpgm``."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "hmcpgm"
-
-
-os.environ.setdefault("NUMBA_CACHE_DIR", str(user_cache_dir() / "numba"))
-
-from numba import njit  # noqa: E402  (after the cache folder is set)
-
-__all__ = ["jit", "jit_parallel", "njit", "user_cache_dir"]
+__all__ = ["jit", "jit_parallel", "njit"]
 
 
 def jit(func):

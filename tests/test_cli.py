@@ -372,6 +372,18 @@ def test_help_loads_neither_scikit_learn_nor_pandas():
     assert run.stdout.strip() == "[]"
 
 
+def test_the_command_handles_ctrl_c_before_it_imports_anything_heavy():
+    """``import hmcpgm`` imported numba and networkx (0.8 s): a Ctrl-C in that time, before ``main`` had
+    taken over the signal, printed a traceback instead of ``hmcpgm: interrupted``."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import hmcpgm.cli; "
+            "print(sorted(m for m in ('numpy', 'numba', 'networkx', 'pandas') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
+
+
 def test_every_command_is_tested_for_help():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert set(sub.choices) == {"demo", "example", "fit", "predict", "rank", "benchmark", "evaluate",

@@ -47,7 +47,7 @@ def test_api_page_covers_every_public_module():
     internal = {"__init__", "__main__", "cli", "hierarchy", "estimator", "inference"}  # documented by name below
     for module in sorted(m for m in modules - internal if not m.startswith("_")):
         assert f"::: hmcpgm.{module}" in api, f"docs/api.md does not document hmcpgm.{module}"
-    for name in ("hmcpgm.Hierarchy", "hmcpgm.estimator.MLPR", "hmcpgm.inference.mlpr_from_likelihoods",
+    for name in ("hmcpgm.hierarchy.Hierarchy", "hmcpgm.estimator.MLPR", "hmcpgm.inference.mlpr_from_likelihoods",
                  "hmcpgm.inference.loopy_belief_propagation"):
         assert f"::: {name}\n" in api
 

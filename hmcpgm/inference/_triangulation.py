@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._numba import user_cache_dir
+from .._cachedir import user_cache_dir
 
 __all__ = ["elimination_cliques", "count_feasible", "eliminate_in_order", "junction_forest", "moral_adjacency",
            "searched_elimination", "triangulation"]
