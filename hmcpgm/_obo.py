@@ -7,7 +7,9 @@ file that other readers (pronto, cafaeval) read as intended then lost edges or t
 without a word, or was refused whole. Before obonet reads it, each line is stripped,
 blank lines go and a blank line precedes every stanza header, and the tags whose
 values are identifiers keep only those identifiers (the text up to an unescaped
-``!`` or ``{``). :func:`hmcpgm.ontology.read_ontology` and
+``!`` or ``{``). A ``[Term]`` stanza keeps only the tags hmcpgm reads (id, name,
+namespace, alt_id, is_a, relationship, is_obsolete): obonet then parses about half
+of the Gene Ontology's lines. :func:`hmcpgm.ontology.read_ontology` and
 :meth:`hmcpgm.Hierarchy.from_obo` both read through :func:`read_obo_graph`.
 """
 
@@ -25,6 +27,9 @@ __all__ = ["normalised_obo_text", "read_obo_graph", "relation_names", "term_name
 #: tags whose value is one identifier (``relationship``: a relation and an identifier)
 _IDENTIFIER_TAGS = frozenset({"id", "is_a", "alt_id", "namespace", "is_obsolete", "replaced_by", "consider",
                               "default-namespace", "relationship"})
+#: the tags of a [Term] stanza that hmcpgm reads; the others (def, synonym, xref, ..., most of a GO term's lines)
+#: are dropped before obonet parses the text
+_TERM_TAGS = frozenset({"id", "name", "namespace", "alt_id", "is_a", "relationship", "is_obsolete"})
 _STANZA = re.compile(r"\[[A-Za-z]+\]")
 _VALUE_END = re.compile(r"[!{]")  # a comment or trailing modifier, in a value without escapes
 _UNESCAPED_PREFIX = re.compile(r"(?:\\.|[^\\!{])*")  # a value up to an unescaped '!' or '{'
@@ -57,8 +62,11 @@ def normalised_obo_text(text):
     Returns
     -------
     str
-        The same stanzas and tags, one blank line before each stanza header and no other,
-        lines stripped, comment lines dropped, identifier tags without comments or modifiers.
+        The same stanzas, one blank line before each stanza header and no other, lines
+        stripped, comment lines dropped, identifier tags without comments or modifiers;
+        a ``[Term]`` stanza holds only its id, name, namespace, alt_id, is_a,
+        relationship and is_obsolete lines (and any line without a tag, which obonet
+        refuses).
     dict
         The id of each ``[Term]`` stanza -> whether it is marked ``is_obsolete: true``
         (in any stanza of that id: the stanzas of one id are merged into its first, as
@@ -114,6 +122,8 @@ def normalised_obo_text(text):
             kind, start, term, is_obsolete, current = line, number, None, False, [line]
             continue
         tag, colon, value = line.partition(":")
+        if kind == "[Term]" and tag not in _TERM_TAGS and tag and colon:
+            continue
         if tag in _IDENTIFIER_TAGS and colon:
             value = " ".join(_identifiers(value, 2 if tag == "relationship" else 1))
             line = f"{tag}: {value}"
