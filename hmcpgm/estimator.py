@@ -257,10 +257,17 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     >>> p = model.predict_proba(X[:5])
     >>> p.shape
     (5, 3)
-    >>> bool((p[:, 1:] <= p[:, [0]] + 1e-12).all())  # a child never beats its parent
+    >>> d = model.predict(X[:200])                  # 0/1 decisions, from each object's HierRank blocks
+    >>> bool((d[:, 1:] <= d[:, [0]]).all())         # a child is never called without its parent
     True
-    >>> model.predict(X[:2]).shape
-    (2, 3)
+
+    The default's mLPRs may put a child a little above its parent: tempering gives a
+    class's own score another strength than the other classes' (``own_tempering_``),
+    and the pool averages them with each class's own posterior (``pool_weight_``), so
+    they are no longer one network's posteriors. HierRank and :meth:`predict` pool
+    such pairs (``consistency_``). The paper's model, ``MLPR(version="full",
+    score_model="lpr", tempering=None, recalibrate=False, pool=None)``, gives one
+    network's posteriors, which never put a child above its parent.
     """
 
     def __init__(
