@@ -206,6 +206,31 @@ def test_a_fine_threshold_grid_is_counted_in_blocks_of_targets_with_the_same_cur
         pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
 
 
+@pytest.mark.parametrize("density", [0.03, 0.9])
+def test_a_blocks_counts_are_the_thresholded_sums_whether_few_or_most_values_reach_a_threshold(density):
+    """_sums bins only the values that reach the first threshold when they are few (a CAFA block is mostly the
+    terms a target has no prediction for) and every value otherwise: both against each threshold applied in
+    turn, cafaeval's way."""
+    from hmcpgm.metrics._cafa import _sums
+
+    rng = np.random.default_rng(int(density * 100))
+    pred = np.where(rng.random((37, 60)) < density, np.round(rng.random((37, 60)), 2), 0.0)
+    g = rng.random((37, 60)) < 0.2
+    g[3] = False  # a target without ground truth in the block
+    taus = np.arange(0.01, 1, 0.01)
+    for w in (None, rng.exponential(size=60) * (rng.random(60) < 0.7)):
+        weights = np.ones(60) if w is None else w
+        expected = []
+        for tau in taus:
+            n_pred = ((pred >= tau) * weights).sum(axis=1)
+            n_inter = (((pred >= tau) & g) * weights).sum(axis=1)
+            n_gt = (g * weights).sum(axis=1)
+            expected.append([(n_pred > 0).sum(), n_inter.sum(), (n_pred - n_inter).sum(), (n_gt - n_inter).sum(),
+                             (n_inter[n_pred > 0] / n_pred[n_pred > 0]).sum(),
+                             (n_inter[n_gt > 0] / n_gt[n_gt > 0]).sum()])
+        np.testing.assert_allclose(_sums(taus, g, pred, w), expected, rtol=1e-12, atol=1e-12)
+
+
 def test_no_prediction_above_any_threshold_gives_nan():
     h = Hierarchy.from_edges([("r", "a")])
     assert np.isnan(fmax([[0.0, 0.0]], [[1, 1]], h).value)

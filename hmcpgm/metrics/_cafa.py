@@ -155,18 +155,26 @@ def _sums(taus, g, pred, w):
     """
     m, n_taus = pred.shape[0], len(taus)
     weights = np.ones(pred.shape[1]) if w is None else np.asarray(w, dtype=float)
-    bins = np.searchsorted(taus, pred, side="right")  # number of taus <= value
-    flat = (np.arange(m)[:, None] * (n_taus + 1) + bins).ravel()
     size = m * (n_taus + 1)
+    # a value below the first tau lands in bin 0, which no tau counts. When most values are there (a CAFA block:
+    # the terms a target has no prediction for), only the others are binned, in the same (row-major) order, so
+    # every bin sums the same numbers in the same order as the whole block would
+    reached = pred >= taus[0]
+    if np.count_nonzero(reached) < reached.size // 4:
+        rows, cols = np.nonzero(reached)
+        flat = rows * (n_taus + 1) + np.searchsorted(taus, pred[rows, cols], side="right")  # bin: taus <= value
+        cell_weights, hit = weights[cols], g[rows, cols]
+    else:
+        flat = (np.arange(m)[:, None] * (n_taus + 1) + np.searchsorted(taus, pred, side="right")).ravel()
+        cell_weights, hit = np.broadcast_to(weights, pred.shape).ravel(), g.ravel()
 
-    def above(mask_weights):
-        hist = np.bincount(flat, weights=mask_weights.ravel(), minlength=size).astype(float).reshape(m, n_taus + 1)
+    def above(counted):
+        hist = np.bincount(flat, weights=counted, minlength=size).astype(float).reshape(m, n_taus + 1)
         return np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]  # [i, t]: sum over values >= taus[t]
 
-    full = np.broadcast_to(weights, pred.shape)
-    n_pred = above(full)
-    n_inter = above(np.where(g, full, 0.0))
-    n_gt = np.where(g, full, 0.0).sum(axis=1)[:, None]
+    n_pred = above(cell_weights)
+    n_inter = above(np.where(hit, cell_weights, 0.0))
+    n_gt = np.where(g, weights, 0.0).sum(axis=1)[:, None]
     out = np.zeros((n_taus, 6))
     out[:, 0] = (n_pred > 0).sum(axis=0)
     out[:, 1] = n_inter.sum(axis=0)
@@ -539,7 +547,11 @@ def propagated_auprc(values, labels, hierarchy, *, exclude_roots=False):
     thresholds = np.unique(positives)  # the values at which recall grows
     tps = positives.size - np.searchsorted(positives, thresholds, side="left")  # positives >= each threshold
     counts = np.zeros(thresholds.size + 1, dtype=np.int64)
+    zero_bin = np.searchsorted(thresholds, 0.0, side="right")
     for p, _ in blocks():  # events >= each threshold: each value binned by the thresholds it reaches
-        counts += np.bincount(np.searchsorted(thresholds, p.ravel(), side="right"), minlength=thresholds.size + 1)
+        v = p.ravel()
+        nonzero = v[v != 0]  # most of a CAFA matrix: the terms a target has no prediction for, binned at once
+        counts[zero_bin] += v.size - nonzero.size
+        counts += np.bincount(np.searchsorted(thresholds, nonzero, side="right"), minlength=thresholds.size + 1)
     reached = np.cumsum(counts[::-1])[::-1][1:]
     return ap_from_counts(tps[::-1], reached[::-1], positives.size)  # from the highest threshold down
