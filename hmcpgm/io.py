@@ -28,7 +28,7 @@ from ._util import preview, repeated
 from .exceptions import HierarchyError, InputError
 from .hierarchy import Hierarchy
 
-__all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "write_matrix", "check_output",
+__all__ = ["read_hierarchy", "write_hierarchy", "read_matrix", "read_header", "write_matrix", "check_output",
            "MatrixLayout", "matrix_layout", "frame_matrix", "open_text", "utf8_text", "PARQUET"]
 
 _DELIMITERS = ("\t", ",", ";")
@@ -101,7 +101,7 @@ def read_hierarchy(path):
     probe = next((text for _, text in lines if any(d in re.sub(r'"[^"]*"', "", text) for d in _DELIMITERS)),
                  lines[0][1])
     delimiter = _delimiter(probe, what, path, HierarchyError)
-    edges, edge_lines, classes = [], [], {}
+    edges, edge_lines, classes, first_line = [], [], {}, {}
     numbers = [i for i, _ in lines]
     for number, row in _csv_rows((text for _, text in lines), delimiter, what, path, numbers, HierarchyError):
         row = [field.strip() for field in row]
@@ -111,12 +111,17 @@ def read_hierarchy(path):
             classes.setdefault(row[-1], None)
             continue
         if len(row) != 2 or not row[0] or not row[1]:
-            raise HierarchyError(
-                f"{what} {path}, line {number}: expected 'parent{delimiter}child', got {delimiter.join(row)!r}"
-            )
+            got = delimiter.join(row)
+            got = repr(got) if len(got) <= 80 else f"{got[:77]!r}... ({len(row)} fields)"  # a wide matrix file
+            raise HierarchyError(f"{what} {path}, line {number}: expected 'parent{delimiter}child', got {got}")
+        edge = (row[0], row[1])
+        if edge in first_line:
+            raise HierarchyError(f"{what} {path}, lines {first_line[edge]} and {number}: the edge {row[0]!r} -> "
+                                 f"{row[1]!r} is listed twice")
+        first_line[edge] = number
         classes.setdefault(row[0], None)
         classes.setdefault(row[1], None)
-        edges.append((row[0], row[1]))
+        edges.append(edge)
         edge_lines.append(number)
     try:
         return Hierarchy.from_edges(edges, classes=list(classes))
@@ -221,6 +226,39 @@ def _header(path, what, fits=None):
     if any(not name for name in names):
         raise InputError(f"{what} {path}: column {names.index('') + 1} of the header has no name")
     return names, delimiter
+
+
+def read_header(path, what="file"):
+    """The column names of a CSV file's header, as :func:`read_matrix` reads them.
+
+    Parameters
+    ----------
+    path : str or Path
+        A CSV file (comma, tab or semicolon separated, UTF-8).
+    what : str, default "file"
+        What messages call the file.
+
+    Returns
+    -------
+    list of str
+        The stripped names, in file order.
+
+    Raises
+    ------
+    InputError
+        An empty or binary file, a header naming a column twice or leaving one
+        unnamed, in one line naming the file.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "s.csv")
+    ...     _ = open(p, "w").write("GO:0009987\\n0.5\\n")
+    ...     read_header(p)
+    ['GO:0009987']
+    """
+    return _header(check_input_file(path, what), what)[0]
 
 
 def read_matrix(path, hierarchy, name, *, id_column=None, binary=False, allow_empty=False):

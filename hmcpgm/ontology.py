@@ -381,20 +381,28 @@ def _is_number(text):
     return True
 
 
-def is_annotation_file(path):
+def is_annotation_file(path, classes=None, id_column=None):
     """Whether ``path`` holds gene-term annotations (GAF, or two columns of names) rather than a label matrix.
 
     Parameters
     ----------
     path : str or Path
         A file.
+    classes : collection of str, optional
+        The class names a label matrix would have as columns. With them, terms that
+        look like numbers (FunCat's ``01.01``) are told from 0/1 cells.
+    id_column : str, optional
+        The name of a label matrix's id column.
 
     Returns
     -------
     bool
         True for a GAF file (``!gaf-version`` header, or 15 or more tab-separated
         columns) or a file whose first lines have two or three fields (CAFA 5's
-        ``EntryID term aspect``), the second not a number (a label matrix has 0/1 cells).
+        ``EntryID term aspect``), the second not a number (a label matrix has 0/1
+        cells) or one of ``classes``, the first not one of ``classes`` (a label
+        matrix's header). False for a file whose first line names ``id_column`` and
+        one of ``classes``: a label matrix, whatever its columns' order.
     """
     try:
         with open_text(path) as fh:
@@ -411,7 +419,14 @@ def is_annotation_file(path):
     if lines and len(lines[0].split("\t")) >= _GAF_COLUMNS:  # a GAF file without its header
         return True
     rows = [_fields(line) for line in lines]
-    return bool(rows) and all(len(r) in (2, 3) and not _is_number(r[1]) for r in rows)
+    known = frozenset(classes or ())
+    if rows and id_column is not None and id_column in rows[0] and known.intersection(rows[0]):
+        return False  # the header of a label matrix with its id column
+
+    def annotation(r):
+        return len(r) in (2, 3) and r[0] not in known and (r[1] in known or not _is_number(r[1]))
+
+    return bool(rows) and all(annotation(r) for r in rows)
 
 
 

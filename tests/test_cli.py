@@ -594,3 +594,58 @@ def test_benchmark_test_rows_without_positives_are_named(tmp_path, capsys):
     assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "e.arff"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("hmcpgm: error: the test rows (") and "e.arff) have no positive label" in err, err
+
+
+def test_too_few_rows_for_the_default_cross_fitting_say_what_to_fix(tmp_path, capsys):
+    """Three training rows gave 'cv must be an int between 2 and the 3 rows, got 5': a parameter the command
+    line does not have, and no way out."""
+    (tmp_path / "h.csv").write_text("parent,child\nA,B\n")
+    (tmp_path / "s.csv").write_text("A,B\n0.9,0.8\n0.1,0.2\n0.8,0.3\n")
+    (tmp_path / "y.csv").write_text("A,B\n1,1\n0,0\n1,0\n")
+    files = [str(tmp_path / f) for f in ("s.csv", "y.csv", "h.csv")]
+    assert main(["fit", *files, "-o", str(tmp_path / "m.npz"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "needs at least 5 training rows, got 3" in err and "cv must" not in err
+    fixed = ["--mlpr-version", "full", "--score-model", "platt", "--tempering", "none", "--pool", "none",
+             "--consistency", "hierrank", "--no-recalibrate"]
+    assert main(["fit", *files, "-o", str(tmp_path / "m.npz"), "--quiet", *fixed]) == 0
+
+
+def test_annotations_of_numbered_classes_and_a_matrix_with_its_id_column_second_are_told_apart(tmp_path, capsys):
+    """Annotations of FunCat-like classes ('01.01', a number) were read as a label matrix, and a 0/1 matrix
+    whose id column came second ('A,gene,B') as annotations: both fits failed."""
+    from hmcpgm.ontology import is_annotation_file
+
+    (tmp_path / "h.csv").write_text("parent,child\n01,01.01\n01,01.02\n")
+    (tmp_path / "ann.tsv").write_text("g1\t01.01\ng3\t01.02\n")
+    (tmp_path / "y.csv").write_text("01.01,gene,01,01.02\n1,g1,1,0\n0,g2,0,0\n0,g3,1,1\n0,g4,0,0\n")
+    (tmp_path / "y2.csv").write_text("01,01.01\n1,0\n0,0\n")  # no id column: its header is classes
+    classes = ("01", "01.01", "01.02")
+    assert is_annotation_file(tmp_path / "ann.tsv", classes, "gene")
+    assert not is_annotation_file(tmp_path / "y.csv", classes, "gene")
+    assert not is_annotation_file(tmp_path / "y2.csv", classes)
+    (tmp_path / "s.csv").write_text("gene,01,01.01,01.02\ng1,0.9,0.8,0.1\ng2,0.2,0.1,0.3\ng3,0.8,0.2,0.9\n"
+                                    "g4,0.1,0.2,0.1\n")
+    fixed = ["--mlpr-version", "indpt", "--score-model", "platt", "--tempering", "none", "--pool", "none",
+             "--no-recalibrate", "--allow-empty", "--quiet", "--id-column", "gene"]
+    for labels in ("ann.tsv", "y.csv"):
+        assert main(["fit", str(tmp_path / "s.csv"), str(tmp_path / labels), str(tmp_path / "h.csv"),
+                     "-o", str(tmp_path / "m.npz"), *fixed]) == 0, capsys.readouterr().err
+
+
+def test_the_program_ignores_ctrl_c_once_the_run_has_finished(monkeypatch):
+    """A Ctrl-C in the moment between the last output and the end of the process killed it by SIGINT, status 130
+    without a word, after a run that had finished and written its outputs."""
+    import signal
+
+    import hmcpgm.cli as cli
+
+    monkeypatch.setattr(cli, "main", lambda: 3)
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            cli.run()
+        assert exit_.value.code == 3 and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)

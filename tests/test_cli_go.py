@@ -325,3 +325,30 @@ def test_evaluate_says_why_nothing_was_evaluated(tmp_path, capsys):
     assert main(["evaluate", h, str(tmp_path / "p.tsv"), str(tmp_path / "empty.tsv")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert any(line.startswith("hmcpgm: error: GROUND_TRUTH") and "annotates no target" in line for line in err)
+
+
+def test_annotated_genes_spelt_unlike_the_scores_ids_are_said(go_files, capsys):
+    """Half the annotated genes spelt TRAIN0 where the scores say train0: they matched nothing, their scored genes
+    became negatives for every term, and fit said nothing."""
+    d, _ = go_files
+    lines = (d / "train_annotations.tsv").read_text().splitlines(keepends=True)
+    (d / "ann.tsv").write_text("".join(line.replace("train", "TRAIN", 1) if int(line.split("\t")[0][5:]) % 2 else line
+                                       for line in lines))
+    args = ["fit", str(d / "train_scores.csv"), str(d / "ann.tsv"), str(d / "go.obo"), "--namespace", NAMESPACES[0],
+            "--id-column", "gene", "--mlpr-version", "full", "--score-model", "lpr", "--tempering", "none",
+            "--pool", "none", "--quiet", "-o", str(d / "m.npz")]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "ids have no annotation in" in err and "'TRAIN1'" in err and "spell the ids alike" in err
+    args[2] = str(d / "train_annotations.tsv")  # the same genes spelt alike: nothing to say
+    assert main(args) == 0
+    assert "no annotation" not in capsys.readouterr().err
+
+
+def test_a_scores_file_of_one_go_term_is_read_with_an_obo_hierarchy(go_files, capsys):
+    """pandas' delimiter sniffing split the header 'GO:0000002' at its colon: '2 columns are not terms'."""
+    d, columns = go_files
+    (d / "one.csv").write_text(f"{columns[1]}\n0.5\n0.7\n")
+    assert main(["rank", str(d / "one.csv"), str(d / "go.obo"), "--namespace", NAMESPACES[0], "-o",
+                 str(d / "r.csv"), "--quiet"]) == 0
+    assert len((d / "r.csv").read_text().splitlines()) == 3

@@ -359,3 +359,18 @@ def test_write_matrix_into_a_binary_file_as_pandas_writes_it():
     out = io.BytesIO()
     write_matrix(out, [[0.5, 0.25]], Hierarchy.from_parents([None, 0]))
     assert out.getvalue() == b"0,1\n0.5,0.25\n"
+
+
+def test_a_hierarchy_file_names_the_lines_of_a_repeated_edge_and_shortens_a_wide_line(tmp_path):
+    """A repeated edge was 'edges lists the edge ... twice' (no line); a matrix file passed as the hierarchy
+    echoed its whole first line (44 KB for 4000 columns)."""
+    from hmcpgm.exceptions import HierarchyError
+    from hmcpgm.io import read_hierarchy
+
+    (tmp_path / "h.csv").write_text("parent,child\nx,y\nx,z\n# comment\nx,y\n")
+    with pytest.raises(HierarchyError, match=r"h.csv, lines 2 and 5: the edge 'x' -> 'y' is listed twice"):
+        read_hierarchy(tmp_path / "h.csv")
+    (tmp_path / "wide.csv").write_text(",".join(f"c{i}" for i in range(4000)) + "\n")
+    with pytest.raises(HierarchyError) as info:
+        read_hierarchy(tmp_path / "wide.csv")
+    assert len(str(info.value)) - len(str(tmp_path)) < 200 and str(info.value).endswith("(4000 fields)")

@@ -14,7 +14,7 @@ import warnings
 
 from .._interrupt import check_interrupt, ctrl_c_recorded, interrupted_by
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "run", "build_parser"]
 
 
 def build_parser():
@@ -44,6 +44,10 @@ _CLI_ADVICE = [
     (r"^relations names no relation", "--relations names no relation"),
     (r"pass evidence=None", "leave out --evidence"),
     (r"\bvalid_fraction=", "--valid-fraction "),
+    (r"^cv must be an int between 2 and the (\d+) rows, got (\d+)",
+     r"the default fit chooses its model by \2-fold cross-fitting and needs at least \2 training rows, got \1; "
+     r"on fewer, fix each choice: --mlpr-version, --score-model, --tempering none, --pool none, --consistency "
+     r"and --no-recalibrate"),
     (r"evidence code of evidence \(", "evidence code of --evidence ("),
 ]
 
@@ -74,6 +78,19 @@ def main(argv=None):
         else:  # kill, timeout, a cancelled job, a closed terminal: the shell's status of a run the signal ended
             print(f"hmcpgm: stopped by {signum.name}", file=sys.stderr)
         return 128 + signum
+
+
+def run():
+    """The ``hmcpgm`` program: :func:`main` on the command's arguments, then exit with its status.
+
+    A Ctrl-C pressed once :func:`main` has returned (its outputs whole and reported)
+    is ignored while Python shuts down: it used to end the process by SIGINT, status
+    130 without a word, after a run that had finished.
+    """
+    status = main()
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(status)
 
 
 def _main(argv):

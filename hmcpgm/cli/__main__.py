@@ -1,7 +1,6 @@
 """``python -m hmcpgm.cli``: the ``hmcpgm`` command."""
 
-import sys
 
-from . import main
+from . import run
 
-sys.exit(main())
+run()

@@ -168,7 +168,7 @@ def _scored_rows(scores_path, labels_path, hierarchy, ontology, args):
     from ._go import annotation_labels
 
     ids, scores = read_matrix(scores_path, hierarchy, "scores", id_column=args.id_column)
-    if is_annotation_file(labels_path):  # gene-term pairs, closed upward, matched to the scores by id
+    if is_annotation_file(labels_path, hierarchy.classes, args.id_column):  # gene-term pairs, closed upward
         label_ids, labels = annotation_labels(labels_path, hierarchy, ontology, ids, args)
     else:
         if args.evidence is not None:

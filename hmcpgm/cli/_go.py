@@ -58,11 +58,10 @@ def _header_classes(path, id_column):
         import pyarrow.parquet as pq
 
         names = list(pq.read_schema(path).names)
-    else:
-        import pandas as pd
+    else:  # as read_matrix reads it (pandas' delimiter sniffing split 'GO:0009987' at the colon)
+        from ..io import read_header
 
-        names = [str(c).strip() for c in pd.read_csv(path, nrows=0, sep=None, engine="python",
-                                                      encoding="utf-8-sig").columns]
+        names = read_header(path)
     return [c for c in names if c != id_column]
 
 
@@ -132,6 +131,18 @@ def annotation_labels(path, hierarchy, ontology, ids, args):
                         f"first annotated gene: {genes[0] if len(genes) else None!r})")
     mine, theirs = (np.array(x) for x in zip(*found))
     out[mine] = labels[theirs]
+    # scored genes without annotation are negatives, and an annotation file may cover genes that were not
+    # scored; both at once may be one set of genes spelt two ways (TRAIN0 / train0), so it is said
+    unannotated = len(ids) - len(found)
+    scored = set(ids)
+    unmatched = [g for g in genes if g not in scored]
+    if unannotated and unmatched:
+        from .._util import preview, warn
+
+        warn(f"{unannotated} of the scores' {len(ids)} ids have no annotation in {path} (they are negatives for "
+             f"every term; first: {next(g for g in ids if g not in row)!r}), and "
+             f"{len(unmatched)} annotated genes are not ids of the scores file: {preview(unmatched, 3)}; check "
+             "that both files spell the ids alike", UserWarning)
     return ids, out
 
 
