@@ -649,3 +649,13 @@ def test_the_program_ignores_ctrl_c_once_the_run_has_finished(monkeypatch):
         assert exit_.value.code == 3 and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_namespace_with_an_edge_list_hierarchy_is_refused(tmp_path, capsys):
+    """--namespace with a CSV hierarchy was ignored without a word: every edge of the file was read."""
+    (tmp_path / "h.csv").write_text("parent,child\nA,B\n")
+    (tmp_path / "v.csv").write_text("A,B\n0.9,0.8\n0.1,0.2\n")
+    assert main(["rank", str(tmp_path / "v.csv"), str(tmp_path / "h.csv"), "--namespace", "biological_process",
+                 "-o", str(tmp_path / "r.csv"), "--quiet"]) == 2
+    assert "--namespace picks a namespace of an OBO file" in capsys.readouterr().err
+    assert not (tmp_path / "r.csv").exists()

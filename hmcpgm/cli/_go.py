@@ -94,6 +94,8 @@ def hierarchy_argument(path, args, matrix_path):
     from ._errors import UserError
 
     if not is_obo_file(path):
+        if getattr(args, "namespace", None) is not None:  # it was ignored: the edges of every namespace were read
+            raise UserError(f"--namespace picks a namespace of an OBO file, and {path} is an edge list: leave it out")
         return read_hierarchy(path), None
     ontology = obo_ontology(path, args)
     full = namespace_hierarchy(ontology, path, args)
