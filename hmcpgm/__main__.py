@@ -1,4 +1,3 @@
-
 from .cli import run
 
 run()

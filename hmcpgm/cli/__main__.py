@@ -1,6 +1,5 @@
 """``python -m hmcpgm.cli``: the ``hmcpgm`` command."""
 
-
 from . import run
 
 run()

@@ -54,8 +54,8 @@ def propagate_max(values, hierarchy):
 def _propagate_rows(out, order, ptr, idx):
     """``propagate_max`` in place, a row at a time: children before their parents (``order`` reversed), each
     parent raised to its child's value by ``numpy.maximum(parent, child)``'s rule (the child's value on a tie
-    or when it is NaN, a NaN parent kept). One row stays in cache: a Python loop of ``numpy.maximum`` over
-    columns took 23 s of ``hmcpgm evaluate``'s 56 on a 27,000-term ontology."""
+    or when it is NaN, a NaN parent kept). One row stays in cache, where the Python loop of ``numpy.maximum``
+    over columns it replaces strode across every row for each edge."""
     for m in prange(out.shape[0]):
         row = out[m]
         for t in range(order.size - 1, -1, -1):
