@@ -611,9 +611,9 @@ def _check_ids(ids, layout, first_row=0):
     dup = repeated(ids)
     if dup:
         first = dup[0]
-        rows = np.flatnonzero(ids == first)[:2] + 1 + first_row
+        at = [layout.row(first_row + int(r)) for r in np.flatnonzero(ids == first)[:2]]
         raise InputError(
-            f"{what} {path}: the id {first!r} of column {id_column!r} repeats (rows {rows[0]} and {rows[1]}); "
+            f"{what} {path}: the id {first!r} of column {id_column!r} repeats ({at[0]} and {at[1]}); "
             "ids must name each object once"
         )
 

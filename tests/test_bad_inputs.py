@@ -179,7 +179,7 @@ CLI_CASES = [
      ["no positive example", "'24'", "--allow-empty"]),
     # ids
     ("ids-duplicate", lambda d: _with_ids(d, [f"g{i}" for i in range(1499)] + ["g0"], [f"g{i}" for i in range(1500)]),
-     ["id_train_scores.csv", "'g0'", "repeats", "rows 1 and 1500"]),
+     ["id_train_scores.csv", "'g0'", "repeats", "row 1 (line 2) and row 1500 (line 1501)"]),
     ("ids-missing-in-labels", lambda d: _with_ids(d, [f"g{i}" for i in range(1500)], [f"g{i}" for i in range(1, 1501)]),
      ["ids of the scores file are not in the labels file", "'g0'"]),
     ("ids-empty", lambda d: _with_ids(d, [""] + [f"g{i}" for i in range(1, 1500)], [f"g{i}" for i in range(1500)]),
@@ -286,7 +286,7 @@ CLI_CASES = [
     ("chunked-ids-repeat-across-chunks", lambda d: _with_ids(d, [f"g{i}" for i in range(1499)] + ["g7"],
                                                              [f"g{i}" for i in range(1500)]) and
      ["rank", "id_train_scores.csv", "model.npz", "-o", "r.csv", "--id-column", "gene", "--chunk-size", "50"],
-     ["id_train_scores.csv", "'g7'", "repeats", "rows 8 and 1500"]),
+     ["id_train_scores.csv", "'g7'", "repeats", "row 8 (line 9) and row 1500 (line 1501)"]),
     ("chunked-fdr-on-scores", lambda d: _scores_with(d, _set(1300, "2", "3.5")) and
      ["rank", "bad.csv", "model.npz", "-o", "r.csv", "--fdr", "0.1", "--chunk-size", "64"],
      ["--fdr", "probabilities", "bad.csv", "3.5"]),

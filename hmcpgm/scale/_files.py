@@ -74,8 +74,8 @@ def read_matrix_chunks(path, hierarchy, name, *, chunk_size=None, id_column=None
             for i, key in enumerate(ids):
                 if key in seen:
                     raise InputError(
-                        f"{layout.what} {layout.path}: the id {key!r} of column {id_column!r} repeats (rows "
-                        f"{seen[key] + 1} and {first_row + i + 1}); ids must name each object once"
+                        f"{layout.what} {layout.path}: the id {key!r} of column {id_column!r} repeats "
+                        f"({layout.row(seen[key])} and {layout.row(first_row + i)}); ids must name each object once"
                     )
                 seen[key] = first_row + i
         first_row += len(values)
