@@ -126,6 +126,16 @@ def test_advice_names_the_engines_option_of_this_command(tmp_path, capsys):
     assert warning and "use --engines junction" in warning[0] and "--engine " not in warning[0]
 
 
+def test_the_report_says_the_budget_and_refusals_with_this_commands_options(tmp_path, capsys):
+    """The printed report said 'fits budget_bytes=4,294,967,296' and "Use engine='tree'": Python's parameters."""
+    path = tmp_path / "h.csv"
+    path.write_text("parent,child\n" + "".join(f"r,c{i}\n" for i in range(24)))
+    assert main(["check-inference", str(path), "--engines", "tree", "enumerate", "--objects", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "the --budget-gb budget (4,294,967,296 bytes)" in out and "Use --engines tree" in out
+    assert "budget_bytes=" not in out and "engine='" not in out
+
+
 def test_max_clique_reaches_the_engines_that_run(tmp_path, capsys):
     # --max-clique chose the engines, but the junction tree ran (and was the reference) at max_clique 20
     edges = [("r", "a"), ("r", "b"), ("r", "c"), ("a", "k"), ("b", "k"), ("c", "k")]  # a clique of 4 classes
@@ -134,7 +144,7 @@ def test_max_clique_reaches_the_engines_that_run(tmp_path, capsys):
     assert main(["check-inference", str(path), "--objects", "2", "--engines", "junction", "--reference", "enumerate",
                  "--max-clique", "3"]) == 0
     text = capsys.readouterr().out
-    assert "junction: refused: engine='junction' needs a clique of 4" in text and "max_clique=3" in text
+    assert "junction: refused: --engines junction needs a clique of 4" in text and "--max-clique 3" in text
     assert main(["check-inference", str(path), "--objects", "2", "--engines", "loopy", "--reference", "junction",
                  "--max-clique", "3"]) == 0
     assert "reference: none (the reference 'junction' failed" in capsys.readouterr().out

@@ -7,12 +7,12 @@ Warnings print as ``hmcpgm: warning: ...`` lines after the progress bars. Run
 """
 
 import os
-import re
 import signal
 import sys
 import warnings
 
 from .._interrupt import check_interrupt, ctrl_c_recorded, interrupted_by
+from ._wording import command_line_wording
 
 __all__ = ["main", "run", "build_parser"]
 
@@ -22,44 +22,6 @@ def build_parser():
     from ._parser import build_parser as build  # imported when needed: ``main`` answers Ctrl-C sooner
 
     return build()
-
-
-# Python-side advice in library messages, said the command-line way.
-_CLI_ADVICE = [
-    (
-        r"drop those classes \(Hierarchy\.subgraph\) or pass allow_empty=True",
-        "drop those classes or pass --allow-empty",
-    ),
-    (r"pass allow_empty=True", "pass --allow-empty"),
-    (r"Close the labels upward with Hierarchy\.close_labels", "Close the labels upward with --close-labels"),
-    (r"Hierarchy\.close_labels", "--close-labels"),
-    (r"max_clique=(\d+)", r"--max-clique \1"),
-    (r"\bmax_clique\b", "--max-clique"),
-    (r"max_iter=(\d+)", r"--max-iter \1"),
-    (r"raise max_iter or damping", "raise --max-iter or --damping"),
-    (r"engine='(\w+)'", r"--engine \1"),
-    (r"pseudo_count=(\d+)", r"--pseudo-count \1"),
-    (r"pass pseudo_count > 0", "pass --pseudo-count > 0"),
-    (r"^fdr needs", "--fdr needs"),
-    (r"^relations names no relation", "--relations names no relation"),
-    (r"pass evidence=None", "leave out --evidence"),
-    (r"\bvalid_fraction=", "--valid-fraction "),
-    (r"^cv must be an int between 2 and the (\d+) rows, got (\d+)",
-     r"the default fit chooses its model by \2-fold cross-fitting and needs at least \2 training rows, got \1; "
-     r"on fewer, fix each choice: --mlpr-version, --score-model, --tempering none, --pool none, --consistency "
-     r"and --no-recalibrate"),
-    (r"evidence code of evidence \(", "evidence code of --evidence ("),
-]
-
-
-# check-inference compares engines: its option is --engines
-_COMMAND_ADVICE = {"check-inference": [(r"engine='(\w+)'", r"--engines \1")]}
-
-
-def _for_the_command_line(message, command=None):
-    for pattern, replacement in _COMMAND_ADVICE.get(command, []) + _CLI_ADVICE:
-        message = re.sub(pattern, replacement, message)
-    return " ".join(str(message).split())  # one line
 
 
 def main(argv=None):
@@ -110,12 +72,12 @@ def _main(argv):
                 return _closed_pipe()
             system = isinstance(exc, OSError) and exc.strerror and exc.filename  # raised by the OS, not by hmcpgm
             message = f"{exc.strerror}: {exc.filename!r}" if system else str(exc)
-            print(f"hmcpgm: error: {_for_the_command_line(message, args.command)}", file=sys.stderr)
+            print(f"hmcpgm: error: {command_line_wording(message, args.command)}", file=sys.stderr)
             status = 2
     try:
         # once each: the registry of "default" is reset whenever a library changes the filters (pandas does)
         for message in dict.fromkeys(str(w.message) for w in caught):
-            print(f"hmcpgm: warning: {_for_the_command_line(message, args.command)}", file=sys.stderr)
+            print(f"hmcpgm: warning: {command_line_wording(message, args.command)}", file=sys.stderr)
         sys.stdout.flush()
     except BrokenPipeError:
         return _closed_pipe()

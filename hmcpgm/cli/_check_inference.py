@@ -14,6 +14,7 @@ from .._util import json_records
 from ..inference import engine_names, get_engine
 from ._commands import UserError
 from ._go import add_ontology_options, namespace_hierarchy, obo_ontology
+from ._wording import command_line_wording
 
 __all__ = ["add_check_inference", "command_check_inference"]
 
@@ -176,10 +177,11 @@ def command_check_inference(args):
                                     return_mlpr=True)
     kind = f"{hierarchy.n_classes} classes ({hierarchy.kind}), {len(hierarchy.edge_indices)} edges"
     print(f"check-inference: {args.hierarchy}: {kind}; {what}")
-    print(f"reference: {report.attrs['reference'] or 'none'} ({report.attrs['reference_reason']})")
+    reason = command_line_wording(report.attrs["reference_reason"], "check-inference")
+    print(f"reference: {report.attrs['reference'] or 'none'} ({reason})")
     print(_format(report))
     for note in report.loc[report["note"].str.startswith("refused"), ["engine", "note"]].itertuples():
-        print(f"{note.engine}: {note.note}")
+        print(f"{note.engine}: {command_line_wording(note.note, 'check-inference')}")
     grouped = {}
     loopy = [e for e in report["engine"] if e.startswith("loopy") and e in mlprs]
     if "reference" in mlprs:
