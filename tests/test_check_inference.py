@@ -134,6 +134,12 @@ def test_the_report_says_the_budget_and_refusals_with_this_commands_options(tmp_
     out = capsys.readouterr().out
     assert "the --budget-gb budget (4,294,967,296 bytes)" in out and "Use --engines tree" in out
     assert "budget_bytes=" not in out and "engine='" not in out
+    assert main(["check-inference", str(path), "--engines", "tree", "--reference", "tree", "--objects", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "asked for (--reference tree)" in out and "reference='" not in out
+    # --namespace picks a namespace of an OBO file: with an edge list it was ignored
+    assert main(["check-inference", str(path), "--namespace", "biological_process"]) == 2
+    assert "--namespace picks a namespace of an OBO file" in capsys.readouterr().err
 
 
 def test_max_clique_reaches_the_engines_that_run(tmp_path, capsys):

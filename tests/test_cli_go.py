@@ -339,10 +339,14 @@ def test_annotated_genes_spelt_unlike_the_scores_ids_are_said(go_files, capsys):
             "--pool", "none", "--quiet", "-o", str(d / "m.npz")]
     assert main(args) == 0
     err = capsys.readouterr().err
-    assert "ids have no annotation in" in err and "'TRAIN1'" in err and "spell the ids alike" in err
-    args[2] = str(d / "train_annotations.tsv")  # the same genes spelt alike: nothing to say
+    assert "annotated genes of" in err and "'TRAIN1' and the scores' 'train1'" in err and "spell the ids" in err
+    # a scored gene without annotation and annotated genes that were not scored (a whole GAF): nothing to say
+    lines = [line for line in lines if not line.startswith("train3\t")]
+    (d / "more.tsv").write_text("".join(lines) + "".join(f"other{i}\t{line.split(chr(9))[1]}"
+                                                         for i, line in enumerate(lines[:5])))
+    args[2] = str(d / "more.tsv")
     assert main(args) == 0
-    assert "no annotation" not in capsys.readouterr().err
+    assert "annotated genes" not in capsys.readouterr().err
 
 
 def test_a_scores_file_of_one_go_term_is_read_with_an_obo_hierarchy(go_files, capsys):

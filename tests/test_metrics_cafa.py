@@ -1,5 +1,7 @@
 """CAFA metrics against the CAFA evaluator itself (cafaeval 1.3) on generated ontologies and files."""
 
+import sys
+
 import numpy as np
 import pytest
 from go_fixtures import (
@@ -282,3 +284,21 @@ def test_propagated_auprc_is_average_precision_of_the_propagated_values(h, data)
         got = propagated_auprc(values, labels, h, exclude_roots=exclude_roots)
     expected = average_precision(propagate_max(values, h), closed, h, exclude_roots=exclude_roots)
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+def _propagated_sum(seed):
+    from hmcpgm.metrics import propagate_max
+
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "c"), ("b", "c")], classes=["c", "a", "r", "b"])
+    return float(propagate_max(np.random.default_rng(seed).random((50, 4)), h).sum())
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork is the default start method on Linux only")
+def test_the_metrics_are_safe_before_a_fork():
+    """A parallel (OpenMP) propagate_max made a forked child stop with 'fork() called from a process already
+    using GNU OpenMP' and the pool hang, after any CAFA metric had run in the parent."""
+    import multiprocessing
+
+    first = _propagated_sum(0)
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        assert pool.map_async(_propagated_sum, [0, 1]).get(timeout=120)[0] == first

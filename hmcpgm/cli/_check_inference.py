@@ -88,6 +88,8 @@ def _read_hierarchy(path, args, model=None):
                             f"{'namespace ' + repr(args.namespace) if args.namespace else 'one namespace'} "
                             f"of {path}")
         return restrict_hierarchy(ontology.hierarchy(holding[0]), classes), None
+    if args.namespace is not None:  # it would be ignored: the file has no namespaces
+        raise UserError(f"--namespace picks a namespace of an OBO file, and {path} is not one: leave it out")
     if Path(path).suffix.lower() == ".arff":
         from ..datasets import load_hmc_arff
 

@@ -133,18 +133,20 @@ def annotation_labels(path, hierarchy, ontology, ids, args):
                         f"first annotated gene: {genes[0] if len(genes) else None!r})")
     mine, theirs = (np.array(x) for x in zip(*found))
     out[mine] = labels[theirs]
-    # scored genes without annotation are negatives, and an annotation file may cover genes that were not
-    # scored; both at once may be one set of genes spelt two ways (TRAIN0 / train0), so it is said
-    unannotated = len(ids) - len(found)
+    # a scored gene without annotation is a negative, and an annotation file may cover genes that were not scored
+    # (a whole GAF, a held-out split): both are normal. An annotated gene that is a scored, unannotated id once
+    # case and spaces are ignored is one gene spelt two ways, and would silently become a negative
+    unannotated = {str(g).strip().casefold(): g for g in ids if g not in row}
     scored = set(ids)
-    unmatched = [g for g in genes if g not in scored]
-    if unannotated and unmatched:
-        from .._util import preview, warn
+    twins = [(g, unannotated[str(g).strip().casefold()]) for g in genes
+             if g not in scored and str(g).strip().casefold() in unannotated]
+    if twins:
+        from .._util import warn
 
-        warn(f"{unannotated} of the scores' {len(ids)} ids have no annotation in {path} (they are negatives for "
-             f"every term; first: {next(g for g in ids if g not in row)!r}), and "
-             f"{len(unmatched)} annotated genes are not ids of the scores file: {preview(unmatched, 3)}; check "
-             "that both files spell the ids alike", UserWarning)
+        gene, twin = twins[0]
+        warn(f"{len(twins)} annotated genes of {path} are ids of the scores file only when case and spaces are "
+             f"ignored (first: {gene!r} and the scores' {twin!r}); they are not matched, so those scored genes are "
+             "negatives for every term: spell the ids alike in both files", UserWarning)
     return ids, out
 
 

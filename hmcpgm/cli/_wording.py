@@ -34,8 +34,9 @@ _CLI_ADVICE = [
 ]
 
 
-# check-inference compares engines: its option is --engines
-_COMMAND_ADVICE = {"check-inference": [(r"engine='(\w+)'", r"--engines \1")]}
+# check-inference compares engines: its options are --engines and --reference
+_COMMAND_ADVICE = {"check-inference": [(r"engine='(\w+)'", r"--engines \1"),
+                                       (r"\breference='(\w+)'", r"--reference \1")]}
 
 
 def command_line_wording(message, command=None):

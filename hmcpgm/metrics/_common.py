@@ -1,10 +1,9 @@
 """What the hierarchy-aware metrics share: aligned (values, labels) matrices, propagation by max."""
 
 import numpy as np
-from numba import prange
 
 from .._arrays import binary_matrix, finite_array
-from .._numba import jit_parallel
+from .._numba import jit
 from .._validation import aligned_matrices, check_hierarchy, is_frame
 from ..exceptions import InputError
 
@@ -50,13 +49,14 @@ def propagate_max(values, hierarchy):
     return out
 
 
-@jit_parallel
+@jit
 def _propagate_rows(out, order, ptr, idx):
     """``propagate_max`` in place, a row at a time: children before their parents (``order`` reversed), each
     parent raised to its child's value by ``numpy.maximum(parent, child)``'s rule (the child's value on a tie
     or when it is NaN, a NaN parent kept). One row stays in cache, where the Python loop of ``numpy.maximum``
-    over columns it replaces strode across every row for each edge."""
-    for m in prange(out.shape[0]):
+    over columns it replaces strode across every row for each edge. Serial: no thread pool, so the metrics stay
+    safe to call from threads and before a fork, as the numpy loop was."""
+    for m in range(out.shape[0]):
         row = out[m]
         for t in range(order.size - 1, -1, -1):
             k = order[t]
