@@ -425,6 +425,24 @@ class MatrixLayout:
         return self.width_error() or InputError(f"{self.what} {self.path}: cannot read it as CSV "
                                                 f"({str(exc).strip()})")
 
+    def repeated_id(self, key, first, second):
+        """The error for the id ``key`` found on data rows ``first`` and ``second`` (from 0).
+
+        Parameters
+        ----------
+        key : str
+            The repeated id.
+        first, second : int
+            The two rows' indices among the data rows, from 0.
+
+        Returns
+        -------
+        InputError
+            One line naming the file, the id column and both rows with their lines.
+        """
+        return InputError(f"{self.what} {self.path}: the id {key!r} of column {self.id_column!r} repeats "
+                          f"({self.row(first)} and {self.row(second)}); ids must name each object once")
+
     def row(self, r):
         """How a message names data row ``r`` (from 0): ``row 3 (line 4)``, or ``row 3``.
 
@@ -610,12 +628,8 @@ def _check_ids(ids, layout, first_row=0):
                          f"{id_column!r}")
     dup = repeated(ids)
     if dup:
-        first = dup[0]
-        at = [layout.row(first_row + int(r)) for r in np.flatnonzero(ids == first)[:2]]
-        raise InputError(
-            f"{what} {path}: the id {first!r} of column {id_column!r} repeats ({at[0]} and {at[1]}); "
-            "ids must name each object once"
-        )
+        a, b = np.flatnonzero(ids == dup[0])[:2]
+        raise layout.repeated_id(dup[0], first_row + int(a), first_row + int(b))
 
 
 def align_by_id(ids, reference, what, reference_what):

@@ -13,7 +13,7 @@ from pathlib import Path
 from .._util import json_records
 from ..inference import engine_names, get_engine
 from ._commands import UserError
-from ._go import add_ontology_options, namespace_hierarchy, obo_ontology
+from ._go import add_ontology_options, namespace_hierarchy, obo_ontology, refuse_namespace
 from ._wording import command_line_wording
 
 __all__ = ["add_check_inference", "command_check_inference"]
@@ -88,8 +88,7 @@ def _read_hierarchy(path, args, model=None):
                             f"{'namespace ' + repr(args.namespace) if args.namespace else 'one namespace'} "
                             f"of {path}")
         return restrict_hierarchy(ontology.hierarchy(holding[0]), classes), None
-    if args.namespace is not None:  # it would be ignored: the file has no namespaces
-        raise UserError(f"--namespace picks a namespace of an OBO file, and {path} is not one: leave it out")
+    refuse_namespace(path, args)
     if Path(path).suffix.lower() == ".arff":
         from ..datasets import load_hmc_arff
 

@@ -11,7 +11,7 @@
   ground truth).
 """
 
-__all__ = ["add_evidence_option", "add_ontology_options", "annotation_labels", "hierarchy_argument",
+__all__ = ["add_evidence_option", "add_ontology_options", "annotation_labels", "hierarchy_argument", "refuse_namespace",
            "namespace_hierarchy", "obo_ontology", "with_term_names"]
 
 
@@ -87,6 +87,14 @@ def namespace_hierarchy(ontology, path, args):
     return ontology.hierarchy(args.namespace)
 
 
+def refuse_namespace(path, args):
+    """Refuse ``--namespace`` for a HIERARCHY that is not an OBO file (it would be ignored: it has no namespaces)."""
+    from ._errors import UserError
+
+    if getattr(args, "namespace", None) is not None:
+        raise UserError(f"--namespace picks a namespace of an OBO file, and {path} is not one: leave it out")
+
+
 def hierarchy_argument(path, args, matrix_path):
     """``(hierarchy, ontology)`` from a HIERARCHY argument: an OBO file or an edge list (ontology None)."""
     from ..io import read_hierarchy
@@ -94,8 +102,7 @@ def hierarchy_argument(path, args, matrix_path):
     from ._errors import UserError
 
     if not is_obo_file(path):
-        if getattr(args, "namespace", None) is not None:  # it was ignored: the edges of every namespace were read
-            raise UserError(f"--namespace picks a namespace of an OBO file, and {path} is an edge list: leave it out")
+        refuse_namespace(path, args)
         return read_hierarchy(path), None
     ontology = obo_ontology(path, args)
     full = namespace_hierarchy(ontology, path, args)

@@ -73,10 +73,7 @@ def read_matrix_chunks(path, hierarchy, name, *, chunk_size=None, id_column=None
         if ids is not None:
             for i, key in enumerate(ids):
                 if key in seen:
-                    raise InputError(
-                        f"{layout.what} {layout.path}: the id {key!r} of column {id_column!r} repeats "
-                        f"({layout.row(seen[key])} and {layout.row(first_row + i)}); ids must name each object once"
-                    )
+                    raise layout.repeated_id(key, seen[key], first_row + i)
                 seen[key] = first_row + i
         first_row += len(values)
         yield ids, values
