@@ -316,6 +316,16 @@ def test_benchmark_on_tiny_arff(tmp_path, capsys):
     assert "Bootstrap of the test rows (200 resamples" in text
 
 
+@pytest.mark.parametrize("file_name, name", [
+    ("cellcycle_FUN.train.arff", "cellcycle_FUN"), ("ImCLEF07A_Train.arff", "ImCLEF07A"),
+    ("Enron_corr_trainvalid.arff", "Enron_corr"), ("Diatoms_train.arff", "Diatoms"), ("Diatoms_test.arff", "Diatoms"),
+    ("mine.arff", "mine"), ("notes.txt", "notes.txt")])
+def test_benchmark_names_the_data_set_from_each_spelling_of_the_training_file(file_name, name):
+    from hmcpgm.applications.clus import dataset_name
+
+    assert dataset_name(f"/data/{file_name}") == name
+
+
 # ---------------------------------------------------------------------- help
 def test_benchmark_on_a_loopy_dag_answers_full_exactly_and_reports_loopy_beside(tmp_path):
     """On a DAG with loops the paper's mLPR-full runs auto's exact engine; mLPR-full-loopy is loopy BP."""

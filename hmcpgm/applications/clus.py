@@ -66,8 +66,8 @@ FIRST_STAGES = ("joint", "classwise")
 def dataset_name(path):
     """The data set's name from one of its file names (``cellcycle_FUN.train.arff`` -> ``cellcycle_FUN``)."""
     name = Path(path).name
-    for suffix in (".train.arff", ".valid.arff", ".test.arff", "_Train.arff", "_Test.arff",
-                   "_trainvalid.arff", "_test.arff", ".arff"):
+    for suffix in (".train.arff", ".valid.arff", ".test.arff", "_Train.arff", "_Test.arff", "_trainvalid.arff",
+                   "_train.arff", "_valid.arff", "_test.arff", ".arff"):  # Diatoms_train.arff: C-HMCNN's spelling
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
