@@ -606,6 +606,28 @@ def test_benchmark_test_rows_without_positives_are_named(tmp_path, capsys):
     assert err.startswith("hmcpgm: error: the test rows (") and "e.arff) have no positive label" in err, err
 
 
+def test_benchmark_reads_nominal_features_one_hot_and_refuses_other_features_in_the_test_file(tmp_path, capsys,
+                                                                                                  monkeypatch):
+    from hmcpgm.applications import clus
+
+    header = "@RELATION tiny\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE x2 {a,b,c}\n" \
+             "@ATTRIBUTE class hierarchical 01,01/01,02\n@DATA\n"
+    (tmp_path / "t.arff").write_text(header + "".join(f"{i}.0,{'abc'[i % 3]},{['01/01', '02', '01'][i % 3]}\n"
+                                                      for i in range(30)))
+    seen = []
+    first_stage_scores = clus.first_stage_scores
+    monkeypatch.setattr(clus, "first_stage_scores", lambda train, *a, **k: seen.append(train.feature_names)
+                        or first_stage_scores(train, *a, **k))
+    assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "t.arff"), "--quiet"]) == 0
+    assert seen == [("x1", "x2=a", "x2=b", "x2=c")]
+    capsys.readouterr()
+    (tmp_path / "o.arff").write_text(header.replace("{a,b,c}", "{c,b,a}") + "1.0,a,01\n")
+    assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "o.arff"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()  # before: scikit-learn's feature-count error, or columns read wrongly
+    assert err.startswith("hmcpgm: error: "), err
+    assert "o.arff has features ['x1', 'x2=c', 'x2=b', ... (4 in all)]" in err, err
+
+
 def test_too_few_rows_for_the_default_cross_fitting_say_what_to_fix(tmp_path, capsys):
     """Three training rows gave 'cv must be an int between 2 and the 3 rows, got 5': a parameter the command
     line does not have, and no way out."""

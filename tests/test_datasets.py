@@ -209,6 +209,38 @@ def test_hand_written_tree(tmp_path):
     assert data.path == str(tmp_path / "toy.arff")
 
 
+def test_nominal_features_one_hot(tmp_path):
+    text = TREE.replace("@attribute last real", "@attribute last real\n@attribute flag {no, yes}")
+    rows = ["1.5,red,01/01/03,-2,yes", "?,'dark blue',01/02@02,?,no", "3e-1 , green , 02/05 , 7,?", "0,?,01,0,yes"]
+    path = _write(tmp_path, text[:text.index("@data")] + "@data\n" + "\n".join(rows) + "\n")
+    codes = load_hmc_arff(path)
+    assert codes.feature_names == ("first feature", "colour", "last", "flag")
+    assert codes.categories == (None, ("red", "dark blue", "green"), None, ("no", "yes"))
+    hot = load_hmc_arff(path, nominal="one-hot")
+    # three values: a 0/1 column each, NaN in each where the value is missing; two values: the code column
+    assert hot.feature_names == ("first feature", "colour=red", "colour=dark blue", "colour=green", "last", "flag")
+    assert hot.categories == (None, None, None, None, None, ("no", "yes"))
+    expected = np.array([[1.5, 1, 0, 0, -2, 1], [np.nan, 0, 1, 0, np.nan, 0], [0.3, 0, 0, 1, 7, np.nan],
+                         [0, np.nan, np.nan, np.nan, 0, 1]])
+    np.testing.assert_array_equal(hot.features, expected)
+    np.testing.assert_array_equal(hot.labels, codes.labels)
+    with pytest.raises(InputError, match="nominal must be one of 'codes', 'one-hot'; got 'onehot'"):
+        load_hmc_arff(path, nominal="onehot")
+
+
+def test_split_refuses_a_nominal_feature_declared_in_another_order(tmp_path):
+    tail = "@ATTRIBUTE c hierarchical 1\n@DATA\na,1\n"
+    _write(tmp_path, "@RELATION r\n@ATTRIBUTE x {a, b, c}\n" + tail, "toy_Train.arff")
+    _write(tmp_path, "@RELATION r\n@ATTRIBUTE x {c, b, a}\n" + tail, "toy_Test.arff")
+    for nominal in ("codes", "one-hot"):  # the codes (or the names of the columns) would mean other values
+        with pytest.raises(InputError, match=r"toy_Test\.arff .*'x"):
+            load_hmc_split("toy", tmp_path, nominal=nominal)
+    _write(tmp_path, "@RELATION r\n@ATTRIBUTE x numeric\n" + tail.replace("a,1", "0,1"), "toy_Test.arff")
+    with pytest.raises(InputError, match=r"toy_Test\.arff declares feature 'x' numeric but .*toy_Train\.arff "
+                                         r"values \['a', 'b', 'c'\]"):
+        load_hmc_split("toy", tmp_path)
+
+
 DAG = """@RELATION go
 @ATTRIBUTE x numeric
 @ATTRIBUTE class hierarchical root/A,root/B,A/C,B/C,C/D,A/E

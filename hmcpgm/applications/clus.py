@@ -158,7 +158,9 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     Parameters
     ----------
     train, test : str, Path or HMCData
-        ARFF files (or loaded data) of one data set (same class attribute).
+        ARFF files (or loaded data) of one data set (same class attribute and features).
+        A file's nominal features are read one-hot (:func:`hmcpgm.datasets.load_hmc_arff`,
+        ``nominal="one-hot"``).
     valid : str, Path or HMCData, optional
         Validation rows; without them a seeded ``valid_fraction`` of the training
         rows is carved out as validation rows.
@@ -217,13 +219,14 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     check_choice(first_stage, "first_stage", FIRST_STAGES)
     seconds = {}
     t0 = time.perf_counter()
-    data = {
-        part: load_hmc_arff(d) if isinstance(d, (str, Path)) else d
+    data = {  # nominal features of 3+ values one-hot (C-HMCNN one-hot encodes them too): the first stages are linear
+        part: load_hmc_arff(d, nominal="one-hot") if isinstance(d, (str, Path)) else d
         for part, d in (("train", train), ("valid", valid), ("test", test)) if d is not None
     }
     for part, d in data.items():
         if len(d.labels) == 0:
             raise InputError(f"the {part} rows ({d.path}) are empty: the ARFF file has no data rows")
+        d.check_features_like(data["train"])
     if "valid" not in data:
         data["train"], data["valid"] = split_validation(data["train"], valid_fraction, seed)
     hierarchy = data["train"].hierarchy

@@ -33,6 +33,7 @@ import numpy as np
 from .._util import preview, repeated, warn
 from ..exceptions import HierarchyError, InputError
 from ..hierarchy import Hierarchy
+from ..options import check_choice
 from ._data import HMCData, HMCSplit
 
 __all__ = ["load_hmc_arff", "load_hmc_split"]
@@ -41,7 +42,7 @@ _NUMERIC_TYPES = {"numeric", "real", "integer"}
 _MISSING = "?"
 
 
-def load_hmc_arff(path, *, super_root="root"):
+def load_hmc_arff(path, *, super_root="root", nominal="codes"):
     """Read one Clus-HMC ARFF file (features, labels closed upward, hierarchy).
 
     Parameters
@@ -52,6 +53,13 @@ def load_hmc_arff(path, *, super_root="root"):
         Name of the artificial parent in edge-style (GO) class attributes; it is
         dropped and its children reported as :attr:`HMCData.excluded`. Labels
         naming it in data rows are ignored. None keeps every node.
+    nominal : {"codes", "one-hot"}
+        How a nominal feature becomes numbers. ``"codes"``: one column of its value's
+        position in the declaration (0, 1, ...). ``"one-hot"``: a nominal feature of
+        three or more declared values becomes one 0/1 column per value, named
+        ``"<name>=<value>"`` (what a linear first stage needs: the codes of unordered
+        values are not a scale); one of two values keeps its single 0/1 code column. A
+        missing value (``?``) is NaN in every column of its feature either way.
 
     Returns
     -------
@@ -105,7 +113,12 @@ def load_hmc_arff(path, *, super_root="root"):
         text = raw.decode("utf-8-sig")  # a byte-order mark (Windows "UTF-8 with BOM") is dropped
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
-    return _parse(text.splitlines(), str(path), super_root)
+    check_choice(nominal, "nominal", _NOMINAL)
+    data = _parse(text.splitlines(), str(path), super_root)
+    return data if nominal == "codes" else _one_hot(data)
+
+
+_NOMINAL = ("codes", "one-hot")
 
 
 # ---------------------------------------------------------------------- parsing
@@ -169,7 +182,27 @@ def _parse(lines, source, super_root):
         feature_names=tuple(a.name for a in features_attrs),
         excluded=excluded,
         path=source,
+        categories=tuple(tuple(a.values) if a.kind == "nominal" else None for a in features_attrs),
     )
+
+
+def _one_hot(data):
+    """``data`` with each nominal feature of three or more values as one 0/1 column per value."""
+    columns, names, categories = [], [], []
+    for j, (name, values) in enumerate(zip(data.feature_names, data.categories)):
+        x = data.features[:, j]
+        if values is None or len(values) < 3:
+            columns.append(x[:, None])
+            names.append(name)
+            categories.append(values)
+            continue
+        hot = (x[:, None] == np.arange(len(values))[None, :]).astype(float)
+        hot[np.isnan(x)] = np.nan
+        columns.append(hot)
+        names += [f"{name}={v}" for v in values]
+        categories += [None] * len(values)  # numbers now
+    features = np.hstack(columns) if columns else data.features
+    return dataclasses.replace(data, features=features, feature_names=tuple(names), categories=tuple(categories))
 
 
 def _parse_header(lines, source):
@@ -440,7 +473,7 @@ _SPLIT_FILES = {
 _SUFFIX = re.compile(r"([._](train|valid|test|trainvalid))\.arff$", re.IGNORECASE)
 
 
-def load_hmc_split(name, data_dir, *, super_root="root"):
+def load_hmc_split(name, data_dir, *, super_root="root", nominal="codes"):
     """Read the train, validation and test files of one benchmark.
 
     Files are looked up as ``<name>.train.arff`` / ``.valid.arff`` /
@@ -457,6 +490,8 @@ def load_hmc_split(name, data_dir, *, super_root="root"):
         The folder holding the ARFF files.
     super_root : str or None
         See :func:`load_hmc_arff`.
+    nominal : {"codes", "one-hot"}
+        See :func:`load_hmc_arff`; each file's declared values must agree.
 
     Returns
     -------
@@ -481,7 +516,7 @@ def load_hmc_split(name, data_dir, *, super_root="root"):
             f"(looked for {', '.join(pattern.format(name) for pattern in _SPLIT_FILES[missing[0]])}); "
             f"benchmarks there: {available}"
         )
-    parts = {p: load_hmc_arff(f, super_root=super_root) for p, f in found.items()}
+    parts = {p: load_hmc_arff(f, super_root=super_root, nominal=nominal) for p, f in found.items()}
     reference = parts["train"]
     for data in parts.values():
         if data.hierarchy != reference.hierarchy or data.excluded != reference.excluded:
@@ -490,12 +525,7 @@ def load_hmc_split(name, data_dir, *, super_root="root"):
                 f"({_hierarchy_difference(data, reference)}); the splits of a benchmark "
                 "must share one class attribute"
             )
-        if data.feature_names != reference.feature_names:
-            raise InputError(
-                f"{data.path} has features {preview(data.feature_names, 3)} ({len(data.feature_names)}) "
-                f"but {reference.path} has {preview(reference.feature_names, 3)} "
-                f"({len(reference.feature_names)})"
-            )
+        data.check_features_like(reference)
     shared = {
         p: dataclasses.replace(d, hierarchy=reference.hierarchy) for p, d in parts.items()
     }

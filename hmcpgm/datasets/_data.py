@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._util import preview
+from ..exceptions import InputError
 from ..hierarchy import Hierarchy
 
 __all__ = ["HMCData", "HMCSplit"]
@@ -28,6 +30,9 @@ class HMCData:
         of a dropped super-root (the three GO roots); empty for FunCat files.
     path : str or None
         Where the data was read from.
+    categories : tuple
+        Per column of ``features``: the declared values of a nominal feature held as
+        codes, None for a number; empty when unknown.
     """
 
     features: np.ndarray
@@ -36,6 +41,7 @@ class HMCData:
     feature_names: tuple
     excluded: tuple = ()
     path: str | None = None
+    categories: tuple = ()
 
     @property
     def n_objects(self):
@@ -59,6 +65,37 @@ class HMCData:
     def class_counts(self):
         """int array (K,): positives per class."""
         return self.labels.sum(axis=0, dtype=np.int64)
+
+    def check_features_like(self, reference):
+        """Raise :class:`InputError` unless the features are ``reference``'s: names, order and nominal values.
+
+        A first stage fitted on one file's columns reads another file's by position,
+        so a different name, order or declaration of a nominal feature's values (whose
+        codes or one-hot columns would then mean other values) is refused.
+
+        Parameters
+        ----------
+        reference : HMCData
+            The rows whose columns a first stage was (or will be) fitted on.
+
+        Raises
+        ------
+        InputError
+            Naming both files and the first feature that differs.
+        """
+        if self.feature_names != reference.feature_names:
+            raise InputError(
+                f"{self.path} has features {preview(self.feature_names, 3)} ({len(self.feature_names)}) "
+                f"but {reference.path} has {preview(reference.feature_names, 3)} "
+                f"({len(reference.feature_names)})"
+            )
+        if self.categories and reference.categories and self.categories != reference.categories:
+            j = next(j for j, (a, b) in enumerate(zip(self.categories, reference.categories)) if a != b)
+            declared = lambda values: "numeric" if values is None else f"values {preview(values, 5)}"  # noqa: E731
+            raise InputError(
+                f"{self.path} declares feature {self.feature_names[j]!r} {declared(self.categories[j])} but "
+                f"{reference.path} {declared(reference.categories[j])}; its numbers would mean other values"
+            )
 
 
 @dataclass(frozen=True, eq=False)
