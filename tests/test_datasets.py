@@ -228,6 +228,47 @@ def test_nominal_features_one_hot(tmp_path):
         load_hmc_arff(path, nominal="onehot")
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_nominal_codes_of_a_random_file(tmp_path, seed):
+    """Declarations shared by several columns or not, long and short values, quoted and padded tokens,
+    missing cells, numeric columns between: the codes the test computes from the tokens it wrote."""
+    rng = np.random.default_rng(seed)
+    declarations = [("0", "1"), ("yes", "no", "maybe"), ("a long value", "b"), ("x",)]
+    kinds = np.r_[0, 1, 2, 3, rng.integers(-1, len(declarations), size=8)]  # -1: numeric
+    header = ["@RELATION r"]
+    for j, kind in enumerate(kinds):
+        values = ", ".join(f"'{v}'" if " " in v else v for v in declarations[kind]) if kind >= 0 else ""
+        header.append(f"@ATTRIBUTE f{j} " + ("numeric" if kind < 0 else "{" + values + "}"))
+    header += ["@ATTRIBUTE class hierarchical 1,1/2", "@DATA"]
+    rows, expected = [], np.empty((30, len(kinds)))
+    for i in range(30):
+        tokens = []
+        for j, kind in enumerate(kinds):
+            if rng.random() < 0.1:
+                tokens.append("?")
+                expected[i, j] = np.nan
+            elif kind < 0:
+                expected[i, j] = round(float(rng.normal()), 3)
+                tokens.append(repr(float(expected[i, j])))
+            else:
+                code = int(rng.integers(len(declarations[kind])))
+                value = declarations[kind][code]
+                expected[i, j] = code
+                form = rng.integers(3) if kind == 3 else 0  # 0/1 and yes/no/maybe as written: read at once
+                tokens.append(f"'{value}'" if " " in value or form == 1 else f" {value} " if form == 2 else value)
+        rows.append(",".join(tokens) + ",1/2")
+    path = _write(tmp_path, "\n".join(header + rows) + "\n")
+    np.testing.assert_array_equal(load_hmc_arff(path).features, expected)
+    bad = next(j for j, kind in enumerate(kinds) if kind >= 0)
+    tokens = rows[17].split(",")
+    tokens[bad] = "undeclared"
+    rows[17] = ",".join(tokens)
+    _write(tmp_path, "\n".join(header + rows) + "\n")
+    with pytest.raises(InputError, match=rf"line {len(header) + 18}: nominal attribute 'f{bad}' has no value "
+                                         r"'undeclared'"):
+        load_hmc_arff(path)
+
+
 def test_split_refuses_a_nominal_feature_declared_in_another_order(tmp_path):
     tail = "@ATTRIBUTE c hierarchical 1\n@DATA\na,1\n"
     _write(tmp_path, "@RELATION r\n@ATTRIBUTE x {a, b, c}\n" + tail, "toy_Train.arff")

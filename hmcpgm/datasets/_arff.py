@@ -328,7 +328,34 @@ def _feature_matrix(rows, attrs, source, line_numbers):
             out[:, numeric] = _cells(rows, attrs, numeric, source, line_numbers)
     nominal = [j for j, a in enumerate(attrs) if a.kind == "nominal"]
     if nominal:
-        out[:, nominal] = _cells(rows, attrs, nominal, source, line_numbers)
+        out[:, nominal] = _nominal_codes(rows, attrs, nominal, source, line_numbers)
+    return out
+
+
+def _nominal_codes(rows, attrs, columns, source, line_numbers):
+    """The nominal columns as codes, compared a declared value at a time over the columns that declare the
+    same values (a file of 20,000 binary features is read in seconds, not cell by cell).
+
+    The table's strings are one character longer than the longest declared value, so a longer token, cut to
+    that width, equals none of them. A column group with a token that is not a declared value as written (a
+    quoted or padded value, an undeclared one) is parsed cell by cell, which unquotes or names the cell."""
+    width = 1 + max(len(_MISSING), *(len(v) for j in columns for v in attrs[j].values))
+    table = np.array(rows if len(columns) == len(attrs) else [[r[j] for j in columns] for r in rows],
+                     dtype=f"<U{width}")
+    out = np.empty(table.shape)
+    groups = {}
+    for c, j in enumerate(columns):
+        groups.setdefault(tuple(attrs[j].values), []).append(c)
+    for values, group in groups.items():
+        block = table if len(group) == table.shape[1] else table[:, group]  # one declaration: no copy
+        codes = np.full(block.shape, np.nan)
+        read = block == _MISSING
+        for code, value in enumerate(values):
+            hit = block == value
+            codes[hit] = code
+            read |= hit
+        out[:, group] = codes if read.all() else _cells(rows, attrs, [columns[c] for c in group], source,
+                                                         line_numbers)
     return out
 
 
