@@ -296,6 +296,24 @@ def test_fit_evidence_refusals_are_one_line(go_files, capsys, labels, evidence, 
     assert not (d / "m.npz").exists()
 
 
+@pytest.mark.parametrize("step, shown", [("0.005", "0.125"), ("0.0025", "0.1225"), ("0.01", "0.13"),
+                                         ("0.25", "0.25"), ("1e-05", "0.12200")])
+def test_evaluate_prints_the_threshold_with_the_steps_decimals(tmp_path, capsys, step, shown):
+    """On a grid of 0.005 the table printed 0.12 for Fmax's threshold 0.125 (cafaeval and the JSON say 0.125):
+    another point of the grid, at which P1's false b (0.122) would count."""
+    (tmp_path / "h.csv").write_text("parent,child\nr,a\nr,b\n")
+    (tmp_path / "p.tsv").write_text("P1\ta\t0.13\nP1\tb\t0.122\nP2\tb\t0.3\n")
+    (tmp_path / "gt.tsv").write_text("P1\ta\nP2\tb\n")
+    out = tmp_path / "r.json"
+    assert main(["evaluate", *(str(tmp_path / f) for f in ("h.csv", "p.tsv", "gt.tsv")), "--threshold-step", step,
+                 "--json", str(out), "--exclude-roots"]) == 0
+    head, line = capsys.readouterr().out.splitlines()[:2]
+    (result,) = json.loads(out.read_text()).values()  # one namespace
+    threshold = result["fmax_threshold"]
+    assert line.split()[3] == shown == f"{threshold:.{len(shown) - 2}f}", (head, line)
+    assert len(head) == len(line)
+
+
 @pytest.mark.parametrize("step", ["0", "1e-300", "1e-12", "1"])
 def test_evaluate_refuses_a_threshold_step_out_of_range_before_reading(tmp_path, capsys, step):
     """1e-300 made an array of 1e300 thresholds (a traceback); 0 was refused after every file was read."""

@@ -105,15 +105,24 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
     return results
 
 
-def format_evaluation(results):
-    """The table ``hmcpgm evaluate`` prints: one line per namespace."""
-    head = f"{'namespace':<22} {'targets':>7} {'Fmax':>6} {'tau':>5} {'cov':>5} {'Smin':>7} {'tau':>5} " \
-           f"{'wFmax':>6} {'tau':>5} {'AU(PRC)':>7}"
+def format_evaluation(results, threshold_step=0.01):
+    """The table ``hmcpgm evaluate`` prints: one line per namespace.
+
+    Thresholds get the decimals of ``threshold_step`` (at least two), so that a finer grid's
+    threshold is not printed as its neighbour: 0.125 on a grid of 0.005, not 0.12.
+    """
+    import numpy as np
+
+    decimals = max(2, len(np.format_float_positional(float(threshold_step)).partition(".")[2]))
+    width = decimals + 3
+    tau = lambda value: f"{value:>{width}.{decimals}f}"  # noqa: E731
+    head = f"{'namespace':<22} {'targets':>7} {'Fmax':>6} {'tau':>{width}} {'cov':>5} {'Smin':>7} " \
+           f"{'tau':>{width}} {'wFmax':>6} {'tau':>{width}} {'AU(PRC)':>7}"
     lines = [head]
     for ns, r in results.items():
-        lines.append(f"{ns:<22} {r['n_targets']:>7} {r['fmax']:>6.3f} {r['fmax_threshold']:>5.2f} "
-                     f"{r['fmax_coverage']:>5.2f} {r['smin']:>7.3f} {r['smin_threshold']:>5.2f} "
-                     f"{r['weighted_fmax']:>6.3f} {r['weighted_fmax_threshold']:>5.2f} {r['auprc']:>7.3f}")
+        lines.append(f"{ns:<22} {r['n_targets']:>7} {r['fmax']:>6.3f} {tau(r['fmax_threshold'])} "
+                     f"{r['fmax_coverage']:>5.2f} {r['smin']:>7.3f} {tau(r['smin_threshold'])} "
+                     f"{r['weighted_fmax']:>6.3f} {tau(r['weighted_fmax_threshold'])} {r['auprc']:>7.3f}")
     return "\n".join(lines)
 
 
@@ -157,7 +166,7 @@ def command_evaluate(args):
                             f"{why}: no line of PREDICTIONS {args.predictions!r} names a target of GROUND_TRUTH "
                             f"{args.ground_truth!r} with a term of the ontology (are the two files in the order "
                             "PREDICTIONS GROUND_TRUTH?)")
-        print(format_evaluation(results) if results else why)
+        print(format_evaluation(results, args.threshold_step) if results else why)
         out[str(path.relative_to(folder)) if len(files) > 1 else None] = results
     if not any(out.values()):
         raise UserError(f"no file of PREDICTIONS {args.predictions!r} has a namespace with both ground truth and "
