@@ -83,6 +83,18 @@ def test_model_and_scores(tmp_path, capsys):
     assert report["reference"] == "tree"  # a forest: the tree engine is exact
     loopy = next(r for r in report["engines"] if r["engine"] == "loopy")
     assert loopy["exact"] and loopy["max_abs_error"] < 1e-9  # loopy BP is exact on forests
+    # the scores with a column of gene ids, as 'fit' and 'predict' read them: it was taken for a class
+    named = tmp_path / "named.csv"
+    write_matrix(named, data.test_scores, h, ids=[f"g{i}" for i in range(len(data.test_scores))],
+                 id_column="gene")
+    again = tmp_path / "again.json"
+    assert main(["check-inference", str(paths["hierarchy"]), "--model", str(model), "--scores", str(named),
+                 "--id-column", "gene", "--objects", "10", "--json", str(again)]) == 0
+    errors = lambda r: [(e["engine"], e["max_abs_error"], e["mean_abs_error"]) for e in r["engines"]]  # noqa: E731
+    assert errors(json.loads(again.read_text())) == errors(report)  # the same objects' evidence
+    capsys.readouterr()
+    assert main(["check-inference", str(paths["hierarchy"]), "--id-column", "gene"]) == 2
+    assert _error_line(capsys) == "hmcpgm: error: --id-column names a column of --scores, and no --scores is given"
 
 
 def test_arff_hierarchy_takes_theta_from_its_labels(tmp_path, capsys):

@@ -42,6 +42,9 @@ def add_check_inference(sub, int_at_least, number_in):
     p.add_argument("--model", metavar="M.npz", help="a model saved by 'hmcpgm fit': its theta (and, with --scores, "
                                                     "its likelihoods of those scores)")
     p.add_argument("--scores", metavar="S.csv", help="scores CSV (header = class names); needs --model")
+    p.add_argument("--id-column", metavar="NAME",
+                   help="a column of object identifiers in --scores, as 'fit' and 'predict' read it (the report "
+                        "still counts objects by row)")
     p.add_argument("--evidence", choices=("weak", "strong", "random"), default="weak", help=_EVIDENCE_HELP)
     p.add_argument("--objects", type=int_at_least(1, MAX_OBJECTS), default=20, metavar="N",
                    help=f"objects (synthetic evidence, or the first N rows of --scores; default 20, at most "
@@ -113,7 +116,7 @@ def _network_and_evidence(args, hierarchy, labels, model):
             raise UserError(f"--model {args.model!r} was fitted on another hierarchy than {args.hierarchy!r}")
         network = model.network_
         if args.scores:
-            _, scores = read_matrix(args.scores, model.hierarchy_, "scores")
+            _, scores = read_matrix(args.scores, model.hierarchy_, "scores", id_column=args.id_column)
             scores = scores[: args.objects]
             return network, model.likelihoods(scores), f"the model's likelihoods of the first {len(scores)} rows " \
                                                         f"of {args.scores}"
@@ -152,6 +155,8 @@ def command_check_inference(args):
         check_output(args.json, "--json")
     if args.scores and not args.model:
         raise UserError("--scores needs --model: the model's score models turn scores into evidence")
+    if args.id_column and not args.scores:
+        raise UserError("--id-column names a column of --scores, and no --scores is given")
     model = None
     if args.model:
         from ..persist import load_model
