@@ -42,10 +42,12 @@ def count(value, name, *, minimum=0):
     return int(value)
 
 
-def binary_matrix(labels, name="labels"):
+def binary_matrix(labels, name="labels", classes=None):
     """An (M, K) int8 0/1 matrix from a 2-D array-like or scipy sparse matrix of 0/1 values.
 
-    A sparse matrix is read densely (as :func:`label_target` reads ``y``).
+    A sparse matrix is read densely (as :func:`label_target` reads ``y``). ``classes``
+    (a Hierarchy or names, in the columns' order) names the class of a bad value:
+    a DataFrame aligned by name has its columns in another order than the user's.
 
     Examples
     --------
@@ -72,7 +74,9 @@ def binary_matrix(labels, name="labels"):
         )
     bad = first_true((arr != 0) & (arr != 1))
     if bad:
-        raise LabelError(f"{name} must hold only 0 and 1; row {bad[0]}, column {bad[1]} holds {float(arr[bad])}")
+        names = getattr(classes, "classes", classes)
+        where = f"column {bad[1]}" if names is None else f"class {names[bad[1]]!r}"
+        raise LabelError(f"{name} must hold only 0 and 1; row {bad[0]}, {where} holds {float(arr[bad])}")
     return arr.astype(np.int8)
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import hierarchies, value_matrices
 
-from hmcpgm import Hierarchy
+from hmcpgm import MLPR, Hierarchy
 from hmcpgm.corrections import (
     CORRECTIONS,
     HierarchicalCorrection,
@@ -19,7 +19,7 @@ from hmcpgm.corrections import (
     obozinski,
     resolve_options,
 )
-from hmcpgm.exceptions import InputError
+from hmcpgm.exceptions import InputError, LabelError
 
 CHAIN = Hierarchy.from_edges([(0, 1)], classes=[1, 0])  # int names, the child first
 
@@ -316,7 +316,9 @@ def test_a_pyarrow_table_is_aligned_by_class_name_in_corrections_and_rankings():
     h, X, y = _three_classes()
     frame = pd.DataFrame(X, columns=list(h.classes))
     permuted = pa.Table.from_pandas(frame[["b", "a", "c"]])
-    np.testing.assert_array_equal(np.asarray(htd(permuted, h)), htd(X, h))
+    corrected = htd(permuted, h)  # a DataFrame in the table's column order, as for a DataFrame
+    assert list(corrected.columns) == ["b", "a", "c"]
+    np.testing.assert_array_equal(corrected[list(h.classes)].to_numpy(), htd(X, h))
     np.testing.assert_array_equal(hier_rank(permuted, h).ranks, hier_rank(X, h).ranks)
     expected = HierarchicalCorrection(hierarchy=h, correction="htd").fit(X, y).predict_proba(X)
     labels = pa.Table.from_pandas(pd.DataFrame(y, columns=list(h.classes))[["a", "c", "b"]])
@@ -324,6 +326,37 @@ def test_a_pyarrow_table_is_aligned_by_class_name_in_corrections_and_rankings():
     got = model.predict_proba(permuted)
     assert list(got.columns) == list(h.classes)
     np.testing.assert_array_equal(got.to_numpy(), expected)
+
+
+def test_a_pyarrow_table_is_aligned_by_class_name_in_weights_calibration_and_label_checks():
+    """Hierarchy.violations, close_labels and check_labels, gpav's weights and the calibrations read a pyarrow
+    table by column position (a review, audit32): valid labels were refused, weights went to other classes."""
+    pa = pytest.importorskip("pyarrow")
+    from hmcpgm.corrections import calibrate, gpav
+
+    table = lambda frame: pa.Table.from_pandas(frame, preserve_index=False)  # noqa: E731
+    h, X, y = _three_classes()  # classes c, a, b; a is the root
+    labels = pd.DataFrame(y, columns=list(h.classes))[["b", "a", "c"]]
+    assert h.violations(table(labels)) == h.violations(y) == 0
+    h.check_labels(table(labels))
+    root_only = pd.DataFrame({"b": [0], "a": [1], "c": [0]})
+    assert h.violations(table(root_only[["c", "b", "a"]])) == 0
+    pd.testing.assert_frame_equal(h.close_labels(table(labels)), h.close_labels(labels))
+    values = pd.DataFrame(X, columns=list(h.classes))[["a", "c", "b"]].clip(0, 1)
+    weights = pd.DataFrame(np.random.default_rng(0).uniform(0.1, 9, X.shape), columns=["b", "c", "a"])
+    pd.testing.assert_frame_equal(gpav(table(values), h, weights=table(weights)), gpav(values, h, weights=weights))
+    pd.testing.assert_frame_equal(calibrate(table(values), table(labels)), calibrate(values, labels))
+    pd.testing.assert_frame_equal(calibrate(values, labels, table(values)), calibrate(values, labels))
+
+
+def test_a_bad_label_is_named_by_its_class_not_its_position_in_the_hierarchy():
+    """'row 2, column 2 holds nan' named the hierarchy's column 2 ('r'), not the DataFrame's: the NaN is in 'b'."""
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    X = pd.DataFrame(np.random.default_rng(0).random((4, 3)), columns=["r", "a", "b"])
+    y = pd.DataFrame({"b": [0, 1, 2, 0], "a": [1, 0, 1, 0], "r": [1, 1, 1, 1]})
+    for model in (MLPR(h), HierarchicalCorrection(h)):
+        with pytest.raises(LabelError, match=r"^y must hold only 0 and 1; row 2, class 'b' holds 2\.0$"):
+            model.fit(X, y)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])

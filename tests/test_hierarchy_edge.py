@@ -364,5 +364,5 @@ def test_a_sparse_label_matrix_is_read_densely_by_the_label_methods():
     for make in (sparse.csr_matrix, sparse.csc_array, sparse.coo_matrix):
         np.testing.assert_array_equal(h.close_labels(make(dense)), h.close_labels(dense))
         assert h.violations(make(dense)) == h.violations(dense) > 0
-    with pytest.raises(LabelError, match="row 0, column 2 holds 2.0"):
+    with pytest.raises(LabelError, match="row 0, class 'b' holds 2.0"):
         h.close_labels(sparse.csr_matrix(np.array([[0, 0, 2, 0]])))

@@ -306,7 +306,7 @@ def test_log_prior_refuses_what_is_no_configuration_matrix():
     np.testing.assert_allclose(net.log_prior(pd.DataFrame([[1, 1]], columns=["b", "a"])), [np.log(0.2)])  # by name
     with pytest.raises(InputError, match="configurations has 4 columns but the hierarchy has 2 classes"):
         net.log_prior([[1, 0, 1, 1]])
-    with pytest.raises(LabelError, match="configurations must hold only 0 and 1; row 0, column 0 holds 0.3"):
+    with pytest.raises(LabelError, match="configurations must hold only 0 and 1; row 0, class 'a' holds 0.3"):
         net.log_prior([[0.3, 7.0]])
     for bad in ([1, 0], np.zeros((1, 2, 2))):
         with pytest.raises(InputError, match="configurations must be a 2-D array"):

@@ -12,7 +12,7 @@ from numba import prange
 
 from .._arrays import binary_matrix, finite_array
 from .._numba import jit, jit_parallel
-from .._validation import column_positions, is_frame, rows_aligned
+from .._validation import as_pandas, column_positions, is_frame, rows_aligned
 from ..exceptions import InputError
 
 __all__ = ["CALIBRATIONS", "Calibration", "calibrate", "fit_calibration"]
@@ -172,6 +172,7 @@ class Calibration:
             Probabilities in [0, 1] (a DataFrame with ``scores``' index and columns
             when ``scores`` is one).
         """
+        scores = as_pandas(scores)
         s = _scores(scores, "scores", self.classes)
         if self.method == "isotonic":
             out = _interpolate(s, self.params["ptr"], self.params["x"], self.params["y"])
@@ -239,6 +240,7 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     """
     if method not in CALIBRATIONS:
         raise InputError(f"method must be one of {', '.join(map(repr, CALIBRATIONS))}; got {method!r}")
+    scores, labels = as_pandas(scores), as_pandas(labels)  # a pyarrow or polars table: by name, as a DataFrame
     named_by = "scores" if is_frame(scores) else "labels" if is_frame(labels) else None
     classes = None if named_by is None else tuple((scores if named_by == "scores" else labels).columns)
     if classes is not None:
@@ -247,7 +249,7 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     if is_frame(labels) and named_by == "scores":
         labels = rows_aligned(labels, scores.index, "labels", "scores")  # by the row index, as MLPR pairs them
         labels = labels.iloc[:, column_positions(labels.columns, classes, "labels")].to_numpy()
-    y = binary_matrix(labels.to_numpy() if is_frame(labels) else labels, "labels").astype(np.float64)
+    y = binary_matrix(labels.to_numpy() if is_frame(labels) else labels, "labels", classes).astype(np.float64)
     if y.shape != s.shape:
         raise InputError(f"labels has shape {y.shape} but scores has shape {s.shape}")
     classes = classes if classes is not None else tuple(range(s.shape[1]))

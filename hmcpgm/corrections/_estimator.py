@@ -184,7 +184,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         labels = class_matrix(y, hierarchy, "y") if is_frame(y) else label_target(y, "HierarchicalCorrection")
         if labels.shape[1] != shape[1]:
             raise InputError(f"y has {labels.shape[1]} columns but X has {shape[1]}: one label column per class")
-        labels = binary_matrix(labels, "y")
+        labels = binary_matrix(labels, "y", hierarchy)
         if labels.shape[0] != shape[0]:
             raise InputError(f"X has {shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects")
         return labels

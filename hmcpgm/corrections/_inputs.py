@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_hierarchy, class_matrix, column_positions, is_frame
+from .._validation import as_pandas, check_hierarchy, class_matrix, column_positions, is_frame
 from ..exceptions import InputError
 
 __all__ = ["class_major", "matrix_in", "matrix_out", "unit_interval"]
@@ -16,7 +16,9 @@ def matrix_in(values, hierarchy, name="values"):
 
 def matrix_out(result, values, hierarchy, name="values"):
     """``result`` (M, K, class order) shaped like ``values``: a DataFrame with its index and column order
-    when ``values`` is one, else the array."""
+    when ``values`` is one (or a pyarrow or polars table, which :func:`matrix_in` aligned by name), else the
+    array."""
+    values = as_pandas(values)
     if not is_frame(values):
         return result
     import pandas as pd

@@ -7,7 +7,7 @@ partitioning by minimum cuts (:mod:`._partition`), exact everywhere.
 
 import numpy as np
 
-from .._validation import class_matrix, column_positions, is_frame, rows_aligned
+from .._validation import as_pandas, class_matrix, column_positions, is_frame, rows_aligned
 from ..exceptions import InputError
 from ._inputs import matrix_in, matrix_out
 from ._kernels import cap_rows
@@ -23,6 +23,7 @@ def weight_matrix(weights, shape, hierarchy, values=None):
     DataFrame beside DataFrame ``values`` is paired with them by row index."""
     if weights is None:
         return np.ones(shape)
+    weights, values = as_pandas(weights), as_pandas(values)  # a pyarrow or polars table: by name, as a DataFrame
     if hasattr(weights, "index") and getattr(weights, "ndim", 0) == 1:  # a Series: one weight per class, by name
         weights = np.asarray(weights)[column_positions(weights.index, hierarchy, "weights")]
     if is_frame(weights):

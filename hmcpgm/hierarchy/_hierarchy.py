@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 
 from .._arrays import binary_matrix
-from .._columns import class_matrix, is_frame
+from .._columns import as_pandas, class_matrix, is_frame
 from .._util import as_names, preview
 from ..exceptions import HierarchyError, LabelError
 from ._convert import directed_graph, frozen_graph, graph_from_edges, graph_from_parents, read_obo
@@ -35,9 +35,10 @@ __all__ = ["Hierarchy", "as_binary"]
 
 def as_binary(labels, hierarchy, name):
     """An (M, K) 0/1 matrix in the hierarchy's column order; a DataFrame is aligned by name."""
-    if hasattr(labels, "columns") and hasattr(labels, "iloc"):
+    labels = as_pandas(labels)  # a pyarrow or polars table names its columns: by name too
+    if is_frame(labels):
         labels = class_matrix(labels, hierarchy, name, allow_nan=True)
-    y = labels if isinstance(labels, np.ndarray) and labels.dtype == bool else binary_matrix(labels, name)
+    y = labels if isinstance(labels, np.ndarray) and labels.dtype == bool else binary_matrix(labels, name, hierarchy)
     if y.shape[1] != hierarchy.n_classes:
         raise LabelError(f"{name} must have shape (n_objects, {hierarchy.n_classes}), got shape {y.shape}")
     return y
@@ -551,7 +552,8 @@ class Hierarchy:
         Parameters
         ----------
         labels : array-like or DataFrame of shape (M, K)
-            Columns in class order, or a DataFrame with columns named by class.
+            Columns in class order, or a DataFrame (or a pyarrow or polars table) with
+            columns named by class.
 
         Returns
         -------
@@ -567,6 +569,7 @@ class Hierarchy:
         >>> h.close_labels([[0, 0, 1]])
         array([[1, 1, 1]], dtype=int8)
         """
+        labels = as_pandas(labels)  # a pyarrow or polars table: a DataFrame, as for a DataFrame
         y = as_binary(labels, self, "labels").astype(bool)
         # positive if the class or any descendant is: one sparse matrix product
         from scipy import sparse

@@ -93,7 +93,7 @@ def information_accretion(labels, hierarchy):
     """
     check_hierarchy(hierarchy)
     (y,) = aligned_matrices([(labels, "labels")], hierarchy)
-    y = hierarchy.close_labels(binary_matrix(y, "labels")).astype(bool)
+    y = hierarchy.close_labels(binary_matrix(y, "labels", hierarchy)).astype(bool)
     y = y[y.any(axis=1)]
     n_term = y.sum(axis=0) + 1.0
     ia = np.zeros(hierarchy.n_classes)

@@ -78,7 +78,7 @@ def scored_labels(values, labels, hierarchy, *, close=True, name="values"):
     check_hierarchy(hierarchy)
     s, y = aligned_matrices([(values, name), (labels, "labels")], hierarchy)
     s = finite_array(s, name)
-    y = binary_matrix(y, "labels")
+    y = binary_matrix(y, "labels", hierarchy)
     if s.shape != y.shape:
         raise InputError(f"{name} has shape {s.shape} but labels has shape {y.shape}; they must match")
     if close:

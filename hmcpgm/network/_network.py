@@ -236,7 +236,8 @@ class LabelNetwork:
         InputError, LabelError
             Another number of columns than classes, or values other than 0 and 1.
         """
-        y = binary_matrix(class_matrix(configurations, self.hierarchy, "configurations"), "configurations")
+        y = binary_matrix(class_matrix(configurations, self.hierarchy, "configurations"), "configurations",
+                          self.hierarchy)
         return log_prior(self.hierarchy, self.theta, y.astype(bool))
 
     @cached_property

@@ -78,7 +78,7 @@ def plot_lpr(scores, labels, model_or_lpr, class_index, ax=None, *, bins=30, gri
         classes = getattr(model_or_lpr, "classes", None)
     if classes is not None:  # DataFrames are aligned to the model's classes by name
         s = class_matrix(scores, list(classes), "scores")
-        y = binary_matrix(class_matrix(labels, list(classes), "labels", allow_nan=True), "labels")
+        y = binary_matrix(class_matrix(labels, list(classes), "labels", allow_nan=True), "labels", list(classes))
     else:
         s, y = aligned_matrices([(scores, "scores"), (labels, "labels")])
         s, y = finite_array(s, "scores"), binary_matrix(y, "labels")
