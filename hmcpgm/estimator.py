@@ -151,8 +151,10 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         Close training labels upward instead of raising when a positive class
         has a negative parent.
     allow_empty : bool, default False
-        Accept classes without positive (or without negative) training
-        examples; their scores are then treated as carrying no evidence.
+        Accept classes without positive training examples (an error otherwise).
+        A class positive for every training object (a root of the Gene Ontology)
+        is accepted either way, with a warning unless this is True. The scores of
+        both kinds of class carry no evidence.
     bandwidth : {"silverman", "scott", "normal_reference"} or float, default "silverman"
         Kernel bandwidth rule of the ``"lpr"`` and ``"kde"`` score models.
     gridsize : int, default 512

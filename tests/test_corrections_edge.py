@@ -16,7 +16,9 @@ from hmcpgm.corrections import (
     fit_calibration,
     gpav,
     htd,
+    maxnorm,
     obozinski,
+    qnorm,
     resolve_options,
 )
 from hmcpgm.exceptions import InputError, LabelError
@@ -332,7 +334,7 @@ def test_a_pyarrow_table_is_aligned_by_class_name_in_weights_calibration_and_lab
     """Hierarchy.violations, close_labels and check_labels, gpav's weights and the calibrations read a pyarrow
     table by column position (a review, audit32): valid labels were refused, weights went to other classes."""
     pa = pytest.importorskip("pyarrow")
-    from hmcpgm.corrections import calibrate, gpav
+    from hmcpgm.corrections import calibrate
 
     table = lambda frame: pa.Table.from_pandas(frame, preserve_index=False)  # noqa: E731
     h, X, y = _three_classes()  # classes c, a, b; a is the root
@@ -347,6 +349,31 @@ def test_a_pyarrow_table_is_aligned_by_class_name_in_weights_calibration_and_lab
     pd.testing.assert_frame_equal(gpav(table(values), h, weights=table(weights)), gpav(values, h, weights=weights))
     pd.testing.assert_frame_equal(calibrate(table(values), table(labels)), calibrate(values, labels))
     pd.testing.assert_frame_equal(calibrate(values, labels, table(values)), calibrate(values, labels))
+    for normalise in (maxnorm, qnorm):  # no hierarchy: the table's columns as they are, named
+        pd.testing.assert_frame_equal(normalise(table(values)), normalise(values))
+
+
+@pytest.mark.parametrize("calibration", ["isotonic", "platt", "none", "maxnorm", "qnorm"])
+def test_values_near_the_float_limit_are_refused_in_one_line_not_corrected_to_inf(calibration):
+    """gpav([[1e308, 1.5e308, 1.7e308]]) gave inf for finite values, tpr_dag a NaN root, Platt a constant map (a
+    review, audit32)."""
+    from hmcpgm.corrections import tpr_dag
+
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c")])
+    huge = np.array([[1e308, 1.5e308, 1.7e308]])
+    for correct in (gpav, tpr_dag, htd):
+        with pytest.raises(InputError, match=r"^values must lie within \+-1e\+100 .*row 0, class 'a' holds 1e\+308$"):
+            correct(huge, h)
+    np.testing.assert_allclose(gpav(huge / 1e210, h) * 1e210, [[1.4e308] * 3], rtol=1e-12)  # both children above a
+    with pytest.raises(InputError, match=r"scores must lie within .*row 1, column 0 holds -1e\+160"):
+        fit_calibration([[0.0], [-1e160]], [[0], [1]], method="platt")
+    X = np.random.default_rng(0).random((8, 3))
+    y = (X > 0.5).astype(int)
+    y[:, 0] = 1
+    model = HierarchicalCorrection(hierarchy=h, correction="gpav", calibration=calibration).fit(X, y)
+    X[3, 2] = -1e200
+    with pytest.raises(InputError, match=r"^X must lie within \+-1e\+100 .*row 3, class 'c' holds -1e\+200$"):
+        model.predict_proba(X)
 
 
 def test_a_bad_label_is_named_by_its_class_not_its_position_in_the_hierarchy():

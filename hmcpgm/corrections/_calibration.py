@@ -14,6 +14,7 @@ from .._arrays import binary_matrix, finite_array
 from .._numba import jit, jit_parallel
 from .._validation import as_pandas, column_positions, is_frame, rows_aligned
 from ..exceptions import InputError
+from ._inputs import within_limit
 
 __all__ = ["CALIBRATIONS", "Calibration", "calibrate", "fit_calibration"]
 
@@ -200,7 +201,7 @@ def _scores(values, name, classes=None):
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {s.shape}")
     if classes is not None and s.shape[1] != len(classes):
         raise InputError(f"{name} has {s.shape[1]} columns but the calibration was fitted on {len(classes)}")
-    return np.ascontiguousarray(s, dtype=np.float64)
+    return within_limit(np.ascontiguousarray(s, dtype=np.float64), classes, name)
 
 
 def fit_calibration(scores, labels, *, method="isotonic"):

@@ -17,6 +17,7 @@ from .._validation import (
 from ..exceptions import InputError
 from ..hierarchy import Hierarchy
 from ._calibration import CALIBRATIONS, fit_calibration
+from ._inputs import within_limit
 from ._registry import CORRECTIONS, resolve_options
 from ._rules import maxnorm, qnorm
 
@@ -129,15 +130,16 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return Hierarchy.from_edges([], classes=list(range(X.shape[1])))
 
     def _scores(self, X, hierarchy, *, reset):
+        """(M, K) float64 scores in class order, finite and within +-VALUE_LIMIT (one line naming row and class)."""
         if is_frame(X):
             s = frame_scores(self, X, hierarchy, reset=reset)
-            return np.ascontiguousarray(s, dtype=np.float64)
+            return within_limit(np.ascontiguousarray(s, dtype=np.float64), hierarchy.classes, "X")
         s = score_array(self, X, reset=reset, min_rows=1 if reset else 0)  # predicting no rows gives no rows
         if s.shape[1] != hierarchy.n_classes:
             raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
         if reset and hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        return np.ascontiguousarray(class_matrix(s, hierarchy, "X"))  # finite, or one line naming row and class
+        return within_limit(np.ascontiguousarray(class_matrix(s, hierarchy, "X")), hierarchy.classes, "X")
 
     def fit(self, X, y):
         """Fit the per-class calibration on training scores and labels.

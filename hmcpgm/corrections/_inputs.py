@@ -5,13 +5,30 @@ import numpy as np
 from .._validation import as_pandas, check_hierarchy, class_matrix, column_positions, is_frame
 from ..exceptions import InputError
 
-__all__ = ["class_major", "matrix_in", "matrix_out", "unit_interval"]
+__all__ = ["VALUE_LIMIT", "class_major", "matrix_in", "matrix_out", "unit_interval", "within_limit"]
+
+VALUE_LIMIT = 1e100
+"""Values beyond +-VALUE_LIMIT are refused: the corrections' sums and averages and Platt's squares overflow
+near 1e308 (GPAV gave inf, TPR-DAG NaN, Platt a constant map, from finite numbers)."""
 
 
 def matrix_in(values, hierarchy, name="values"):
-    """(M, K) finite float64 copy of ``values`` in ``hierarchy.classes`` order (DataFrames aligned by name)."""
+    """(M, K) finite float64 copy of ``values`` in ``hierarchy.classes`` order (DataFrames aligned by name),
+    within +-VALUE_LIMIT."""
     check_hierarchy(hierarchy)
-    return np.array(class_matrix(values, hierarchy, name), dtype=np.float64, order="C")
+    return within_limit(np.array(class_matrix(values, hierarchy, name), dtype=np.float64, order="C"), hierarchy.classes,
+                        name)
+
+
+def within_limit(x, classes=None, name="values"):
+    """``x``, or a one-line error naming the row and class (or column) of its first value beyond +-VALUE_LIMIT."""
+    bad = np.argwhere(np.abs(x) > VALUE_LIMIT)
+    if len(bad):
+        i, k = bad[0]
+        where = f"column {k}" if classes is None else f"class {classes[k]!r}"
+        raise InputError(f"{name} must lie within +-{VALUE_LIMIT:g} (sums and squares of larger numbers overflow); "
+                         f"row {i}, {where} holds {float(x[i, k])!r}")
+    return x
 
 
 def matrix_out(result, values, hierarchy, name="values"):

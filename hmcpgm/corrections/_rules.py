@@ -11,7 +11,7 @@ on a lower level than each of its children.
 import numpy as np
 
 from .._arrays import finite_array
-from .._validation import is_frame
+from .._validation import as_pandas, is_frame
 from ..exceptions import InputError
 from ..hierarchy import Hierarchy
 from ._inputs import class_major, matrix_in, matrix_out, unit_interval
@@ -336,6 +336,7 @@ def maxnorm(values):
     >>> maxnorm([[1.0, 0.0], [4.0, 0.0]]).tolist()
     [[0.25, 0.0], [1.0, 0.0]]
     """
+    values = as_pandas(values)  # a pyarrow or polars table: a DataFrame out, as for a DataFrame
     x = _flat(values)
     top = x.max(axis=0) if len(x) else np.zeros(x.shape[1])
     out = x / np.where(top != 0, top, 1.0)
@@ -370,6 +371,7 @@ def qnorm(values):
     """
     from scipy.stats import rankdata
 
+    values = as_pandas(values)  # a pyarrow or polars table: a DataFrame out, as for a DataFrame
     x = _flat(values)
     if x.shape[0] == 0:
         return _like(x, values)
