@@ -58,6 +58,37 @@ def _on_stop(signum, frame):
 
 
 @contextlib.contextmanager
+def stops_deferred():
+    """Inside the block a SIGTERM or SIGHUP that :func:`ctrl_c_recorded` handles is recorded, not raised.
+
+    For a step that must not be cut halfway: dask's ``LocalCluster`` stopped in the
+    middle of its start leaves a cluster that its exit-time close fails on, with a
+    traceback. After the block, :func:`check_interrupt` raises the recorded signal
+    (the caller closes what the step opened first). SIGINT is left as it is.
+
+    Examples
+    --------
+    >>> with stops_deferred():
+    ...     pass
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    deferred = {s: signal.getsignal(s) for s in STOP_SIGNALS if s != signal.SIGINT and signal.getsignal(s) is _on_stop}
+
+    def record(signum, frame):
+        _seen[0] = _seen[0] or signum
+
+    try:
+        for s in deferred:
+            signal.signal(s, record)
+        yield
+    finally:
+        for s, handler in deferred.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
 def ctrl_c_recorded():
     """Inside the block Ctrl-C raises as usual and is also recorded for :func:`check_interrupt`.
 

@@ -323,6 +323,38 @@ def test_a_signal_the_process_ignores_stays_ignored():
         signal.signal(signal.SIGHUP, before)
 
 
+def test_a_sigterm_while_the_local_cluster_starts_is_raised_once_it_is_up_and_closes_it(monkeypatch):
+    """SIGTERM inside dask's LocalCluster start left a half-started cluster, whose exit-time close printed a long
+    traceback after 'hmcpgm: stopped by SIGTERM' (a review, audit33). The signal now waits for the start to end;
+    then the cluster is closed and the stop raised."""
+    distributed = pytest.importorskip("distributed")
+    from hmcpgm._interrupt import ctrl_c_recorded, interrupted_by
+    from hmcpgm.scale import open_client
+
+    events = []
+
+    class Cluster:  # a LocalCluster that gets SIGTERM in the middle of its start
+        def __init__(self, **options):
+            os.kill(os.getpid(), signal.SIGTERM)
+            events.append("started")  # the start runs to its end
+
+        def close(self):
+            events.append("closed")
+
+    class NoClient:
+        def __init__(self, cluster):
+            raise AssertionError("no client is made for a run that was stopped")
+
+    monkeypatch.setattr(distributed, "LocalCluster", Cluster)
+    monkeypatch.setattr(distributed, "Client", NoClient)
+    with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_recorded():
+            open_client("local", n_workers=1)
+    assert events == ["started", "closed"]
+    assert interrupted_by() == signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # every handler restored
+
+
 def test_an_output_name_near_the_limit_is_written(files, tmp_path, capsys):
     """The temporary name beside it adds 26 characters: cut to fit instead of failing once the work is done."""
     from hmcpgm._atomic import atomic_write

@@ -10,7 +10,7 @@ import importlib
 import re
 from collections import deque
 
-from .._interrupt import check_interrupt
+from .._interrupt import check_interrupt, stops_deferred
 from ..exceptions import InputError, MissingDependencyError
 
 __all__ = [
@@ -126,12 +126,14 @@ def open_client(scheduler, *, processes=True, n_workers=None):
         import logging
         import os
 
-        with _workers_ignore_ctrl_c():
+        # a SIGTERM during the start is raised once the cluster is up: cut halfway, dask's exit-time close of
+        # the cluster failed with a traceback
+        with _workers_ignore_ctrl_c(), stops_deferred():
             cluster = distributed.LocalCluster(
                 n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
                 dashboard_address=":0", silence_logs=logging.CRITICAL,  # any free port; failures reach us as errors
             )
-        client = distributed.Client(cluster)
+        client = None
 
         def close():
             import sys
@@ -139,9 +141,16 @@ def open_client(scheduler, *, processes=True, n_workers=None):
             if sys.exc_info()[0] is not None:  # interrupted or failed: the cluster goes down without a word
                 for name in ("distributed", "tornado", "asyncio"):
                     logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-            client.close()
+            if client is not None:
+                client.close()
             cluster.close()
 
+        try:
+            check_interrupt()
+            client = distributed.Client(cluster)
+        except BaseException:
+            close()
+            raise
         return client, close
     try:
         client = distributed.Client(scheduler, timeout="10s")
