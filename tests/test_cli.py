@@ -524,12 +524,13 @@ def test_model_file_that_is_not_a_model(files, tmp_path, capsys, content):
     assert "model.npz" in line and "not an hmcpgm model" in line
 
 
-@pytest.mark.parametrize("alpha", ["1.5", "0", "-0.1"])
+@pytest.mark.parametrize("alpha", ["1.5", "0", "-0.1", "1e-400", "0.99999999999999999999"])
 def test_fdr_out_of_range(files, tmp_path, capsys, alpha):
     with pytest.raises(SystemExit) as exc:
         main(["rank", str(files["scores"]), str(files["hierarchy"]), "-o", str(tmp_path / "r.csv"), "--fdr", alpha])
     assert exc.value.code == 2
-    assert "argument --fdr: expected a number in (0, 1)" in _error_line(capsys)
+    # as typed: 1e-400 is 0.0 and 0.99999999999999999999 is 1.0 as floats, and the message said "got 0.0"
+    assert f"argument --fdr: expected a number in (0, 1), got {alpha} (see hmcpgm rank --help)" in _error_line(capsys)
 
 
 def test_fdr_needs_probabilities(files, tmp_path, capsys):

@@ -56,7 +56,7 @@ def _fraction(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
     if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {value}")
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text}")  # as typed: 1e-400 is 0.0
     return value
 
 
@@ -66,10 +66,9 @@ def _number_in(low, high, closed_high=False):
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if not (low <= value and (value <= high if closed_high else value < high)):
-            raise argparse.ArgumentTypeError(
-                f"expected a number in [{low}, {high}{']' if closed_high else ')'}, got {value}"
-            )
+        if not (low <= value and (value <= high if closed_high else value < high)):  # got: as typed (1e-400 is 0.0)
+            interval = f"[{low}, {high}{']' if closed_high else ')'}"
+            raise argparse.ArgumentTypeError(f"expected a number in {interval}, got {text}")
         return value
 
     return parse
