@@ -269,6 +269,37 @@ def test_nominal_codes_of_a_random_file(tmp_path, seed):
         load_hmc_arff(path)
 
 
+@pytest.mark.parametrize("class_first", [False, True])
+def test_numeric_features_of_a_random_file(tmp_path, class_first):
+    """A file of numbers alone is parsed row by row as it is read (a hom_FUN-wide file kept 47,034 strings a row):
+    missing cells, quoted and padded numbers, exponents, and a bad cell named by its line, as before."""
+    rng = np.random.default_rng(int(class_first))
+    m, f = 25, 7
+    expected = np.round(rng.normal(size=(m, f)) * 10.0 ** rng.integers(-3, 4, size=(m, f)), 4)
+    expected[rng.random((m, f)) < 0.1] = np.nan
+    header = ["@RELATION r", *(f"@ATTRIBUTE x{j} numeric" for j in range(f))]
+    header.insert(1 if class_first else len(header), "@ATTRIBUTE c hierarchical 1,1/2")
+    header.append("@DATA")
+    rows = []
+    for i in range(m):
+        forms = rng.integers(4, size=f)
+        tokens = ["?" if np.isnan(v) else f"'{v!r}'" if k == 1 else f" {v!r} " if k == 2 else f"{v:.6e}" if k == 3
+                  else repr(v) for v, k in zip(expected[i].tolist(), forms)]
+        tokens.insert(0 if class_first else f, "1/2" if i % 2 else "1")
+        rows.append(",".join(tokens))
+    path = _write(tmp_path, "\n".join(header + rows) + "\n")
+    data = load_hmc_arff(path)
+    np.testing.assert_array_equal(data.features, expected)
+    np.testing.assert_array_equal(data.labels[:, 1], np.arange(m) % 2)
+    tokens = rows[11].split(",")
+    tokens[int(class_first)] = "1.5x"  # x0's cell
+    rows[11] = ",".join(tokens)
+    _write(tmp_path, "\n".join(header + rows) + "\n")
+    with pytest.raises(InputError, match=rf"line {len(header) + 12}: numeric attribute 'x0' has value '1.5x', not a "
+                                         r"number$"):
+        load_hmc_arff(path)
+
+
 def test_split_refuses_a_nominal_feature_declared_in_another_order(tmp_path):
     tail = "@ATTRIBUTE c hierarchical 1\n@DATA\na,1\n"
     _write(tmp_path, "@RELATION r\n@ATTRIBUTE x {a, b, c}\n" + tail, "toy_Train.arff")

@@ -151,6 +151,9 @@ def _parse(lines, source, super_root):
     features_attrs = [a for a in attributes if a is not cls_attr]
 
     feature_rows, class_tokens, line_numbers = [], [], []
+    # numbers alone (hom_FUN: 47,034 a row): each row parsed as it is read, not kept as strings (gigabytes)
+    numeric = np.empty((len(lines) - data_line, len(features_attrs))) if all(
+        a.kind == "numeric" for a in features_attrs) else None
     for i in range(data_line, len(lines)):
         line = lines[i].strip()
         if not line or line[0] == "%":
@@ -170,10 +173,20 @@ def _parse(lines, source, super_root):
                 f"declares {n_attr} attributes"
             )
         class_tokens.append(tokens.pop(class_col))
-        feature_rows.append(tokens)
+        if numeric is not None:
+            row = numeric[len(line_numbers)]
+            try:
+                row[:] = np.fromiter(map(float, tokens), dtype=float, count=len(tokens))
+            except ValueError:  # a missing value (?), a quoted number, or a bad cell, which this names
+                row[:] = _cells([tokens], features_attrs, range(len(tokens)), source, [lineno])[0]
+        else:
+            feature_rows.append(tokens)
         line_numbers.append(lineno)
 
-    features = _feature_matrix(feature_rows, features_attrs, source, line_numbers)
+    if numeric is not None:
+        features = numeric[:len(line_numbers)]
+    else:
+        features = _feature_matrix(feature_rows, features_attrs, source, line_numbers)
     labels = _label_matrix(class_tokens, hierarchy, super_root, source, line_numbers)
     return HMCData(
         features=features,
