@@ -229,9 +229,13 @@ def test_nominal_features_one_hot(tmp_path):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_nominal_codes_of_a_random_file(tmp_path, seed):
+@pytest.mark.parametrize("block_cells", [None, 70])
+def test_nominal_codes_of_a_random_file(tmp_path, seed, block_cells, monkeypatch):
     """Declarations shared by several columns or not, long and short values, quoted and padded tokens,
-    missing cells, numeric columns between: the codes the test computes from the tokens it wrote."""
+    missing cells, numeric columns between, the whole table at once or two columns at a time: the codes the
+    test computes from the tokens it wrote."""
+    if block_cells:
+        monkeypatch.setattr("hmcpgm.datasets._arff._BLOCK_CELLS", block_cells)
     rng = np.random.default_rng(seed)
     declarations = [("0", "1"), ("yes", "no", "maybe"), ("a long value", "b"), ("x",)]
     kinds = np.r_[0, 1, 2, 3, rng.integers(-1, len(declarations), size=8)]  # -1: numeric

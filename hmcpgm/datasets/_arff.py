@@ -177,8 +177,12 @@ def _parse(lines, source, super_root):
             row = numeric[len(line_numbers)]
             try:
                 row[:] = np.fromiter(map(float, tokens), dtype=float, count=len(tokens))
-            except ValueError:  # a missing value (?), a quoted number, or a bad cell, which this names
-                row[:] = _cells([tokens], features_attrs, range(len(tokens)), source, [lineno])[0]
+            except ValueError:  # missing values (?); else a quoted number or a bad cell, which _cells names
+                try:
+                    row[:] = np.fromiter(map(float, ["nan" if t == _MISSING else t for t in tokens]), dtype=float,
+                                         count=len(tokens))
+                except ValueError:
+                    row[:] = _cells([tokens], features_attrs, range(len(tokens)), source, [lineno])[0]
         else:
             feature_rows.append(tokens)
         line_numbers.append(lineno)
@@ -345,30 +349,39 @@ def _feature_matrix(rows, attrs, source, line_numbers):
     return out
 
 
+_BLOCK_CELLS = 1 << 22  # nominal cells decoded at a time: their strings, codes and masks stay in tens of MB
+
+
 def _nominal_codes(rows, attrs, columns, source, line_numbers):
     """The nominal columns as codes, compared a declared value at a time over the columns that declare the
-    same values (a file of 20,000 binary features is read in seconds, not cell by cell).
+    same values, a block of columns at a time (a file of 20,000 binary features is read in seconds, not cell
+    by cell).
 
     The table's strings are one character longer than the longest declared value, so a longer token, cut to
     that width, equals none of them. A column group with a token that is not a declared value as written (a
     quoted or padded value, an undeclared one) is parsed cell by cell, which unquotes or names the cell."""
     width = 1 + max(len(_MISSING), *(len(v) for j in columns for v in attrs[j].values))
-    table = np.array(rows if len(columns) == len(attrs) else [[r[j] for j in columns] for r in rows],
-                     dtype=f"<U{width}")
-    out = np.empty(table.shape)
-    groups = {}
-    for c, j in enumerate(columns):
-        groups.setdefault(tuple(attrs[j].values), []).append(c)
-    for values, group in groups.items():
-        block = table if len(group) == table.shape[1] else table[:, group]  # one declaration: no copy
-        codes = np.full(block.shape, np.nan)
-        read = block == _MISSING
-        for code, value in enumerate(values):
-            hit = block == value
-            codes[hit] = code
-            read |= hit
-        out[:, group] = codes if read.all() else _cells(rows, attrs, [columns[c] for c in group], source,
-                                                         line_numbers)
+    out = np.empty((len(rows), len(columns)))
+    step = max(1, _BLOCK_CELLS // max(1, len(rows)))
+    for c0 in range(0, len(columns), step):
+        block_columns = columns[c0:c0 + step]
+        j0, j1 = block_columns[0], block_columns[-1] + 1
+        cells = [r[j0:j1] for r in rows] if j1 - j0 == len(block_columns) else \
+            [[r[j] for j in block_columns] for r in rows]  # contiguous in the rows: sliced, not gathered
+        table = np.array(cells, dtype=f"<U{width}").reshape(len(rows), len(block_columns))
+        groups = {}
+        for c, j in enumerate(block_columns):
+            groups.setdefault(tuple(attrs[j].values), []).append(c)
+        for values, group in groups.items():
+            block = table if len(group) == table.shape[1] else table[:, group]  # one declaration: no copy
+            codes = np.full(block.shape, np.nan)
+            read = block == _MISSING
+            for code, value in enumerate(values):
+                hit = block == value
+                codes[hit] = code
+                read |= hit
+            out[:, [c0 + c for c in group]] = codes if read.all() else _cells(
+                rows, attrs, [block_columns[c] for c in group], source, line_numbers)
     return out
 
 
