@@ -622,6 +622,14 @@ def test_benchmark_reads_nominal_features_one_hot_and_refuses_other_features_in_
     assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "t.arff"), "--quiet"]) == 0
     assert seen == [("x1", "x2=a", "x2=b", "x2=c")]
     capsys.readouterr()
+    # a path beside loaded data (codes): one-hot both, not refused as other features (a review, audit35)
+    from hmcpgm.applications import run_benchmark
+    from hmcpgm.datasets import load_hmc_arff
+
+    seen.clear()
+    run_benchmark(tmp_path / "t.arff", load_hmc_arff(tmp_path / "t.arff"), corrections=False, bootstrap=0,
+                  versions=(), progress=False)
+    assert seen == [("x1", "x2=a", "x2=b", "x2=c")]
     (tmp_path / "o.arff").write_text(header.replace("{a,b,c}", "{c,b,a}") + "1.0,a,01\n")
     assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "o.arff"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()  # before: scikit-learn's feature-count error, or columns read wrongly

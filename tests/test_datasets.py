@@ -304,6 +304,55 @@ def test_numeric_features_of_a_random_file(tmp_path, class_first):
         load_hmc_arff(path)
 
 
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_nominal_declaration_with_a_repeated_value_or_a_declared_question_mark(tmp_path, quoted):
+    """{a, a, b} coded a as 0 on the fast path and 1 in the cell parser (which a quoted cell in the same columns
+    chose), and one-hot put values in other columns; a declared '?' got a code on the fast path, where the cell
+    parser reads '?' as missing (a review, audit35)."""
+    cell = (lambda v: f"'{v}'") if quoted else (lambda v: v)
+    text = ("@RELATION r\n@ATTRIBUTE f {a, a, b, c}\n@ATTRIBUTE g {'?', b}\n@ATTRIBUTE c hierarchical 1\n@DATA\n"
+            + "".join(f"{cell(f)},{g},1\n" for f, g in (("a", "?"), ("b", "b"), ("c", "?"))))
+    path = _write(tmp_path, text)
+    with pytest.warns(UserWarning, match=r"line 2: nominal attribute 'f' declares \['a'\] more than once"):
+        data = load_hmc_arff(path)
+    assert data.categories == (("a", "b", "c"), ("?", "b"))
+    np.testing.assert_array_equal(data.features, [[0, np.nan], [1, 1], [2, np.nan]])
+    with pytest.warns(UserWarning):
+        hot = load_hmc_arff(path, nominal="one-hot")
+    assert hot.feature_names == ("f=a", "f=b", "f=c", "g")
+    np.testing.assert_array_equal(hot.features[:, :3], np.eye(3))
+
+
+def test_one_hot_refuses_a_column_name_another_feature_has():
+    from hmcpgm.datasets import HMCData
+
+    data = HMCData(features=np.zeros((2, 2)), labels=np.zeros((2, 1), np.int8), hierarchy=None,
+                   feature_names=("x=a", "x"), categories=(None, ("a", "b", "c")), path="f.arff")
+    with pytest.raises(InputError, match=r"^f\.arff: one-hot columns would share the names \['x=a'\]"):
+        data.one_hot()
+    same = HMCData(features=np.zeros((2, 1)), labels=np.zeros((2, 1), np.int8), hierarchy=None,
+                   feature_names=("x",), categories=(("a", "b"),))
+    assert same.one_hot() is same  # nothing of three values: unchanged
+
+
+def test_a_long_declared_value_does_not_widen_the_other_columns(tmp_path, monkeypatch):
+    """The string table took the width of the longest declared value of any column: one value of 2,000
+    characters made 400 x 400 binary cells weigh 2.4 GB (a review, audit35). Such a declaration is parsed cell
+    by cell; the binary columns keep their narrow table."""
+    from hmcpgm.datasets import _arff
+
+    cells = []
+    original = _arff._cells
+    monkeypatch.setattr(_arff, "_cells", lambda rows, attrs, columns, *a: cells.append(list(columns)) or
+                        original(rows, attrs, columns, *a))
+    long = "v" * 2000
+    text = (f"@RELATION r\n@ATTRIBUTE b0 {{0,1}}\n@ATTRIBUTE b1 {{0,1}}\n@ATTRIBUTE w {{short, {long}}}\n"
+            f"@ATTRIBUTE c hierarchical 1\n@DATA\n0,1,{long},1\n1,?,short,1\n")
+    data = load_hmc_arff(_write(tmp_path, text))
+    np.testing.assert_array_equal(data.features, [[0, 1, 1], [1, np.nan, 0]])
+    assert cells == [[2]]  # the long declaration alone went to the cell parser
+
+
 def test_split_refuses_a_nominal_feature_declared_in_another_order(tmp_path):
     tail = "@ATTRIBUTE c hierarchical 1\n@DATA\na,1\n"
     _write(tmp_path, "@RELATION r\n@ATTRIBUTE x {a, b, c}\n" + tail, "toy_Train.arff")

@@ -159,8 +159,8 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     ----------
     train, test : str, Path or HMCData
         ARFF files (or loaded data) of one data set (same class attribute and features).
-        A file's nominal features are read one-hot (:func:`hmcpgm.datasets.load_hmc_arff`,
-        ``nominal="one-hot"``).
+        Nominal features of three or more values are read one-hot, for files and loaded
+        data alike (:meth:`hmcpgm.datasets.HMCData.one_hot`).
     valid : str, Path or HMCData, optional
         Validation rows; without them a seeded ``valid_fraction`` of the training
         rows is carved out as validation rows.
@@ -220,7 +220,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     seconds = {}
     t0 = time.perf_counter()
     data = {  # nominal features of 3+ values one-hot (C-HMCNN one-hot encodes them too): the first stages are linear
-        part: load_hmc_arff(d, nominal="one-hot") if isinstance(d, (str, Path)) else d
+        part: (load_hmc_arff(d) if isinstance(d, (str, Path)) else d).one_hot()
         for part, d in (("train", train), ("valid", valid), ("test", test)) if d is not None
     }
     for part, d in data.items():

@@ -115,7 +115,7 @@ def load_hmc_arff(path, *, super_root="root", nominal="codes"):
         text = raw.decode("latin-1")
     check_choice(nominal, "nominal", _NOMINAL)
     data = _parse(text.splitlines(), str(path), super_root)
-    return data if nominal == "codes" else _one_hot(data)
+    return data if nominal == "codes" else data.one_hot()
 
 
 _NOMINAL = ("codes", "one-hot")
@@ -203,25 +203,6 @@ def _parse(lines, source, super_root):
     )
 
 
-def _one_hot(data):
-    """``data`` with each nominal feature of three or more values as one 0/1 column per value."""
-    columns, names, categories = [], [], []
-    for j, (name, values) in enumerate(zip(data.feature_names, data.categories)):
-        x = data.features[:, j]
-        if values is None or len(values) < 3:
-            columns.append(x[:, None])
-            names.append(name)
-            categories.append(values)
-            continue
-        hot = (x[:, None] == np.arange(len(values))[None, :]).astype(float)
-        hot[np.isnan(x)] = np.nan
-        columns.append(hot)
-        names += [f"{name}={v}" for v in values]
-        categories += [None] * len(values)  # numbers now
-    features = np.hstack(columns) if columns else data.features
-    return dataclasses.replace(data, features=features, feature_names=tuple(names), categories=tuple(categories))
-
-
 def _parse_header(lines, source):
     attributes = []
     for i, raw in enumerate(lines):
@@ -254,6 +235,10 @@ def _parse_attribute(rest, source, lineno):
         if not rest.endswith("}"):
             raise InputError(f"{source}, line {lineno}: nominal attribute {name!r} lacks a closing '}}'")
         values = [_unquote(v) for v in _split_quoted(rest[1:-1], source, lineno)]
+        if len(set(values)) != len(values):  # each value once, at its first place: one code and one column each
+            warn(f"{source}, line {lineno}: nominal attribute {name!r} declares {preview(repeated(values))} "
+                 "more than once; each is read once, at its first place", UserWarning)
+            values = list(dict.fromkeys(values))
         return _Attribute(name, "nominal", {v: float(c) for c, v in enumerate(values)}, lineno)
     parts = rest.split(None, 1)
     kind = parts[0].lower()
@@ -350,6 +335,7 @@ def _feature_matrix(rows, attrs, source, line_numbers):
 
 
 _BLOCK_CELLS = 1 << 22  # nominal cells decoded at a time: their strings, codes and masks stay in tens of MB
+_LONG_VALUE = 32  # a declaration with a longer value is parsed cell by cell (the table's strings would be as wide)
 
 
 def _nominal_codes(rows, attrs, columns, source, line_numbers):
@@ -357,31 +343,34 @@ def _nominal_codes(rows, attrs, columns, source, line_numbers):
     same values, a block of columns at a time (a file of 20,000 binary features is read in seconds, not cell
     by cell).
 
-    The table's strings are one character longer than the longest declared value, so a longer token, cut to
-    that width, equals none of them. A column group with a token that is not a declared value as written (a
-    quoted or padded value, an undeclared one) is parsed cell by cell, which unquotes or names the cell."""
-    width = 1 + max(len(_MISSING), *(len(v) for j in columns for v in attrs[j].values))
+    A group's strings are one character longer than its longest declared value, so a longer token, cut to
+    that width, equals none of them. A group with a token that is not a declared value as written (a quoted
+    or padded value, an undeclared one) or with a value longer than ``_LONG_VALUE`` is parsed cell by cell,
+    which unquotes or names the cell. ``?`` is a missing value, declared or not, as in the cell parser."""
     out = np.empty((len(rows), len(columns)))
+    groups = {}
+    for c, j in enumerate(columns):
+        groups.setdefault(tuple(attrs[j].values), []).append(c)
     step = max(1, _BLOCK_CELLS // max(1, len(rows)))
-    for c0 in range(0, len(columns), step):
-        block_columns = columns[c0:c0 + step]
-        j0, j1 = block_columns[0], block_columns[-1] + 1
-        cells = [r[j0:j1] for r in rows] if j1 - j0 == len(block_columns) else \
-            [[r[j] for j in block_columns] for r in rows]  # contiguous in the rows: sliced, not gathered
-        table = np.array(cells, dtype=f"<U{width}").reshape(len(rows), len(block_columns))
-        groups = {}
-        for c, j in enumerate(block_columns):
-            groups.setdefault(tuple(attrs[j].values), []).append(c)
-        for values, group in groups.items():
-            block = table if len(group) == table.shape[1] else table[:, group]  # one declaration: no copy
+    for values, group in groups.items():
+        width = 1 + max(len(_MISSING), *map(len, values))
+        for b in range(0, len(group), step):
+            part = group[b:b + step]
+            where = [columns[c] for c in part]
+            if width > _LONG_VALUE + 1:
+                out[:, part] = _cells(rows, attrs, where, source, line_numbers)
+                continue
+            j0, j1 = where[0], where[-1] + 1
+            cells = [r[j0:j1] for r in rows] if j1 - j0 == len(where) else [[r[j] for j in where] for r in rows]
+            block = np.array(cells, dtype=f"<U{width}").reshape(len(rows), len(where))
             codes = np.full(block.shape, np.nan)
             read = block == _MISSING
             for code, value in enumerate(values):
-                hit = block == value
-                codes[hit] = code
-                read |= hit
-            out[:, [c0 + c for c in group]] = codes if read.all() else _cells(
-                rows, attrs, [block_columns[c] for c in group], source, line_numbers)
+                if value != _MISSING:
+                    hit = block == value
+                    codes[hit] = code
+                    read |= hit
+            out[:, part] = codes if read.all() else _cells(rows, attrs, where, source, line_numbers)
     return out
 
 

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._util import preview
+from .._util import preview, repeated
 from ..exceptions import InputError
 from ..hierarchy import Hierarchy
 
@@ -65,6 +65,48 @@ class HMCData:
     def class_counts(self):
         """int array (K,): positives per class."""
         return self.labels.sum(axis=0, dtype=np.int64)
+
+    def one_hot(self):
+        """These rows with each nominal feature of three or more values as one 0/1 column per value.
+
+        The columns are named ``"<name>=<value>"`` and their categories are None (numbers
+        now); a missing value is NaN in each. A feature of two values keeps its code
+        column, and numbers stay as they are, so a second call changes nothing. What
+        :func:`hmcpgm.datasets.load_hmc_arff` gives with ``nominal="one-hot"``.
+
+        Returns
+        -------
+        HMCData
+            ``self`` when it has no such feature, else a copy with the columns replaced.
+
+        Raises
+        ------
+        InputError
+            When a new column's name is taken by another feature.
+        """
+        import dataclasses
+
+        if not any(values is not None and len(values) >= 3 for values in self.categories):
+            return self
+        columns, names, categories = [], [], []
+        for j, (name, values) in enumerate(zip(self.feature_names, self.categories)):
+            x = self.features[:, j]
+            if values is None or len(values) < 3:
+                columns.append(x[:, None])
+                names.append(name)
+                categories.append(values)
+                continue
+            hot = (x[:, None] == np.arange(len(values))[None, :]).astype(float)
+            hot[np.isnan(x)] = np.nan
+            columns.append(hot)
+            names += [f"{name}={v}" for v in values]
+            categories += [None] * len(values)
+        taken = repeated(names)
+        if taken:
+            raise InputError(f"{self.path}: one-hot columns would share the names {preview(taken)} with other "
+                             "features; rename the feature")
+        return dataclasses.replace(self, features=np.hstack(columns), feature_names=tuple(names),
+                                   categories=tuple(categories))
 
     def check_features_like(self, reference):
         """Raise :class:`InputError` unless the features are ``reference``'s: names, order and nominal values.
