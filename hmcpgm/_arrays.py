@@ -75,7 +75,8 @@ def binary_matrix(labels, name="labels", classes=None):
     bad = first_true((arr != 0) & (arr != 1))
     if bad:
         names = getattr(classes, "classes", classes)
-        where = f"column {bad[1]}" if names is None else f"class {names[bad[1]]!r}"
+        named = names is not None and arr.shape[1] == len(names)  # another count of columns: their positions
+        where = f"class {names[bad[1]]!r}" if named else f"column {bad[1]}"
         raise LabelError(f"{name} must hold only 0 and 1; row {bad[0]}, {where} holds {float(arr[bad])}")
     return arr.astype(np.int8)
 

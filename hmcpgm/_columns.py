@@ -17,7 +17,7 @@ from ._util import preview, repeated
 from .exceptions import InputError
 
 __all__ = ["aligned_matrices", "as_pandas", "as_table", "at_the_door", "checked_at_the_door", "class_matrix",
-           "column_positions", "is_frame", "labels_by_score_rows", "rows_aligned", "series_row"]
+           "column_positions", "is_frame", "labels_by_score_rows", "matrix_classes", "rows_aligned", "series_row"]
 
 
 #: True inside :func:`checked_at_the_door`: the arrays hmcpgm's own functions hand each other were checked once.
@@ -289,6 +289,21 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
             f"first at row {bad[0] + first_row}, class {classes[bad[1]]!r} ({arr[bad]})"
         )
     return arr
+
+
+def matrix_classes(items, classes=None):
+    """The classes of :func:`aligned_matrices`' columns: ``classes``, else the first DataFrame's columns (else
+    None: arrays taken as they are), for messages that name a column's class.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> matrix_classes([([[1.0]], "values"), (pd.DataFrame({"b": [1], "a": [0]}), "labels")])
+    ['b', 'a']
+    """
+    if classes is not None:
+        return classes
+    return next((list(v.columns) for v, _ in items if is_frame(v)), None)
 
 
 def aligned_matrices(items, classes=None):

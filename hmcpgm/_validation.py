@@ -19,6 +19,7 @@ from ._columns import (
     class_matrix,
     column_positions,
     is_frame,
+    matrix_classes,
     rows_aligned,
     series_row,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "class_matrix",
     "is_frame",
     "label_matrix",
+    "matrix_classes",
     "likelihood_array",
     "theta_vector",
 ]

@@ -346,7 +346,7 @@ def choose_cutoff(ranking, labels, *, rule="max_f1", alpha=0.1, values=None):
     """
     _check_rule(rule)
     ranking, y = matrix_for(ranking, labels, "labels", flat=False)
-    y = binary_matrix(y, "labels")
+    y = binary_matrix(y, "labels", ranking.classes)
     a = check_alpha(alpha) if rule == "fdr" else None
     hits = np.cumsum(y.reshape(-1)[ranking.order], dtype=np.int64)
     n_pos = int(hits[-1]) if hits.size else 0

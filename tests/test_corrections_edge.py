@@ -371,9 +371,22 @@ def test_values_near_the_float_limit_are_refused_in_one_line_not_corrected_to_in
     y = (X > 0.5).astype(int)
     y[:, 0] = 1
     model = HierarchicalCorrection(hierarchy=h, correction="gpav", calibration=calibration).fit(X, y)
-    X[3, 2] = -1e200
-    with pytest.raises(InputError, match=r"^X must lie within \+-1e\+100 .*row 3, class 'c' holds -1e\+200$"):
-        model.predict_proba(X)
+    if calibration in ("platt", "none", "qnorm"):  # Platt's fit, or the correction, reads the scores' scale
+        X[3, 2] = -1e200
+        with pytest.raises(InputError, match=r"^X must lie within \+-1e\+100 .*row 3, class 'c' holds -1e\+200$"):
+            model.predict_proba(X)
+        return
+    # the isotonic maps compare scores and maxnorm divides by their maximum: any scale
+    scaled = HierarchicalCorrection(hierarchy=h, correction="gpav", calibration=calibration).fit(X * 1e150, y)
+    np.testing.assert_allclose(scaled.predict_proba(X * 1e150), model.predict_proba(X), rtol=1e-12)
+
+
+def test_a_bad_label_in_a_matrix_of_another_width_is_named_by_its_column():
+    """With four label columns for three classes, naming the class of column 3 raised IndexError (audit35)."""
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c")])
+    for check in (h.close_labels, h.violations, h.check_labels):
+        with pytest.raises(LabelError, match=r"^labels must hold only 0 and 1; row 0, column 3 holds 2\.0$"):
+            check([[1, 1, 0, 2]])
 
 
 def test_a_bad_label_is_named_by_its_class_not_its_position_in_the_hierarchy():

@@ -361,3 +361,21 @@ def test_bootstrap_arguments_are_refused_in_one_line_naming_them():
     for seed in (-1, "a", 1.5):
         with pytest.raises(InputError, match="seed must be a non-negative int"):
             bootstrap_average_precision(np.arange(6), labels, n_resamples=2, seed=seed)
+
+
+@pytest.mark.parametrize("metric", ["information_accretion", "average_precision", "auprc_per_class", "fmax",
+                                    "precision_recall_at", "hierarchical_f1"])
+def test_a_bad_label_in_a_dataframe_is_named_by_its_class(metric):
+    """The ranked metrics said 'column 1' for the bad value of class 'B': its position in the hierarchy's
+    order, where the DataFrame's column 1 is 'A' (a review, audit35)."""
+    import pandas as pd
+
+    from hmcpgm import LabelError, hier_rank, metrics
+
+    h = Hierarchy.from_edges([("A", "B"), ("A", "C")])
+    s = pd.DataFrame([[0.9, 0.5, 0.1], [0.2, 0.3, 0.4]], columns=["C", "A", "B"])
+    y = pd.DataFrame([[1, 1, 0.5], [0, 0, 0]], columns=["C", "A", "B"])
+    call = {"information_accretion": lambda f: f(y, h), "precision_recall_at": lambda f: f(hier_rank(s, h), y, 0.5),
+            "hierarchical_f1": lambda f: f(y, y.round(), h)}.get(metric, lambda f: f(s, y, h))
+    with pytest.raises(LabelError, match=r"row 0, class 'B' holds 0\.5$"):
+        call(getattr(metrics, metric))

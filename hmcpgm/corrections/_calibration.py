@@ -174,7 +174,7 @@ class Calibration:
             when ``scores`` is one).
         """
         scores = as_pandas(scores)
-        s = _scores(scores, "scores", self.classes)
+        s = _scores(scores, "scores", self.classes, limited=self.method == "platt")
         if self.method == "isotonic":
             out = _interpolate(s, self.params["ptr"], self.params["x"], self.params["y"])
         elif self.method == "platt":
@@ -191,7 +191,9 @@ class Calibration:
         return pd.DataFrame(frame, index=scores.index, columns=scores.columns)
 
 
-def _scores(values, name, classes=None):
+def _scores(values, name, classes=None, *, limited=False):
+    """(M, K) finite float64 scores (a DataFrame's columns in ``classes`` order); ``limited``: within
+    +-VALUE_LIMIT, for Platt's squares (the isotonic maps only compare scores)."""
     if is_frame(values):
         if classes is not None:
             values = values.iloc[:, column_positions(values.columns, classes, name)]
@@ -201,7 +203,8 @@ def _scores(values, name, classes=None):
         raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {s.shape}")
     if classes is not None and s.shape[1] != len(classes):
         raise InputError(f"{name} has {s.shape[1]} columns but the calibration was fitted on {len(classes)}")
-    return within_limit(np.ascontiguousarray(s, dtype=np.float64), classes, name)
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    return within_limit(s, classes, name) if limited else s
 
 
 def fit_calibration(scores, labels, *, method="isotonic"):
@@ -246,7 +249,7 @@ def fit_calibration(scores, labels, *, method="isotonic"):
     classes = None if named_by is None else tuple((scores if named_by == "scores" else labels).columns)
     if classes is not None:
         column_positions(classes, classes, named_by)  # names every map: refuse duplicates now, not at transform
-    s = _scores(scores, "scores")
+    s = _scores(scores, "scores", limited=method == "platt")
     if is_frame(labels) and named_by == "scores":
         labels = rows_aligned(labels, scores.index, "labels", "scores")  # by the row index, as MLPR pairs them
         labels = labels.iloc[:, column_positions(labels.columns, classes, "labels")].to_numpy()

@@ -130,16 +130,19 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return Hierarchy.from_edges([], classes=list(range(X.shape[1])))
 
     def _scores(self, X, hierarchy, *, reset):
-        """(M, K) float64 scores in class order, finite and within +-VALUE_LIMIT (one line naming row and class)."""
+        """(M, K) float64 scores in class order, finite (one line naming row and class), and within
+        +-VALUE_LIMIT where Platt's fit or the correction reads their scale (``"platt"``, ``"none"``, ``"qnorm"``,
+        whose values are means of the scores; the isotonic maps compare them, maxnorm divides by their maximum)."""
         if is_frame(X):
-            s = frame_scores(self, X, hierarchy, reset=reset)
-            return within_limit(np.ascontiguousarray(s, dtype=np.float64), hierarchy.classes, "X")
-        s = score_array(self, X, reset=reset, min_rows=1 if reset else 0)  # predicting no rows gives no rows
-        if s.shape[1] != hierarchy.n_classes:
-            raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
-        if reset and hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        return within_limit(np.ascontiguousarray(class_matrix(s, hierarchy, "X")), hierarchy.classes, "X")
+            s = np.ascontiguousarray(frame_scores(self, X, hierarchy, reset=reset), dtype=np.float64)
+        else:
+            s = score_array(self, X, reset=reset, min_rows=1 if reset else 0)  # predicting no rows gives no rows
+            if s.shape[1] != hierarchy.n_classes:
+                raise InputError(f"X has {s.shape[1]} columns but the hierarchy has {hierarchy.n_classes} classes")
+            if reset and hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            s = np.ascontiguousarray(class_matrix(s, hierarchy, "X"))  # finite, or one line naming row and class
+        return within_limit(s, hierarchy.classes, "X") if self.calibration in ("platt", "none", "qnorm") else s
 
     def fit(self, X, y):
         """Fit the per-class calibration on training scores and labels.

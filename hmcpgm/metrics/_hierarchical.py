@@ -70,7 +70,7 @@ def hierarchical_f1(decisions, labels, hierarchy, *, average="micro", exclude_ro
     if average not in ("micro", "macro"):
         raise InputError(f"average must be 'micro' or 'macro', got {average!r}")
     d, y = scored_labels(decisions, labels, hierarchy, name="decisions")
-    d = hierarchy.close_labels(binary_matrix(d, "decisions")).astype(bool)
+    d = hierarchy.close_labels(binary_matrix(d, "decisions", hierarchy)).astype(bool)
     y = y.astype(bool)
     if exclude_roots:
         keep = ~np.isin(np.arange(hierarchy.n_classes), hierarchy.root_indices)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._arrays import binary_matrix, finite_array
 from .._numba import jit
-from .._validation import aligned_matrices, check_hierarchy
+from .._validation import aligned_matrices, check_hierarchy, matrix_classes
 from ..exceptions import InputError, LabelError
 from ..ranking._ranking import matrix_for
 
@@ -53,7 +53,7 @@ __all__ = [
 def _ranked_labels(ranking, labels):
     """Labels of the events in ranked order (1-D int8) after checking both arguments."""
     ranking, y = matrix_for(ranking, labels, "labels", flat=False)
-    return binary_matrix(y, "labels").reshape(-1)[ranking.order]
+    return binary_matrix(y, "labels", ranking.classes).reshape(-1)[ranking.order]
 
 
 def _rank_at(kappa, n_events, name="kappa"):
@@ -253,9 +253,10 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
     """
     if hierarchy is not None:
         check_hierarchy(hierarchy)
-    s, y = aligned_matrices([(values, "values"), (labels, "labels")], hierarchy)
+    items = [(values, "values"), (labels, "labels")]
+    s, y = aligned_matrices(items, hierarchy)
     s = finite_array(s, "values")
-    y = binary_matrix(y, "labels")
+    y = binary_matrix(y, "labels", matrix_classes(items, hierarchy))
     if s.shape != y.shape:
         raise InputError(f"values has shape {s.shape} but labels has shape {y.shape}; they must match")
     k = y.shape[1]
@@ -357,7 +358,7 @@ def bootstrap_average_precision(ranking, labels, *, n_resamples=200, seed=0):
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise InputError(f"n_resamples must be a positive int, got {n_resamples!r}")
     ranking, y = matrix_for(ranking, labels, "labels", flat=False)
-    y = binary_matrix(y, "labels")
+    y = binary_matrix(y, "labels", ranking.classes)
     m, k = y.shape
     order = np.asarray(ranking.order, dtype=np.intp)
     weights = row_bootstrap_weights(m, int(n_resamples), seed)
@@ -469,9 +470,10 @@ def _weighted_average_precisions(t, row, weights):  # pragma: no cover - compile
 
 # ---------------------------------------------------------------------- decisions
 def _counts(decisions, labels):
-    d, y = aligned_matrices([(decisions, "decisions"), (labels, "labels")])
-    d = binary_matrix(d, "decisions").astype(bool)
-    y = binary_matrix(y, "labels").astype(bool)
+    items = [(decisions, "decisions"), (labels, "labels")]
+    d, y = aligned_matrices(items)
+    d = binary_matrix(d, "decisions", matrix_classes(items)).astype(bool)
+    y = binary_matrix(y, "labels", matrix_classes(items)).astype(bool)
     if d.shape != y.shape:
         raise InputError(f"decisions has shape {d.shape} but labels has shape {y.shape}; they must match")
     tp = int(np.count_nonzero(d & y))

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._arrays import binary_matrix, finite_array
-from .._validation import aligned_matrices, check_hierarchy, is_frame
+from .._validation import aligned_matrices, check_hierarchy, is_frame, matrix_classes
 from ..exceptions import InputError
 
 __all__ = ["PerClassScore", "auprc_per_class", "auroc_per_class", "precision_at_recall"]
@@ -49,9 +49,10 @@ def _columns(values, labels, hierarchy):
     """Float values and int8 labels, aligned by class name when DataFrames (or the hierarchy) allow."""
     if hierarchy is not None:
         check_hierarchy(hierarchy)
-    s, y = aligned_matrices([(values, "values"), (labels, "labels")], hierarchy)
+    items = [(values, "values"), (labels, "labels")]
+    s, y = aligned_matrices(items, hierarchy)
     s = finite_array(s, "values")
-    y = binary_matrix(y, "labels")
+    y = binary_matrix(y, "labels", matrix_classes(items, hierarchy))
     if s.shape != y.shape:
         raise InputError(f"values has shape {s.shape} but labels has shape {y.shape}; they must match")
     if hierarchy is not None:

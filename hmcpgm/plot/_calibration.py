@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._arrays import binary_matrix, count, finite_array
-from .._validation import aligned_matrices, class_matrix, is_frame
+from .._validation import aligned_matrices, class_matrix, is_frame, matrix_classes
 from ..exceptions import InputError
 from ..options import check_choice
 from ._axes import new_axes, pyplot
@@ -80,8 +80,9 @@ def plot_lpr(scores, labels, model_or_lpr, class_index, ax=None, *, bins=30, gri
         s = class_matrix(scores, list(classes), "scores")
         y = binary_matrix(class_matrix(labels, list(classes), "labels", allow_nan=True), "labels", list(classes))
     else:
-        s, y = aligned_matrices([(scores, "scores"), (labels, "labels")])
-        s, y = finite_array(s, "scores"), binary_matrix(y, "labels")
+        items = [(scores, "scores"), (labels, "labels")]
+        s, y = aligned_matrices(items)
+        s, y = finite_array(s, "scores"), binary_matrix(y, "labels", matrix_classes(items))
     if s.ndim != 2 or y.shape != s.shape:
         raise InputError(
             f"scores and labels must be (n_objects, n_classes) matrices of the same shape, got "
