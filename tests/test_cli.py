@@ -634,7 +634,21 @@ def test_benchmark_reads_nominal_features_one_hot_and_refuses_other_features_in_
     assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "o.arff"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()  # before: scikit-learn's feature-count error, or columns read wrongly
     assert err.startswith("hmcpgm: error: "), err
-    assert "o.arff has features ['x1', 'x2=c', 'x2=b', ... (4 in all)]" in err, err
+    assert "o.arff and " in err and "t.arff differ in feature number 2 of 4: 'x2=c' against 'x2=a'" in err, err
+
+
+def test_benchmark_names_the_file_and_row_of_an_infinite_feature(tmp_path, capsys):
+    """'X must not hold infinite values' named neither the file nor the row (a review, audit36)."""
+    header = "@RELATION tiny\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE class hierarchical 01,01/01,02\n@DATA\n"
+    rows = [f"{i}.0,{['01/01', '02', '01'][i % 3]}" for i in range(30)]
+    (tmp_path / "t.arff").write_text(header + "\n".join(rows) + "\n")
+    rows[4] = "-inf,02"
+    (tmp_path / "e.arff").write_text(header + "\n".join(rows) + "\n")
+    assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "e.arff"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("hmcpgm: error: the test rows (") and err.endswith(
+        "e.arff) hold an infinite feature value: data row 5, feature 'x1' is -inf; the first stage needs numbers, or ? "
+        "for a missing one"), err
 
 
 def test_too_few_rows_for_the_default_cross_fitting_say_what_to_fix(tmp_path, capsys):

@@ -532,7 +532,20 @@ def test_split_with_different_features_is_an_error(tmp_path):
     tail = "@ATTRIBUTE c hierarchical 1\n@DATA\n1,1\n"
     _write(tmp_path, "@RELATION r\n@ATTRIBUTE x numeric\n" + tail, "toy_Train.arff")
     _write(tmp_path, "@RELATION r\n@ATTRIBUTE y numeric\n" + tail, "toy_Test.arff")
-    with pytest.raises(InputError, match=r"toy_Test\.arff has features \['y'\]"):
+    with pytest.raises(InputError, match=r"toy_Test\.arff and .*toy_Train\.arff differ in feature number 1 of 1: "
+                                         r"'y' against 'x'$"):
+        load_hmc_split("toy", tmp_path)
+    # far in, where the first three names and the counts are the same (the message showed two equal previews)
+    names = [f"x{j}" for j in range(600)]
+    head = "@RELATION r\n" + "".join(f"@ATTRIBUTE {n} numeric\n" for n in names)
+    _write(tmp_path, head + tail.replace("1,1", "1," * 600 + "1"), "toy_Train.arff")
+    _write(tmp_path, head.replace("x500 ", "y500 ") + tail.replace("1,1", "1," * 600 + "1"), "toy_Test.arff")
+    with pytest.raises(InputError, match=r"differ in feature number 501 of 600: 'y500' against 'x500'$"):
+        load_hmc_split("toy", tmp_path)
+    _write(tmp_path, head.replace("@ATTRIBUTE x599 numeric\n", "") + tail.replace("1,1", "1," * 599 + "1"),
+           "toy_Test.arff")
+    with pytest.raises(InputError, match=r"toy_Test\.arff has 599 features but .*toy_Train\.arff 600; the first that "
+                                         r"differs is number 600: none against 'x599'$"):
         load_hmc_split("toy", tmp_path)
 
 

@@ -227,6 +227,12 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         if len(d.labels) == 0:
             raise InputError(f"the {part} rows ({d.path}) are empty: the ARFF file has no data rows")
         d.check_features_like(data["train"])
+        infinite = np.argwhere(np.isinf(d.features))
+        if len(infinite):  # the first stage's message named neither the file nor the row
+            i, j = infinite[0]
+            raise InputError(f"the {part} rows ({d.path}) hold an infinite feature value: data row {i + 1}, feature "
+                             f"{d.feature_names[j]!r} is {d.features[i, j]}; the first stage needs numbers, or ? for "
+                             "a missing one")
     if "valid" not in data:
         data["train"], data["valid"] = split_validation(data["train"], valid_fraction, seed)
     hierarchy = data["train"].hierarchy

@@ -125,11 +125,15 @@ class HMCData:
         InputError
             Naming both files and the first feature that differs.
         """
-        if self.feature_names != reference.feature_names:
+        mine, theirs = self.feature_names, reference.feature_names
+        if mine != theirs:
+            j = next((j for j, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+            name = lambda names: repr(names[j]) if j < len(names) else "none"  # noqa: E731
             raise InputError(
-                f"{self.path} has features {preview(self.feature_names, 3)} ({len(self.feature_names)}) "
-                f"but {reference.path} has {preview(reference.feature_names, 3)} "
-                f"({len(reference.feature_names)})"
+                f"{self.path} has {len(mine)} features but {reference.path} {len(theirs)}; the first that differs "
+                f"is number {j + 1}: {name(mine)} against {name(theirs)}" if len(mine) != len(theirs) else
+                f"{self.path} and {reference.path} differ in feature number {j + 1} of {len(mine)}: "
+                f"{name(mine)} against {name(theirs)}"
             )
         if self.categories and reference.categories and self.categories != reference.categories:
             j = next(j for j, (a, b) in enumerate(zip(self.categories, reference.categories)) if a != b)
