@@ -637,6 +637,19 @@ def test_benchmark_reads_nominal_features_one_hot_and_refuses_other_features_in_
     assert "o.arff and " in err and "t.arff differ in feature number 2 of 4: 'x2=c' against 'x2=a'" in err, err
 
 
+def test_benchmark_says_how_the_test_files_hierarchy_differs(tmp_path, capsys):
+    """'declare a different hierarchy than the training rows' said neither what differs nor the training file."""
+    rows = "".join(f"{i}.0,{['01/01', '02', '01'][i % 3]}\n" for i in range(30))
+    head = "@RELATION tiny\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE class hierarchical {}\n@DATA\n"
+    (tmp_path / "t.arff").write_text(head.format("01,01/01,02") + rows)
+    (tmp_path / "e.arff").write_text(head.format("02,01,01/01") + rows)
+    assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "e.arff"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "e.arff declares a different hierarchy than " in err and err.endswith(
+        "t.arff (the same classes in another order: position 0 is '02' against '01'); the splits of a benchmark "
+        "must share one class attribute"), err
+
+
 def test_benchmark_names_the_file_and_row_of_an_infinite_feature(tmp_path, capsys):
     """'X must not hold infinite values' named neither the file nor the row (a review, audit36)."""
     header = "@RELATION tiny\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE class hierarchical 01,01/01,02\n@DATA\n"

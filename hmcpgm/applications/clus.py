@@ -212,7 +212,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
 
     from ..datasets import load_hmc_arff
     from ..estimator import MLPR
-    from ..exceptions import HierarchyError, InputError
+    from ..exceptions import InputError
     from ..inference import engine_in_use
     from ..plot import reliability_table
 
@@ -237,10 +237,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         data["train"], data["valid"] = split_validation(data["train"], valid_fraction, seed)
     hierarchy = data["train"].hierarchy
     for name in ("valid", "test"):
-        if data[name].hierarchy != hierarchy:
-            raise HierarchyError(
-                f"the {name} rows ({data[name].path}) declare a different hierarchy than the training rows"
-            )
+        data[name].check_hierarchy_like(data["train"])
     evaluated = [c for c, keep in zip(hierarchy.classes, data["train"].evaluated) if keep]
     for name in ("valid", "test"):  # AU(PRC) and the cutoffs need a positive (the error named no file)
         if not data[name].labels[:, hierarchy.indices(evaluated)].any():

@@ -426,22 +426,6 @@ def _label_matrix(tokens, hierarchy, super_root, source, line_numbers):
     return ((direct @ closure).toarray() > 0).astype(np.int8)
 
 
-def _hierarchy_difference(data, reference):
-    """What tells two splits' class attributes apart, in a few words."""
-    a, b = data.hierarchy, reference.hierarchy
-    if set(a.classes) != set(b.classes):
-        extra = sorted(set(a.classes) - set(b.classes), key=str)
-        missing = sorted(set(b.classes) - set(a.classes), key=str)
-        return f"classes only in the first: {preview(extra, 3)}, only in the second: {preview(missing, 3)}"
-    if set(a.edges) != set(b.edges):
-        return f"edges only in the first: {preview(sorted(set(a.edges) - set(b.edges), key=str), 3)}"
-    if a.classes != b.classes:
-        first = next(i for i, (x, y) in enumerate(zip(a.classes, b.classes)) if x != y)
-        return f"the same classes in another order: position {first} is {a.classes[first]!r} against " \
-               f"{b.classes[first]!r}"
-    return "other classes excluded from evaluation"
-
-
 def _hierarchy_from_spec(spec, super_root, source, lineno):
     items = [s.strip() for s in spec.split(",")]
     items = [s for s in items if s]
@@ -561,12 +545,7 @@ def load_hmc_split(name, data_dir, *, super_root="root", nominal="codes"):
     parts = {p: load_hmc_arff(f, super_root=super_root, nominal=nominal) for p, f in found.items()}
     reference = parts["train"]
     for data in parts.values():
-        if data.hierarchy != reference.hierarchy or data.excluded != reference.excluded:
-            raise HierarchyError(
-                f"{data.path} declares a different hierarchy than {reference.path} "
-                f"({_hierarchy_difference(data, reference)}); the splits of a benchmark "
-                "must share one class attribute"
-            )
+        data.check_hierarchy_like(reference)
         data.check_features_like(reference)
     shared = {
         p: dataclasses.replace(d, hierarchy=reference.hierarchy) for p, d in parts.items()

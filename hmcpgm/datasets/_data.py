@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._util import preview, repeated
-from ..exceptions import InputError
+from ..exceptions import HierarchyError, InputError
 from ..hierarchy import Hierarchy
 
 __all__ = ["HMCData", "HMCSplit"]
@@ -107,6 +107,37 @@ class HMCData:
                              "features; rename the feature")
         return dataclasses.replace(self, features=np.hstack(columns), feature_names=tuple(names),
                                    categories=tuple(categories))
+
+    def check_hierarchy_like(self, reference):
+        """Raise :class:`HierarchyError` unless the class attribute is ``reference``'s: classes, edges, order.
+
+        Parameters
+        ----------
+        reference : HMCData
+            The rows whose labels a second stage was (or will be) fitted on.
+
+        Raises
+        ------
+        HierarchyError
+            Naming both files and, in a few words, what tells the two apart.
+        """
+        a, b = self.hierarchy, reference.hierarchy
+        if a == b and self.excluded == reference.excluded:
+            return
+        if set(a.classes) != set(b.classes):
+            extra = sorted(set(a.classes) - set(b.classes), key=str)
+            missing = sorted(set(b.classes) - set(a.classes), key=str)
+            why = f"classes only in the first: {preview(extra, 3)}, only in the second: {preview(missing, 3)}"
+        elif set(a.edges) != set(b.edges):
+            why = f"edges only in the first: {preview(sorted(set(a.edges) - set(b.edges), key=str), 3)}"
+        elif a.classes != b.classes:
+            first = next(i for i, (x, y) in enumerate(zip(a.classes, b.classes)) if x != y)
+            why = f"the same classes in another order: position {first} is {a.classes[first]!r} against " \
+                  f"{b.classes[first]!r}"
+        else:
+            why = "other classes excluded from evaluation"
+        raise HierarchyError(f"{self.path} declares a different hierarchy than {reference.path} ({why}); the splits "
+                             "of a benchmark must share one class attribute")
 
     def check_features_like(self, reference):
         """Raise :class:`InputError` unless the features are ``reference``'s: names, order and nominal values.
