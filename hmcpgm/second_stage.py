@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .calibration import recalibration_classes
 from .corrections import CORRECTIONS, mcm
 from .exceptions import InputError
 from .network import LabelNetwork
@@ -332,6 +333,12 @@ class SecondStage:
     def calibrate(self, mlpr):
         """``g(mLPR)``, or the mLPRs themselves when there is no recalibration map.
 
+        A class whose training labels do not vary (every row has it, or none) keeps
+        its mLPRs: the map was not fitted on its events
+        (:func:`hmcpgm.calibration.recalibration_classes`), and the model is certain of
+        it. Mapped, a class every row has took the map's top rate (0.88 on one data
+        set), and the Bayesian FDR cutoff, whose ranking it heads, called nothing.
+
         Parameters
         ----------
         mlpr : array-like of shape (M, K)
@@ -342,7 +349,27 @@ class SecondStage:
         ndarray of shape (M, K)
             The recalibrated values.
         """
-        return mlpr if self.recalibration is None else self.recalibration(mlpr)
+        if self.recalibration is None:
+            return mlpr
+        out = self.recalibration(mlpr)
+        certain = self.certain_classes()
+        if certain.size:
+            out = np.array(out, dtype=float)
+            out[:, certain] = np.asarray(mlpr, dtype=float)[:, certain]
+        return out
+
+    def certain_classes(self):
+        """Indices of the classes whose training labels do not vary, which :meth:`calibrate` leaves as they are.
+
+        Returns
+        -------
+        ndarray of int
+            Empty without score models, or when no class's labels vary (the map then covers every class).
+        """
+        if self.score_model is None:
+            return np.zeros(0, dtype=np.intp)
+        prevalence = np.asarray(self.score_model.prevalence, dtype=float)
+        return np.setdiff1d(np.arange(prevalence.size), recalibration_classes(prevalence))
 
     def predict_calibrated(self, scores=None, *, mlpr=None):
         """Recalibrated mLPRs ``g(mLPR)`` (for the Bayesian FDR); pass ``mlpr`` to skip inference.

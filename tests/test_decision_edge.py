@@ -253,6 +253,39 @@ def test_a_class_every_training_row_has_stays_out_of_both_recalibration_maps(mon
     assert not np.array_equal(with_root(grid), expected(grid))  # the column would have moved the map
 
 
+def test_a_class_every_training_row_has_keeps_its_mlprs_through_the_recalibration():
+    """Out of the map, such a class still took the map's top rate: 0.88 in a review's FunCat-shaped case
+    (audit36), where it headed the ranking, and the Bayesian FDR cutoff called nothing at alpha 0.05 and 0.1
+    though 228 of its events were certain. It keeps its mLPRs now, in calibrated_proba, the chunked
+    predict_proba and the benchmark alike."""
+    from dataclasses import replace
+
+    from hmcpgm import MLPR
+    from hmcpgm.calibration import RecalibrationMap
+    from hmcpgm.scale import predict_stream
+
+    rng = np.random.default_rng(0)
+    h = Hierarchy.from_parents([1, None, 1, 0])  # class 1, the root, is in every row; columns not topological
+    m = 400
+    y = np.zeros((m, 4), int)
+    y[:, 1] = 1
+    y[:, 0] = rng.random(m) < 0.5
+    y[:, 2] = rng.random(m) < 0.4
+    y[:, 3] = y[:, 0] & (rng.random(m) < 0.5)
+    s = y + rng.normal(scale=0.8, size=y.shape)
+    model = MLPR(hierarchy=h, version="indpt", cv=3).fit(s[:300], y[:300])
+    top = RecalibrationMap(np.array([0.0, 1.0]), np.array([0.0, 0.88]))  # a map whose top rate is 0.88
+    model.second_stage_ = replace(model.second_stage_, recalibration=top)
+    p = model.predict_proba(s[300:])
+    calibrated = model.calibrated_proba(s[300:])
+    np.testing.assert_array_equal(calibrated[:, 1], p[:, 1])  # certain: 1 - 1e-12, not 0.88
+    np.testing.assert_array_equal(calibrated[:, [0, 2, 3]], top(p[:, [0, 2, 3]]))
+    chunks = predict_stream(model, s[300:], chunk_size=37, calibrated=True)  # what 'hmcpgm predict' writes
+    np.testing.assert_array_equal(np.vstack([block for block, _ in chunks]), calibrated)
+    cut = bayes_cutoff(hier_rank(p, h), calibrated, alpha=0.05)
+    assert cut.rank >= 100  # the root's 100 certain events are called
+
+
 def test_complex_posteriors_are_refused_by_the_bayesian_cutoff_as_hier_rank_refuses_them():
     # numpy dropped the imaginary part with a ComplexWarning and the cutoff was chosen on the real part
     from hmcpgm.decision import estimated_fdr, expected_f1

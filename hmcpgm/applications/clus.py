@@ -265,7 +265,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     auto.fit_recalibration(s_valid, data["valid"].labels)
     seconds["auto_recalibrate"] = time.perf_counter() - t0
     fit_seconds["mLPR-auto"] += seconds["auto_recalibrate"]
-    bayes_values = {"mLPR-auto": auto.recalibration_(values["mLPR-auto"][1])}
+    bayes_values = {"mLPR-auto": auto.second_stage_.calibrate(values["mLPR-auto"][1])}  # calibrated_proba's values
     engines = {"auto": dict(zip(("engine", "exact"), auto.engine_in_use()))}
     second_stage = {
         "version": auto.version_,

@@ -330,7 +330,7 @@ def _predict_task(key, scores, model, decisions, calibrated=False):
         if decisions:
             d[rows] = model.decide(block)  # decisions come from the mLPRs themselves
         if calibrated and model.recalibration_ is not None:
-            block = model.recalibration_(block)  # what model.calibrated_proba gives
+            block = model.second_stage_.calibrate(block)  # what model.calibrated_proba gives
         p[rows] = block
     return p, d
 
