@@ -100,6 +100,7 @@ def load_hmc_arff(path, *, super_root="root", nominal="codes"):
     array([[0.5],
            [nan]])
     """
+    check_choice(nominal, "nominal", _NOMINAL)  # before the file is read
     path = Path(path)
     if path.is_dir():
         raise InputError(f"ARFF file {str(path)!r} is a directory, not a file")
@@ -113,7 +114,6 @@ def load_hmc_arff(path, *, super_root="root", nominal="codes"):
         text = raw.decode("utf-8-sig")  # a byte-order mark (Windows "UTF-8 with BOM") is dropped
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
-    check_choice(nominal, "nominal", _NOMINAL)
     data = _parse(text.splitlines(), str(path), super_root)
     return data if nominal == "codes" else data.one_hot()
 
