@@ -625,9 +625,9 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         cross-fitted map, at Jeffreys' rate 1/2): the
         unshrunk rates of the few events at the very top overstate them. Classes
         whose training labels do not vary (every row has them, or none) stay out
-        of the map, as out of :meth:`fit`'s, and keep their mLPRs: the model is
-        certain of them, and a class every row has would lift the top block toward
-        its rate of 1. The
+        of the map, as out of :meth:`fit`'s, and take their training rate, 1 or 0
+        (:meth:`hmcpgm.second_stage.SecondStage.calibrate`): a class every row has
+        would lift the top block toward its rate of 1. The
         mLPRs and the ranking do not change;
         :meth:`calibrated_proba` and :meth:`predict` use the new map.
 

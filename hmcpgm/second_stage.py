@@ -333,11 +333,14 @@ class SecondStage:
     def calibrate(self, mlpr):
         """``g(mLPR)``, or the mLPRs themselves when there is no recalibration map.
 
-        A class whose training labels do not vary (every row has it, or none) keeps
-        its mLPRs: the map was not fitted on its events
-        (:func:`hmcpgm.calibration.recalibration_classes`), and the model is certain of
-        it. Mapped, a class every row has took the map's top rate (0.88 on one data
-        set), and the Bayesian FDR cutoff, whose ranking it heads, called nothing.
+        A class whose training labels do not vary (every row has it, or none) takes its
+        training rate, 1 or 0: the map was not fitted on its events
+        (:func:`hmcpgm.calibration.recalibration_classes`). Mapped, a class every row
+        has took the map's top rate (0.88 on one data set), and the Bayesian FDR cutoff,
+        whose ranking it heads, called nothing. Its mLPR would not do either: below 1
+        (nbh's prior), it could fall below a child's mapped value. With 1 and 0 the
+        values keep the hierarchy's order, as labels closed upward do (a child of a
+        class no row has has no row either).
 
         Parameters
         ----------
@@ -355,11 +358,11 @@ class SecondStage:
         certain = self.certain_classes()
         if certain.size:
             out = np.array(out, dtype=float)
-            out[:, certain] = np.asarray(mlpr, dtype=float)[:, certain]
+            out[:, certain] = np.round(self.score_model.prevalence[certain])  # exactly 1 or 0
         return out
 
     def certain_classes(self):
-        """Indices of the classes whose training labels do not vary, which :meth:`calibrate` leaves as they are.
+        """Indices of the classes whose training labels do not vary, which :meth:`calibrate` sets to 1 or 0.
 
         Returns
         -------

@@ -253,10 +253,10 @@ def test_a_class_every_training_row_has_stays_out_of_both_recalibration_maps(mon
     assert not np.array_equal(with_root(grid), expected(grid))  # the column would have moved the map
 
 
-def test_a_class_every_training_row_has_keeps_its_mlprs_through_the_recalibration():
+def test_a_class_every_training_row_has_takes_its_training_rate_through_the_recalibration():
     """Out of the map, such a class still took the map's top rate: 0.88 in a review's FunCat-shaped case
     (audit36), where it headed the ranking, and the Bayesian FDR cutoff called nothing at alpha 0.05 and 0.1
-    though 228 of its events were certain. It keeps its mLPRs now, in calibrated_proba, the chunked
+    though 228 of its events were certain. It takes its training rate, 1, in calibrated_proba, the chunked
     predict_proba and the benchmark alike."""
     from dataclasses import replace
 
@@ -278,12 +278,38 @@ def test_a_class_every_training_row_has_keeps_its_mlprs_through_the_recalibratio
     model.second_stage_ = replace(model.second_stage_, recalibration=top)
     p = model.predict_proba(s[300:])
     calibrated = model.calibrated_proba(s[300:])
-    np.testing.assert_array_equal(calibrated[:, 1], p[:, 1])  # certain: 1 - 1e-12, not 0.88
+    assert np.all(calibrated[:, 1] == 1.0)  # certain: its training rate, not 0.88
     np.testing.assert_array_equal(calibrated[:, [0, 2, 3]], top(p[:, [0, 2, 3]]))
     chunks = predict_stream(model, s[300:], chunk_size=37, calibrated=True)  # what 'hmcpgm predict' writes
     np.testing.assert_array_equal(np.vstack([block for block, _ in chunks]), calibrated)
     cut = bayes_cutoff(hier_rank(p, h), calibrated, alpha=0.05)
     assert cut.rank >= 100  # the root's 100 certain events are called
+
+
+@pytest.mark.parametrize("version", ["indpt", "nbh"])
+def test_calibrated_values_keep_the_hierarchys_order_beside_a_class_every_row_has(version):
+    """Kept at its mLPR (below 1 under nbh's prior), a class every row has fell below its children's mapped
+    values, and predict called a child without it (a review, audit37); a class no row has (allow_empty) rose
+    above its mapped parent. At 1 and 0 the order holds."""
+    from hmcpgm import MLPR
+
+    rng = np.random.default_rng(0)
+    h = Hierarchy.from_parents([None, 0, 0, 0, 1, 1, 4])  # class 6 (below 4): no training row has it
+    y = np.zeros((600, 7), int)
+    y[:, 0] = 1
+    y[:, 1:4] = rng.random((600, 3)) < 0.3
+    y[:, 4:6] = y[:, [1]] & (rng.random((600, 2)) < 0.5)
+    s = rng.normal(1.0 * y, 1.0)
+    model = MLPR(hierarchy=h, version=version, tempering=None, consistency="hierrank", pool=None, cv=3,
+                 allow_empty=True).fit(s, y)
+    assert list(model.second_stage_.certain_classes()) == [0, 6]
+    new = rng.normal(1.0 * (rng.random((2000, 7)) < 0.3), 1.0)
+    calibrated = model.calibrated_proba(new)
+    assert np.all(calibrated[:, 0] == 1.0) and np.all(calibrated[:, 6] == 0.0)
+    # the edges of the two certain classes keep their order (the others are as the mLPRs are)
+    assert np.all(calibrated[:, 1:4] <= calibrated[:, [0]]) and np.all(calibrated[:, 6] <= calibrated[:, 4])
+    for threshold in (0.5, 0.9, 0.99999):
+        assert h.violations(model.set_params(threshold=threshold).predict(new)) == 0
 
 
 def test_complex_posteriors_are_refused_by_the_bayesian_cutoff_as_hier_rank_refuses_them():

@@ -345,8 +345,9 @@ def _nominal_codes(rows, attrs, columns, source, line_numbers):
 
     A group's strings are one character longer than its longest declared value, so a longer token, cut to
     that width, equals none of them. A group with a token that is not a declared value as written (a quoted
-    or padded value, an undeclared one) or with a value longer than ``_LONG_VALUE`` is parsed cell by cell,
-    which unquotes or names the cell. ``?`` is a missing value, declared or not, as in the cell parser."""
+    or padded value, an undeclared one), with a value longer than ``_LONG_VALUE`` or with a value that has
+    outer spaces or quotes is parsed cell by cell, which unquotes or names the cell. ``?`` is a missing
+    value, declared or not, as in the cell parser."""
     out = np.empty((len(rows), len(columns)))
     groups = {}
     for c, j in enumerate(columns):
@@ -354,10 +355,13 @@ def _nominal_codes(rows, attrs, columns, source, line_numbers):
     step = max(1, _BLOCK_CELLS // max(1, len(rows)))
     for values, group in groups.items():
         width = 1 + max(len(_MISSING), *map(len, values))
+        # a value with outer spaces or quotes (declared ' a' or '"b"') would match a raw token that the cell
+        # parser strips or unquotes first (to 'a', 'b'): such a declaration is read cell by cell
+        by_cell = width > _LONG_VALUE + 1 or any(_unquote(v) != v for v in values)
         for b in range(0, len(group), step):
             part = group[b:b + step]
             where = [columns[c] for c in part]
-            if width > _LONG_VALUE + 1:
+            if by_cell:
                 out[:, part] = _cells(rows, attrs, where, source, line_numbers)
                 continue
             j0, j1 = where[0], where[-1] + 1
