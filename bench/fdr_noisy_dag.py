@@ -4,7 +4,8 @@ The held-out recalibration's prior (two pseudo-events per isotonic block at the
 cross-fitted map's rate, ``hmcpgm.estimator.HELD_OUT_PRIOR_COUNT``) was chosen on
 the 16 leaderboard runs (docs/real_data.md). This script asks how the cutoff does
 on data it never saw. Each seed draws a Gene-Ontology-like DAG of 60 classes (about
-40% of them with two parents), 30 features (3 nominal, 2% of the numeric cells
+40% of them with two parents), 30 features (3 nominal, read as codes: they are
+binned numbers, a < b < c; 2% of the numeric cells
 missing) and labels from a logistic model of the noise-free features, closed
 upward; the features are then observed with noise, so even the best-scored events
 are not certain. It writes train / valid / test ARFF files (900 / 300 / 600 rows)
@@ -144,8 +145,9 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         for seed in seeds:
             train, valid, test = write_benchmark(folder, seed, rows=sizes)
+            # the nominal features are binned numbers (a < b < c): their codes, as synthetic_scores reads them
             result = run_benchmark(train, test, valid, first_stage=args.first_stage, corrections=args.leaderboard,
-                                   engine=args.engine, bootstrap=0, progress=False)
+                                   engine=args.engine, bootstrap=0, progress=False, nominal="codes")
             if args.leaderboard:
                 gaps.append(leaderboard_gaps(seed, result))
             rows = {"held-out": result["methods"]["mLPR-auto-HierRank"], "cross-fitted": {}}

@@ -630,6 +630,10 @@ def test_benchmark_reads_nominal_features_one_hot_and_refuses_other_features_in_
     run_benchmark(tmp_path / "t.arff", load_hmc_arff(tmp_path / "t.arff"), corrections=False, bootstrap=0,
                   versions=(), progress=False)
     assert seen == [("x1", "x2=a", "x2=b", "x2=c")]
+    seen.clear()  # values that are ordered: their codes, if asked
+    run_benchmark(tmp_path / "t.arff", tmp_path / "t.arff", corrections=False, bootstrap=0, versions=(),
+                  progress=False, nominal="codes")
+    assert seen == [("x1", "x2")]
     (tmp_path / "o.arff").write_text(header.replace("{a,b,c}", "{c,b,a}") + "1.0,a,01\n")
     assert main(["benchmark", str(tmp_path / "t.arff"), str(tmp_path / "o.arff"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()  # before: scikit-learn's feature-count error, or columns read wrongly

@@ -152,7 +152,8 @@ def first_stage_scores(train, others, first_stage="joint", *, classifier=None, s
 
 def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fraction=0.3, seed=0,
                   versions=("indpt", "nbh", "full"), classifier=None, engine="auto", kappas=KAPPAS,
-                  alphas=BAYES_ALPHAS, recalls=RECALLS, corrections=True, bootstrap=200, progress=True):
+                  alphas=BAYES_ALPHAS, recalls=RECALLS, corrections=True, bootstrap=200, progress=True,
+                  nominal="one-hot"):
     """Run the benchmark on one Clus-HMC data set and return every number as a dict.
 
     Parameters
@@ -160,7 +161,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     train, test : str, Path or HMCData
         ARFF files (or loaded data) of one data set (same class attribute and features).
         Nominal features of three or more values are read one-hot, for files and loaded
-        data alike (:meth:`hmcpgm.datasets.HMCData.one_hot`).
+        data alike (:meth:`hmcpgm.datasets.HMCData.one_hot`), unless ``nominal="codes"``.
     valid : str, Path or HMCData, optional
         Validation rows; without them a seeded ``valid_fraction`` of the training
         rows is carved out as validation rows.
@@ -194,6 +195,10 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         ``methods``); 0 skips them.
     progress : bool
         Show progress bars.
+    nominal : {"one-hot", "codes"}
+        How the first stage reads nominal features: one 0/1 column per value (a
+        feature of three or more values), or the codes of the values, for values that
+        are ordered (``low, mid, high``).
 
     Returns
     -------
@@ -217,12 +222,13 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
     from ..plot import reliability_table
 
     check_choice(first_stage, "first_stage", FIRST_STAGES)
+    check_choice(nominal, "nominal", ("one-hot", "codes"))
     seconds = {}
     t0 = time.perf_counter()
-    data = {  # nominal features of 3+ values one-hot (C-HMCNN one-hot encodes them too): the first stages are linear
-        part: (load_hmc_arff(d) if isinstance(d, (str, Path)) else d).one_hot()
-        for part, d in (("train", train), ("valid", valid), ("test", test)) if d is not None
-    }
+    data = {part: load_hmc_arff(d) if isinstance(d, (str, Path)) else d
+            for part, d in (("train", train), ("valid", valid), ("test", test)) if d is not None}
+    if nominal == "one-hot":  # nominal features of 3+ values (C-HMCNN one-hot encodes them too): linear first stages
+        data = {part: d.one_hot() for part, d in data.items()}
     for part, d in data.items():
         if len(d.labels) == 0:
             raise InputError(f"the {part} rows ({d.path}) are empty: the ARFF file has no data rows")
