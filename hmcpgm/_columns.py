@@ -339,7 +339,7 @@ def aligned_matrices(items, classes=None):
                 f"{frames[0][1]} is a DataFrame but {arrays[0]} is not, so their columns cannot be "
                 f"matched by class name; pass {arrays[0]} as a DataFrame too, or give the hierarchy"
             )
-        classes = list(frames[0][0].columns)
+        classes = matrix_classes(items)
     for (v, n) in frames[1:]:
         if not v.index.equals(frames[0][0].index):
             raise InputError(
