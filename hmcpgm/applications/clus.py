@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .._util import check_seed
+from ..datasets import dataset_name
 from ..options import check_choice
 from .evaluation import cutoff_power, evaluate_methods, fdr_curve, paper_mlprs
 from .leaderboard import correction_values
@@ -61,16 +62,6 @@ KAPPAS = (0.01, 0.05, 0.1, 0.2)
 RECALLS = (0.1, 0.2)
 BAYES_ALPHAS = (0.05, 0.1, 0.2)
 FIRST_STAGES = ("joint", "classwise")
-
-
-def dataset_name(path):
-    """The data set's name from one of its file names (``cellcycle_FUN.train.arff`` -> ``cellcycle_FUN``)."""
-    name = Path(path).name
-    for suffix in (".train.arff", ".valid.arff", ".test.arff", "_Train.arff", "_Test.arff", "_trainvalid.arff",
-                   "_train.arff", "_valid.arff", "_test.arff", ".arff"):  # Diatoms_train.arff: C-HMCNN's spelling
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
 
 
 def split_validation(data, fraction=0.3, seed=0):

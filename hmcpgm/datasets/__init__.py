@@ -8,7 +8,7 @@
   benchmark with a shared hierarchy.
 """
 
-from ._arff import load_hmc_arff, load_hmc_split
+from ._arff import dataset_name, load_hmc_arff, load_hmc_split
 from ._data import HMCData, HMCSplit
 from ._synthetic import (
     PAPER_ETA,
@@ -24,6 +24,7 @@ __all__ = [
     "PAPER_ETA",
     "PAPER_PARENTS",
     "SyntheticData",
+    "dataset_name",
     "load_hmc_arff",
     "load_hmc_split",
     "make_paper_synthetic",

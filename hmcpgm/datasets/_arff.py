@@ -36,7 +36,7 @@ from ..hierarchy import Hierarchy
 from ..options import check_choice
 from ._data import HMCData, HMCSplit
 
-__all__ = ["load_hmc_arff", "load_hmc_split"]
+__all__ = ["dataset_name", "load_hmc_arff", "load_hmc_split"]
 
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
 _MISSING = "?"
@@ -316,11 +316,8 @@ def _feature_matrix(rows, attrs, source, line_numbers):
         return np.empty((0, f), dtype=float)
     numeric = [j for j, a in enumerate(attrs) if a.kind == "numeric"]
     out = np.empty((m, f), dtype=float)
-    if numeric:
-        if len(numeric) == f:
-            table = np.array(rows)
-        else:
-            table = np.array([[r[j] for j in numeric] for r in rows])
+    if numeric:  # beside nominal columns (numbers alone are parsed row by row in _parse)
+        table = np.array([[r[j] for j in numeric] for r in rows])
         if table.dtype.itemsize < 12:  # room for "nan" in a fixed-width string array
             table = table.astype("<U3")
         table[table == _MISSING] = "nan"
@@ -501,6 +498,30 @@ _SPLIT_FILES = {
     "test": ("{}.test.arff", "{}_Test.arff", "{}_test.arff"),
 }
 _SUFFIX = re.compile(r"([._](train|valid|test|trainvalid))\.arff$", re.IGNORECASE)
+
+
+def dataset_name(path):
+    """The data set's name from one of its file names, by the spellings :func:`load_hmc_split` looks for.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file of the data set (only its name is read).
+
+    Returns
+    -------
+    str
+        The name without its split suffix (``.train.arff``, ``_Test.arff``,
+        ``_trainvalid.arff``, ...) or, failing that, without ``.arff``.
+
+    Examples
+    --------
+    >>> dataset_name("data/cellcycle_FUN.train.arff"), dataset_name("Diatoms_train.arff")
+    ('cellcycle_FUN', 'Diatoms')
+    """
+    name = Path(path).name
+    stem = _SUFFIX.sub("", name)
+    return stem if stem != name else name[:-len(".arff")] if name.endswith(".arff") else name
 
 
 def load_hmc_split(name, data_dir, *, super_root="root", nominal="codes"):
