@@ -29,10 +29,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ._interrupt import check_interrupt
+from ._interrupt import check_interrupt, stops_deferred
 from .exceptions import InputError
 
-__all__ = ["AtomicFile", "atomic_write", "check_distinct", "is_stream", "stdout_stream", "data_on_stdout", "spooled"]
+__all__ = ["AtomicFile", "atomic_write", "commit_all", "check_distinct", "is_stream", "stdout_stream", "data_on_stdout",
+           "spooled"]
 
 STDOUT = "-"
 # as tempfile.mkstemp opens its files: new only, no symlink followed, not inherited, no newline translation
@@ -163,6 +164,7 @@ class AtomicFile:
     def __init__(self, path, *, binary=False):
         self.path = path
         self._temp = self._fd = None
+        self._finished = False
         mode = "wb" if binary else "w"
         text = {} if binary else {"encoding": "utf-8", "newline": ""}
         if str(path) == STDOUT:
@@ -196,11 +198,15 @@ class AtomicFile:
         if getattr(self, "_temp", None) is not None:
             self.abort()
 
-    def commit(self):
-        """Flush, sync and put the file in place (or finish writing through).
+    def finish(self):
+        """Flush, sync and close the file without putting it in place (what can fail for want of room).
 
-        A recorded Ctrl-C (:func:`~hmcpgm._interrupt.check_interrupt`) aborts instead.
+        :meth:`commit` calls it first; :func:`commit_all` calls it on every file of a
+        run before any is put in place. A recorded Ctrl-C
+        (:func:`~hmcpgm._interrupt.check_interrupt`) or a failure aborts instead.
         """
+        if self._finished:
+            return
         try:
             check_interrupt()
             self.file.flush()
@@ -212,6 +218,15 @@ class AtomicFile:
             name_output(exc, self.path, self._temp)
             self.abort()
             raise
+        self._finished = True
+
+    def commit(self):
+        """Flush, sync and put the file in place (or finish writing through).
+
+        A recorded Ctrl-C (:func:`~hmcpgm._interrupt.check_interrupt`) before the
+        file is finished aborts instead.
+        """
+        self.finish()
         if self._temp is not None:
             try:
                 os.replace(self._temp, self._target)
@@ -248,6 +263,32 @@ def _sync_folder(folder):
         pass
     finally:
         os.close(fd)
+
+
+def commit_all(files):
+    """Put several outputs of one run in place together: each is finished before any replaces its target.
+
+    A full disk or a Ctrl-C while the files are flushed and synced aborts them all,
+    so no target is replaced. Only then are they renamed, one after the other, with
+    Ctrl-C, SIGTERM and SIGHUP held (:func:`~hmcpgm._interrupt.stops_deferred`):
+    the renames take no room and are not cut between two outputs. A signal held
+    there stays recorded for the next :func:`~hmcpgm._interrupt.check_interrupt`.
+
+    Parameters
+    ----------
+    files : sequence of AtomicFile
+        Open, not yet committed.
+    """
+    try:
+        for f in files:
+            f.finish()
+    except BaseException:
+        for f in files:
+            f.abort()
+        raise
+    with stops_deferred(ctrl_c=True):
+        for f in files:
+            f.commit()
 
 
 @contextlib.contextmanager

@@ -58,13 +58,20 @@ def _on_stop(signum, frame):
 
 
 @contextlib.contextmanager
-def stops_deferred():
+def stops_deferred(ctrl_c=False):
     """Inside the block a SIGTERM or SIGHUP that :func:`ctrl_c_recorded` handles is recorded, not raised.
 
     For a step that must not be cut halfway: dask's ``LocalCluster`` stopped in the
     middle of its start leaves a cluster that its exit-time close fails on, with a
-    traceback. After the block, :func:`check_interrupt` raises the recorded signal
-    (the caller closes what the step opened first). SIGINT is left as it is.
+    traceback; the renames that put a run's outputs in place
+    (:func:`hmcpgm._atomic.commit_all`). After the block, :func:`check_interrupt`
+    raises the recorded signal (the caller closes what the step opened first).
+
+    Parameters
+    ----------
+    ctrl_c : bool
+        Hold SIGINT too (else it raises as usual, so a cluster's start stays
+        interruptible by hand).
 
     Examples
     --------
@@ -74,7 +81,8 @@ def stops_deferred():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    deferred = {s: signal.getsignal(s) for s in STOP_SIGNALS if s != signal.SIGINT and signal.getsignal(s) is _on_stop}
+    deferred = {s: signal.getsignal(s) for s in STOP_SIGNALS
+                if (ctrl_c or s != signal.SIGINT) and signal.getsignal(s) is _on_stop}
 
     def record(signum, frame):
         _seen[0] = _seen[0] or signum

@@ -236,6 +236,55 @@ def test_full_disk_leaves_the_old_output(files, tmp_path, extra):
     assert not _leftovers(tmp_path)
 
 
+@pytest.mark.parametrize("failing", ["out", "dec"])
+@pytest.mark.parametrize("chunk", ["40", "1000"])
+def test_a_full_disk_at_the_last_sync_leaves_both_outputs_old(files, tmp_path, monkeypatch, failing, chunk):
+    # -o was put in place before --decisions was synced: a disk that filled then left new mLPRs beside old
+    # decisions. Now both are synced before either is renamed.
+    import errno
+
+    out, dec = tmp_path / "out.csv", tmp_path / "dec.csv"
+    out.write_text("the old output\n")
+    dec.write_text("the old decisions\n")
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if os.readlink(f"/proc/self/fd/{fd}").startswith(str(tmp_path / f".{failing}.csv")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    args = ["predict", str(files["model"]), str(files["small"]), "-o", str(out), "--decisions", str(dec),
+            "--id-column", "gene", "--quiet", "--chunk-size", chunk]
+    assert main(args) == 2
+    assert out.read_text() == "the old output\n" and dec.read_text() == "the old decisions\n"
+    assert not _leftovers(tmp_path)
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert main(args) == 0
+    assert len(out.read_text().splitlines()) == len(dec.read_text().splitlines()) == 301
+
+
+def test_ctrl_c_while_outputs_are_renamed_puts_both_in_place(files, tmp_path, monkeypatch):
+    # the renames of -o and --decisions are not cut between the two: a signal there is held until both are done
+    out, dec = tmp_path / "out.csv", tmp_path / "dec.csv"
+    real_replace = os.replace
+    calls = []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # delivered before the next line of Python
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    status = main(["predict", str(files["model"]), str(files["small"]), "-o", str(out), "--decisions", str(dec),
+                   "--id-column", "gene", "--quiet"])
+    # both renamed, then the held Ctrl-C ends the run, as one after its last output is committed does
+    assert status == 130 and len(calls) == 2, (status, calls)
+    assert len(out.read_text().splitlines()) == len(dec.read_text().splitlines()) == 301
+    assert not _leftovers(tmp_path)
+
+
 def test_full_disk_keeps_the_old_model_and_ranking(files, tmp_path):
     model = tmp_path / "m.npz"
     model.write_bytes(b"old model")

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .._arrays import count
-from .._atomic import AtomicFile, check_distinct, name_output
+from .._atomic import AtomicFile, check_distinct, commit_all, name_output
 from .._csvwrite import write_csv
 from ..exceptions import InputError
 from ..io import PARQUET, check_output, frame_matrix, matrix_frame, matrix_layout, read_matrix
@@ -300,13 +300,28 @@ class TableWriter(_PutInPlace):
                 self._header = False
         self.rows += len(frame)
 
+    def finish(self):
+        """Finish the file (Parquet's footer, flushed and synced) without putting it in place.
+
+        Returns
+        -------
+        AtomicFile or None
+            The file to put in place (None when nothing was written).
+        """
+        if self._out is not None:
+            with self._named_errors():
+                if self.parquet:
+                    self._out.close()  # writes the footer into the file object, which stays open
+            self._out = None
+        if self._file is not None:
+            self._file.finish()
+        return self._file
+
     def close(self):
         """Finish the file and put it in place."""
-        if self._out is not None:
-            if self.parquet:
-                self._out.close()  # writes the footer into the file object, which stays open
-            self._out = None
+        if self.finish() is not None:
             self._file.commit()
+            self._file = None
 
     def abort(self):
         """Drop what was written; ``path`` is left as it was."""
@@ -375,11 +390,22 @@ class CafaWriter(_PutInPlace):
             write_cafa_predictions(self._file.file, values, self.hierarchy, ids)
         self.rows += len(values)
 
-    def close(self):
-        """Finish the file and put it in place."""
+    def finish(self):
+        """Flush and sync the file without putting it in place.
+
+        Returns
+        -------
+        AtomicFile
+            The file to put in place.
+        """
         if self._file is None:
             self._file = AtomicFile(self.path)
-        self._file.commit()
+        self._file.finish()
+        return self._file
+
+    def close(self):
+        """Finish the file and put it in place."""
+        self.finish().commit()
         self._file = None
 
     def abort(self):
@@ -467,12 +493,12 @@ def predict_files(model, scores, output, *, decisions=None, id_column=None, chun
                 writers[1].write(matrix_frame(d, h, ids=block_ids, id_column=id_column or "id"))
                 positives += int(d.sum())
             n += len(p)
+        # -o and --decisions replaced together: both finished (synced) before either is renamed
+        commit_all([f for f in (w.finish() for w in writers) if f is not None])
     except BaseException:
         for w in writers:
             w.abort()
         raise
-    for w in writers:
-        w.close()
     return n, positives if decisions else None
 
 
