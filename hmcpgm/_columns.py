@@ -17,7 +17,8 @@ from ._util import preview, repeated
 from .exceptions import InputError
 
 __all__ = ["aligned_matrices", "as_pandas", "as_table", "at_the_door", "checked_at_the_door", "class_matrix",
-           "column_positions", "is_frame", "labels_by_score_rows", "matrix_classes", "rows_aligned", "series_row"]
+           "column_positions", "is_frame", "labels_by_score_rows", "matrix_classes", "rows_aligned", "series_row",
+           "table_columns"]
 
 
 #: True inside :func:`checked_at_the_door`: the arrays hmcpgm's own functions hand each other were checked once.
@@ -303,7 +304,23 @@ def matrix_classes(items, classes=None):
     """
     if classes is not None:
         return classes
-    return next((list(v.columns) for v, _ in items if is_frame(v)), None)
+    return next((names for names in (table_columns(v) for v, _ in items) if names is not None), None)
+
+
+def table_columns(values):
+    """The column names of a DataFrame or of another library's table (read without converting it), else None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table_columns(pd.DataFrame({"b": [1], "a": [0]})), table_columns([[1.0]])
+    (['b', 'a'], None)
+    """
+    if is_frame(values):
+        return list(values.columns)
+    if hasattr(values, "__dataframe__"):
+        return list(values.__dataframe__().column_names())
+    return None
 
 
 def aligned_matrices(items, classes=None):
@@ -331,6 +348,7 @@ def aligned_matrices(items, classes=None):
     >>> [m.tolist() for m in aligned_matrices([(a, "values"), (b, "labels")])]
     [[[1.0, 2.0]], [[10.0, 20.0]]]
     """
+    items = [(as_pandas(v), n) for v, n in items]  # a pyarrow or polars table is aligned by name too
     frames = [(v, n) for v, n in items if is_frame(v)]
     if classes is None and frames:
         arrays = [n for v, n in items if not is_frame(v)]
@@ -340,6 +358,14 @@ def aligned_matrices(items, classes=None):
                 f"matched by class name; pass {arrays[0]} as a DataFrame too, or give the hierarchy"
             )
         classes = matrix_classes(items)
+        first, first_name = frames[0]
+        for v, n in frames[1:]:  # name the one that lacks a class, not the one that has it
+            for a, a_name, b, b_name in ((first, first_name, v, n), (v, n, first, first_name)):
+                has = set(a.columns)
+                lacking = [c for c in b.columns if c not in has]
+                if lacking:
+                    raise InputError(f"{a_name} lacks the column(s) {lacking[:5]} that {b_name} has; "
+                                     f"give both the same classes (or pass the hierarchy)")
     for (v, n) in frames[1:]:
         if not v.index.equals(frames[0][0].index):
             raise InputError(

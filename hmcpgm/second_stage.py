@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._columns import class_matrix
 from .calibration import recalibration_classes
 from .corrections import CORRECTIONS, mcm
 from .exceptions import InputError
@@ -345,13 +346,15 @@ class SecondStage:
         Parameters
         ----------
         mlpr : array-like of shape (M, K)
-            Values made by :meth:`mlpr` or :meth:`predict_proba`.
+            Values made by :meth:`mlpr` or :meth:`predict_proba`, columns in
+            ``hierarchy.classes`` order (a DataFrame is aligned by class name).
 
         Returns
         -------
         ndarray of shape (M, K)
-            The recalibrated values.
+            The recalibrated values, columns in ``hierarchy.classes`` order.
         """
+        mlpr = class_matrix(mlpr, self.hierarchy, "mlpr", allow_nan=True)
         if self.recalibration is None:
             return mlpr
         out = self.recalibration(mlpr)
@@ -382,15 +385,14 @@ class SecondStage:
         scores : array-like of shape (M, K), optional
             First-stage scores of the new rows (not read when ``mlpr`` is given).
         mlpr : array-like of shape (M, K), optional
-            The mLPRs, already computed by :meth:`predict_proba`.
+            The mLPRs, already computed by :meth:`predict_proba` (a DataFrame is aligned by class name).
 
         Returns
         -------
         ndarray of shape (M, K)
             ``g(mLPR)``, or the mLPRs when there is no recalibration map.
         """
-        p = self.predict_proba(scores) if mlpr is None else np.asarray(mlpr, dtype=float)
-        return self.calibrate(p)
+        return self.calibrate(self.predict_proba(scores) if mlpr is None else mlpr)
 
 
 def prior_log_odds_shift(network, prevalence):

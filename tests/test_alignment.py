@@ -131,6 +131,9 @@ def test_shuffled_dataframes_give_the_same_numbers(problem):
     for metric in (metrics.fmax, metrics.smin, metrics.weighted_fmax):
         assert metric(V, frame(y, h, other), h) == metric(v, y, h)
     same(metrics.information_accretion(frame(y, h, other), h).to_numpy(), metrics.information_accretion(y, h))
+    propagated = metrics.propagate_max(V, h)  # a DataFrame in V's column order
+    assert list(propagated.columns) == cols
+    same(propagated[list(h.classes)], metrics.propagate_max(v, h))
     for metric in (metrics.auprc_per_class, metrics.auroc_per_class):
         got, ref = metric(V, frame(y, h, other), h), metric(v, y, h)
         assert got.average == ref.average

@@ -353,6 +353,65 @@ def test_a_pyarrow_table_is_aligned_by_class_name_in_weights_calibration_and_lab
         pd.testing.assert_frame_equal(normalise(table(values)), normalise(values))
 
 
+def test_a_pyarrow_table_is_aligned_by_class_name_in_metrics_catch_and_propagation():
+    """Without a hierarchy the metrics paired two pyarrow tables by position (AP 0.41 for 0.97 with DataFrames);
+    catch read a table with a plain order array, and propagate_max a DataFrame, by position (a review, audit39)."""
+    pa = pytest.importorskip("pyarrow")
+    from hmcpgm import average_precision, catch, f1_score, fdp, hier_rank
+    from hmcpgm.metrics import auprc_per_class, propagate_max
+
+    table = lambda frame: pa.Table.from_pandas(frame, preserve_index=False)  # noqa: E731
+    h, X, y = _three_classes()
+    values = pd.DataFrame(X, columns=list(h.classes))
+    labels = pd.DataFrame(y, columns=list(h.classes))
+    shuffled = labels[["b", "a", "c"]]
+    expected = average_precision(X, y, exclude_roots=False)
+    assert average_precision(table(values), table(shuffled), exclude_roots=False) == expected
+    assert average_precision(values, shuffled, exclude_roots=False) == expected
+    got, ref = auprc_per_class(table(values), table(shuffled)), auprc_per_class(X, y)
+    assert got.average == ref.average
+    d = (X > 0.5).astype(int)
+    decisions = pd.DataFrame(d, columns=list(h.classes))[["c", "b", "a"]]
+    for metric in (f1_score, fdp):
+        assert metric(table(decisions), table(shuffled)) == metric(d, y)
+    with pytest.raises(InputError, match=r"^values lacks the column\(s\) \['c'\] that labels has"):
+        average_precision(values.drop(columns=["c"]), labels, exclude_roots=False)  # was: "labels has 3 columns"
+    with pytest.raises(InputError, match="ranking is a plain order array"):
+        catch(np.arange(X.size), table(values[["b", "a", "c"]]))
+    r = hier_rank(X, h)
+    assert catch(r, table(values[["b", "a", "c"]])) == catch(r, X)
+    with pytest.raises(InputError, match=r"^values has 2 columns .* \(missing: \['c'\]\)"):
+        catch(r, values.drop(columns=["c"]))  # was: "ranking ranks a 60 x 3 matrix ... shape (60, 2)"
+    propagated = propagate_max(values[["b", "a", "c"]], h)
+    assert list(propagated.columns) == ["b", "a", "c"]
+    np.testing.assert_array_equal(propagated[list(h.classes)].to_numpy(), propagate_max(X, h))
+    np.testing.assert_array_equal(propagate_max(table(values[["b", "c", "a"]]), h)[list(h.classes)],
+                                  propagate_max(X, h))
+    with pytest.raises(InputError, match=r"not classes of the hierarchy: \['z'\]"):
+        propagate_max(values.rename(columns={"c": "z"}), h)
+
+
+def test_second_stage_calibrate_aligns_a_dataframe_by_class_name():
+    """A class every training row has takes 1 in calibrate: it was set by position, so with permuted columns
+    another class became 1 (a review, audit39)."""
+    from hmcpgm import MLPR
+
+    h, X, y = _three_classes()  # classes c, a, b; a is the root
+    y = y.copy()
+    y[:, 1] = 1  # every row has the root: a certain class
+    X = y + np.random.default_rng(1).normal(0, 0.6, y.shape)
+    stage = MLPR(hierarchy=h, version="nbh", score_model="lpr", tempering=None).fit(X, y).second_stage_
+    assert [h.classes[k] for k in stage.certain_classes()] == ["a"]
+    p = stage.predict_proba(X)
+    expected = stage.calibrate(p)
+    assert np.all(expected[:, 1] == 1) and not np.all(expected[:, 0] == 1)
+    frame = pd.DataFrame(p, columns=list(h.classes))[["b", "a", "c"]]
+    np.testing.assert_array_equal(stage.calibrate(frame), expected)
+    np.testing.assert_array_equal(stage.predict_calibrated(mlpr=frame), expected)
+    with pytest.raises(InputError, match=r"^mlpr has 2 columns .*missing: \['c'\]"):
+        stage.calibrate(frame.drop(columns=["c"]))
+
+
 @pytest.mark.parametrize("calibration", ["isotonic", "platt", "none", "maxnorm", "qnorm"])
 def test_values_near_the_float_limit_are_refused_in_one_line_not_corrected_to_inf(calibration):
     """gpav([[1e308, 1.5e308, 1.7e308]]) gave inf for finite values, tpr_dag a NaN root, Platt a constant map (a

@@ -3,6 +3,7 @@
 import numpy as np
 
 from .._arrays import binary_matrix, finite_array
+from .._columns import as_pandas, class_matrix, column_positions
 from .._numba import jit
 from .._validation import aligned_matrices, check_hierarchy, is_frame
 from ..exceptions import InputError
@@ -24,15 +25,17 @@ def propagate_max(values, hierarchy):
 
     Parameters
     ----------
-    values : ndarray, shape (M, K)
-        Columns in the hierarchy's class order (not changed).
+    values : ndarray or DataFrame, shape (M, K)
+        Columns in the hierarchy's class order; a DataFrame (or a pyarrow or polars
+        table) is aligned by class name. Not changed.
     hierarchy : Hierarchy
         The classes.
 
     Returns
     -------
-    ndarray of float, shape (M, K)
-        ``out[:, k] = max(values[:, d] for d in {k} | descendants(k))``.
+    ndarray of float or DataFrame, shape (M, K)
+        ``out[:, k] = max(values[:, d] for d in {k} | descendants(k))``; a DataFrame
+        (with the input's index and column order) for a table.
 
     Examples
     --------
@@ -41,12 +44,25 @@ def propagate_max(values, hierarchy):
     >>> propagate_max(np.array([[0.1, 0.2, 0.7]]), h)
     array([[0.7, 0.7, 0.7]])
     """
+    frame = as_pandas(values)
+    if is_frame(frame):
+        out = np.empty(frame.shape)
+        out[:, column_positions(frame.columns, hierarchy, "values")] = propagate_max(
+            class_matrix(frame, hierarchy, "values", allow_nan=True), hierarchy)  # back in the frame's order
+        return _frame_like(out, frame)
     out = np.array(values, dtype=float, copy=True)
     if out.ndim != 2 or out.shape[1] != hierarchy.n_classes:
         raise InputError(f"values must have shape (M, {hierarchy.n_classes}), one column per class, got {out.shape}")
     ptr, idx = hierarchy.parent_csr
     _propagate_rows(out, np.ascontiguousarray(hierarchy.topological_order, dtype=np.int64), ptr, idx)
     return out
+
+
+def _frame_like(values, like):
+    """``values`` as a DataFrame with ``like``'s index and columns."""
+    import pandas as pd
+
+    return pd.DataFrame(values, index=like.index, columns=like.columns)
 
 
 @jit

@@ -3,10 +3,11 @@
 import numpy as np
 
 from .._arrays import event_order, finite_array
+from .._columns import as_pandas
 from .._validation import check_hierarchy, is_frame
 from ..exceptions import InputError
 from ._checks import ranked_input
-from ._ranking import Ranking, as_ranking, frame_names
+from ._ranking import Ranking, as_ranking
 from ._structure import name_permutation
 
 __all__ = ["catch", "naive_sort", "count_violations"]
@@ -38,10 +39,11 @@ def catch(ranking, values):
     >>> catch([0, 1], [0.2, 0.9])
     1.3
     """
-    if isinstance(ranking, Ranking) or is_frame(values):
-        shape = np.shape(values) if not is_frame(values) else values.shape
-        r = as_ranking(ranking, shape if len(shape) == 2 else ranking.shape, frames=frame_names((values, "values")))
-        ranked = r.ranked(values, "values", finite=True)
+    values = as_pandas(values)  # a pyarrow or polars table names its columns, as a DataFrame does
+    if isinstance(ranking, Ranking):  # a DataFrame aligned by class name first, then its shape checked
+        ranked = ranking.ranked(values, "values", finite=True)
+    elif is_frame(values):
+        as_ranking(ranking, values.shape, frames=("values",))  # raises: a plain order cannot align a DataFrame
     else:
         v = finite_array(values, "values").ravel()
         ranked = v[event_order(ranking, v.size)]
