@@ -104,6 +104,16 @@ def test_readme_commands_on_index_page():
     assert 'pip install -e ".[all]" && python -m pytest' in page
 
 
+def test_make_figures_runs(tmp_path):
+    # it fitted the default model and then set version="indpt" on it, which fit refuses since 1c6b2cc (audit38)
+    import runpy
+
+    pytest.importorskip("matplotlib")
+    runpy.run_path(str(DOCS / "make_figures.py"), run_name="make_figures")["main"](tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hierarchy_mlpr.png", "hit_curves.png", "lpr_curve.png",
+                                                          "reliability.png"]
+
+
 def test_figures_link_only_to_existing_images():
     for page in DOCS.glob("*.md"):
         for target in re.findall(r"\]\((img/[^)]+)\)", page.read_text()):

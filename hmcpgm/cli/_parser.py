@@ -173,8 +173,9 @@ def build_parser():
     p.add_argument("hierarchy", help="hierarchy edge list: one 'parent,child' line per edge, or an OBO file")
     p.add_argument("-o", "--output", required=True, help="where to save the model (.npz)")
     p.add_argument("--score-model", default="auto", choices=SCORE_MODELS,
-                   help="how scores become evidence (default auto: per class, the best of kernel LPR, "
-                        "isotonic, Platt and pooled by cross-validated log loss)")
+                   help="how scores become evidence (default auto: per class, logistic on the scores as "
+                        "they are unless kernel LPR, isotonic, Platt or pooled has a cross-validated log loss "
+                        "lower by more than two standard errors)")
     p.add_argument("--tempering", default="one", choices=("one", "depth", "frequency", "none"),
                    help="evidence strength: one exponent for all classes (default), one per depth or per "
                         "frequency group, fitted by cross-fitting; none = the paper's model (exponent 1)")
