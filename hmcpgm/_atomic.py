@@ -238,7 +238,8 @@ class AtomicFile:
             _sync_folder(os.path.dirname(self._target))
 
     def abort(self):
-        """Drop what was written: the target is left as it was."""
+        """Drop what was written: the target is left as it was (a later :meth:`commit` raises)."""
+        self._finished = False  # a commit after an abort fails on the closed file instead of returning
         if self._close:
             with contextlib.suppress(OSError):
                 if hasattr(self, "file"):
@@ -272,7 +273,9 @@ def commit_all(files):
     so no target is replaced. Only then are they renamed, one after the other, with
     Ctrl-C, SIGTERM and SIGHUP held (:func:`~hmcpgm._interrupt.stops_deferred`):
     the renames take no room and are not cut between two outputs. A signal held
-    there stays recorded for the next :func:`~hmcpgm._interrupt.check_interrupt`.
+    there stays recorded for the next :func:`~hmcpgm._interrupt.check_interrupt`
+    on the command line; called from Python, a Ctrl-C held there is raised once
+    every file is in place.
 
     Parameters
     ----------

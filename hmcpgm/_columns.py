@@ -361,8 +361,8 @@ def aligned_matrices(items, classes=None):
         first, first_name = frames[0]
         for v, n in frames[1:]:  # name the one that lacks a class, not the one that has it
             for a, a_name, b, b_name in ((first, first_name, v, n), (v, n, first, first_name)):
-                has = set(a.columns)
-                lacking = [c for c in b.columns if c not in has]
+                has = {str(c) for c in a.columns}  # as column_positions matches them: 0 and "0" are one class
+                lacking = [c for c in b.columns if str(c) not in has]
                 if lacking:
                     raise InputError(f"{a_name} lacks the column(s) {lacking[:5]} that {b_name} has; "
                                      f"give both the same classes (or pass the hierarchy)")

@@ -71,7 +71,9 @@ def stops_deferred(ctrl_c=False):
     ----------
     ctrl_c : bool
         Hold SIGINT too (else it raises as usual, so a cluster's start stays
-        interruptible by hand).
+        interruptible by hand). Outside :func:`ctrl_c_recorded`, where SIGINT has
+        Python's own handler, a Ctrl-C held in the block is raised as
+        ``KeyboardInterrupt`` when the block ends.
 
     Examples
     --------
@@ -83,9 +85,15 @@ def stops_deferred(ctrl_c=False):
         return
     deferred = {s: signal.getsignal(s) for s in STOP_SIGNALS
                 if (ctrl_c or s != signal.SIGINT) and signal.getsignal(s) is _on_stop}
+    if ctrl_c and signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # a library call, not the CLI
+        deferred[signal.SIGINT] = signal.default_int_handler
+    held = []
 
     def record(signum, frame):
-        _seen[0] = _seen[0] or signum
+        if deferred[signum] is _on_stop:
+            _seen[0] = _seen[0] or signum  # raised by the caller's next check_interrupt
+        else:
+            held.append(signum)
 
     try:
         for s in deferred:
@@ -94,6 +102,8 @@ def stops_deferred(ctrl_c=False):
     finally:
         for s, handler in deferred.items():
             signal.signal(s, handler)
+    if held:
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager

@@ -376,6 +376,12 @@ def test_a_pyarrow_table_is_aligned_by_class_name_in_metrics_catch_and_propagati
         assert metric(table(decisions), table(shuffled)) == metric(d, y)
     with pytest.raises(InputError, match=r"^values lacks the column\(s\) \['c'\] that labels has"):
         average_precision(values.drop(columns=["c"]), labels, exclude_roots=False)  # was: "labels has 3 columns"
+    # int class names beside a CSV's str headers are one class each, as column_positions matches them
+    numbered = pd.DataFrame(y)
+    read_back = pd.DataFrame(X, columns=["0", "1", "2"])[["2", "0", "1"]]
+    assert average_precision(read_back, numbered, exclude_roots=False) == expected
+    with pytest.raises(InputError, match="ranking is a plain order array"):  # a Series labelled by class
+        catch(np.arange(3), values.iloc[0][["b", "a", "c"]])
     with pytest.raises(InputError, match="ranking is a plain order array"):
         catch(np.arange(X.size), table(values[["b", "a", "c"]]))
     r = hier_rank(X, h)

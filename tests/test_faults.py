@@ -285,6 +285,44 @@ def test_ctrl_c_while_outputs_are_renamed_puts_both_in_place(files, tmp_path, mo
     assert not _leftovers(tmp_path)
 
 
+def test_predict_files_called_from_python_holds_ctrl_c_until_both_outputs_are_in_place(files, tmp_path,
+                                                                                        monkeypatch):
+    # outside the command line SIGINT has Python's own handler: a Ctrl-C after -o's rename left it new beside
+    # the old --decisions (a review, audit40); it is now raised once both are in place
+    from hmcpgm.scale import predict_files
+
+    out, dec = tmp_path / "out.csv", tmp_path / "dec.csv"
+    dec.write_text("the old decisions\n")
+    real_replace = os.replace
+    calls = []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(KeyboardInterrupt):
+        predict_files(load_model(files["model"]), files["small"], out, decisions=dec, id_column="gene")
+    assert len(calls) == 2
+    assert len(out.read_text().splitlines()) == len(dec.read_text().splitlines()) == 301
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_aborted_output_cannot_be_committed(tmp_path):
+    from hmcpgm._atomic import AtomicFile
+
+    target = tmp_path / "t.txt"
+    out = AtomicFile(target)
+    out.file.write("new")
+    out.finish()
+    out.abort()
+    with pytest.raises(ValueError):  # it returned as if the file had been put in place
+        out.commit()
+    assert not target.exists() and not _leftovers(tmp_path)
+
+
 def test_full_disk_keeps_the_old_model_and_ranking(files, tmp_path):
     model = tmp_path / "m.npz"
     model.write_bytes(b"old model")

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._arrays import event_order, finite_array
-from .._columns import as_pandas
+from .._columns import as_table
 from .._validation import check_hierarchy, is_frame
 from ..exceptions import InputError
 from ._checks import ranked_input
@@ -39,10 +39,9 @@ def catch(ranking, values):
     >>> catch([0, 1], [0.2, 0.9])
     1.3
     """
-    values = as_pandas(values)  # a pyarrow or polars table names its columns, as a DataFrame does
     if isinstance(ranking, Ranking):  # a DataFrame aligned by class name first, then its shape checked
         ranked = ranking.ranked(values, "values", finite=True)
-    elif is_frame(values):
+    elif is_frame(values := as_table(values)):  # a table or a Series labelled by class names: named columns
         as_ranking(ranking, values.shape, frames=("values",))  # raises: a plain order cannot align a DataFrame
     else:
         v = finite_array(values, "values").ravel()
