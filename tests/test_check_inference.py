@@ -154,6 +154,33 @@ def test_the_report_says_the_budget_and_refusals_with_this_commands_options(tmp_
     assert "--namespace picks a namespace of an OBO file" in capsys.readouterr().err
 
 
+def test_a_refused_reference_is_named_by_reference_and_loopy_not_converged_is_not_exact(tmp_path, capsys):
+    """--reference tree on a DAG said "--engines tree ...; use --engines junction (exact) or 'loopy'"; loopy capped
+    below a polytree's diameter was reported exact, with an error of 0.11 (a review, audit41)."""
+    path = tmp_path / "dag.csv"
+    write_hierarchy(DAG, path)
+    assert main(["check-inference", str(path), "--reference", "tree", "--objects", "3"]) == 0
+    refusal = [line for line in capsys.readouterr().out.splitlines() if line.startswith("tree: refused")]
+    assert refusal == ["tree: refused: --reference tree needs a tree or forest, but the hierarchy is a DAG (some "
+                       "class has several parents); use --reference junction (exact)"]
+    zigzag = [e for i in range(5) for e in ((f"r{i}", f"m{i}"), (f"r{i + 1}", f"m{i}"))]  # no loop: a polytree
+    path = tmp_path / "zigzag.csv"
+    write_hierarchy(Hierarchy.from_edges(zigzag, classes=sorted({c for e in zigzag for c in e}, reverse=True)), path)
+    out = tmp_path / "report.json"
+    assert main(["check-inference", str(path), "--evidence", "random", "--objects", "20", "--seed", "1",
+                 "--engines", "loopy", "--max-iter", "1", "--json", str(out)]) == 0
+    rows = {r["engine"]: r for r in json.loads(out.read_text())["engines"]}
+    capped = rows["loopy(max_iter=1)"]
+    assert capped["loopy_converged"] < 1 and capped["max_abs_error"] > 1e-3
+    assert capped["exact"] is False and "not exact" in capped["note"]
+    from hmcpgm.inference import compare_engines
+
+    h = read_hierarchy(path)
+    lik = np.random.default_rng(0).uniform(0.2, 3.0, size=(5, h.n_classes, 2))
+    report = compare_engines(LabelNetwork(h, np.full(h.n_classes, 0.5)), lik, engines=["loopy"], memory=False)
+    assert bool(report.set_index("engine").loc["loopy", "exact"])  # converged on a polytree: exact
+
+
 def test_max_clique_reaches_the_engines_that_run(tmp_path, capsys):
     # --max-clique chose the engines, but the junction tree ran (and was the reference) at max_clique 20
     edges = [("r", "a"), ("r", "b"), ("r", "c"), ("a", "k"), ("b", "k"), ("c", "k")]  # a clique of 4 classes

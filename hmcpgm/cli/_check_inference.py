@@ -8,6 +8,7 @@ grouped by the number of parents and the depth of the class.
 """
 
 import json
+import re
 from pathlib import Path
 
 from .._util import json_records
@@ -186,8 +187,11 @@ def command_check_inference(args):
     reason = command_line_wording(report.attrs["reference_reason"], "check-inference")
     print(f"reference: {report.attrs['reference'] or 'none'} ({reason})")
     print(_format(report))
-    for note in report.loc[report["note"].str.startswith("refused"), ["engine", "note"]].itertuples():
-        print(f"{note.engine}: {command_line_wording(note.note, 'check-inference')}")
+    for note in report.loc[report["note"].str.startswith("refused"), ["engine", "note", "reference"]].itertuples():
+        text = note.note
+        if note.reference:  # given by --reference, which takes exact engines only: not "--engines tree", "'loopy'"
+            text = re.sub(r"engine='(\w+)'", r"reference='\1'", text).replace(" or 'loopy'", "")
+        print(f"{note.engine}: {command_line_wording(text, 'check-inference')}")
     grouped = {}
     loopy = [e for e in report["engine"] if e.startswith("loopy") and e in mlprs]
     if "reference" in mlprs:

@@ -173,7 +173,8 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
     DataFrame
         One row per engine (the reference first, ``reference`` True) with the
         columns ``COMPARE_COLUMNS``: ``exact`` (from the one table, ``EXACTNESS``; None
-        for an engine that refused),
+        for an engine that refused; False for loopy BP on a polytree when an object
+        did not converge),
         ``max_abs_error`` and ``mean_abs_error`` over all (object, class) events, the
         event of the largest error (``worst_class`` a class name, ``worst_object`` a
         row of ``likelihoods``), ``seconds`` for all objects after a one-object
@@ -239,6 +240,9 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
             row.update(loopy_iterations_mean=float(report.n_iter.mean()) if len(report.n_iter) else np.nan,
                        loopy_iterations_max=int(report.n_iter.max()) if len(report.n_iter) else np.nan,
                        loopy_converged=float(report.converged.mean()) if len(report.converged) else np.nan)
+            if row["exact"] and not np.all(report.converged):  # exact on a polytree only once converged
+                row.update(exact=False, note=f"not converged on {int(np.sum(~np.asarray(report.converged)))} of "
+                                             f"{len(report.converged)} objects: not exact")
         if is_ref:
             ref_out = out
             mlprs["reference"] = out
@@ -250,7 +254,7 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
             row.update(max_abs_error=float(np.max(err)), mean_abs_error=float(np.mean(err)),
                        worst_class=hierarchy.classes[cls], worst_object=obj)
         elif ref_out is None:
-            row["note"] = f"no reference: {why}"
+            row["note"] = "; ".join(filter(None, (row["note"], f"no reference: {why}")))
         rows.append(row)
     result = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))
     result["exact"] = result["exact"].astype("boolean")  # <NA>: refused
