@@ -57,7 +57,9 @@ def add_check_inference(sub, int_at_least, number_in):
                    choices=("auto", *(n for n in engine_names(references=True) if get_engine(n).exact_everywhere)),
                    help="the exact reference (default auto: the fastest exact engine that fits)")
     p.add_argument("--budget-gb", type=number_in(0.001, float("inf")), default=4.0, metavar="G",
-                   help="memory budget of the exact engines in GiB (default 4)")
+                   help="memory budget in GiB (default 4) of the plan, of the reference chosen by auto and of "
+                        "the engines that take one (sparse, pyagrum); the dense junction tree is bounded by "
+                        "--max-clique instead")
     p.add_argument("--max-clique", type=int_at_least(1), default=20, metavar="N",
                    help="dense junction tree: the largest clique allowed (default 20)")
     p.add_argument("--damping", type=number_in(0.0, 1.0), metavar="D", help="loopy BP damping in [0, 1) (default 0)")
