@@ -175,22 +175,29 @@ def write_hierarchy(hierarchy, path):
     ----------
     hierarchy : Hierarchy
         Its edges are written one a line, after a line per class with neither parent nor child.
-    path : str or Path
+    path : str, Path or text file object
         The file written (UTF-8; replaced, all at once, if it exists; ``-`` is
-        standard output).
+        standard output), or an open file to write into.
     """
+    if hasattr(path, "write"):
+        _write_edges(hierarchy, path)
+        return
     with atomic_write(path) as fh:
-        plain, quoted = csv.writer(fh), csv.writer(fh, quoting=csv.QUOTE_ALL)
+        _write_edges(hierarchy, fh)
 
-        def write(row):  # a line starting with '#' is a comment to read_hierarchy: quote a name that starts so
-            (quoted if str(row[0]).lstrip().startswith("#") else plain).writerow(row)
 
-        plain.writerow(["parent", "child"])
-        for k in hierarchy.root_indices:
-            if len(hierarchy.child_indices[k]) == 0:
-                write([hierarchy.classes[k]])
-        for edge in hierarchy.edges:
-            write(edge)
+def _write_edges(hierarchy, fh):
+    plain, quoted = csv.writer(fh), csv.writer(fh, quoting=csv.QUOTE_ALL)
+
+    def write(row):  # a line starting with '#' is a comment to read_hierarchy: quote a name that starts so
+        (quoted if str(row[0]).lstrip().startswith("#") else plain).writerow(row)
+
+    plain.writerow(["parent", "child"])
+    for k in hierarchy.root_indices:
+        if len(hierarchy.child_indices[k]) == 0:
+            write([hierarchy.classes[k]])
+    for edge in hierarchy.edges:
+        write(edge)
 
 
 def _header(path, what, fits=None):

@@ -310,6 +310,30 @@ def test_predict_files_called_from_python_holds_ctrl_c_until_both_outputs_are_in
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_a_full_disk_at_example_s_last_file_leaves_the_folder_as_it_was(tmp_path, monkeypatch):
+    # the five files were written one after another: a failure at the last left four new files beside an old one
+    import errno
+
+    folder = tmp_path / "ex"
+    folder.mkdir()
+    for name in ("hierarchy.csv", "new_labels.csv"):
+        (folder / name).write_text("old\n")
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).startswith(".new_labels.csv"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert main(["example", str(folder), "--n-train", "1000", "--n-new", "20"]) == 2
+    assert sorted(p.name for p in folder.iterdir()) == ["hierarchy.csv", "new_labels.csv"]
+    assert (folder / "hierarchy.csv").read_text() == "old\n"
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert main(["example", str(folder), "--n-train", "1000", "--n-new", "20"]) == 0
+    assert len((folder / "new_labels.csv").read_text().splitlines()) == 21
+
+
 def test_an_aborted_output_cannot_be_committed(tmp_path):
     from hmcpgm._atomic import AtomicFile
 

@@ -76,20 +76,28 @@ def command_demo(args):
 
 
 def command_example(args):
+    from .._atomic import AtomicFile, commit_all
     from ..datasets import make_paper_synthetic
     from ..io import write_hierarchy, write_matrix
 
     folder = Path(args.dir)
     if folder.exists() and not folder.is_dir():
         raise UserError(f"DIR {args.dir!r} is a file; give a folder")
-    data = make_paper_synthetic(n_train=args.n_train, n_test=args.n_new, seed=args.seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    h = data.hierarchy
-    write_hierarchy(h, folder / "hierarchy.csv")
-    write_matrix(folder / "train_scores.csv", data.train_scores, h)
-    write_matrix(folder / "train_labels.csv", data.train_labels, h)
-    write_matrix(folder / "new_scores.csv", data.test_scores, h)
-    write_matrix(folder / "new_labels.csv", data.test_labels, h)
+    folder.mkdir(parents=True, exist_ok=True)  # an unwritable place is refused before the data are drawn
+    names = ("hierarchy.csv", "train_scores.csv", "train_labels.csv", "new_scores.csv", "new_labels.csv")
+    files = []
+    try:  # the five files replaced together: a stop or a full disk leaves the folder as it was
+        files += [AtomicFile(folder / name) for name in names]
+        data = make_paper_synthetic(n_train=args.n_train, n_test=args.n_new, seed=args.seed)
+        h = data.hierarchy
+        write_hierarchy(h, files[0].file)
+        for f, matrix in zip(files[1:], (data.train_scores, data.train_labels, data.test_scores, data.test_labels)):
+            write_matrix(f.file, matrix, h)
+        commit_all(files)
+    except BaseException:
+        for f in files:
+            f.abort()
+        raise
     print(f"wrote hierarchy.csv, train_scores.csv, train_labels.csv ({args.n_train} objects), new_scores.csv "
           f"and new_labels.csv ({args.n_new} objects) of {h.n_classes} classes into {folder}")
 
