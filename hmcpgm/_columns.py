@@ -18,7 +18,7 @@ from .exceptions import InputError
 
 __all__ = ["aligned_matrices", "as_pandas", "as_table", "at_the_door", "checked_at_the_door", "class_matrix",
            "column_positions", "is_frame", "labels_by_score_rows", "matrix_classes", "rows_aligned", "series_row",
-           "table_columns"]
+           "table_columns", "POSITIONAL_ROWS", "rows_paired"]
 
 
 #: True inside :func:`checked_at_the_door`: the arrays hmcpgm's own functions hand each other were checked once.
@@ -144,6 +144,29 @@ def as_table(values):
     ['b', 'a']
     """
     return series_row(as_pandas(values))
+
+
+#: ``DataFrame.attrs`` key of a table whose rows are positions, not labels: the scores OutOfFoldScores makes
+#: from an array ``X`` (named by the labels' classes). A DataFrame ``y`` is paired with them by position, as
+#: with an array ``X``; by index, the new rows (numbered from 0) were refused beside y's labels (audit42).
+POSITIONAL_ROWS = "hmcpgm_positional_rows"
+
+
+def rows_paired(y, X, name="y", reference="X"):
+    """``y``'s rows paired with ``X``'s, both DataFrames: by row index, or by position when ``X``'s rows are
+    positions (:data:`POSITIONAL_ROWS`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": [0.5, 0.1]}, index=[0, 1])
+    >>> X.attrs[POSITIONAL_ROWS] = True
+    >>> rows_paired(pd.DataFrame({"a": [1, 0]}, index=[7, 3]), X)["a"].tolist()
+    [1, 0]
+    """
+    if X.attrs.get(POSITIONAL_ROWS):
+        return y
+    return rows_aligned(y, X.index, name, reference)
 
 
 def rows_aligned(frame, index, name, reference):

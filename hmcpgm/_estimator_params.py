@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ._fit_params import check_threshold
 from ._validation import check_hierarchy
 from .exceptions import InputError
 from .inference import ENGINES, check_engine_options
@@ -10,7 +11,6 @@ from .network import check_pseudo_count
 from .options import PRIORS, VERSIONS, check_choice, check_pool
 
 __all__ = ["check_params"]
-
 
 def check_params(estimator):
     """Check the parameters of an :class:`MLPR` (at the start of ``fit``, and on loading a model).
@@ -66,8 +66,5 @@ def check_params(estimator):
     for name in ("close_labels", "allow_empty", "verbose"):
         if not isinstance(getattr(estimator, name), bool):
             raise InputError(f"{name} must be True or False, got {getattr(estimator, name)!r}")
-    if isinstance(estimator.threshold, bool) or not (
-        isinstance(estimator.threshold, (int, float, np.number)) and 0 < estimator.threshold < 1
-    ):
-        raise InputError(f"threshold must be a number in (0, 1), got {estimator.threshold!r}")
+    check_threshold(estimator.threshold)
     check_pseudo_count(estimator.pseudo_count)

@@ -21,6 +21,7 @@ from ._columns import (
     is_frame,
     matrix_classes,
     rows_aligned,
+    rows_paired,
     series_row,
 )
 from .exceptions import InputError
@@ -33,6 +34,7 @@ __all__ = [
     "score_array",
     "frame_scores",
     "rows_aligned",
+    "rows_paired",
     "series_row",
     "check_instance",
     "column_positions",

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._arrays import label_target
 from ._estimator_params import check_params
+from ._fit_params import check_fit_time_params, check_threshold, fit_time_params
 from ._validation import (
     as_table,
     checked_at_the_door,
@@ -28,7 +29,7 @@ from ._validation import (
     frame_scores,
     is_frame,
     label_matrix,
-    rows_aligned,
+    rows_paired,
     score_array,
 )
 from .exceptions import InputError
@@ -182,7 +183,11 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         without cross-fitting (a fixed version, ``tempering=None``,
         ``recalibrate=False``: the paper's model) predicts any version set later
         with ``set_params(version=...)``; any other model refuses a different
-        version until it is fitted again.
+        version until it is fitted again. ``engine``, ``inference_options``,
+        ``threshold`` and ``verbose`` are read at prediction as they are then; a
+        change of any other parameter after ``fit`` is refused by predictions,
+        in one line naming it, until the model is fitted again (scikit-learn's
+        rule: it takes effect at the next ``fit``).
     tempering_ : ndarray of shape (K,)
         The evidence exponent ``a`` of each class (ones when ``tempering=None``).
     own_tempering_ : ndarray of shape (K,) or None
@@ -428,6 +433,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The fitted estimator.
         """
         check_params(self)
+        self._fit_params = fit_time_params(self)  # predictions refuse a change of these (check_fit_time_params)
         X, y = as_table(X), as_table(y)
         if y is None:
             raise InputError(
@@ -439,7 +445,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True, validated=not is_frame(X))
         if is_frame(X) and is_frame(y):
-            y = rows_aligned(y, X.index, "y", "X")  # by the row index, as the command line pairs rows by id
+            y = rows_paired(y, X)  # by the row index, as the command line pairs rows by id
         y = self._label_array(y)
         if self.hierarchy is None and not is_frame(y) and y.shape[1] != s.shape[1]:
             raise InputError(
@@ -604,6 +610,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
 
     def _calibrated(self, p):
+        check_fit_time_params(self, getattr(self, "_fit_params", None))  # decide(mlpr) comes here directly
         return self.second_stage_.calibrate(p)
 
     def fit_recalibration(self, X, y):
@@ -663,7 +670,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         if s.shape[0] == 0:
             raise InputError("X has no rows: fit_recalibration needs held-out rows of scores and their labels y")
         if is_frame(X) and is_frame(y):
-            y = rows_aligned(y, X.index, "y", "X")
+            y = rows_paired(y, X)
         labels = label_matrix(self._label_array(y), self.hierarchy_, "y", close=self.close_labels)
         if s.shape[0] != labels.shape[0]:
             raise InputError(
@@ -696,6 +703,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             When ``version`` was set to another version than the one cross-fitted.
         """
         check_is_fitted(self, ["network_"])
+        check_fit_time_params(self, getattr(self, "_fit_params", None))
         if self.version in ("auto", self.version_):
             return self.version_
         if self.cv_results_ is None:  # nothing was cross-fitted for the fitted version: any version applies
@@ -789,7 +797,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             raise InputError("MLPR.score takes no sample_weight: it is the average precision of a ranking")
         X, y = as_table(X), as_table(y)
         if is_frame(X) and is_frame(y):
-            y = rows_aligned(y, X.index, "y", "X")
+            y = rows_paired(y, X)
         labels = label_matrix(self._label_array(y), self.hierarchy_, "y", close=self.close_labels)
         p = self._mlpr(self._check_X(X))
         if labels.shape != p.shape:
@@ -837,6 +845,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                              f"{self.hierarchy_.classes[k]!r} holds {p[row, k]}")
         if p.shape[0] == 0:
             return np.zeros(p.shape, dtype=np.int8)
+        check_threshold(self.threshold)  # set_params after fit is checked here, not only at fit
         means = self._calibrated(hier_rank(p, self.hierarchy_).block_means)
         return (means >= self.threshold).astype(np.int8)
 

@@ -272,6 +272,7 @@ def load_model(path):
     """
     import pandas as pd
 
+    from ._fit_params import fit_time_params
     from .estimator import MLPR, check_params
     from .hierarchy import Hierarchy
     from .likelihood import score_model_from_dict
@@ -319,6 +320,7 @@ def load_model(path):
             pool_model = score_model_from_dict(pool_state, hierarchy)
         model = MLPR(hierarchy=None if meta.get("flat") else hierarchy, **params)
         check_params(model)
+        model._fit_params = fit_time_params(model)  # as fit keeps them: a later set_params is refused alike
         version, consistency = meta.get("version", params.get("version")), meta.get("consistency", "hierrank")
         check_choice(version, "the fitted version", VERSIONS)
         check_choice(consistency, "the fitted consistency", CONSISTENCY)

@@ -369,9 +369,14 @@ def test_a_model_whose_parameters_load_model_would_refuse_is_not_saved_over_a_go
     model = MLPR(hierarchy=data.hierarchy, version="indpt").fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "model.npz")
     good = path.read_bytes()
+    before = model.get_params()
     model.set_params(**change)
     with pytest.raises(InputError, match=f"changed after fit: .*{next(iter(change))}"):
         save_model(model, path)
     assert path.read_bytes() == good and sorted(p.name for p in tmp_path.iterdir()) == ["model.npz"]
+    name = next(iter(change))
+    with pytest.raises(InputError, match=f"^{name} (was set to|must be)"):  # predictions refuse it too (audit42)
+        model.predict(data.test_scores)
+    model.set_params(**{name: before[name]})
     np.testing.assert_array_equal(load_model(path).predict_proba(data.test_scores),
                                   model.predict_proba(data.test_scores))

@@ -238,3 +238,76 @@ def test_two_string_classes_what_the_classes_docstring_says_of_scoring_strings()
                              scoring=scorer, cv=2)
     assert np.all((scores > 0.5) & (scores <= 1))
     assert 0.5 < model.score(s[200:], y[200:]) <= 1
+
+
+@pytest.mark.parametrize("change", [{"calibration": "maxnorm"}, {"correction": "htd"}, {"options": {"t": 0.3}}])
+def test_a_correction_refuses_to_predict_after_a_fit_parameter_changed(change):
+    """calibration changed from isotonic to maxnorm after fit gave the raw scores, maxnorm to none took effect at
+    once, and a changed correction was ignored: one rule now, scikit-learn's, said in one line (audit42)."""
+    model = clone(_fitted("correction")).fit(X, Y)
+    expected = model.predict_proba(X)
+    model.set_params(**change)
+    name = next(iter(change))
+    for method in (model.predict_proba, model.calibrated, model.predict):
+        with pytest.raises(InputError, match=f"^{name} was set to .* after fitting with .*call fit again"):
+            method(X)
+    model.set_params(**{name: _fitted("correction").get_params()[name]})
+    np.testing.assert_array_equal(model.predict_proba(X), expected)
+
+
+@pytest.mark.parametrize("name", ["mlpr-paper", "correction"])
+def test_a_threshold_set_after_fit_is_checked_when_it_is_used(name):
+    # threshold=2 after fit gave all 0s, -1 all 1s, "0.5" a numpy error
+    model = copy.deepcopy(_fitted(name))
+    for bad in (2.0, -1, "0.5"):
+        model.set_params(threshold=bad)
+        with pytest.raises(InputError, match=r"^threshold must be a number in \(0, 1\)"):
+            model.predict(X)
+    model.set_params(threshold=0.3)  # read at prediction: it takes effect at once
+    assert model.predict(X).sum() >= _fitted(name).predict(X).sum()
+
+
+def test_mlpr_refuses_to_predict_after_recalibrate_or_the_score_model_changed():
+    model = copy.deepcopy(_fitted("mlpr-auto"))
+    p = model.predict_proba(X)
+    for change in ({"recalibrate": False}, {"score_model": "isotonic"}, {"pool": None}):
+        model.set_params(**change)
+        name = next(iter(change))
+        for call in (lambda: model.calibrated_proba(X), lambda: model.predict(X), lambda: model.decide(p)):
+            with pytest.raises(InputError, match=f"^{name} was set to .* after fitting with"):
+                call()
+        model.set_params(**{name: _fitted("mlpr-auto").get_params()[name]})
+    np.testing.assert_array_equal(model.predict(X), _fitted("mlpr-auto").predict(X))
+
+
+def test_out_of_fold_scores_refuses_a_refit_changed_after_fit():
+    # refit=True -> False after fit returned 1-D averages of 0/1 predictions; False -> True an AttributeError
+    from sklearn.linear_model import LogisticRegression
+
+    from hmcpgm.first_stage import OutOfFoldScores
+
+    features = np.column_stack([X, np.random.default_rng(1).normal(size=(len(X), 2))])
+    for refit in (True, False):
+        first = OutOfFoldScores(LogisticRegression(max_iter=500), cv=3, refit=refit).fit(features, Y)
+        first.set_params(refit=not refit)
+        with pytest.raises(InputError, match=f"^refit was set to {not refit} after fitting with {refit}"):
+            first.transform(features[:4])
+
+
+@pytest.mark.parametrize("second", ["mlpr-paper", "correction"])
+def test_a_pipeline_of_array_features_and_dataframe_labels_scores_new_rows(second):
+    """OutOfFoldScores indexed its training scores by y's labels and new rows from 0, so the second stage refused
+    y_test beside them: cross_val_score gave nan on every fold whose test rows were not numbered from 0."""
+    from sklearn.pipeline import Pipeline
+
+    from hmcpgm.first_stage import OutOfFoldScores
+
+    rng = np.random.default_rng(2)
+    features = np.column_stack([X + rng.normal(size=X.shape), rng.normal(size=(len(X), 2))])
+    labels = pd.DataFrame(Y, columns=list(H.classes), index=rng.permutation(len(Y)) + 1000)[["a", "c", "f", "b",
+                                                                                            "e", "d"]]
+    pipe = Pipeline([("oof", OutOfFoldScores(cv=3)), ("second", ESTIMATORS[second]())])
+    scores = cross_val_score(pipe, features, labels, cv=KFold(3), error_score="raise")
+    reset = cross_val_score(pipe, features, labels.reset_index(drop=True), cv=KFold(3), error_score="raise")
+    np.testing.assert_array_equal(scores, reset)
+    assert np.all(np.isfinite(scores))

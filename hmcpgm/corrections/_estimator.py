@@ -5,13 +5,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._arrays import binary_matrix, label_target
+from .._fit_params import check_fit_time_params, check_threshold, fit_time_params
 from .._validation import (
     as_table,
     check_hierarchy,
     class_matrix,
     frame_scores,
     is_frame,
-    rows_aligned,
+    rows_paired,
     score_array,
 )
 from ..exceptions import InputError
@@ -56,7 +57,9 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     threshold : float in (0, 1), default 0.5
         :meth:`predict` labels a class positive when its corrected value is at
         least ``threshold``; with a hierarchy-consistent correction a class is
-        then never positive without its parents.
+        then never positive without its parents. Read at prediction as it is
+        then; a change of any other parameter after ``fit`` is refused by
+        predictions until the model is fitted again.
 
     Attributes
     ----------
@@ -116,9 +119,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         options = resolve_options(self.correction, self.options)
         if self.hierarchy is not None:
             check_hierarchy(self.hierarchy)
-        t = self.threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float, np.number)) or not 0 < t < 1:
-            raise InputError(f"threshold must be a number in (0, 1), got {t!r}")
+        check_threshold(self.threshold)
         return options
 
     def _fit_hierarchy(self, X, y):
@@ -162,6 +163,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The fitted estimator.
         """
         options = self._check_params()
+        self._fit_params = fit_time_params(self, ("threshold",))  # predictions refuse a change of the others
         if y is None:
             raise InputError(
                 "HierarchicalCorrection requires y to be passed, but the target y is None: it learns the "
@@ -185,7 +187,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     def _labels(X, y, hierarchy, shape):
         """0/1 labels of the rows of ``X`` (a DataFrame ``y`` paired by row index and class name)."""
         if is_frame(X) and is_frame(y):
-            y = rows_aligned(y, X.index, "y", "X")  # by the row index, as MLPR pairs them
+            y = rows_paired(y, X)  # by the row index, as MLPR pairs them
         labels = class_matrix(y, hierarchy, "y") if is_frame(y) else label_target(y, "HierarchicalCorrection")
         if labels.shape[1] != shape[1]:
             raise InputError(f"y has {labels.shape[1]} columns but X has {shape[1]}: one label column per class")
@@ -240,6 +242,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     def _calibrated(self, X):
         check_is_fitted(self, ["correction_", "hierarchy_"])
+        check_fit_time_params(self, getattr(self, "_fit_params", None))
         s = self._scores(X, self.hierarchy_, reset=False)
         if self.calibration_ is not None:
             return self.calibration_.transform(s)
@@ -279,6 +282,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Hierarchy-consistent when the correction is (every registry entry but ``"flat"``).
         """
         X = as_table(X)
+        check_threshold(self.threshold)  # set_params after fit is checked here, not only at fit
         p = self.predict_proba(X)
         out = (np.asarray(p) >= self.threshold).astype(np.int8)
         return self._wrap(out, X)

@@ -9,7 +9,8 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._columns import is_frame, rows_aligned
+from .._columns import POSITIONAL_ROWS, is_frame, rows_aligned
+from .._fit_params import check_fit_time_params, fit_time_params
 from .._util import check_seed
 from ..exceptions import InputError
 from ._defaults import default_classifier, default_classwise_classifier
@@ -225,9 +226,10 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if fit_params:
             raise InputError(f"OutOfFoldScores.fit_transform takes no fit parameters, got {sorted(fit_params)}")
         scorer = self._scorer()
+        self._fit_params = fit_time_params(self, ("n_jobs", "progress"))  # transform refuses a change of these
         names = list(y.columns) if is_frame(y) else None
-        # the rows of the scores: X's (y is aligned to them), else y's, paired by position
-        index = X.index if is_frame(X) else (y.index if names is not None else None)
+        # the rows of the scores: X's (y is aligned to them), else positions (paired with y by position)
+        index = X.index if is_frame(X) else None
         X, Y = self._validate(X, y)
         splits = self._splits(X, Y)
         folds = np.full(X.shape[0], -1, dtype=np.intp)
@@ -271,7 +273,10 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             return scores
         import pandas as pd
 
-        return pd.DataFrame(scores, index=index, columns=list(self._class_names))
+        frame = pd.DataFrame(scores, index=index, columns=list(self._class_names))
+        if index is None:  # an array X: rows paired with y by position (rows_paired), as with an array
+            frame.attrs[POSITIONAL_ROWS] = True
+        return frame
 
     def get_feature_names_out(self, input_features=None):
         """Names of the score columns: the class names of DataFrame labels, else ``outoffoldscores0``, ...
@@ -310,6 +315,7 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             ``X``) when the training labels were one.
         """
         check_is_fitted(self, ["estimators_", "method_"])
+        check_fit_time_params(self, getattr(self, "_fit_params", None))  # refit=False after a refit: 1-D means
         index = X.index if is_frame(X) else None
         columns = getattr(self, "_columns", None)
         if index is not None and columns is not None and list(X.columns) != list(columns):

@@ -1,0 +1,74 @@
+"""The parameters ``fit`` used: kept by ``fit``, and a prediction after one of them was changed refused.
+
+scikit-learn's rule is that a parameter set with ``set_params`` takes effect at the
+next ``fit``. Before, some of :class:`hmcpgm.MLPR`'s and
+:class:`hmcpgm.corrections.HierarchicalCorrection`'s did at once, others (a
+calibration changed from isotonic to maxnorm, ``recalibrate=False``) were ignored
+without a word, and a threshold of 2 was accepted (a review, audit42).
+"""
+
+import numpy as np
+
+from .exceptions import InputError
+
+__all__ = ["PREDICT_TIME", "check_threshold", "fit_time_params", "check_fit_time_params"]
+
+#: MLPR's parameters that predictions read as they are now: the rest shaped what ``fit`` learned.
+#: ``version`` has a rule of its own (:meth:`hmcpgm.MLPR.version_in_use`).
+PREDICT_TIME = ("version", "engine", "inference_options", "threshold", "verbose")
+
+
+def check_threshold(threshold):
+    """Refuse a ``threshold`` that is not a number in (0, 1), in one line."""
+    if isinstance(threshold, bool) or not (isinstance(threshold, (int, float, np.number)) and 0 < threshold < 1):
+        raise InputError(f"threshold must be a number in (0, 1), got {threshold!r}")
+
+
+def fit_time_params(estimator, predict_time=PREDICT_TIME):
+    """The parameters ``fit`` used, but those predictions read as they are now: kept by ``fit``.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+    predict_time : tuple of str
+        The parameters read at prediction.
+
+    Returns
+    -------
+    dict
+    """
+    return {k: v for k, v in estimator.get_params(deep=False).items() if k not in predict_time}
+
+
+def check_fit_time_params(estimator, fitted):
+    """Refuse a prediction after a parameter that ``fit`` used was changed (``set_params``), in one line.
+
+    scikit-learn's rule is that a parameter takes effect at the next ``fit``; here
+    some did at once and others were ignored without a word (a review, audit42).
+    A prediction now says which one changed.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+    fitted : dict or None
+        :func:`fit_time_params` as ``fit`` kept them (None: not kept, nothing checked).
+
+    Raises
+    ------
+    InputError
+        Naming the parameter, its value now and the one fitted with.
+    """
+    if not fitted:
+        return
+    now = estimator.get_params(deep=False)
+    for name, old in fitted.items():
+        new = now.get(name, old)
+        if new is old:
+            continue
+        try:
+            same = bool(new == old) and isinstance(new, bool) == isinstance(old, bool)  # 1 == True, yet not one value
+        except (TypeError, ValueError):  # arrays compared elementwise: other objects, so changed
+            same = False
+        if not same:
+            raise InputError(f"{name} was set to {new!r} after fitting with {old!r}; it shapes what fit learned, "
+                             f"so it takes effect at the next fit: call fit again, or set it back")
