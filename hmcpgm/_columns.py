@@ -154,7 +154,10 @@ POSITIONAL_ROWS = "hmcpgm_positional_rows"
 
 def rows_paired(y, X, name="y", reference="X"):
     """``y``'s rows paired with ``X``'s, both DataFrames: by row index, or by position when ``X``'s rows are
-    positions (:data:`POSITIONAL_ROWS`).
+    positions (:data:`POSITIONAL_ROWS`) still numbered 0, 1, 2, ... in order.
+
+    pandas carries ``attrs`` to a sorted or subset copy, whose rows are no longer the
+    positions: such a copy is paired by index again (or refused), never by position.
 
     Examples
     --------
@@ -164,7 +167,9 @@ def rows_paired(y, X, name="y", reference="X"):
     >>> rows_paired(pd.DataFrame({"a": [1, 0]}, index=[7, 3]), X)["a"].tolist()
     [1, 0]
     """
-    if X.attrs.get(POSITIONAL_ROWS):
+    import pandas as pd
+
+    if X.attrs.get(POSITIONAL_ROWS) and X.index.equals(pd.RangeIndex(len(X))) and len(y) == len(X):
         return y
     return rows_aligned(y, X.index, name, reference)
 

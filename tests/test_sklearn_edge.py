@@ -311,3 +311,19 @@ def test_a_pipeline_of_array_features_and_dataframe_labels_scores_new_rows(secon
     reset = cross_val_score(pipe, features, labels.reset_index(drop=True), cv=KFold(3), error_score="raise")
     np.testing.assert_array_equal(scores, reset)
     assert np.all(np.isfinite(scores))
+
+
+def test_positional_scores_reordered_by_the_user_are_paired_by_index_again():
+    # pandas carries attrs to a sorted copy: paired by position, its rows would meet other objects' labels
+    from hmcpgm.first_stage import OutOfFoldScores
+
+    features = np.column_stack([X, np.random.default_rng(3).normal(size=(len(X), 2))])
+    labels = pd.DataFrame(Y, columns=list(H.classes))
+    scores = OutOfFoldScores(cv=3).fit_transform(features, labels.set_axis(labels.index + 500))
+    model = ESTIMATORS["mlpr-paper"]()
+    model.fit(scores, labels.set_axis(labels.index + 500))  # positions: paired in order
+    shuffled = scores.sample(frac=1.0, random_state=0)
+    assert shuffled.attrs  # the flag came along
+    with pytest.raises(InputError, match="row indexes hold different labels"):
+        model.score(shuffled, labels.set_axis(labels.index + 500))
+    assert model.score(shuffled, labels) == model.score(scores, labels)  # by index: the same pairs
