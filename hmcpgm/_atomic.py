@@ -269,8 +269,8 @@ def _sync_folder(folder):
 def commit_all(files):
     """Put several outputs of one run in place together: each is finished before any replaces its target.
 
-    A full disk or a Ctrl-C while the files are flushed and synced aborts them all,
-    so no target is replaced. Only then are they renamed, one after the other, with
+    A full disk or a Ctrl-C while the files are flushed and synced, or a target that
+    is a folder, aborts them all, so no target is replaced. Only then are they renamed, one after the other, with
     Ctrl-C, SIGTERM and SIGHUP held (:func:`~hmcpgm._interrupt.stops_deferred`):
     the renames take no room and are not cut between two outputs. A signal held
     there stays recorded for the next :func:`~hmcpgm._interrupt.check_interrupt`
@@ -285,6 +285,9 @@ def commit_all(files):
     try:
         for f in files:
             f.finish()
+        for f in files:  # a rename that would fail is found before any is made: a folder where a file goes
+            if f._temp is not None and os.path.isdir(f._target):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(f.path))
     except BaseException:
         for f in files:
             f.abort()

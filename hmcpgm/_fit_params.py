@@ -24,8 +24,39 @@ def check_threshold(threshold):
         raise InputError(f"threshold must be a number in (0, 1), got {threshold!r}")
 
 
+def _state(value):
+    """What a parameter's value is, for comparing it later: a copy that a change made in place cannot reach.
+
+    An estimator (``OutOfFoldScores``' classifier) is its type and parameters, so an
+    equal new object is the same value and ``estimator__C=100`` a change; dicts and
+    sequences are copied (``options["t"] = 0.9`` after fit is a change); a bool is
+    told from the number it equals. Anything else (a ``Hierarchy``, a number) is
+    kept as it is and compared with ``==``.
+    """
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        return ("estimator", type(value), _state(value.get_params(deep=False)))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _state(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("sequence", tuple(_state(v) for v in value))
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    return value
+
+
+def _same(a, b):
+    if a is b:  # the hierarchy given to fit: compared in no time
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # compared elementwise, or not comparable: other values
+        return False
+
+
 def fit_time_params(estimator, predict_time=PREDICT_TIME):
-    """The parameters ``fit`` used, but those predictions read as they are now: kept by ``fit``.
+    """The parameters ``fit`` used, but those predictions read as they are now: kept by ``fit`` once it succeeds.
 
     Parameters
     ----------
@@ -36,8 +67,9 @@ def fit_time_params(estimator, predict_time=PREDICT_TIME):
     Returns
     -------
     dict
+        Name -> (its state, its ``repr`` for messages).
     """
-    return {k: v for k, v in estimator.get_params(deep=False).items() if k not in predict_time}
+    return {k: (_state(v), repr(v)) for k, v in estimator.get_params(deep=False).items() if k not in predict_time}
 
 
 def check_fit_time_params(estimator, fitted):
@@ -61,14 +93,7 @@ def check_fit_time_params(estimator, fitted):
     if not fitted:
         return
     now = estimator.get_params(deep=False)
-    for name, old in fitted.items():
-        new = now.get(name, old)
-        if new is old:
-            continue
-        try:
-            same = bool(new == old) and isinstance(new, bool) == isinstance(old, bool)  # 1 == True, yet not one value
-        except (TypeError, ValueError):  # arrays compared elementwise: other objects, so changed
-            same = False
-        if not same:
-            raise InputError(f"{name} was set to {new!r} after fitting with {old!r}; it shapes what fit learned, "
-                             f"so it takes effect at the next fit: call fit again, or set it back")
+    for name, (old, shown) in fitted.items():
+        if name in now and not _same(_state(now[name]), old):
+            raise InputError(f"{name} was set to {now[name]!r} after fitting with {shown}; it shapes what fit "
+                             f"learned, so it takes effect at the next fit: call fit again, or set it back")

@@ -433,7 +433,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The fitted estimator.
         """
         check_params(self)
-        self._fit_params = fit_time_params(self)  # predictions refuse a change of these (check_fit_time_params)
+        fit_params = fit_time_params(self)  # kept once the fit succeeds: predictions refuse a change of these
         X, y = as_table(X), as_table(y)
         if y is None:
             raise InputError(
@@ -465,6 +465,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.recalibrated_on_ = None if stage.recalibration is None else "cross-fitting"
         self.crossfit_recalibration_ = stage.recalibration  # the prior of fit_recalibration's map
         self.classes_ = np.asarray(hierarchy.classes, dtype=object)
+        self._fit_params = fit_params
         return self
 
     def _fit_stage(self, s, labels, hierarchy):
@@ -525,6 +526,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def _check_X(self, X):
         check_is_fitted(self, ["network_", "score_model_"])
+        check_fit_time_params(self, getattr(self, "_fit_params", None))  # lpr and likelihoods read score_model_
         return self._scores(X, self.hierarchy_, reset=False)
 
     def _wrap(self, values, X):

@@ -109,10 +109,12 @@ def save_model(model, path):
             f"joblib.dump(obj, path) (pickle: load such files only from a source you trust){last}"
         )
     check_is_fitted(model, ["network_", "score_model_", "hierarchy_"])
+    from ._fit_params import check_fit_time_params
     from .estimator import check_params
 
     try:  # load_model checks them: a model it would refuse is not written (over a good file)
         check_params(model)
+        check_fit_time_params(model, getattr(model, "_fit_params", None))  # the file would hide the change
     except InputError as exc:
         raise InputError(f"cannot save this model, its parameters were changed after fit: {exc}") from None
     hierarchy = model.hierarchy_

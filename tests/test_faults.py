@@ -334,6 +334,16 @@ def test_a_full_disk_at_example_s_last_file_leaves_the_folder_as_it_was(tmp_path
     assert len((folder / "new_labels.csv").read_text().splitlines()) == 21
 
 
+def test_example_leaves_every_file_when_one_target_is_a_folder(tmp_path):
+    # the renames ran until the one onto a folder failed: four files replaced, one not (a review, audit43)
+    folder = tmp_path / "ex"
+    (folder / "new_labels.csv").mkdir(parents=True)
+    (folder / "hierarchy.csv").write_text("old\n")
+    assert main(["example", str(folder), "--n-train", "1000", "--n-new", "20"]) == 2
+    assert sorted(p.name for p in folder.iterdir()) == ["hierarchy.csv", "new_labels.csv"]
+    assert (folder / "hierarchy.csv").read_text() == "old\n"
+
+
 def test_an_aborted_output_cannot_be_committed(tmp_path):
     from hmcpgm._atomic import AtomicFile
 

@@ -319,11 +319,60 @@ def test_positional_scores_reordered_by_the_user_are_paired_by_index_again():
 
     features = np.column_stack([X, np.random.default_rng(3).normal(size=(len(X), 2))])
     labels = pd.DataFrame(Y, columns=list(H.classes))
-    scores = OutOfFoldScores(cv=3).fit_transform(features, labels.set_axis(labels.index + 500))
-    model = ESTIMATORS["mlpr-paper"]()
-    model.fit(scores, labels.set_axis(labels.index + 500))  # positions: paired in order
+    ids = labels.set_axis(labels.index + 500)
+    first = OutOfFoldScores(cv=3)
+    model = ESTIMATORS["mlpr-paper"]().fit(first.fit_transform(features, ids), ids)
+    scores = first.transform(features)  # new rows of an array X: positions, numbered from 0
+    expected = model.score(scores, ids)  # paired by position
     shuffled = scores.sample(frac=1.0, random_state=0)
     assert shuffled.attrs  # the flag came along
     with pytest.raises(InputError, match="row indexes hold different labels"):
-        model.score(shuffled, labels.set_axis(labels.index + 500))
-    assert model.score(shuffled, labels) == model.score(scores, labels)  # by index: the same pairs
+        model.score(shuffled, ids)
+    assert model.score(shuffled, labels) == expected  # by index: the same pairs
+
+
+def test_the_fitted_parameters_are_kept_only_by_a_fit_that_succeeds_and_as_copies(tmp_path):
+    """A fit that failed kept the new values as fitted (the old model predicted under them), a dict changed in
+    place went unseen, and an equal new classifier was refused (a review, audit43)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from hmcpgm.first_stage import OutOfFoldScores
+    from hmcpgm.persist import save_model
+
+    model = copy.deepcopy(_fitted("mlpr-auto"))
+    model.set_params(recalibrate=False)
+    with pytest.raises(InputError):
+        model.fit(X, Y[:, :2])
+    with pytest.raises(InputError, match="^recalibrate was set to False after fitting with True"):
+        model.calibrated_proba(X)
+    with pytest.raises(InputError, match="changed after fit: recalibrate was set to False"):
+        save_model(model, tmp_path / "m.npz")  # the file would hide the change: its model says False
+    model.set_params(recalibrate=True)
+    np.testing.assert_array_equal(model.calibrated_proba(X), _fitted("mlpr-auto").calibrated_proba(X))
+
+    correction = HierarchicalCorrection(H, correction="tpr_dag", options={"bottomup": "threshold", "t": 0.3})
+    correction.fit(X, Y)
+    correction.options["t"] = 0.9
+    with pytest.raises(InputError, match=r"^options was set to .*'t': 0.9.* after fitting with .*'t': 0.3"):
+        correction.predict_proba(X)
+    correction.set_params(options={"bottomup": "threshold", "t": 0.3})
+    correction.predict_proba(X)
+
+    features = np.column_stack([X, np.random.default_rng(4).normal(size=(len(X), 2))])
+    first = OutOfFoldScores(LogisticRegression(max_iter=300), cv=3).fit(features, Y)
+    first.set_params(estimator=LogisticRegression(max_iter=300))  # an equal new object: the same value
+    first.transform(features[:3])
+    first.set_params(estimator__C=100.0)
+    with pytest.raises(InputError, match="^estimator was set to"):
+        first.transform(features[:3])
+
+
+def test_out_of_fold_scores_keep_the_labels_index_for_an_array_x():
+    from hmcpgm.first_stage import OutOfFoldScores
+
+    labels = pd.DataFrame(Y, columns=list(H.classes), index=[f"g{i}" for i in range(len(Y))])
+    features = np.column_stack([X, np.random.default_rng(5).normal(size=(len(X), 2))])
+    scores = OutOfFoldScores(cv=3).fit_transform(features, labels)
+    assert list(scores.index[:2]) == ["g0", "g1"]  # the objects' ids, as before the positional rows
+    model = ESTIMATORS["mlpr-paper"]().fit(scores, labels)
+    assert list(model.predict(scores).index[:2]) == ["g0", "g1"]

@@ -1,5 +1,6 @@
 """The commands of the ``hmcpgm`` command line: each reads its files, calls the public API, writes."""
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -83,6 +84,7 @@ def command_example(args):
     folder = Path(args.dir)
     if folder.exists() and not folder.is_dir():
         raise UserError(f"DIR {args.dir!r} is a file; give a folder")
+    made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)  # an unwritable place is refused before the data are drawn
     names = ("hierarchy.csv", "train_scores.csv", "train_labels.csv", "new_scores.csv", "new_labels.csv")
     files = []
@@ -97,6 +99,9 @@ def command_example(args):
     except BaseException:
         for f in files:
             f.abort()
+        if made:  # the folder this run made, empty again (its parents, if it made them, stay)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise
     print(f"wrote hierarchy.csv, train_scores.csv, train_labels.csv ({args.n_train} objects), new_scores.csv "
           f"and new_labels.csv ({args.n_new} objects) of {h.n_classes} classes into {folder}")

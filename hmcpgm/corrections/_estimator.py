@@ -163,7 +163,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The fitted estimator.
         """
         options = self._check_params()
-        self._fit_params = fit_time_params(self, ("threshold",))  # predictions refuse a change of the others
+        fit_params = fit_time_params(self, ("threshold",))  # kept once the fit succeeds: predictions refuse changes
         if y is None:
             raise InputError(
                 "HierarchicalCorrection requires y to be passed, but the target y is None: it learns the "
@@ -181,6 +181,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.options_ = options
         self.hierarchy_ = hierarchy
         self.classes_ = np.asarray(hierarchy.classes, dtype=object)
+        self._fit_params = fit_params
         return self
 
     @staticmethod
