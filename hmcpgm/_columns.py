@@ -146,9 +146,10 @@ def as_table(values):
     return series_row(as_pandas(values))
 
 
-#: ``DataFrame.attrs`` key of a table whose rows are positions, not labels: the scores OutOfFoldScores makes
-#: from an array ``X`` (named by the labels' classes). A DataFrame ``y`` is paired with them by position, as
-#: with an array ``X``; by index, the new rows (numbered from 0) were refused beside y's labels (audit42).
+#: ``DataFrame.attrs`` key of a table whose rows are positions, not labels: the scores
+#: ``OutOfFoldScores.transform`` makes of new rows of an array ``X`` (named by the labels' classes). A
+#: DataFrame ``y`` is paired with them by position, as with an array ``X``; by index, the new rows (numbered
+#: from 0) were refused beside y's labels, so a Pipeline's cross_val_score gave nan (audit42).
 POSITIONAL_ROWS = "hmcpgm_positional_rows"
 
 
