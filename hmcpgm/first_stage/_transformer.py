@@ -226,7 +226,7 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if fit_params:
             raise InputError(f"OutOfFoldScores.fit_transform takes no fit parameters, got {sorted(fit_params)}")
         scorer = self._scorer()
-        fit_params = fit_time_params(self, ("n_jobs", "progress"))  # kept once the fit succeeds
+        used = fit_time_params(self, ("n_jobs", "progress"))  # kept once the fit succeeds
         names = list(y.columns) if is_frame(y) else None
         # the rows of the scores: X's (y is aligned to them), else y's (paired by position)
         index = X.index if is_frame(X) else (y.index if names is not None else None)
@@ -260,7 +260,7 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.n_classes_ = Y.shape[1]
         self._n_features_out = Y.shape[1]
         self._class_names = names
-        self._fit_params = fit_params  # transform refuses a change of these (check_fit_time_params)
+        self._fit_params = used  # transform refuses a change of these (check_fit_time_params)
         return self._named(scores, index)
 
     def _named(self, scores, index):
