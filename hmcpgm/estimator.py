@@ -524,9 +524,14 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return np.clip(s, -SCORE_LIMIT, SCORE_LIMIT)
 
     # ------------------------------------------------------------------ prediction
-    def _check_X(self, X):
+    def _check_fitted(self):
+        """Fitted, and no parameter that fit used changed since (:func:`hmcpgm._fit_params.check_fit_time_params`):
+        checked once by every prediction, at its entry (:meth:`_check_X`, or :meth:`decide`)."""
         check_is_fitted(self, ["network_", "score_model_"])
-        check_fit_time_params(self, getattr(self, "_fit_params", None))  # lpr and likelihoods read score_model_
+        check_fit_time_params(self, getattr(self, "_fit_params", None))
+
+    def _check_X(self, X):
+        self._check_fitted()
         return self._scores(X, self.hierarchy_, reset=False)
 
     def _wrap(self, values, X):
@@ -612,7 +617,6 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
 
     def _calibrated(self, p):
-        check_fit_time_params(self, getattr(self, "_fit_params", None))  # decide(mlpr) comes here directly
         return self.second_stage_.calibrate(p)
 
     def fit_recalibration(self, X, y):
@@ -705,7 +709,6 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             When ``version`` was set to another version than the one cross-fitted.
         """
         check_is_fitted(self, ["network_"])
-        check_fit_time_params(self, getattr(self, "_fit_params", None))
         if self.version in ("auto", self.version_):
             return self.version_
         if self.cv_results_ is None:  # nothing was cross-fitted for the fitted version: any version applies
@@ -825,7 +828,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             The 0/1 decisions, hierarchy-consistent; a DataFrame (with ``mlpr``'s
             index) when ``mlpr`` is one.
         """
-        check_is_fitted(self, ["network_"])
+        self._check_fitted()
         mlpr = as_table(mlpr)
         p = class_matrix(mlpr, self.hierarchy_, "mlpr", allow_nan=True) if is_frame(mlpr) else mlpr
         return self._wrap(self._decide(p), mlpr)
