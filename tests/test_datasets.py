@@ -689,3 +689,16 @@ def test_make_paper_synthetic_refuses_a_bad_seed_in_one_line(seed):
     with pytest.raises(InputError, match="^seed must be") as err:
         make_paper_synthetic(2000, 100, seed=seed, min_positives=0)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("text, line", [
+    ("@RELATION r\n@ATTRIBUTE f {a, b}\n@ATTRIBUTE c hierarchical 1\n@DATA\na\x00,1\nb,1\n", 5),
+    ("@RELATION r\n@ATTRIBUTE f {a, b}\n@ATTRIBUTE c hierarchical 1\n@DATA\na,1\n\x00b,1\n", 6),
+    ("@RELATION r\r\n\x00@ATTRIBUTE f numeric\r\n@ATTRIBUTE c hierarchical 1\r\n@DATA\r\n1,1\r\n", 2),
+])
+def test_a_nul_character_is_refused_with_its_line(tmp_path, text, line):
+    """numpy's string arrays drop trailing NULs, so 'a\\x00' was read as the declared value 'a' (a review, audit35)."""
+    path = _write(tmp_path, text)
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}, line {line}: a NUL character; an ARFF file is "
+                                         "text"):
+        load_hmc_arff(path)

@@ -114,6 +114,10 @@ def load_hmc_arff(path, *, super_root="root", nominal="codes"):
         text = raw.decode("utf-8-sig")  # a byte-order mark (Windows "UTF-8 with BOM") is dropped
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
+    nul = text.find("\x00")
+    if nul >= 0:  # numpy's string arrays drop trailing NULs: 'a\x00' would be read as the value 'a'
+        line = len((text[:nul] + "x").splitlines())  # numbered as _parse numbers them
+        raise InputError(f"{path}, line {line}: a NUL character; an ARFF file is text (a binary or damaged file?)")
     data = _parse(text.splitlines(), str(path), super_root)
     return data if nominal == "codes" else data.one_hot()
 
