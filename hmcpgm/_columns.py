@@ -271,7 +271,7 @@ def column_positions(columns, classes, name):
     return [lookup[c] for c in classes]
 
 
-def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float, first_row=0):
+def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float, first_row=0, keep_integers=False):
     """An (M, K) array with columns in the order of ``classes``.
 
     Parameters
@@ -287,6 +287,9 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
     dtype : numpy dtype
     first_row : int
         The row number of ``values``' first row in messages (a chunk of a larger matrix).
+    keep_integers : bool
+        Return an integer or boolean array (after alignment) as it is, not as a
+        ``dtype`` copy: labels, which a float copy would make eight times larger.
 
     Examples
     --------
@@ -299,6 +302,8 @@ def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float
         values = np.ascontiguousarray(values.iloc[:, column_positions(values.columns, classes, name)].to_numpy())
     owner = _owner(classes)
     classes = _class_names(classes)
+    if keep_integers and isinstance(values, np.ndarray) and values.dtype.kind in "biu":
+        dtype = values.dtype
     if (_CHECKED.get() and isinstance(values, np.ndarray) and values.dtype == dtype and values.ndim == 2
             and values.shape[1] == len(classes)):
         return values  # checked at the door (see checked_at_the_door)
@@ -352,7 +357,7 @@ def table_columns(values):
     return None
 
 
-def aligned_matrices(items, classes=None):
+def aligned_matrices(items, classes=None, *, keep_integers=()):
     """Several (M, K) matrices with their columns matched by class name.
 
     Parameters
@@ -362,11 +367,15 @@ def aligned_matrices(items, classes=None):
     classes : Hierarchy, Ranking or sequence, optional
         The column order. Without it, the first DataFrame's columns give the order,
         and an array beside a DataFrame is refused (it cannot be matched by name).
+    keep_integers : collection of str
+        The names of the items (labels) whose integer or boolean arrays are returned
+        as they are, not as float copies.
 
     Returns
     -------
     list of ndarray
-        Float arrays (NaN allowed; callers check values), each 2-D. DataFrames must
+        Float arrays (NaN allowed; callers check values), each 2-D; an item named
+        in ``keep_integers`` may be an integer or boolean array. DataFrames must
         also agree on their row index.
 
     Examples
@@ -412,5 +421,5 @@ def aligned_matrices(items, classes=None):
                 raise InputError(f"{name} must be a 2-D (n_objects, n_classes) array, got shape {arr.shape}")
             out.append(arr)
         else:
-            out.append(class_matrix(values, classes, name, allow_nan=True))
+            out.append(class_matrix(values, classes, name, allow_nan=True, keep_integers=name in keep_integers))
     return out

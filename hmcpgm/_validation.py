@@ -69,7 +69,7 @@ def label_matrix(labels, hierarchy, name="labels", *, close=False):
     if (at_the_door() and isinstance(labels, np.ndarray) and labels.dtype == np.int8 and labels.ndim == 2
             and labels.shape[1] == hierarchy.n_classes):
         return labels  # made by label_matrix at the door (see checked_at_the_door): 0/1 and closed
-    y = binary_matrix(class_matrix(labels, hierarchy, name, allow_nan=True), name, hierarchy)
+    y = binary_matrix(class_matrix(labels, hierarchy, name, allow_nan=True, keep_integers=True), name, hierarchy)
     if close:
         y = hierarchy.close_labels(y)
     else:

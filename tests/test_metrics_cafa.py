@@ -148,6 +148,24 @@ def test_information_accretion_is_the_organisers_definition(h, data):
     np.testing.assert_allclose(information_accretion(y, h), _ia_brute_force(y, h), atol=1e-12)
 
 
+def test_labels_are_not_copied_to_float():
+    """An int8 label matrix of the Gene Ontology is a gigabyte; a float copy was eight (for the IA, the metrics)."""
+    import pandas as pd
+
+    from hmcpgm._columns import aligned_matrices, class_matrix
+
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b")])
+    y = np.array([[1, 1, 0], [1, 0, 1]], dtype=np.int8)
+    assert class_matrix(y, h, "labels", keep_integers=True) is y
+    (same,) = aligned_matrices([(y, "labels")], h, keep_integers=("labels",))
+    assert same is y
+    frame = pd.DataFrame(y[:, ::-1], columns=["b", "a", "r"])
+    (aligned,) = aligned_matrices([(frame, "labels")], h, keep_integers=("labels",))
+    assert aligned.dtype == np.int8
+    np.testing.assert_array_equal(aligned, y)
+    assert class_matrix(y, h, "labels").dtype == float  # without it: float, as before
+
+
 def test_dataframes_are_aligned_by_class_name():
     import pandas as pd
 

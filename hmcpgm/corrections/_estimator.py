@@ -189,7 +189,8 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """0/1 labels of the rows of ``X`` (a DataFrame ``y`` paired by row index and class name)."""
         if is_frame(X) and is_frame(y):
             y = rows_paired(y, X)  # by the row index, as MLPR pairs them
-        labels = class_matrix(y, hierarchy, "y") if is_frame(y) else label_target(y, "HierarchicalCorrection")
+        labels = (class_matrix(y, hierarchy, "y", keep_integers=True) if is_frame(y)
+                  else label_target(y, "HierarchicalCorrection"))
         if labels.shape[1] != shape[1]:
             raise InputError(f"y has {labels.shape[1]} columns but X has {shape[1]}: one label column per class")
         labels = binary_matrix(labels, "y", hierarchy)

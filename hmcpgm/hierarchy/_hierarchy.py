@@ -37,7 +37,7 @@ def as_binary(labels, hierarchy, name):
     """An (M, K) 0/1 matrix in the hierarchy's column order; a DataFrame is aligned by name."""
     labels = as_pandas(labels)  # a pyarrow or polars table names its columns: by name too
     if is_frame(labels):
-        labels = class_matrix(labels, hierarchy, name, allow_nan=True)
+        labels = class_matrix(labels, hierarchy, name, allow_nan=True, keep_integers=True)
     y = labels if isinstance(labels, np.ndarray) and labels.dtype == bool else binary_matrix(labels, name, hierarchy)
     if y.shape[1] != hierarchy.n_classes:
         raise LabelError(f"{name} must have shape (n_objects, {hierarchy.n_classes}), got shape {y.shape}")

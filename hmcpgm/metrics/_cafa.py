@@ -92,7 +92,7 @@ def information_accretion(labels, hierarchy):
     array([0.       , 0.4150375, 1.       ])
     """
     check_hierarchy(hierarchy)
-    (y,) = aligned_matrices([(labels, "labels")], hierarchy)
+    (y,) = aligned_matrices([(labels, "labels")], hierarchy, keep_integers=("labels",))
     y = hierarchy.close_labels(binary_matrix(y, "labels", hierarchy)).astype(bool)
     y = y[y.any(axis=1)]
     n_term = y.sum(axis=0) + 1.0

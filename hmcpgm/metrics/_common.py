@@ -92,7 +92,7 @@ def scored_labels(values, labels, hierarchy, *, close=True, name="values"):
     messages call ``values``.
     """
     check_hierarchy(hierarchy)
-    s, y = aligned_matrices([(values, name), (labels, "labels")], hierarchy)
+    s, y = aligned_matrices([(values, name), (labels, "labels")], hierarchy, keep_integers=("labels",))
     s = finite_array(s, name)
     y = binary_matrix(y, "labels", hierarchy)
     if s.shape != y.shape:

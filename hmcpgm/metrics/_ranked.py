@@ -254,7 +254,7 @@ def average_precision(values, labels, hierarchy=None, *, classes=None, exclude_r
     if hierarchy is not None:
         check_hierarchy(hierarchy)
     items = [(values, "values"), (labels, "labels")]
-    s, y = aligned_matrices(items, hierarchy)
+    s, y = aligned_matrices(items, hierarchy, keep_integers=("labels",))
     s = finite_array(s, "values")
     y = binary_matrix(y, "labels", matrix_classes(items, hierarchy))
     if s.shape != y.shape:
@@ -471,7 +471,7 @@ def _weighted_average_precisions(t, row, weights):  # pragma: no cover - compile
 # ---------------------------------------------------------------------- decisions
 def _counts(decisions, labels):
     items = [(decisions, "decisions"), (labels, "labels")]
-    d, y = aligned_matrices(items)
+    d, y = aligned_matrices(items, keep_integers=("decisions", "labels"))
     d = binary_matrix(d, "decisions", matrix_classes(items)).astype(bool)
     y = binary_matrix(y, "labels", matrix_classes(items)).astype(bool)
     if d.shape != y.shape:

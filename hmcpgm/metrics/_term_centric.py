@@ -50,7 +50,7 @@ def _columns(values, labels, hierarchy):
     if hierarchy is not None:
         check_hierarchy(hierarchy)
     items = [(values, "values"), (labels, "labels")]
-    s, y = aligned_matrices(items, hierarchy)
+    s, y = aligned_matrices(items, hierarchy, keep_integers=("labels",))
     s = finite_array(s, "values")
     y = binary_matrix(y, "labels", matrix_classes(items, hierarchy))
     if s.shape != y.shape:
