@@ -686,7 +686,9 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
     Parameters
     ----------
     path : str or Path
-        CAFA-format predictions (whitespace or tab separated, extra columns ignored).
+        CAFA-format predictions, ``target term score`` lines (extra columns ignored): a
+        line with a tab is split at its tabs, as the ground truth is, so a term may hold
+        a space; else at any whitespace, as cafaeval splits every line.
     hierarchy : Hierarchy
         The classes (columns).
     targets : sequence of str
@@ -714,7 +716,9 @@ def read_cafa_predictions_per_namespace(path, ontology, targets):
     Parameters
     ----------
     path : str or Path
-        CAFA-format predictions (whitespace or tab separated, extra columns ignored).
+        CAFA-format predictions, ``target term score`` lines (extra columns ignored): a
+        line with a tab is split at its tabs, as the ground truth is, so a term may hold
+        a space; else at any whitespace, as cafaeval splits every line.
     ontology : Ontology
         Its hierarchies give the columns; alternative ids count for their terms.
     targets : dict of str to sequence of str
@@ -749,7 +753,11 @@ def _read_predictions(path, tables, ontology):
     with utf8_text(path, "predictions file") as fh:
         for start, lines in _batches(fh):
             for number, line in enumerate(lines, start):
-                fields = line.split()
+                if "\t" in line and " " in line:  # split at its tabs, as the ground truth's reader splits it:
+                    # an edge-list ontology may name a term "R 1", which cafaeval's split reads as "R"
+                    fields = [f for f in map(str.strip, line.split("\t")) if f]
+                else:  # the same fields, faster
+                    fields = line.split()
                 if len(fields) < 3:
                     if fields and fields[0] not in _SUBMISSION_KEYS:
                         n_short, first_short = n_short + 1, first_short or number
