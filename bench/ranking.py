@@ -9,6 +9,8 @@ kernels; argsort and the method are timed alternately, so the ratio is
 within one run on a shared machine) and:
 
 * forest: Horn's rule on 10^6 events of the paper's 25-class forest.
+* deep trees: Horn's rule on chains of 4,000 to 16,000 classes (2 objects), and the
+  time's growth when the classes double (about 2: linear, not quadratic, in the depth).
 * DAG (cellcycle_GO, 4,125 classes): three kinds of values for M objects
   (default 300), all of them hierarchy-inconsistent:
 
@@ -103,6 +105,21 @@ def forest_bench():
     print(f"  violations: hier_rank {count_violations(order, h)}, "
           f"naive_sort {count_violations(naive_sort(v, h), h)}")
     print(f"  CATCH: hier_rank {catch(order, v):.6g}, naive_sort {catch(naive_sort(v, h), v):.6g}")
+
+
+def deep_forest_bench():
+    """Horn's rule on chains of K classes (a tree K - 1 deep), 2 objects: the time should grow as K log K."""
+    rng = np.random.default_rng(0)
+    print("deep trees: chains of K classes, 2 objects (hier_rank, Horn's rule; it walked K x depth before)")
+    last = None
+    for k in (4_000, 8_000, 16_000):
+        h = Hierarchy.from_parents([None, *range(k - 1)])
+        v = rng.random((2, k))
+        hier_rank(v[:1, :3], Hierarchy.from_parents([None, 0, 1]))  # the kernels compiled
+        t = best_of(lambda: hier_rank(v, h, method="horn"))  # noqa: B023 (called here, in this loop)
+        ratio = f"   x{t / last:.1f} for twice the classes" if last else ""
+        print(f"  K={k:6d}  {t * 1e3:8.1f} ms{ratio}")
+        last = t
 
 
 def go_split(data):
@@ -281,6 +298,7 @@ def main():
     parser.add_argument("--sidney", action="store_true")
     args = parser.parse_args()
     forest_bench()
+    deep_forest_bench()
     if not args.data.is_dir():
         print(f"(no benchmark data in {args.data}: cellcycle_GO parts skipped; use --data or HMCPGM_HMC_DATA)")
         split = None
