@@ -72,7 +72,8 @@ def read_hierarchy(path):
     path : str or Path
         One ``parent,child`` edge a line (comma, tab or semicolon). A header
         ``parent,child`` is skipped; blank lines and lines starting with ``#`` are
-        ignored; a line with one name declares a class with no parent.
+        ignored; a line with one name declares a class (one with neither parent nor
+        child, or its place in the class order: its edges may follow).
 
     Returns
     -------
@@ -174,7 +175,11 @@ def write_hierarchy(hierarchy, path):
     Parameters
     ----------
     hierarchy : Hierarchy
-        Its edges are written one a line, after a line per class with neither parent nor child.
+        Its edges are written one a line, after a line per class with neither parent nor
+        child. When these lines would give another class order (the column order of every
+        matrix) to :func:`read_hierarchy`, each class is introduced in turn instead (by an
+        edge from a parent already named, or to its child that comes next, else alone on
+        its line), before the other edges.
     path : str, Path or text file object
         The file written (UTF-8; replaced, all at once, if it exists; ``-`` is
         standard output), or an open file to write into.
@@ -193,11 +198,35 @@ def _write_edges(hierarchy, fh):
         (quoted if str(row[0]).lstrip().startswith("#") else plain).writerow(row)
 
     plain.writerow(["parent", "child"])
-    for k in hierarchy.root_indices:
-        if len(hierarchy.child_indices[k]) == 0:
-            write([hierarchy.classes[k]])
-    for edge in hierarchy.edges:
-        write(edge)
+    classes = hierarchy.classes
+    rows = [[classes[k]] for k in hierarchy.root_indices if len(hierarchy.child_indices[k]) == 0]
+    rows += [list(edge) for edge in hierarchy.edges]
+    if tuple(dict.fromkeys(name for row in rows for name in row)) != tuple(classes):
+        rows = _rows_in_class_order(hierarchy)  # read back, these rows would give another column order
+    for row in rows:
+        write(row)
+
+
+def _rows_in_class_order(hierarchy):
+    """Lines whose names first appear in the class order: each class in turn, by an edge from a parent already
+    named, else by its edge to the next class when it is that class's parent, else alone on its line; then the
+    other edges."""
+    classes, parents, seen, rows = hierarchy.classes, hierarchy.parent_indices, set(), []
+    k = 0
+    while k < len(classes):
+        parent = next((p for p in parents[k] if p in seen), None)
+        if parent is not None:
+            rows.append([classes[parent], classes[k]])
+        elif k + 1 < len(classes) and k in parents[k + 1]:  # a root, say, and its first child: one edge
+            rows.append([classes[k], classes[k + 1]])
+            seen.add(k)
+            k += 1
+        else:
+            rows.append([classes[k]])
+        seen.add(k)
+        k += 1
+    written = {tuple(row) for row in rows if len(row) == 2}
+    return rows + [list(edge) for edge in hierarchy.edges if edge not in written]
 
 
 def _header(path, what, fits=None):

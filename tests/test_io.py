@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import hierarchies
 
 from hmcpgm import Hierarchy, HierarchyError, InputError
 from hmcpgm.io import read_hierarchy, read_matrix, write_hierarchy, write_matrix
@@ -235,6 +236,34 @@ def test_a_class_name_that_starts_with_a_hash_survives_a_round_trip(tmp_path):
     write_hierarchy(h, tmp_path / "h.csv")
     again = read_hierarchy(tmp_path / "h.csv")
     assert set(again.classes) == set(h.classes) and set(again.edges) == set(h.edges)
+
+
+@settings(max_examples=60, deadline=None)
+@given(h=hierarchies(kind="dag", max_classes=10, permute=True), hashes=st.booleans())
+def test_a_written_hierarchy_reads_back_with_its_class_order(tmp_path_factory, h, hashes):
+    """The class order is the column order of every matrix; write_hierarchy wrote the edges alone, which
+    read_hierarchy read back in another order ((a,b,c,d,e) as (a,b,c,e,d), a review, audit45)."""
+    if hashes:  # a name starting with '#' is quoted, not read as a comment
+        h = Hierarchy.from_edges([(f"#{p}", f"#{c}") for p, c in h.edges], classes=[f"#{c}" for c in h.classes])
+    path = tmp_path_factory.mktemp("h") / "h.csv"
+    write_hierarchy(h, path)
+    again = read_hierarchy(path)
+    assert again.classes == h.classes and set(again.edges) == set(h.edges) and again == h
+
+
+def test_a_hierarchy_whose_edges_keep_its_order_is_written_as_its_edges():
+    import io
+
+    for h, text in [(Hierarchy.from_edges([("a", "b"), ("a", "c"), ("x", "y")], classes=list("abcxy")),
+                     "a,b\na,c\nx,y\n"),  # the edges alone keep the order: as before
+                    (Hierarchy.from_edges([("a", "b"), ("b", "c"), ("a", "d")]), "a,b\nb,c\na,d\n"),
+                    (Hierarchy.from_edges([("a", "b"), ("a", "c"), ("c", "d"), ("b", "e")]),  # e before d: no
+                     "a,b\na,c\nc,d\nb,e\n"),
+                    (Hierarchy.from_edges([("r", "x"), ("s", "x")], classes=["x", "s", "r"]),
+                     "x\ns\nr\ns,x\nr,x\n")]:
+        out = io.StringIO(newline="")
+        write_hierarchy(h, out)
+        assert out.getvalue().replace("\r\n", "\n") == "parent,child\n" + text
 
 
 def test_a_class_name_beyond_the_csv_modules_field_limit_is_named_by_its_line(tmp_path):
