@@ -512,3 +512,21 @@ def test_forest_depths_walk_each_class_once_and_equal_the_hierarchy_s_depths(h):
     np.testing.assert_array_equal(forest_depths(parent), h.depth)
     chain = np.arange(-1, 5000)  # each class the child of the one before: the walk with memory is linear
     np.testing.assert_array_equal(forest_depths(chain), np.arange(5001))
+
+
+def test_integer_object_labels_stay_integers_so_a_ranking_file_is_written_in_blocks():
+    """Object numbers became Python objects, which sent a ranking file to pandas' writer, one write a line: 12,001
+    system calls for 12,000 events on standard output, where the fast writer makes 2."""
+    import pandas as pd
+
+    from hmcpgm import Ranking
+    from hmcpgm._csvwrite import _runs
+
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b")])  # class names as a hierarchy file gives them
+    values = np.random.default_rng(0).random((4, 3))
+    ranked = hier_rank(values, h)
+    for index, kind in [(np.arange(1, 5), "i"), (pd.RangeIndex(10, 14), "i"), (["a", "b", "c", "d"], "O")]:
+        labelled = Ranking(ranked.order, ranked.n_objects, h.classes, block_means=ranked.block_means, index=index)
+        frame = labelled.to_frame(values)
+        assert frame["object"].dtype.kind == kind and _runs(frame) is not None
+        assert list(frame["object"]) == [list(index)[i] for i in ranked.objects]

@@ -292,7 +292,7 @@ class Ranking:
         objects = self.objects
         table = {
             "rank": np.arange(1, self.n_events + 1),
-            "object": objects if self.index is None else np.asarray(self.index, dtype=object)[objects],
+            "object": objects if self.index is None else object_labels(self.index)[objects],
             "class": np.asarray(self.classes, dtype=object)[self.class_indices],
         }
         if values is not None:
@@ -305,6 +305,13 @@ class Ranking:
 #: the columns of a ranking file besides the objects' ids (:meth:`Ranking.to_frame` and the FDR decisions'
 #: ``positive``; ``name`` too when the classes' names are written)
 RANKING_COLUMNS = ("rank", "class", "value", "block_mean", "positive")
+
+
+def object_labels(index):
+    """The objects' labels as an array: integers stay integers (a CSV writes them as fast as numbers), others are
+    objects."""
+    labels = np.asarray(index)
+    return labels if labels.dtype.kind in "iu" else np.asarray(index, dtype=object)
 
 
 def id_column_name(id_column, *, names=False):

@@ -23,7 +23,7 @@ from .._util import warn
 from ..decision import Cutoff, bayes_cutoff
 from ..exceptions import CutoffWarning, InputError
 from ..ranking import Ranking
-from ..ranking._ranking import labelled_matrix
+from ..ranking._ranking import labelled_matrix, object_labels
 from ._runs import N_BINS
 
 __all__ = ["ChunkedRanking"]
@@ -387,7 +387,7 @@ class ChunkedRanking:
         batch = count(batch, "batch", minimum=1)
         cum = np.cumsum(self.counts)
         names = np.asarray(self.classes, dtype=object)
-        labels = None if self.index is None else np.asarray(self.index, dtype=object)
+        labels = None if self.index is None else object_labels(self.index)
         k = self.n_classes
         big = np.flatnonzero(self.counts > batch)  # bins of more than a frame: each comes alone
         lo, done = 0, 0
