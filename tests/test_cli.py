@@ -1,6 +1,7 @@
 """The ``hmcpgm`` command line, through ``hmcpgm.cli.main`` (and once as ``python -m hmcpgm``)."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -8,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hmcpgm import MLPR, make_paper_synthetic
+from hmcpgm import MLPR, Hierarchy, make_paper_synthetic
 from hmcpgm.cli import build_parser, main
 from hmcpgm.datasets import load_hmc_arff
 from hmcpgm.io import read_hierarchy, read_matrix, write_hierarchy, write_matrix
@@ -731,3 +732,27 @@ def test_namespace_with_an_edge_list_hierarchy_is_refused(tmp_path, capsys):
                  "-o", str(tmp_path / "r.csv"), "--quiet"]) == 2
     assert "--namespace picks a namespace of an OBO file" in capsys.readouterr().err
     assert not (tmp_path / "r.csv").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pipe")
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+def test_a_pipe_closed_by_its_reader_ends_with_status_1(tmp_path, unbuffered):
+    """docs/cli.md: a closed pipe ends quietly, status 1 when output was cut off. With PYTHONUNBUFFERED set the run
+    ended with status 0: the write the reader cut short returned the bytes it took, and Python's text layer, writing
+    straight to the file, dropped the rest without an error (a review, audit45)."""
+    h = Hierarchy.from_edges([(f"c{k}", f"c{k + 1}") for k in range(19)])
+    write_hierarchy(h, tmp_path / "h.csv")
+    values = np.random.default_rng(0).random((600, h.n_classes))  # one write, of more than a pipe holds
+    write_matrix(tmp_path / "v.csv", values, h)
+    command = [sys.executable, "-m", "hmcpgm", "rank", str(tmp_path / "v.csv"), str(tmp_path / "h.csv"), "-o", "-",
+               "--quiet"]
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    whole = subprocess.run(command, capture_output=True, check=True, env=env)
+    assert len(whole.stdout) > 200_000 and whole.returncode == 0
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    first = process.stdout.read(100)
+    process.stdout.close()  # the reader goes away, as 'head' does
+    _, err = process.communicate(timeout=120)
+    assert first == whole.stdout[:100]
+    assert process.returncode == 1, err
+    assert b"Traceback" not in err

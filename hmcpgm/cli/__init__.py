@@ -6,6 +6,7 @@ Warnings print as ``hmcpgm: warning: ...`` lines after the progress bars. Run
 ``hmcpgm COMMAND --help`` for the options of each command.
 """
 
+import contextlib
 import os
 import signal
 import sys
@@ -49,10 +50,42 @@ def run():
     is ignored while Python shuts down: it used to end the process by SIGINT, status
     130 without a word, after a run that had finished.
     """
-    status = main()
+    with _buffered_stdout():
+        status = main()
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.exit(status)
+
+
+@contextlib.contextmanager
+def _buffered_stdout():
+    """Standard output through a buffer when Python writes it unbuffered (``PYTHONUNBUFFERED``, ``python -u``).
+
+    Then the text layer writes straight to the file, and a write that a pipe takes only
+    in part (its reader slow, or gone: ``| head``) returns the bytes it took; the text
+    layer drops the rest without an error, and the run ended with status 0 and a
+    message that the whole output was written. A buffer writes on until every byte is
+    taken, or raises BrokenPipeError. Lines still go out as they are written; the
+    file descriptor is shared, not owned, and ``sys.stdout`` is put back afterwards.
+    """
+    import io
+
+    raw, previous = getattr(sys.stdout, "buffer", None), sys.stdout
+    try:
+        fd = raw.fileno() if isinstance(raw, io.RawIOBase) else None
+    except (OSError, ValueError):
+        fd = None
+    if fd is None:
+        yield
+        return
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(fd, "w", closefd=False)), encoding=previous.encoding,
+                                  errors=previous.errors, line_buffering=True)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: main has said so
+            sys.stdout.flush()
+        sys.stdout = previous
 
 
 def _main(argv):
