@@ -129,14 +129,25 @@ def loopy_full(hierarchy, theta, l0, l1, damping=DEFAULTS["damping"], tol=DEFAUL
         raise impossible_evidence(hierarchy, np.flatnonzero(bad))
     report = LoopyReport(converged, n_iter, residual, damping, tol, max_iter)
     if warn_unconverged and not report.all_converged:
-        n_bad = int((~converged).sum())
-        warn(
-            f"loopy belief propagation did not converge for {n_bad} of {m} objects within "
-            f"max_iter={max_iter} (largest final change {np.nanmax(residual):.3g} > tol={tol}); "
-            "raise max_iter or damping, or use engine='junction'",
-            ConvergenceWarning,
-        )
+        warn(unconverged_warning(int((~converged).sum()), m, max_iter, float(np.nanmax(residual)), tol),
+             ConvergenceWarning)
     return np.ascontiguousarray(out.T), report
+
+
+def unconverged_warning(unconverged, objects, max_iter, residual, tol):
+    """The ConvergenceWarning of loopy BP stopped at ``max_iter`` for ``unconverged`` of ``objects`` objects.
+
+    Its numbers are kept as attributes (``unconverged``, ``objects``, ``max_iter``, ``residual``, ``tol``), so
+    that a run in chunks can say once how many objects of all did not converge (:func:`hmcpgm.scale`'s
+    ``ordered_map``).
+    """
+    warning = ConvergenceWarning(
+        f"loopy belief propagation did not converge for {unconverged} of {objects} objects within "
+        f"max_iter={max_iter} (largest final change {residual:.3g} > tol={tol}); "
+        "raise max_iter or damping, or use engine='junction'")
+    warning.unconverged, warning.objects, warning.max_iter, warning.residual, warning.tol = (
+        unconverged, objects, max_iter, residual, tol)
+    return warning
 
 
 def _start_messages(hierarchy, theta, l0, l1, in_ptr, edge_par, start):

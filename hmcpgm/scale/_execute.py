@@ -205,12 +205,16 @@ def ordered_map(func, items, *, client=None, shared=(), window=None):
     window : int, optional
         Items in flight on a client (default: twice its threads).
     """
+    tally = _Unconverged()  # loopy BP's warnings of every chunk: one, for all the objects, at the end
     if client is None:
         for key, payload in items:
             check_interrupt()
             if is_dask_collection(payload):
                 payload = payload.compute()
-            yield func(key, payload, *shared)
+            result, caught = _warnings_kept(func, key, payload, *shared)
+            tally.raise_again(caught)
+            yield result
+        tally.warn()
         return
     if shared:
         shared = tuple(client.scatter(list(shared), broadcast=True, hash=False))
@@ -221,13 +225,14 @@ def ordered_map(func, items, *, client=None, shared=(), window=None):
             payload = client.compute(payload)
         pending.append(client.submit(_warnings_kept, func, key, payload, *shared, pure=False))
         if len(pending) >= window:
-            yield _result(pending.popleft())
+            yield _result(pending.popleft(), tally)
     while pending:
-        yield _result(pending.popleft())
+        yield _result(pending.popleft(), tally)
+    tally.warn()
 
 
 def _warnings_kept(func, key, payload, *shared):
-    """``func(key, payload, *shared)`` on a worker, with the warnings it raised (category, message).
+    """``func(key, payload, *shared)``, with the warnings it raised (the warning objects).
 
     A worker's warnings went to its own standard error (on a remote cluster, to its
     log), so an approximate answer (loopy BP that did not converge) went unreported
@@ -238,14 +243,39 @@ def _warnings_kept(func, key, payload, *shared):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = func(key, payload, *shared)
-    return result, [(w.category, str(w.message)) for w in caught]
+    return result, [w.message for w in caught]
 
 
-def _result(future):
-    from .._util import warn
-
+def _result(future, tally):
     result, caught = future.result()
     check_interrupt()  # a Ctrl-C swallowed by a callback of distributed's (its garbage-collector watch)
-    for category, message in caught:
-        warn(message, category)
+    tally.raise_again(caught)
     return result
+
+
+class _Unconverged:
+    """The objects of all chunks that loopy BP left unconverged: one warning for the run, not one a chunk."""
+
+    def __init__(self):
+        self.first, self.unconverged, self.objects, self.residual = None, 0, 0, 0.0
+
+    def raise_again(self, caught):
+        """Raise ``caught`` again here, but count loopy BP's warnings of non-convergence instead."""
+        from .._util import warn
+
+        for message in caught:
+            if hasattr(message, "unconverged"):
+                self.first = self.first or message
+                self.unconverged += message.unconverged
+                self.objects += message.objects
+                self.residual = max(self.residual, message.residual)
+            else:
+                warn(message, type(message))
+
+    def warn(self):
+        from .._util import warn
+        from ..inference._loopy import unconverged_warning
+
+        if self.first is not None:
+            warn(unconverged_warning(self.unconverged, self.objects, self.first.max_iter, self.residual,
+                                     self.first.tol), type(self.first))
