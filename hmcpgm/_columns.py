@@ -267,8 +267,35 @@ def column_positions(columns, classes, name):
             parts.append(f"not classes{owner[1]}: {preview(extra)}")
         raise InputError(
             f"{name} has {len(columns)} columns but {owner[0]} {len(classes)} classes ({'; '.join(parts)})"
+            + _look_alike(missing, extra)
         )
     return [lookup[c] for c in classes]
+
+
+def _look_alike(missing, extra):
+    """What a missing class and a column that is no class have in common, when they print alike or nearly.
+
+    Examples
+    --------
+    >>> "two Unicode forms" in _look_alike(["\u00fc"], ["u\u0308"])   # ü composed (NFC) and decomposed (NFD)
+    True
+    >>> _look_alike(["Gene"], ["gene"])
+    "; 'Gene' and 'gene' differ only in letter case (names are case-sensitive)"
+    """
+    import unicodedata
+
+    def key(name, fold):
+        text = unicodedata.normalize("NFC", str(name))
+        return text.casefold() if fold else text
+
+    for fold, what in ((False, "are the same text in two Unicode forms (composed, NFC, and decomposed, NFD): save "
+                                "both files in one"),
+                       (True, "differ only in letter case (names are case-sensitive)")):
+        wanted = {key(c, fold): c for c in missing}
+        pair = next(((wanted[key(c, fold)], c) for c in extra if key(c, fold) in wanted), None)
+        if pair is not None:
+            return f"; {pair[0]!r} and {pair[1]!r} {what}"
+    return ""
 
 
 def class_matrix(values, classes, name="scores", *, allow_nan=False, dtype=float, first_row=0, keep_integers=False):

@@ -266,6 +266,20 @@ def test_a_hierarchy_whose_edges_keep_its_order_is_written_as_its_edges():
         assert out.getvalue().replace("\r\n", "\n") == "parent,child\n" + text
 
 
+@pytest.mark.parametrize("header, hint", [
+    ("A,B,u\u0308", "'\u00fc' and 'u\u0308' are the same text in two Unicode forms \\(composed, NFC, and decomposed"),
+    ("A,B,c", r"'C' and 'c' differ only in letter case"),
+    ("A,B,X", r"\['X'\]\)$"),  # nothing alike: no hint
+])
+def test_a_missing_class_that_a_column_prints_like_is_pointed_out(tmp_path, header, hint):
+    """A header in decomposed Unicode (a Mac's file names) against a hierarchy in composed form was refused with
+    "missing: ['ü']; not classes of the hierarchy: ['ü']", two names that print the same (a review, audit45)."""
+    h = Hierarchy.from_edges([("A", "B"), ("A", "\u00fc" if "u\u0308" in header else "C")])
+    (tmp_path / "m.csv").write_text(f"{header}\n1,2,3\n", encoding="utf-8")
+    with pytest.raises(InputError, match=hint):
+        read_matrix(tmp_path / "m.csv", h, "scores")
+
+
 def test_a_class_name_beyond_the_csv_modules_field_limit_is_named_by_its_line(tmp_path):
     # csv.reader's own limit (131072 characters) raised _csv.Error, a traceback on the command line
     import csv
