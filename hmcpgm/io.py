@@ -59,7 +59,7 @@ def _delimiter(first_line, what, path, error=InputError):
     if len(unquoted.split()) > 1:
         raise error(
             f"{what} {path}: cannot tell the delimiter of the first line {first_line!r}; separate "
-            "fields with commas, tabs or semicolons"
+            "fields with commas, tabs or semicolons (a single name that holds a space goes in double quotes)"
         )
     return ","
 

@@ -266,6 +266,20 @@ def test_a_hierarchy_whose_edges_keep_its_order_is_written_as_its_edges():
         assert out.getvalue().replace("\r\n", "\n") == "parent,child\n" + text
 
 
+def test_one_name_that_holds_a_space_is_read_in_double_quotes_as_the_refusal_says(tmp_path):
+    """A file of one column whose name holds a space was refused without saying how to write it (a review,
+    audit45): a quoted name is one field."""
+    (tmp_path / "h.csv").write_text("only one\n")
+    with pytest.raises(HierarchyError, match="a single name that holds a space goes in double quotes"):
+        read_hierarchy(tmp_path / "h.csv")
+    (tmp_path / "h.csv").write_text('"only one"\n')
+    h = read_hierarchy(tmp_path / "h.csv")
+    assert h.classes == ("only one",)
+    (tmp_path / "s.csv").write_text('"only one"\n0.25\n0.5\n')
+    _, values = read_matrix(tmp_path / "s.csv", h, "scores")
+    np.testing.assert_array_equal(values, [[0.25], [0.5]])
+
+
 @pytest.mark.parametrize("header, hint", [
     ("A,B,u\u0308", "'\u00fc' and 'u\u0308' are the same text in two Unicode forms \\(composed, NFC, and decomposed"),
     ("A,B,c", r"'C' and 'c' differ only in letter case"),
