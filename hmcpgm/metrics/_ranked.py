@@ -307,9 +307,11 @@ def _binary_ap(y, s):
         raise LabelError(
             "labels have no positive among the evaluated classes; average precision is undefined"
         )
-    desc = np.argsort(-s)  # order within ties is irrelevant: tie groups enter together
+    desc = np.argsort(s)[::-1]  # order within ties is irrelevant: tie groups enter together (no copy of -s)
     s, y = s[desc], y[desc]
-    last = np.r_[np.flatnonzero(np.diff(s)), y.size - 1]  # last event of each tie group
+    del desc
+    last = np.r_[np.flatnonzero(s[1:] != s[:-1]), y.size - 1]  # last event of each tie group
+    del s
     return ap_from_counts(np.cumsum(y, dtype=np.int64)[last], last + 1, n_pos)
 
 
