@@ -686,9 +686,9 @@ def read_cafa_predictions(path, hierarchy, targets, ontology=None):
     Parameters
     ----------
     path : str or Path
-        CAFA-format predictions, ``target term score`` lines (extra columns ignored): a
-        line with a tab is split at its tabs, as the ground truth is, so a term may hold
-        a space; else at any whitespace, as cafaeval splits every line.
+        CAFA-format predictions, ``target term score`` lines (extra columns ignored), split
+        at any whitespace as cafaeval splits them; a target or term whose name holds a
+        space (an edge-list ontology's) is read from a tab-separated line.
     hierarchy : Hierarchy
         The classes (columns).
     targets : sequence of str
@@ -716,9 +716,9 @@ def read_cafa_predictions_per_namespace(path, ontology, targets):
     Parameters
     ----------
     path : str or Path
-        CAFA-format predictions, ``target term score`` lines (extra columns ignored): a
-        line with a tab is split at its tabs, as the ground truth is, so a term may hold
-        a space; else at any whitespace, as cafaeval splits every line.
+        CAFA-format predictions, ``target term score`` lines (extra columns ignored), split
+        at any whitespace as cafaeval splits them; a target or term whose name holds a
+        space (an edge-list ontology's) is read from a tab-separated line.
     ontology : Ontology
         Its hierarchies give the columns; alternative ids count for their terms.
     targets : dict of str to sequence of str
@@ -750,14 +750,16 @@ def _read_predictions(path, tables, ontology):
     target_code = reader.target_code
     pending = numbers, targets, terms, texts = [], [], [], []  # the lines about a target: not read yet
     n_short, first_short = 0, None  # non-blank lines without the three fields "target term score"
+    # a target or term whose name holds a space (an edge-list ontology may name a term "R 1", which cafaeval's
+    # split at any whitespace reads as "R"): none in the Gene Ontology, so lines are split as cafaeval splits them
+    terms_known = {t for table in reader.tables for t in table.column} | set(getattr(ontology, "alt_ids", ()))
+    spaced = {str(t) for t in [*terms_known, *target_code] if len(str(t).split()) != 1}
     with utf8_text(path, "predictions file") as fh:
         for start, lines in _batches(fh):
             for number, line in enumerate(lines, start):
-                if "\t" in line and " " in line:  # split at its tabs, as the ground truth's reader splits it:
-                    # an edge-list ontology may name a term "R 1", which cafaeval's split reads as "R"
-                    fields = [f for f in map(str.strip, line.split("\t")) if f]
-                else:  # the same fields, faster
-                    fields = line.split()
+                fields = line.split()
+                if spaced and "\t" in line and len(fields) > 3:
+                    fields = _tab_fields(line, spaced) or fields
                 if len(fields) < 3:
                     if fields and fields[0] not in _SUBMISSION_KEYS:
                         n_short, first_short = n_short + 1, first_short or number
@@ -779,6 +781,15 @@ def _read_predictions(path, tables, ontology):
         warn(f"{n_short} lines of predictions file {path} have fewer than the three fields 'target term "
              f"score' (first: line {first_short}); skipped, as cafaeval skips them", UserWarning)
     return [table.values for table in reader.tables]
+
+
+def _tab_fields(line, spaced):
+    """``target term score`` of a tab-separated line whose target or term is one of the names ``spaced`` (names
+    holding a space), the score its third field's first word; else None (the line is split at any whitespace)."""
+    fields = [f for f in map(str.strip, line.split("\t")) if f]
+    if len(fields) >= 3 and (fields[0] in spaced or fields[1] in spaced):
+        return fields[:2] + fields[2].split()[:1]
+    return None
 
 
 class _PredictionReader:

@@ -331,18 +331,29 @@ def test_cafa_predictions_round_trip_and_keep_the_largest_score(tmp_path):
         write_cafa_predictions(tmp_path / "q.tsv", values, h, ["A 1", "B"])
 
 
-def test_a_tab_separated_prediction_line_is_split_at_its_tabs_as_the_ground_truth_is(tmp_path):
+def test_a_term_whose_name_holds_a_space_is_read_from_a_tab_separated_prediction_line(tmp_path):
     """An edge-list ontology may name a term "R 1"; its prediction lines were split at the space, read as term "R"
     and left out without a word, while the ground truth's reader (tabs first) read "R 1" (a review, audit45)."""
     h = Hierarchy.from_edges([("R 1", "a"), ("R 1", "b")])
-    (tmp_path / "p.tsv").write_text("T1\tR 1\t0.9\nT1\ta\t0.1\nT2 \t R 1 \t0.8\t\tx y\nT2 b 0.3\nT2\t\tb\t0.4\n"
-                                    "T2\tR 1\n")
+    (tmp_path / "p.tsv").write_text("T1\tR 1\t0.9\nT1\ta\t0.1\nT2 \t R 1 \t0.8 x\t\tx y\nT2 b 0.3\nT2\t\tb\t0.4\n")
     (tmp_path / "t.tsv").write_text("T1\tR 1\nT2\tb\n")
-    with pytest.warns(UserWarning, match=r"1 lines of .* fewer than the three fields .* \(first: line 6\)"):
-        got = read_cafa_predictions(tmp_path / "p.tsv", h, ["T1", "T2"])  # padded fields stripped, empty ones dropped
+    got = read_cafa_predictions(tmp_path / "p.tsv", h, ["T1", "T2"])  # padded fields stripped, empty ones dropped
     np.testing.assert_array_equal(got, [[0.9, 0.1, 0.0], [0.8, 0.0, 0.4]])
     ids, labels = read_annotations(tmp_path / "t.tsv", h)
     assert ids.tolist() == ["T1", "T2"] and labels.tolist() == [[1, 0, 0], [1, 0, 1]]
+
+
+def test_prediction_lines_of_names_without_spaces_are_split_as_cafaeval_splits_them(tmp_path):
+    """A tab beside a space split the line at its tabs alone, whatever its names: a trailing tab, a space after a
+    tab or a word after the score dropped or refused lines cafaeval reads (a review of that change, audit46)."""
+    h = Hierarchy.from_edges([("GO:1", "GO:2"), ("GO:1", "GO:3")])
+    for text in ["T1 GO:2 0.7\t\nT1 GO:3 0.4 \t\n", "T1\tGO:2 0.7\nT1\tGO:3 0.4\n",
+                 "T1\tGO:2\t0.7 x\nT1\tGO:3\t0.4 x\n", "T1\tGO:2\t0.7 \r\nT1\tGO:3\t 0.4\r\n"]:
+        with open(tmp_path / "p.txt", "w", newline="") as fh:
+            fh.write(text)
+        cafaeval = {t: float(p) for _, t, p in (line.split()[:3] for line in text.splitlines())}
+        np.testing.assert_array_equal(read_cafa_predictions(tmp_path / "p.txt", h, ["T1"]),
+                                      [[0.0, cafaeval["GO:2"], cafaeval["GO:3"]]])
 
 
 def test_a_cafa_submissions_header_and_end_lines_are_skipped_without_a_warning(tmp_path):
