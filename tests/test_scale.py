@@ -391,3 +391,35 @@ def test_loopy_bp_that_did_not_converge_is_reported_once_for_all_chunks():
     loopy = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert len(loopy) == 2 and loopy[0] == loopy[1]  # the whole run's count, as one call gives it
     assert loopy[0].startswith("loopy belief propagation did not converge for 250 of 250 objects within max_iter=1")
+
+
+def _loopy_on_some_chunks(key, payload):
+    from hmcpgm.exceptions import ConvergenceWarning
+    from hmcpgm.inference._loopy import unconverged_warning
+
+    if key % 2:  # the odd chunks did not converge: half of their objects
+        warnings.warn(unconverged_warning(len(payload) // 2, len(payload), 6, 0.01 * key, 1e-9), ConvergenceWarning,
+                      stacklevel=2)
+    warnings.warn(f"chunk {key} read", UserWarning, stacklevel=2)
+    return payload
+
+
+def test_the_one_loopy_warning_counts_every_chunk_and_is_given_when_the_results_are_left():
+    """A review of the tally (audit46): the chunks that converged were left out of the total ('5 of 5' where one
+    call says '5 of 55'), and a loop left early lost the warning."""
+    from hmcpgm.exceptions import ConvergenceWarning
+    from hmcpgm.scale._execute import ordered_map
+
+    items = [(k, list(range(10 * (k + 1)))) for k in range(4)]  # chunks of 10, 20, 30, 40 objects
+    for size, stop, want in [(len, 4, "for 30 of 100 objects"), (None, 4, "for 30 of 60 objects"),
+                             (len, 2, "for 10 of 30 objects")]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for n, got in enumerate(ordered_map(_loopy_on_some_chunks, items, size=size), 1):
+                assert got == items[n - 1][1]
+                if n == stop:
+                    break
+        loopy = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+        others = [str(w.message) for w in caught if not issubclass(w.category, ConvergenceWarning)]
+        assert len(loopy) == 1 and f"did not converge {want} within max_iter=6" in loopy[0]
+        assert others == [f"chunk {k} read" for k in range(stop)]

@@ -187,7 +187,7 @@ def _workers_ignore_ctrl_c():
         signal.signal(signal.SIGINT, previous)
 
 
-def ordered_map(func, items, *, client=None, shared=(), window=None):
+def ordered_map(func, items, *, client=None, shared=(), window=None, size=None):
     """``func(key, payload, *shared)`` for every item ``(key, payload)``, yielded in order.
 
     Parameters
@@ -204,18 +204,29 @@ def ordered_map(func, items, *, client=None, shared=(), window=None):
         every worker once.
     window : int, optional
         Items in flight on a client (default: twice its threads).
+    size : callable, optional
+        The number of objects of a result. Loopy BP's warnings of non-convergence are
+        then given once, counting the objects of every chunk (the converged ones too);
+        without it, of the chunks that warned. The warning is given when the results
+        end or are left (a ``break``, an error).
     """
-    tally = _Unconverged()  # loopy BP's warnings of every chunk: one, for all the objects, at the end
-    if client is None:
-        for key, payload in items:
-            check_interrupt()
-            if is_dask_collection(payload):
-                payload = payload.compute()
-            result, caught = _warnings_kept(func, key, payload, *shared)
-            tally.raise_again(caught)
-            yield result
+    tally = _Unconverged(size)  # loopy BP's warnings of every chunk: one, for all the objects
+    try:
+        yield from (_local if client is None else _on_client)(func, items, client, shared, window, tally)
+    finally:
         tally.warn()
-        return
+
+
+def _local(func, items, client, shared, window, tally):
+    for key, payload in items:
+        check_interrupt()
+        if is_dask_collection(payload):
+            payload = payload.compute()
+        result, caught = _warnings_kept(func, key, payload, *shared)
+        yield tally.raise_again(result, caught)
+
+
+def _on_client(func, items, client, shared, window, tally):
     if shared:
         shared = tuple(client.scatter(list(shared), broadcast=True, hash=False))
     window = window or max(2, 2 * sum(client.nthreads().values()))
@@ -228,7 +239,6 @@ def ordered_map(func, items, *, client=None, shared=(), window=None):
             yield _result(pending.popleft(), tally)
     while pending:
         yield _result(pending.popleft(), tally)
-    tally.warn()
 
 
 def _warnings_kept(func, key, payload, *shared):
@@ -249,33 +259,42 @@ def _warnings_kept(func, key, payload, *shared):
 def _result(future, tally):
     result, caught = future.result()
     check_interrupt()  # a Ctrl-C swallowed by a callback of distributed's (its garbage-collector watch)
-    tally.raise_again(caught)
-    return result
+    return tally.raise_again(result, caught)
 
 
 class _Unconverged:
-    """The objects of all chunks that loopy BP left unconverged: one warning for the run, not one a chunk."""
+    """The objects of all chunks that loopy BP left unconverged: one warning for the run, not one a chunk.
 
-    def __init__(self):
-        self.first, self.unconverged, self.objects, self.residual = None, 0, 0, 0.0
+    ``size(result)``: a chunk's number of objects, counted for every chunk (else the objects of the chunks that
+    warned are the total).
+    """
 
-    def raise_again(self, caught):
-        """Raise ``caught`` again here, but count loopy BP's warnings of non-convergence instead."""
+    def __init__(self, size=None):
+        self.size, self.first, self.unconverged, self.residual = size, None, 0, 0.0
+        self.objects = self.warned_objects = 0
+
+    def raise_again(self, result, caught):
+        """``result``, once ``caught`` is raised again here, loopy BP's warnings of non-convergence counted."""
         from .._util import warn
 
         for message in caught:
             if hasattr(message, "unconverged"):
                 self.first = self.first or message
                 self.unconverged += message.unconverged
-                self.objects += message.objects
+                self.warned_objects += message.objects
                 self.residual = max(self.residual, message.residual)
             else:
                 warn(message, type(message))
+        if self.size is not None:
+            self.objects += self.size(result)
+        return result
 
     def warn(self):
         from .._util import warn
         from ..inference._loopy import unconverged_warning
 
         if self.first is not None:
-            warn(unconverged_warning(self.unconverged, self.objects, self.first.max_iter, self.residual,
-                                     self.first.tol), type(self.first))
+            objects = self.objects if self.size is not None else self.warned_objects
+            first, self.first = self.first, None  # once
+            warn(unconverged_warning(self.unconverged, objects, first.max_iter, self.residual, first.tol),
+                 type(first))

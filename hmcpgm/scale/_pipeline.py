@@ -212,7 +212,8 @@ def rank_stream(payloads, hierarchy, *, to_values=None, method="auto", scheduler
             client, close = open_client(scheduler)
             try:
                 for summary, run, rows in ordered_map(_rank_task, _numbered(payloads), client=client,
-                                                      shared=(hierarchy, to_values, method)):
+                                                      shared=(hierarchy, to_values, method),
+                                                      size=lambda result: result[0].n_objects):
                     labels.append(rows)
                     t0 = time.perf_counter()
                     runs.put(summary.chunk, run)
@@ -381,7 +382,7 @@ def predict_stream(model, X, *, chunk_size=None, scheduler=None, decisions=False
     try:
         with progress_bar(progress, n_objects, "predict") as bar:
             for p, d in ordered_map(_predict_task, _numbered(blocks), client=client,
-                                    shared=(model, decisions, calibrated)):
+                                    shared=(model, decisions, calibrated), size=lambda result: len(result[0])):
                 bar.update(len(p))
                 yield p, d
     finally:
