@@ -844,8 +844,15 @@ def test_ctrl_c_on_a_dask_run_is_one_line(files, tmp_path, command):
     pytest.importorskip("distributed")
     out = tmp_path / "out.csv"
     out.write_text("the old output\n")
-    args = (["predict", files["model"], files["new"]] if command == "predict"
-            else ["rank", files["new"], files["model"], "--fdr", "0.1"])
+    values = files["new"]
+    if command == "rank":  # 100,000 objects: ranking 20,000 in chunks could end within the wait below
+        frame = pd.read_csv(values)
+        big = pd.concat([frame] * 5, ignore_index=True)
+        big["gene"] = [f"g{i}" for i in range(len(big))]
+        values = tmp_path / "values.csv"
+        big.to_csv(values, index=False)
+    args = (["predict", files["model"], values] if command == "predict"
+            else ["rank", values, files["model"], "--fdr", "0.1"])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "hmcpgm", *map(str, args), "-o", str(out), "--id-column", "gene",
                              "--chunk-size", "200", "--scheduler", "local", "--quiet"],
