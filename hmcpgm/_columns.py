@@ -288,8 +288,8 @@ def _look_alike(missing, extra):
         text = unicodedata.normalize("NFC", str(name))
         return text.casefold() if fold else text
 
-    for fold, what in ((False, "are the same text in two Unicode forms (composed, NFC, and decomposed, NFD): save "
-                                "both files in one"),
+    for fold, what in ((False, "are the same text in two Unicode forms (composed, NFC, and decomposed, NFD): write "
+                                "both in one form"),
                        (True, "differ only in letter case (names are case-sensitive)")):
         wanted = {key(c, fold): c for c in missing}
         pair = next(((wanted[key(c, fold)], c) for c in extra if key(c, fold) in wanted), None)
