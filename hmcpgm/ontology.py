@@ -373,6 +373,28 @@ def _fields(line):
     return words
 
 
+def _annotation_fields(line, known):
+    """The fields of a ``target term`` line (:func:`_fields`), except that a tab-separated line whose second tab
+    field is no term ``known`` (a callable: term -> the terms it stands for) but whose second word is one is split
+    at any whitespace, as cafaeval splits it: ``T1<tab>GO:2 IDA`` names GO:2."""
+    fields = _fields(line)
+    if "\t" in line and len(fields) > 1 and not known(fields[1]):
+        words = line.split()
+        if len(words) > 1 and known(words[1]):
+            return words
+    return fields
+
+
+def _shape(name):
+    """The shape of a name: each run of letters as ``a``, each run of digits as ``9`` (``GO:0008150`` -> ``a:9``,
+    ``01.01`` -> ``9.9``)."""
+    return _DIGITS.sub("9", _LETTERS.sub("a", name))
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+_DIGITS = re.compile(r"\d+")
+
+
 def _is_number(text):
     try:
         float(text)
@@ -430,10 +452,11 @@ def is_annotation_file(path, classes=None, id_column=None):
 
 
 
-def _annotation_pairs(path, evidence=None):
+def _annotation_pairs(path, known, evidence=None):
     """The targets and the terms of the annotation lines of a two-column file or a GAF file, as two lists in file
     order, and whether the first pair may be a header (the first line of a file of columns); with ``evidence`` (a
-    set of codes), the GAF lines of those evidence codes only."""
+    set of codes), the GAF lines of those evidence codes only. ``known``: term -> the terms it stands for (see
+    :func:`_annotation_fields`)."""
     path = check_input_file(path, "annotation file")  # before the work below; utf8_text would say the same
     targets, terms, gaf, header = [], [], None, False
     dropped = {}  # evidence code -> lines the filter left out
@@ -467,7 +490,7 @@ def _annotation_pairs(path, evidence=None):
                 if evidence is not None:
                     raise InputError(f"annotation file {path} has no evidence column (it holds 'target term' lines, "
                                      "not GAF): an evidence filter cannot apply to it; pass evidence=None")
-                row = _fields(line)
+                row = _annotation_fields(line, known)
                 if len(row) < 2:
                     raise InputError(
                         f"annotation file {path}, line {number}: expected 'target term', got {line.strip()!r}"
@@ -540,10 +563,12 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence
     >>> every.tolist(), kept.tolist(), y_cafa.tolist()
     (['P1', 'P2'], ['P1'], [[1, 1, 0]])
     """
-    targets, terms, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
+    known = _canonical(hierarchy, ontology)
+    targets, terms, header = _annotation_pairs(path, known, None if evidence is None else evidence_codes(evidence))
     if ontology is not None and namespace is None:
         namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
-    pairs = _Pairs(*_without_header(targets, terms, header, hierarchy, ontology), _canonical(hierarchy, ontology))
+    names = hierarchy.classes if ontology is None else [c for h in ontology.hierarchies.values() for c in h.classes]
+    pairs = _Pairs(*_without_header(targets, terms, header, known, names), known)
     _warn_unknown(pairs, path, ontology)
     return _label_matrix(pairs, hierarchy, ontology, namespace)
 
@@ -571,9 +596,10 @@ def read_annotations_per_namespace(path, ontology, *, evidence=None):
     UserWarning
         Once, when lines name terms that no namespace of the ontology knows.
     """
-    targets, terms, header = _annotation_pairs(path, None if evidence is None else evidence_codes(evidence))
-    first = next(iter(ontology.hierarchies.values()))
-    pairs = _Pairs(*_without_header(targets, terms, header, first, ontology), ontology.canonical)
+    targets, terms, header = _annotation_pairs(path, ontology.canonical,
+                                               None if evidence is None else evidence_codes(evidence))
+    names = [c for h in ontology.hierarchies.values() for c in h.classes]
+    pairs = _Pairs(*_without_header(targets, terms, header, ontology.canonical, names), ontology.canonical)
     _warn_unknown(pairs, path, ontology)
     return {ns: _label_matrix(pairs, h, ontology, ns) for ns, h in ontology.hierarchies.items()}
 
@@ -585,9 +611,15 @@ def _canonical(hierarchy, ontology):
     return lambda t: (t,) if t in hierarchy else ()
 
 
-def _without_header(targets, terms, header, hierarchy, ontology):
-    if header and not _canonical(hierarchy, ontology)(terms[0]):
-        return targets[1:], terms[1:]  # a header line, e.g. CAFA 5's "EntryID term aspect"
+def _without_header(targets, terms, header, known, names):
+    """The pairs without the first when it is a header line, e.g. CAFA 5's ``EntryID term aspect``: a first line
+    (``header``) whose term is not ``known`` and either has the shape of none of ``names`` or whose target has
+    the shape of no other line's target (:func:`_shape`). A first line naming an unknown term of a known shape
+    (``GO:0099999``) for a target like the others is data, warned of with the other unknown terms, not dropped
+    without a word."""
+    if header and not known(terms[0]) and (_shape(terms[0]) not in {_shape(name) for name in names}
+                                           or _shape(targets[0]) not in {_shape(t) for t in targets[1:]}):
+        return targets[1:], terms[1:]
     return targets, terms
 
 
@@ -614,8 +646,10 @@ def _warn_unknown(pairs, path, ontology):
     if unknown.any():
         where = "ontology" if ontology is not None else "hierarchy"
         first = pairs.terms[pairs.term_codes[np.argmax(unknown)]]
-        warn(f"{np.count_nonzero(unknown)} annotation lines of {path} name terms that are not in the {where} "
-             f"(first: {first!r}); they are left out", UserWarning)
+        n = np.count_nonzero(unknown)
+        lines = f"{n} annotation lines of {path} name terms" if n > 1 else f"1 annotation line of {path} names a term"
+        warn(f"{lines} that {'are' if n > 1 else 'is'} not in the {where} (first: {first!r}); "
+             f"{'they are' if n > 1 else 'it is'} left out", UserWarning)
 
 
 def _label_matrix(pairs, hierarchy, ontology, namespace):

@@ -433,12 +433,12 @@ def test_annotations_read_once_for_every_namespace_equal_one_namespace_at_a_time
     _write(tmp_path)
     _write_gaf(tmp_path / "gt.gaf", GAF_GROUND_TRUTH + [("P7", "", "GO:9999999", "EXP")])  # a term GO lacks
     go = read_ontology(tmp_path / "go.obo")
-    with pytest.warns(UserWarning, match="1 annotation lines") as caught:
+    with pytest.warns(UserWarning, match="1 annotation line of") as caught:
         together = read_annotations_per_namespace(tmp_path / "gt.gaf", go, evidence=evidence)
     assert len(caught) == 1  # once for the file, not once per namespace
     assert list(together) == list(go.hierarchies)
     for ns, h in go.hierarchies.items():
-        with pytest.warns(UserWarning, match="1 annotation lines"):
+        with pytest.warns(UserWarning, match="1 annotation line of"):
             ids, y = read_annotations(tmp_path / "gt.gaf", h, go, namespace=ns, evidence=evidence)
         assert list(together[ns][0]) == list(ids) and np.array_equal(together[ns][1], y)
     assert any(len(ids) for ids, _ in together.values())

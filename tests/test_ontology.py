@@ -1,5 +1,7 @@
 """hmcpgm.ontology: OBO per namespace, restricted hierarchies, annotations (two columns, GAF), CAFA files."""
 
+import warnings
+
 import numpy as np
 import pytest
 from go_fixtures import NAMESPACES, live_terms, obo_text, parents_within, random_ontology
@@ -186,7 +188,7 @@ def test_annotations_are_closed_upward_along_the_full_ontology(go, tmp_path):
     alt = terms[deep]["alt_id"][0]
     ann = tmp_path / "ann.tsv"
     ann.write_text(f"g1\t{deep}\ng2\t{alt}\ng3\tGO:9999999\ng4\t{onto.hierarchy(NAMESPACES[1]).classes[0]}\n")
-    with pytest.warns(UserWarning, match="1 annotation lines .* not in the ontology .*'GO:9999999'"):
+    with pytest.warns(UserWarning, match="1 annotation line .* not in the ontology .*'GO:9999999'"):
         ids, y = read_annotations(ann, h, onto)
     assert list(ids) == ["g1", "g2"]  # g3: unknown term, g4: another namespace
     expected = [int(c in full.ancestors(deep)) for c in h.classes]
@@ -358,7 +360,6 @@ def test_prediction_lines_of_names_without_spaces_are_split_as_cafaeval_splits_t
 
 def test_a_cafa_submissions_header_and_end_lines_are_skipped_without_a_warning(tmp_path):
     """AUTHOR, MODEL and END lines (fewer than three fields) were counted as malformed prediction lines."""
-    import warnings
 
     h = Hierarchy.from_edges([("GO:1", "GO:2")])
     (tmp_path / "p.txt").write_text("AUTHOR team\nMODEL 1\nKEYWORDS sequence alignment, homolog.\nA GO:2 0.75\n"
@@ -441,7 +442,6 @@ def test_obo_quirks_read_as_the_plain_file(tmp_path_factory, seed):
 def test_an_edge_to_a_term_the_file_does_not_define_is_left_out_with_a_warning(tmp_path):
     """An edge whose parent obonet misread (or the file forgot) vanished without a word; an obsolete parent
     is left out silently, as documented."""
-    import warnings
 
     path = tmp_path / "mini.obo"
     path.write_text("[Term]\nid: GO:1\nnamespace: bp\n\n[Term]\nid: GO:2\nnamespace: bp\nis_a: GO:1\nis_a: GO:9\n"
@@ -495,6 +495,36 @@ def test_a_whitespace_separated_annotation_line_with_a_comma_in_a_later_column(t
         (tmp_path / "gt.txt").write_text(text)
         ids, labels = read_annotations(tmp_path / "gt.txt", onto.hierarchy(), onto)
         assert list(ids) == ["T1", "T2"] and labels.tolist() == [[1, 1], [1, 0]], text
+
+
+def test_an_annotation_line_split_at_a_tab_and_a_space_and_a_first_line_naming_an_unknown_term(tmp_path):
+    """'T1<tab>GO:2 IDA' was read as term 'GO:2 IDA' and, as the first line, dropped as a header without a word;
+    cafaeval reads GO:2. A first line naming an unknown term shaped like the hierarchy's classes, for a target
+    like the others, was dropped as a header too; it is data, and warned of. A header still goes silently, and a
+    tab field that names a class keeps its space ('gene 1')."""
+    h = Hierarchy.from_edges([("GO:1", "GO:2"), ("GO:1", "GO:3")])
+    path = tmp_path / "gt.tsv"
+    for text, want_ids, warned in [
+        ("T1\tGO:2 IDA\nT2\tGO:3\n", ["T1", "T2"], None),
+        ("T1\t GO:2\t\nT2\tGO:3 x y\n", ["T1", "T2"], None),
+        ("gene 1\tGO:2\nT2\tGO:3\n", ["gene 1", "T2"], None),
+        ("T0\tGO:9\nT1\tGO:2\nT2\tGO:3\n", ["T1", "T2"], "GO:9"),
+        ("EntryID\tterm\taspect\nT1\tGO:2\tBPO\nT2\tGO:3\tBPO\n", ["T1", "T2"], None),
+        ("target term\nT1 GO:2\n", ["T1"], None),
+    ]:
+        path.write_text(text)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ids, labels = read_annotations(path, h)
+        assert ids.tolist() == want_ids, text
+        assert labels.tolist() == [[1, 1, 0] if i != "T2" else [1, 0, 1] for i in want_ids], text
+        assert [str(w.message) for w in caught] == ([] if warned is None else [
+            f"1 annotation line of {path} names a term that is not in the hierarchy (first: {warned!r}); it is "
+            "left out"]), text
+    # letters-only classes: CAFA 5's header is still told from data by its target's shape
+    letters = Hierarchy.from_edges([("a", "b"), ("a", "c")])
+    path.write_text("EntryID\tterm\taspect\nP1\tb\tBPO\nP2\tb\tBPO\n")
+    assert read_annotations(path, letters)[0].tolist() == ["P1", "P2"]
 
 
 def test_a_term_marked_is_obsolete_false_is_kept(tmp_path):
@@ -604,7 +634,6 @@ _GAF = "DB\t{}\tsym\t{}\t{}\tREF\t{}\t\tP\t\t\tprotein\ttaxon:1\t20240101\tDB\n"
 def test_annotations_equal_a_per_line_reference(tmp_path_factory, ontology, data):
     """GAF lines (NOT qualifiers, evidence codes, alt ids, unknown terms, repeated pairs) read into labels that a
     per-pair loop over networkx ancestors gives, for every namespace and for a restricted hierarchy."""
-    import warnings
 
     from hmcpgm.ontology import read_annotations_per_namespace
 
@@ -625,9 +654,11 @@ def test_annotations_equal_a_per_line_reference(tmp_path_factory, ontology, data
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         per_namespace = read_annotations_per_namespace(path, ontology, evidence=evidence)
+    many = len(unknown) > 1
     assert [str(w.message) for w in caught] == ([
-        f"{len(unknown)} annotation lines of {path} name terms that are not in the ontology (first: "
-        f"{unknown[0]!r}); they are left out"] if unknown else [])
+        (f"{len(unknown)} annotation lines of {path} name terms that are" if many else
+         f"1 annotation line of {path} names a term that is") + f" not in the ontology (first: "
+        f"{unknown[0]!r}); {'they are' if many else 'it is'} left out"] if unknown else [])
     for ns, h in ontology.hierarchies.items():
         ids, labels = per_namespace[ns]
         want_ids, want = _labels_by_hand(kept, h, ontology, ns)
@@ -650,7 +681,6 @@ def test_predictions_equal_a_per_line_reference(tmp_path_factory, ontology, data
     blank lines, alt ids, unknown terms and targets), read in batches of a few lines: each pair's largest score
     (NaN as no line, nothing below the 0 of an absent pair), and the warnings' counts and first lines."""
     import math
-    import warnings
 
     import hmcpgm.ontology
     from hmcpgm.ontology import read_cafa_predictions_per_namespace
