@@ -212,12 +212,15 @@ def ordered_map(func, items, *, client=None, shared=(), window=None, size=None):
     """
     tally = _Unconverged(size)  # loopy BP's warnings of every chunk: one, for all the objects
     try:
-        yield from (_local if client is None else _on_client)(func, items, client, shared, window, tally)
+        if client is None:
+            yield from _local(func, items, shared, tally)
+        else:
+            yield from _on_client(func, items, client, shared, window, tally)
     finally:
         tally.warn()
 
 
-def _local(func, items, client, shared, window, tally):
+def _local(func, items, shared, tally):
     for key, payload in items:
         check_interrupt()
         if is_dask_collection(payload):
