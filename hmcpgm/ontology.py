@@ -373,16 +373,21 @@ def _fields(line):
     return words
 
 
-def _annotation_fields(line, known):
-    """The fields of a ``target term`` line (:func:`_fields`), except that a tab-separated line whose second tab
-    field is no term ``known`` (a callable: term -> the terms it stands for) but whose second word is one is split
-    at any whitespace, as cafaeval splits it: ``T1<tab>GO:2 IDA`` names GO:2."""
-    fields = _fields(line)
+def _annotation_fields(line, fields, known):
+    """The fields of a ``target term`` line, given its :func:`_fields`, except that a tab-separated line whose
+    second tab field is no term ``known`` (a callable: term -> the terms it stands for) but whose second word is
+    one is split at any whitespace, as cafaeval splits it: ``T1<tab>GO:2 IDA`` names GO:2."""
     if "\t" in line and len(fields) > 1 and not known(fields[1]):
         words = line.split()
         if len(words) > 1 and known(words[1]):
             return words
     return fields
+
+
+def _spaced(field):
+    """Whether a field holds whitespace (a stripped field: inside it); every whitespace but the space is
+    unprintable."""
+    return " " in field or not field.isprintable()
 
 
 def _shape(name):
@@ -490,7 +495,9 @@ def _annotation_pairs(path, known, evidence=None):
                 if evidence is not None:
                     raise InputError(f"annotation file {path} has no evidence column (it holds 'target term' lines, "
                                      "not GAF): an evidence filter cannot apply to it; pass evidence=None")
-                row = _annotation_fields(line, known)
+                row = _fields(line)
+                if len(row) > 1 and (not row[1] or _spaced(row[0]) or _spaced(row[1])):  # else split alike
+                    row = _annotation_fields(line, row, known)
                 if len(row) < 2:
                     raise InputError(
                         f"annotation file {path}, line {number}: expected 'target term', got {line.strip()!r}"

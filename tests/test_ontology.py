@@ -508,6 +508,8 @@ def test_an_annotation_line_split_at_a_tab_and_a_space_and_a_first_line_naming_a
         ("T1\tGO:2 IDA\nT2\tGO:3\n", ["T1", "T2"], None),
         ("T1\t GO:2\t\nT2\tGO:3 x y\n", ["T1", "T2"], None),
         ("gene 1\tGO:2\nT2\tGO:3\n", ["gene 1", "T2"], None),
+        ("T1 GO:2\tIDA\nT2\t\tGO:3\n", ["T1", "T2"], None),
+        ("T1\tGO:2\u00a0IDA\nT2\tGO:3\n", ["T1", "T2"], None),
         ("T0\tGO:9\nT1\tGO:2\nT2\tGO:3\n", ["T1", "T2"], "GO:9"),
         ("EntryID\tterm\taspect\nT1\tGO:2\tBPO\nT2\tGO:3\tBPO\n", ["T1", "T2"], None),
         ("target term\nT1 GO:2\n", ["T1"], None),
