@@ -323,6 +323,22 @@ def test_a_nominal_declaration_with_a_repeated_value_or_a_declared_question_mark
     np.testing.assert_array_equal(hot.features[:, :3], np.eye(3))
 
 
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_a_quoted_question_mark_is_the_declared_value_an_unquoted_one_is_missing(tmp_path, quote):
+    """ARFF's missing value is an unquoted ?; a quoted '?' is the value ? where the attribute declares it (Weka,
+    liac-arff: [['x', 1.0], ['?', 2.0], [None, 3.0], ['y', 4.0]] for the rows below). It was read as missing,
+    and one-hot's column 'f=?' was never 1. Where ? is not declared, a quoted '?' stays missing."""
+    text = ("@RELATION r\n@ATTRIBUTE f {x, y, '?'}\n@ATTRIBUTE h {u, v}\n@ATTRIBUTE n NUMERIC\n"
+            "@ATTRIBUTE c hierarchical 1\n@DATA\n"
+            f"x,u,1,1\n{quote}?{quote},{quote}?{quote},2,1\n?,v,3,1\ny,?,4,1\n")
+    path = _write(tmp_path, text)
+    data = load_hmc_arff(path)
+    np.testing.assert_array_equal(data.features, [[0, 0, 1], [2, np.nan, 2], [np.nan, 1, 3], [1, np.nan, 4]])
+    hot = load_hmc_arff(path, nominal="one-hot")
+    assert hot.feature_names == ("f=x", "f=y", "f=?", "h", "n")
+    np.testing.assert_array_equal(hot.features[:, :3], [[1, 0, 0], [0, 0, 1], [np.nan] * 3, [0, 1, 0]])
+
+
 def test_one_hot_refuses_a_column_name_another_feature_has():
     from hmcpgm.datasets import HMCData
 

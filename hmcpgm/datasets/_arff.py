@@ -347,8 +347,8 @@ def _nominal_codes(rows, attrs, columns, source, line_numbers):
     A group's strings are one character longer than its longest declared value, so a longer token, cut to
     that width, equals none of them. A group with a token that is not a declared value as written (a quoted
     or padded value, an undeclared one), with a value longer than ``_LONG_VALUE`` or with a value that has
-    outer spaces or quotes is parsed cell by cell, which unquotes or names the cell. ``?`` is a missing
-    value, declared or not, as in the cell parser."""
+    outer spaces or quotes is parsed cell by cell, which unquotes or names the cell. An unquoted ``?`` is a
+    missing value, declared or not, as in the cell parser (a quoted one is left to it)."""
     out = np.empty((len(rows), len(columns)))
     groups = {}
     for c, j in enumerate(columns):
@@ -380,13 +380,15 @@ def _nominal_codes(rows, attrs, columns, source, line_numbers):
 
 
 def _cells(rows, attrs, columns, source, line_numbers):
-    """Some columns parsed cell by cell: a number, a nominal value's code, NaN for ``?``."""
+    """Some columns parsed cell by cell: a number, a nominal value's code, NaN for ``?``; a quoted ``'?'`` is the
+    value ``?`` where the attribute declares it (as Weka and liac-arff read it), else missing too."""
     out = np.empty((len(rows), len(columns)))
     for c, j in enumerate(columns):
         a = attrs[j]
+        quoted_missing = a.kind == "nominal" and _MISSING in a.values  # a declared value, when quoted
         for i, row in enumerate(rows):
             token = _unquote(row[j])
-            if token == _MISSING:
+            if token == _MISSING and not (quoted_missing and row[j].strip() != _MISSING):
                 out[i, c] = np.nan
                 continue
             try:
