@@ -118,6 +118,51 @@ def test_refusals_are_rows_and_bad_arguments_are_errors():
     assert list(labelled["engine"]) == ["sparse", "loopy(damping=0.5)"]
 
 
+def test_every_engines_options_are_checked_before_any_engine_runs(monkeypatch):
+    """audit48: a bad option of the last engine was found after the reference and every engine before it had run
+    (minutes of inference on the Gene Ontology), in words that did not say which entry; return_report, which
+    compare_engines sets itself, raised a raw TypeError."""
+    from hmcpgm.inference import _compare
+
+    h = Hierarchy.from_parents([None, 0, 0, [1, 2]])
+    net, lik = problem(h, 2)
+    monkeypatch.setattr(_compare, "_run", lambda *a, **k: pytest.fail("an engine ran before the options were checked"))
+    for entry, message in [(("loopy", {"tol": -1}), r"engines: loopy\(tol=-1\): tol must be a positive finite"),
+                           (("loopy", {"start": "bogus"}), r"engines: loopy\(start='bogus'\): start must be one of"),
+                           (("loopy", {"dampin": 0.5}), r"engine='loopy' takes the options .* unknown option\(s\) "
+                                                        r"\['dampin'\]"),
+                           (("junction", {"max_clique": 0}), r"max_clique must be a positive int, got 0"),
+                           (("loopy", {"return_report": True}), r"return_report is compare_engines' own")]:
+        with pytest.raises(InputError, match=message) as info:
+            compare_engines(net, lik, engines=["enumerate", entry], memory=False)
+        assert "\n" not in str(info.value)
+
+
+def test_an_engines_nan_is_located_where_it_is():
+    """The worst event of an engine that answers NaN somewhere is that NaN (max_abs_error is NaN), not the
+    largest of its finite errors."""
+    from hmcpgm.inference import Engine, register_engine, unregister_engine
+    from hmcpgm.inference._enumerate import enumerate_full
+
+    def run(hierarchy, theta, l0, l1, options):
+        out = enumerate_full(hierarchy, theta, l0, l1).copy()  # (K, M)
+        if out.shape[1] > 4:
+            out[1, 2] += 0.3  # the largest finite error
+            out[3, 4] = np.nan
+        return out, None
+
+    register_engine(Engine("nan_engine", "a test engine", run=run, exact_on=lambda h: False, exactness="never"))
+    try:
+        h = Hierarchy.from_parents([None, 0, 0, [1, 2]])
+        net, _ = problem(h, 3)
+        lik = np.random.default_rng(0).uniform(0.2, 3.0, size=(6, 4, 2))
+        row = compare_engines(net, lik, engines=["nan_engine"], memory=False).set_index("engine").loc["nan_engine"]
+    finally:
+        unregister_engine("nan_engine")
+    assert np.isnan(row["max_abs_error"]) and np.isnan(row["mean_abs_error"])
+    assert (row["worst_class"], row["worst_object"]) == (h.classes[3], 4)
+
+
 def test_the_exactness_table_is_what_the_plan_and_engine_in_use_say():
     # a diamond (one undirected loop), a polytree (two roots, one child), a chain
     cases = [([None, 0, 0, [1, 2]], False), ([None, None, [0, 1]], True), ([None, 0, 1], True)]
@@ -196,3 +241,16 @@ def test_the_limits_reach_the_engines_that_run_and_a_named_reference():
                                     max_clique=3, memory=False, return_mlpr=True)
     np.testing.assert_allclose(mlprs["junction(max_clique=4)"], truth, atol=1e-12, rtol=0)
     np.testing.assert_allclose(mlprs["reference"], truth, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("option, value", [("depth_bin", 2.9), ("depth_bin", "2"), ("depth_bin", True),
+                                           ("depth_bin", 0), ("max_parents", 1.5), ("max_parents", "1")])
+def test_errors_by_class_structure_refuses_what_is_no_positive_int(option, value):
+    """audit48: depth_bin=2.9 was used as 2, max_parents=1.5 as 1, and "2" was taken."""
+    from hmcpgm.inference import errors_by_class_structure
+
+    h = Hierarchy.from_parents([None, 0, 0, [1, 2]])
+    with pytest.raises(InputError, match=rf"^{option} must be a positive int"):
+        errors_by_class_structure(h, np.zeros((1, 4)), np.zeros((1, 4)), **{option: value})
+    table = errors_by_class_structure(h, np.zeros((1, 4)), np.ones((1, 4)), **{option: np.int64(2)})
+    assert table["max_abs_error"].max() == 1

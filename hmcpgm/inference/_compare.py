@@ -16,8 +16,9 @@ import numpy as np
 from .._validation import likelihood_array
 from ..exceptions import ConvergenceWarning, InferenceError, InputError, TooLargeError
 from ..network import check_network
+from ._mlpr import check_engine_options, mlpr_from_likelihoods
 from ._plan import inference_plan
-from ._registry import MAX_CLIQUE, engine_names, get_engine, is_exact
+from ._registry import MAX_CLIQUE, _positive_int, engine_names, get_engine, is_exact
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["compare_engines", "COMPARE_COLUMNS", "MEMORY_METHOD", "EVIDENCE_REGIMES", "synthetic_evidence",
@@ -45,9 +46,18 @@ def _spec(item):
     runnable = engine_names(references=True)
     if name not in runnable:
         raise InputError(f"engines: unknown engine {name!r}; choose among {list(runnable)}")
-    if get_engine(name).reference_only and opts:
-        raise InputError(f"engines: {name!r} takes no options, got {sorted(opts)}")
     label = name if not opts else f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in sorted(opts.items())) + ")"
+    if get_engine(name).reference_only:
+        if opts:
+            raise InputError(f"engines: {name!r} takes no options, got {sorted(opts)}")
+    elif "return_report" in opts:
+        raise InputError(f"engines: {label}: return_report is compare_engines' own (loopy's report fills the "
+                         "loopy_* columns); leave it out")
+    else:
+        try:  # before any engine runs: a bad option of the last engine is not found after the others' work
+            check_engine_options(name, opts)
+        except InputError as exc:
+            raise InputError(f"engines: {label}: {exc}") from None
     return label, name, opts
 
 
@@ -57,8 +67,6 @@ def _run(network, likelihoods, name, opts, memory, budget_bytes, max_clique):
     The engine runs within the caller's ``budget_bytes`` and ``max_clique`` where it takes them (an
     option named in ``opts`` wins), the limits the plan judged it by.
     """
-    from ._mlpr import mlpr_from_likelihoods
-
     spec = get_engine(name)
     limits = {"budget_bytes": budget_bytes, "max_clique": max_clique}
     opts = {**{n: v for n, v in limits.items() if n in spec.options}, **opts}
@@ -249,7 +257,8 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
             row.update(max_abs_error=0.0, mean_abs_error=0.0, note=f"the reference: {why}")
         elif ref_out is not None and out.size:
             err = np.abs(out - ref_out)
-            flat = int(np.nanargmax(err)) if not np.isnan(err).all() else 0
+            missing = np.isnan(err)  # an engine's NaN is the worst event: max_abs_error is NaN, and this is where
+            flat = int(np.argmax(missing)) if missing.any() else int(np.argmax(err))
             obj, cls = divmod(flat, err.shape[1])
             row.update(max_abs_error=float(np.max(err)), mean_abs_error=float(np.mean(err)),
                        worst_class=hierarchy.classes[cls], worst_object=obj)
@@ -383,9 +392,9 @@ def errors_by_class_structure(hierarchy, mlpr, reference, *, max_parents=None, d
     k = hierarchy.n_classes
     if mlpr.shape != reference.shape or mlpr.ndim != 2 or mlpr.shape[1] != k:
         raise InputError(f"mlpr and reference must both have shape (M, {k}); got {mlpr.shape} and {reference.shape}")
-    if max_parents is not None and (isinstance(max_parents, bool) or int(max_parents) < 1):
+    if max_parents is not None and not _positive_int(max_parents):
         raise InputError(f"max_parents must be a positive int or None, got {max_parents!r}")
-    if isinstance(depth_bin, bool) or int(depth_bin) < 1:
+    if not _positive_int(depth_bin):
         raise InputError(f"depth_bin must be a positive int, got {depth_bin!r}")
     err = np.abs(mlpr - reference)
     n_par = np.array([len(p) for p in hierarchy.parent_indices])

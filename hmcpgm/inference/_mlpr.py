@@ -9,6 +9,7 @@ from ..network import check_network
 from ..options import VERSIONS, check_choice
 from ._common import impossible_evidence, log_likelihood_pairs, posterior_from_logs
 from ._loopy import DEFAULTS as LOOPY_DEFAULTS
+from ._loopy import STARTS as LOOPY_STARTS
 from ._loopy import LoopyReport, check_loopy_options
 from ._nbh import nbh_posterior
 from ._plan import approximation_message, choose_engine, inference_plan
@@ -63,6 +64,8 @@ def check_engine_options(engine, options):
     loopy = {n: options[n] for n in ("damping", "tol", "max_iter") if n in options}
     if loopy:
         check_loopy_options(**{**{n: LOOPY_DEFAULTS[n] for n in ("damping", "tol", "max_iter")}, **loopy})
+    if "start" in options and options["start"] not in LOOPY_STARTS:
+        raise InputError(f"start must be one of {LOOPY_STARTS}, got {options['start']!r}")
 
 
 def engine_table():
