@@ -78,8 +78,16 @@ def label_matrix(labels, hierarchy, name="labels", *, close=False):
 
 
 def theta_vector(theta, hierarchy, name="theta"):
-    """A (K,) float array of probabilities in [0, 1]."""
+    """A (K,) float array of probabilities in [0, 1]: an array in class order, or a Series or dict by class name
+    (every class named once; a Series of a default ``RangeIndex`` names none and is taken in class order)."""
     refuse_complex(theta, name)
+    if isinstance(theta, dict):
+        import pandas as pd
+
+        theta = pd.Series(theta, dtype=object)
+    named = series_row(theta)
+    if is_frame(named):  # aligned by class name, as every per-class input of the library
+        theta = named.iloc[0, column_positions(named.columns, hierarchy, f"{name} (by class name)")].to_numpy()
     try:
         arr = np.asarray(theta, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -311,3 +311,24 @@ def test_log_prior_refuses_what_is_no_configuration_matrix():
     for bad in ([1, 0], np.zeros((1, 2, 2))):
         with pytest.raises(InputError, match="configurations must be a 2-D array"):
             net.log_prior(bad)
+
+
+@settings(max_examples=30, deadline=None)
+@given(h=hierarchies(max_classes=8), seed=st.integers(0, 2**32 - 1))
+def test_theta_as_a_series_or_dict_is_read_by_class_name(h, seed):
+    """audit47: a Series of theta written in another order than the classes was read by position (A got C's
+    value, and the exported pgmpy CPD said so), while every other per-class input aligns by name."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    theta = rng.uniform(0.05, 0.95, h.n_classes)
+    order = rng.permutation(h.n_classes)
+    shuffled = pd.Series(theta[order], index=[h.classes[i] for i in order])
+    for given_theta in (shuffled, shuffled.to_dict()):
+        net = LabelNetwork(h, given_theta)
+        np.testing.assert_array_equal(net.theta, theta)
+        cpd = net.to_pgmpy().get_cpds(h.classes[order[0]])
+        assert cpd.values.reshape(2, -1)[1, -1] == pytest.approx(theta[order[0]])
+    np.testing.assert_array_equal(LabelNetwork(h, pd.Series(theta)).theta, theta)  # a RangeIndex: class order
+    with pytest.raises(InputError, match=r"theta \(by class name\) has .*missing"):
+        LabelNetwork(h, shuffled.iloc[1:])

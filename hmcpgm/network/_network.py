@@ -24,9 +24,10 @@ class LabelNetwork:
     ----------
     hierarchy : Hierarchy
         The label nodes (one per class) and their edges.
-    theta : array-like of shape (K,)
+    theta : array-like of shape (K,), Series or dict
         ``P(Y_k = 1 | all parents of k are 1)``, or ``P(Y_k = 1)`` for a root,
-        in ``hierarchy.classes`` order. Stored as a read-only copy.
+        in ``hierarchy.classes`` order; a Series or a dict by class name (every
+        class once). Stored as a read-only array copy.
 
     Examples
     --------
