@@ -104,6 +104,22 @@ def test_hierarchy_without_values_has_no_colorbar(dag):
     assert len(ax.figure.axes) == 1
 
 
+def test_marked_is_aligned_by_class_name_as_values_are():
+    """audit47: values were aligned by class name and marked read by position, so the rings of a DataFrame row
+    in another column order circled other classes; a dict or a one-row DataFrame was refused."""
+    import pandas as pd
+
+    h = Hierarchy.from_edges([("A", "B"), ("A", "C"), ("B", "D")])
+    columns = ["D", "C", "B", "A"]
+    truth = pd.DataFrame([[0, 0, 1, 1]], columns=columns)  # A and B
+    positions = dict(zip(h.classes, map(tuple, hierarchy_layout(h)[0])))
+    for marked in (truth.iloc[0], truth, {"A": 1, "B": True, "C": 0, "D": 0}, [1, 1, 0, 0]):
+        ax = plot_hierarchy(h, pd.Series([0.1, 0.2, 0.6, 0.9], index=columns), marked=marked)
+        ringed = {c for c, p in positions.items() if any(np.allclose(p, q) for q in ax.collections[1].get_offsets())}
+        assert ringed == {"A", "B"}, marked
+        plt.close(ax.figure)
+
+
 def test_hierarchy_bad_input(dag):
     with pytest.raises(InputError, match=r"values must hold one number per class, shape \(6,\)"):
         plot_hierarchy(dag, [0.1, 0.2])
@@ -111,8 +127,10 @@ def test_hierarchy_bad_input(dag):
         plot_hierarchy(Hierarchy.from_edges([("a", "b")]), {"a": 0.3})
     with pytest.raises(InputError, match="max_classes=3"):
         plot_hierarchy(dag, max_classes=3)
-    with pytest.raises(InputError, match="marked must hold one 0/1 flag per class"):
+    with pytest.raises(InputError, match=r"marked must hold one number per class, shape \(6,\)"):
         plot_hierarchy(dag, marked=[1, 0])
+    with pytest.raises(InputError, match="marked must hold one 0/1 flag per class, got 2"):
+        plot_hierarchy(dag, marked=[1, 0, 2, 0, 0, 0])
     with pytest.raises(TypeError, match="hierarchy must be an hmcpgm.Hierarchy"):
         plot_hierarchy({"a": "b"})
 

@@ -75,13 +75,14 @@ def hierarchy_layout(hierarchy):
     return pos, layout_parent
 
 
-def _class_values(values, hierarchy):
-    """Values per class as a (K,) float array (NaN allowed: drawn grey)."""
+def _class_values(values, hierarchy, name="values"):
+    """Values per class as a (K,) float array (NaN allowed: drawn grey): an array in class order, or a dict,
+    Series or one-row DataFrame by class name."""
     k_cls = hierarchy.n_classes
     if is_frame(values):  # one object's row of a DataFrame of mLPRs, columns named by class
         if len(values) != 1:
             raise InputError(
-                f"values is a DataFrame of {len(values)} rows; pass one row (one object), e.g. values.iloc[[m]]"
+                f"{name} is a DataFrame of {len(values)} rows; pass one row (one object), e.g. {name}.iloc[[m]]"
             )
         values = values.iloc[0]
     if isinstance(values, Mapping) or (hasattr(values, "index") and hasattr(values, "reindex")):
@@ -89,19 +90,19 @@ def _class_values(values, hierarchy):
         missing = [c for c in hierarchy.classes if c not in lookup]
         if missing:
             raise InputError(
-                f"values has no entry for {len(missing)} classes of the hierarchy (first: {missing[0]!r})"
+                f"{name} has no entry for {len(missing)} classes of the hierarchy (first: {missing[0]!r})"
             )
         values = [lookup[c] for c in hierarchy.classes]
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"values must be numbers, one per class: {exc}") from None
+        raise InputError(f"{name} must be numbers, one per class: {exc}") from None
     if arr.ndim == 2 and arr.shape[0] == 1:
         arr = arr[0]
     if arr.shape != (k_cls,):
         raise InputError(
-            f"values must hold one number per class, shape ({k_cls},) (one object's mLPRs), "
-            f"got shape {arr.shape}; for a matrix pass one row, e.g. mlpr[0]"
+            f"{name} must hold one number per class, shape ({k_cls},) (one object's values), "
+            f"got shape {arr.shape}; for a matrix pass one row, e.g. {name}[0]"
         )
     return arr
 
@@ -136,9 +137,10 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
         Colour scale limits (probabilities by default).
     value_label : str
         Colorbar label.
-    marked : array-like of 0/1 or bool, shape (K,), optional
+    marked : array-like of 0/1 or bool, shape (K,), dict, Series or one-row DataFrame, optional
         Classes to circle in red, e.g. the object's true labels (a hollow ring
-        around the node, ``ax.collections[1]``, labelled ``"marked"``).
+        around the node, ``ax.collections[1]``, labelled ``"marked"``); in column
+        order or keyed by class name, as ``values``.
     node_size : float, optional
         Marker area; default shrinks with the number of classes.
     max_classes : int
@@ -181,10 +183,11 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
     width = pos[:, 0].max() + 1 if k_cls else 1
     n_rows = int(-pos[:, 1].min()) + 1 if k_cls else 1
     ring = np.zeros(k_cls, dtype=bool)
-    if marked is not None:
-        ring = np.asarray(marked).astype(bool)
-        if ring.shape != (k_cls,):
-            raise InputError(f"marked must hold one 0/1 flag per class, shape ({k_cls},), got shape {ring.shape}")
+    if marked is not None:  # aligned as values are: by class name, or in class order
+        flags = _class_values(marked, h, "marked")
+        if not np.isin(flags, (0, 1)).all():
+            raise InputError(f"marked must hold one 0/1 flag per class, got {flags[~np.isin(flags, (0, 1))][0]}")
+        ring = flags.astype(bool)
     cmap_obj = None
     if v is not None:
         try:
