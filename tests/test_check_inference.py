@@ -128,6 +128,27 @@ def test_scores_need_a_model_and_damping_is_checked(tmp_path, capsys):
     assert "--damping" in capsys.readouterr().err
 
 
+def test_loopy_options_without_loopy_and_a_reference_that_cannot_run_are_refused(tmp_path, capsys):
+    """audit48: --damping and --max-iter with --engines naming no loopy BP were ignored (predict refuses them);
+    --reference enumerate on 499 classes ran the other engines, printed no errors and exited 0, advising
+    Python's max_classes."""
+    path = tmp_path / "h.csv"
+    write_hierarchy(DAG, path)
+    assert main(["check-inference", str(path), "--engines", "junction", "--damping", "0.5", "--max-iter", "3"]) == 2
+    assert _error_line(capsys) == ("hmcpgm: error: --damping and --max-iter set loopy BP's options, and no loopy BP "
+                                   "runs: add loopy to --engines, or leave them out")
+    wide = tmp_path / "wide.csv"
+    wide.write_text("parent,child\n" + "".join(f"r,c{i}\n" for i in range(24)))
+    assert main(["check-inference", str(wide), "--reference", "enumerate", "--objects", "2"]) == 2
+    assert _error_line(capsys) == ("hmcpgm: error: --reference enumerate sums over all 2^K label configurations; "
+                                   "refused for a hierarchy of 25 classes (the limit is 20 classes). Use "
+                                   "--reference tree")
+    assert main(["check-inference", str(path), "--engines", "junction", "--objects", "2"]) == 0
+    table = capsys.readouterr().out
+    assert " KiB" in table or " MiB" in table or " B " in table
+    assert "0.0 MiB" not in table  # a few kB were shown as 0.0 MiB
+
+
 def test_advice_names_the_engines_option_of_this_command(tmp_path, capsys):
     # loopy's non-convergence advice said '--engine junction', an option check-inference does not have
     edges = [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"), ("d", "e"), ("d", "f"), ("e", "g"), ("f", "g")]
@@ -159,10 +180,11 @@ def test_a_refused_reference_is_named_by_reference_and_loopy_not_converged_is_no
     below a polytree's diameter was reported exact, with an error of 0.11 (a review, audit41)."""
     path = tmp_path / "dag.csv"
     write_hierarchy(DAG, path)
-    assert main(["check-inference", str(path), "--reference", "tree", "--objects", "3"]) == 0
-    refusal = [line for line in capsys.readouterr().out.splitlines() if line.startswith("tree: refused")]
-    assert refusal == ["tree: refused: --reference tree needs a tree or forest, but the hierarchy is a DAG (some "
-                       "class has several parents); use --reference junction (exact)"]
+    assert main(["check-inference", str(path), "--reference", "tree", "--objects", "3"]) == 2  # asked for: refused
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        "hmcpgm: error: --reference tree needs a tree or forest, but the hierarchy is a DAG (some class has several "
+        "parents); use --reference junction (exact)\n")
     zigzag = [e for i in range(5) for e in ((f"r{i}", f"m{i}"), (f"r{i + 1}", f"m{i}"))]  # no loop: a polytree
     path = tmp_path / "zigzag.csv"
     write_hierarchy(Hierarchy.from_edges(zigzag, classes=sorted({c for e in zigzag for c in e}, reverse=True)), path)
@@ -191,8 +213,9 @@ def test_max_clique_reaches_the_engines_that_run(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "junction: refused: --engines junction needs a clique of 4" in text and "--max-clique 3" in text
     assert main(["check-inference", str(path), "--objects", "2", "--engines", "loopy", "--reference", "junction",
-                 "--max-clique", "3"]) == 0
-    assert "reference: none (the reference 'junction' failed" in capsys.readouterr().out
+                 "--max-clique", "3", "--json", str(tmp_path / "none.json")]) == 2
+    assert "--reference junction needs a clique of 4" in _error_line(capsys)
+    assert not (tmp_path / "none.json").exists()
     assert main(["check-inference", str(path), "--objects", "2", "--engines", "junction", "--reference", "enumerate",
                  "--max-clique", "4", "--json", str(tmp_path / "r.json")]) == 0
     rows = {r["engine"]: r for r in json.loads((tmp_path / "r.json").read_text())["engines"]}

@@ -95,6 +95,21 @@ def test_predict_refuses_another_version_of_a_cross_fitted_model(files, tmp_path
     assert err.count("\n") == 0 and f"was fitted for version {chosen}" in err
 
 
+@pytest.mark.parametrize("extra, message", [
+    (["--engine", "loopy", "--budget-gb", "2"], "--engine loopy takes --damping and --max-iter, not --budget-gb"),
+    (["--engine", "sparse", "--damping", "0.5"], "--engine sparse takes --budget-gb, not --damping"),
+    (["--engine", "tree", "--max-iter", "5"], "--engine tree takes none of the inference options, not --max-iter"),
+])
+def test_predict_refuses_an_engines_option_in_flags(files, tmp_path, capsys, extra, message):
+    """audit48: the refusal named Python's options ("takes the options ['damping', 'max_iter', 'return_report',
+    'start', 'tol']; got unknown option(s) ['budget_bytes']")."""
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(files["model"]), str(files["test"]), "-o", str(out), "--id-column", "gene",
+                 *extra]) == 2
+    assert capsys.readouterr().err == f"hmcpgm: error: {message}\n"
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("extra", [["--calibrated"], [], ["--chunk-size", "70"]])
 def test_predict_writes_the_recalibrated_mlprs_by_default(files, tmp_path, extra):
     """What 'rank --fdr' needs is the default, chunked or not."""

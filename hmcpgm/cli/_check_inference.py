@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .._util import json_records
 from ..inference import engine_names, get_engine
+from ..inference._registry import size_text
 from ._commands import UserError
 from ._go import add_ontology_options, namespace_hierarchy, obo_ontology, refuse_namespace
 from ._wording import command_line_wording
@@ -140,11 +141,16 @@ def _format(report):
     show = report[["engine", "exact", "max_abs_error", "mean_abs_error", "worst_class", "worst_object", "seconds",
                    "setup_seconds", "peak_memory", "loopy_iterations_mean", "loopy_converged"]].copy()
     show["exact"] = show["exact"].map({True: "yes", False: "no"}).fillna("")  # "": refused, no answer
-    show["peak_memory"] = show["peak_memory"].map(lambda b: "" if pd.isna(b) else f"{b / 2**20:.1f} MiB")
+    show["peak_memory"] = show["peak_memory"].map(lambda b: "" if pd.isna(b) else size_text(b))
     show["worst_class"] = show["worst_class"].map(lambda c: "" if c is None else str(c))
     show["worst_object"] = show["worst_object"].map(lambda o: "" if pd.isna(o) else str(int(o) + 1))  # rows from 1
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 30):
         return show.to_string(index=False, na_rep="", float_format=lambda x: f"{x:.3g}")
+
+
+def _as_reference(text):
+    """An engine's refusal worded for --reference, which takes exact engines only: not "--engines tree", "'loopy'"."""
+    return re.sub(r"engine='(\w+)'", r"reference='\1'", text).replace(" or 'loopy'", "")
 
 
 def command_check_inference(args):
@@ -181,9 +187,17 @@ def command_check_inference(args):
 
         plan = inference_plan(hierarchy, budget_bytes=int(args.budget_gb * 2**30), max_clique=args.max_clique)
         engines = [("loopy", loopy_opts) if e.engine == "loopy" else e.engine for e in plan.estimates if e.applies]
+    if loopy_opts and not any(isinstance(e, tuple) for e in engines):  # set, and nothing would read them
+        flags = " and ".join(f"--{n.replace('_', '-')}" for n in loopy_opts)
+        raise UserError(f"{flags} set{'s' if len(loopy_opts) == 1 else ''} loopy BP's options, and no loopy BP runs: "
+                        "add loopy to --engines, or leave them out")
     report, mlprs = compare_engines(network, lik, engines=engines, reference=args.reference,
                                     budget_bytes=int(args.budget_gb * 2**30), max_clique=args.max_clique,
                                     return_mlpr=True)
+    if args.reference != "auto" and report.attrs["reference"] is None:  # asked for, and it could not run
+        refused = report.loc[report["reference"], "note"]
+        text = refused.iloc[0].removeprefix("refused: ") if len(refused) else report.attrs["reference_reason"]
+        raise UserError(command_line_wording(_as_reference(text), "check-inference"))
     kind = f"{hierarchy.n_classes} classes ({hierarchy.kind}), {len(hierarchy.edge_indices)} edges"
     print(f"check-inference: {args.hierarchy}: {kind}; {what}")
     reason = command_line_wording(report.attrs["reference_reason"], "check-inference")
@@ -191,8 +205,8 @@ def command_check_inference(args):
     print(_format(report))
     for note in report.loc[report["note"].str.startswith("refused"), ["engine", "note", "reference"]].itertuples():
         text = note.note
-        if note.reference:  # given by --reference, which takes exact engines only: not "--engines tree", "'loopy'"
-            text = re.sub(r"engine='(\w+)'", r"reference='\1'", text).replace(" or 'loopy'", "")
+        if note.reference:
+            text = _as_reference(text)
         print(f"{note.engine}: {command_line_wording(text, 'check-inference')}")
     grouped = {}
     loopy = [e for e in report["engine"] if e.startswith("loopy") and e in mlprs]

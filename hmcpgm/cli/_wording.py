@@ -5,8 +5,22 @@ import re
 __all__ = ["command_line_wording"]
 
 
+# the engine options that have a command-line flag (the others are Python's only)
+_OPTION_FLAGS = {"budget_bytes": "--budget-gb", "max_clique": "--max-clique", "damping": "--damping",
+                 "max_iter": "--max-iter"}
+
+
+def _options_as_flags(match):
+    """An engine's refusal of an option (:func:`hmcpgm.inference.check_engine_options`) in flags."""
+    takes = [_OPTION_FLAGS[n] for n in re.findall(r"'(\w+)'", match[1]) if n in _OPTION_FLAGS]
+    got = [_OPTION_FLAGS.get(n, n) for n in re.findall(r"'(\w+)'", match[2])]
+    return f"takes {' and '.join(takes) or 'none of the inference options'}, not {' or '.join(got)}"
+
+
 # Python-side advice in library messages, said the command-line way.
 _CLI_ADVICE = [
+    (r"takes the options (\[[^]]*\]|none); got unknown option\(s\) (\[[^]]*\])", _options_as_flags),
+    (r"\(the limit is max_classes=(\d+)\)", r"(the limit is \1 classes)"),
     (
         r"drop those classes \(Hierarchy\.subgraph\) or pass allow_empty=True",
         "drop those classes or pass --allow-empty",

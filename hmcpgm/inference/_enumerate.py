@@ -17,7 +17,7 @@ def _configurations(hierarchy, theta, max_classes):
         raise TooLargeError(
             f"engine='enumerate' sums over all 2^K label configurations; refused for a "
             f"hierarchy of {k} classes (the limit is max_classes={max_classes}). Use "
-            "engine='tree' or 'junction'"
+            + ("engine='tree'" if hierarchy.is_forest else "engine='sparse' or 'junction'")
         )
     configs = ((np.arange(2**k)[:, None] >> np.arange(k)) & 1).astype(bool)  # (C, K)
     return configs, log_prior(hierarchy, theta, configs)
