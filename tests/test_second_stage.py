@@ -356,3 +356,23 @@ def test_consistent_values_names_an_unknown_step():
     for bad in ("maxx", "mcm"):
         with pytest.raises(InputError, match=f"consistency must be one of .*; got '{bad}'"):
             consistent_values(np.array([[0.3, 0.6]]), h, bad)
+
+
+def test_the_defaults_full_can_put_a_child_above_its_parent():
+    """docs/concepts.md, under the version table: Proposition 1 (child <= parent under full) is the paper's model's,
+    with one evidence exponent for every score. The default keeps each class's own evidence at its own exponent
+    and tempers the others', so its full values need not respect the hierarchy (a review, audit47, found it by
+    0.43 on this tree); the paper's full does."""
+    h = Hierarchy.from_edges([("A", "B"), ("A", "C"), ("B", "D"), ("B", "E"), ("C", "F"), ("C", "G")])
+    rng = np.random.default_rng(0)
+    y = LabelNetwork(h, [0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.5]).sample(4000, rng)
+    X = 1.5 * y + rng.normal(size=(4000, 1)) * 1.2 + rng.normal(size=y.shape) * 0.7  # one shared error
+    edges = h.edge_indices
+    default = MLPR(hierarchy=h, version="full", pool=None, consistency="hierrank").fit(X[:3000], y[:3000])
+    assert np.all(default.own_tempering_ > 2 * default.tempering_)
+    p = default.predict_proba(X[3000:])
+    assert (p[:, edges[:, 1]] - p[:, edges[:, 0]]).max() > 0.1
+    paper = MLPR(hierarchy=h, version="full", score_model="lpr", tempering=None, recalibrate=False).fit(X[:3000],
+                                                                                                      y[:3000])
+    p = paper.predict_proba(X[3000:])
+    assert (p[:, edges[:, 1]] - p[:, edges[:, 0]]).max() <= 1e-12
