@@ -332,3 +332,25 @@ def test_theta_as_a_series_or_dict_is_read_by_class_name(h, seed):
     np.testing.assert_array_equal(LabelNetwork(h, pd.Series(theta)).theta, theta)  # a RangeIndex: class order
     with pytest.raises(InputError, match=r"theta \(by class name\) has .*missing"):
         LabelNetwork(h, shuffled.iloc[1:])
+
+
+def test_to_pgmpy_with_string_names_answers_a_virtual_evidence_query():
+    """audit47: pgmpy's virtual evidence fails on integer node names (the paper's data, Hierarchy.from_parents):
+    to_pgmpy(names=str) gives string nodes, and the query equals the engines' mLPRs (a DAG, columns not in
+    topological order)."""
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.inference import VariableElimination
+
+    h = Hierarchy.from_edges([(3, 1), (3, 0), (1, 2), (0, 2)], classes=[2, 0, 1, 3])
+    net = LabelNetwork(h, [0.7, 0.4, 0.6, 0.8])
+    lik = np.random.default_rng(0).uniform(0.2, 3.0, size=(1, 4, 2))
+    with quiet_pgmpy():
+        bn = net.to_pgmpy(names=str)
+        evidence = [TabularCPD(str(c), 2, (l / l.sum())[:, None]) for c, l in zip(h.classes, lik[0])]
+        got = [VariableElimination(bn).query([str(c)], virtual_evidence=evidence, show_progress=False).values[1]
+               for c in h.classes]
+    np.testing.assert_allclose(got, mlpr_from_likelihoods(net, lik)[0], rtol=0, atol=1e-12)
+    back = LabelNetwork.from_pgmpy(bn)
+    assert set(back.hierarchy.classes) == {"0", "1", "2", "3"}
+    with pytest.raises(InputError, match="names gives two classes the same node name"):
+        net.to_pgmpy(names=lambda c: c % 2)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._arrays import binary_matrix, count
 from .._columns import class_matrix
-from .._util import preview
+from .._util import preview, repeated
 from .._validation import check_hierarchy, check_instance, label_matrix, theta_vector
 from ..exceptions import InputError, LabelError
 from ._pgmpy import quiet_pgmpy, tabular_cpd
@@ -303,37 +303,70 @@ class LabelNetwork:
             y[:, k] = on & (u[:, k] < self.theta[k])
         return y.astype(np.int8)
 
-    def to_pgmpy(self):
+    def to_pgmpy(self, names=None):
         """The label network as a pgmpy ``DiscreteBayesianNetwork``.
 
-        One node per class (named by the class name, states 0 and 1) with a
-        ``TabularCPD``; the model passes ``check_model()``.
+        One node per class (states 0 and 1) with a ``TabularCPD``; the model
+        passes ``check_model()``.
+
+        Parameters
+        ----------
+        names : callable, optional
+            The node name of a class, e.g. ``str``; default: the class name
+            itself. pgmpy's virtual evidence (``query(..., virtual_evidence=...)``),
+            the way scores enter a query, needs string node names: pass ``str``
+            for a hierarchy of integer classes (``Hierarchy.from_parents``, the
+            paper's data).
 
         Returns
         -------
         pgmpy.models.DiscreteBayesianNetwork
-            A new model; :meth:`from_pgmpy` converts it back.
+            A new model; :meth:`from_pgmpy` converts it back (with the node names
+            as class names).
+
+        Raises
+        ------
+        InputError
+            When ``names`` gives two classes the same node name.
 
         Examples
         --------
         >>> from hmcpgm import Hierarchy
         >>> h = Hierarchy.from_edges([("a", "b"), ("a", "c")])
-        >>> bn = LabelNetwork(h, [0.5, 0.2, 0.9]).to_pgmpy()
+        >>> net = LabelNetwork(h, [0.5, 0.2, 0.9])
+        >>> bn = net.to_pgmpy()
         >>> sorted(bn.nodes)
         ['a', 'b', 'c']
         >>> bn.get_cpds("b").values.tolist()
         [[1.0, 0.8], [0.0, 0.2]]
+
+        A query with pgmpy, the scores' likelihoods ``[L(0), L(1)]`` entering as
+        virtual evidence (one normalised column per class), gives the mLPRs:
+
+        >>> import numpy as np
+        >>> from pgmpy.factors.discrete import TabularCPD
+        >>> from pgmpy.inference import VariableElimination
+        >>> from hmcpgm import mlpr_from_likelihoods
+        >>> L = np.array([[1.0, 3.0], [2.0, 1.0], [1.0, 4.0]])  # one object's evidence, class by class
+        >>> evidence = [TabularCPD(c, 2, (l / l.sum())[:, None]) for c, l in zip(h.classes, L)]
+        >>> answer = VariableElimination(bn).query(["c"], virtual_evidence=evidence, show_progress=False)
+        >>> bool(np.isclose(answer.values[1], mlpr_from_likelihoods(net, L[None])[0, 2]))
+        True
         """
+        h = self.hierarchy
+        nodes = list(h.classes) if names is None else [names(c) for c in h.classes]
+        if len(set(nodes)) != len(nodes):
+            raise InputError(f"names gives two classes the same node name: {preview(repeated(nodes))}")
+        node = dict(zip(h.classes, nodes))
         with quiet_pgmpy():
             from pgmpy.factors.discrete import TabularCPD
             from pgmpy.models import DiscreteBayesianNetwork
 
-            h = self.hierarchy
             model = DiscreteBayesianNetwork()
-            model.add_nodes_from(h.classes)
-            model.add_edges_from(h.edges)
-            model.add_cpds(*(tabular_cpd(TabularCPD, name, list(h.parents(name)), self.cpd_table(name))
-                             for name in h.classes))
+            model.add_nodes_from(nodes)
+            model.add_edges_from((node[a], node[b]) for a, b in h.edges)
+            model.add_cpds(*(tabular_cpd(TabularCPD, node[name], [node[p] for p in h.parents(name)],
+                                         self.cpd_table(name)) for name in h.classes))
             model.check_model()
         return model
 
