@@ -346,7 +346,7 @@ def test_to_pgmpy_with_string_names_answers_a_virtual_evidence_query():
     lik = np.random.default_rng(0).uniform(0.2, 3.0, size=(1, 4, 2))
     with quiet_pgmpy():
         bn = net.to_pgmpy(names=str)
-        evidence = [TabularCPD(str(c), 2, (l / l.sum())[:, None]) for c, l in zip(h.classes, lik[0])]
+        evidence = [TabularCPD(str(c), 2, (pair / pair.sum())[:, None]) for c, pair in zip(h.classes, lik[0])]
         got = [VariableElimination(bn).query([str(c)], virtual_evidence=evidence, show_progress=False).values[1]
                for c in h.classes]
     np.testing.assert_allclose(got, mlpr_from_likelihoods(net, lik)[0], rtol=0, atol=1e-12)

@@ -348,7 +348,7 @@ class LabelNetwork:
         >>> from pgmpy.inference import VariableElimination
         >>> from hmcpgm import mlpr_from_likelihoods
         >>> L = np.array([[1.0, 3.0], [2.0, 1.0], [1.0, 4.0]])  # one object's evidence, class by class
-        >>> evidence = [TabularCPD(c, 2, (l / l.sum())[:, None]) for c, l in zip(h.classes, L)]
+        >>> evidence = [TabularCPD(c, 2, (pair / pair.sum())[:, None]) for c, pair in zip(h.classes, L)]
         >>> answer = VariableElimination(bn).query(["c"], virtual_evidence=evidence, show_progress=False)
         >>> bool(np.isclose(answer.values[1], mlpr_from_likelihoods(net, L[None])[0, 2]))
         True
