@@ -667,3 +667,21 @@ def test_loopy_can_be_far_off_at_a_root(start):
     exact = mlpr_from_likelihoods(net, lik, engine="enumerate")
     assert report.converged.all()
     assert exact[0, 0] == pytest.approx(0.3515, abs=1e-4) and loopy[0, 0] == pytest.approx(0.0176, abs=1e-4)
+
+
+def test_the_plan_says_skipped_not_refused_for_an_engine_that_runs_when_named():
+    """audit47: on a tree the plan printed junction and sparse as 'refused', though both run, exactly, when named."""
+    from hmcpgm import inference_plan
+
+    h = Hierarchy.from_edges([("A", "B"), ("A", "C"), ("B", "D")])
+    text = str(inference_plan(h))
+    assert ("junction , skipped, exact, not needed: the tree engine is exact on forests (it still runs when "
+            "named)") in text
+    assert "refused" not in text
+    net = LabelNetwork(h, [0.6, 0.5, 0.5, 0.5])
+    lik = np.random.default_rng(0).uniform(0.2, 3.0, (3, 4, 2))
+    for engine in ("junction", "sparse"):
+        np.testing.assert_allclose(mlpr_from_likelihoods(net, lik, engine=engine),
+                                   mlpr_from_likelihoods(net, lik, engine="tree"), rtol=0, atol=1e-12)
+    dag = Hierarchy.from_parents([None, 0, 0, [1, 2]])
+    assert "tree     , refused, exact, needs a tree or forest" in str(inference_plan(dag))

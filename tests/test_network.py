@@ -354,3 +354,20 @@ def test_to_pgmpy_with_string_names_answers_a_virtual_evidence_query():
     assert set(back.hierarchy.classes) == {"0", "1", "2", "3"}
     with pytest.raises(InputError, match="names gives two classes the same node name"):
         net.to_pgmpy(names=lambda c: c % 2)
+
+
+def test_a_pgmpy_model_in_the_wrong_place_is_told_how_to_convert():
+    """audit47: from_pgmpy on augmented_network's model blamed a score node's CPD ('outside the hierarchical
+    family'); a pgmpy model given to the engines got no hint of from_pgmpy."""
+    h = Hierarchy.from_edges([("A", "B")])
+    net = LabelNetwork(h, [0.5, 0.4])
+    with quiet_pgmpy():
+        augmented = augmented_network(net, np.tile(np.array([[0.7, 0.3], [0.2, 0.8]]), (2, 1, 1)))
+    with pytest.raises(InputError, match=r"^model holds score nodes S_k under label nodes Y_k \(\['S_A', 'S_B'\]\)"):
+        LabelNetwork.from_pgmpy(augmented)
+    with quiet_pgmpy():
+        augmented.remove_nodes_from(["S_A", "S_B"])
+    back = LabelNetwork.from_pgmpy(augmented)
+    assert back.hierarchy.classes == ("Y_A", "Y_B") and back.theta.tolist() == [0.5, 0.4]
+    with pytest.raises(TypeError, match=r"a pgmpy model converts with LabelNetwork\.from_pgmpy\(model\)"):
+        mlpr_from_likelihoods(net.to_pgmpy(), np.ones((1, 2, 2)))

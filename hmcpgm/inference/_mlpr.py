@@ -69,7 +69,8 @@ def check_engine_options(engine, options):
 
 
 def engine_table():
-    """The engine registry as a table: one row per engine, what :func:`mlpr_from_likelihoods` accepts.
+    """The engine registry as a table: one row per registered engine, what :func:`mlpr_from_likelihoods` accepts
+    and the references only :func:`~hmcpgm.inference.compare_engines` runs (``reference_only``, e.g. pyagrum).
 
     Returns
     -------

@@ -63,7 +63,8 @@ class InferencePlan:
         rows = [f"inference plan: {self.n_classes} classes ({self.kind}), budget {size_text(self.budget_bytes)}; "
                 f"auto runs {self.engine!r} ({'exact' if self.exact else 'approximate'})"]
         for e in self.estimates:
-            parts = [f"  {e.engine:<9}", "applies" if e.applies else "refused", "exact" if e.exact else "approximate"]
+            status = "applies" if e.applies else ("skipped" if e.note.startswith("not needed") else "refused")
+            parts = [f"  {e.engine:<9}", status, "exact" if e.exact else "approximate"]
             if e.max_clique_size is not None:
                 parts.append(f"largest clique {e.max_clique_size}")
             if e.states is not None:

@@ -508,7 +508,7 @@ def size_text(n):
 # in batches of 50 objects per core: 5e-9 to 7e-9), rounded up for the smaller batches of short calls
 _COST = {"tree": 2e-8, "junction": 1.5e-7, "sparse": 1e-8, "loopy": 3e-8}
 _PER_CLIQUE = {"junction": 8e-6, "sparse": 2e-6}
-_NOT_NEEDED = "not needed: the tree engine is exact on forests"
+_NOT_NEEDED = "not needed: the tree engine is exact on forests (it still runs when named)"
 
 
 def _tree_run(hierarchy, theta, l0, l1, options):

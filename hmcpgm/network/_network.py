@@ -149,6 +149,12 @@ class LabelNetwork:
         if not isinstance(model, DiscreteBayesianNetwork):
             raise InputError(f"model must be a pgmpy DiscreteBayesianNetwork, got {type(model).__name__}")
         classes = list(model.nodes)
+        scores = [n for n in classes if isinstance(n, str) and n.startswith("S_")
+                  and list(model.get_parents(n)) == ["Y_" + n[2:]]]
+        if scores:  # augmented_network's score nodes (its default prefixes): no label of the family
+            raise InputError(f"model holds score nodes S_k under label nodes Y_k ({preview(scores)}), as "
+                             "augmented_network makes them; from_pgmpy reads label nodes only: remove the score "
+                             "nodes first (model.remove_nodes_from(...)), or keep the network it was made from")
         hierarchy = Hierarchy.from_edges(list(model.edges), classes=classes)
         theta = np.empty(len(classes))
         for k, name in enumerate(classes):
@@ -386,8 +392,10 @@ def check_network(network, name="network"):
     LabelNetwork
         ``network`` itself.
     """
-    return check_instance(network, LabelNetwork, name,
-                          "LabelNetwork(hierarchy, theta) or LabelNetwork.from_labels(labels, hierarchy)")
+    how = "LabelNetwork(hierarchy, theta) or LabelNetwork.from_labels(labels, hierarchy)"
+    if type(network).__module__.startswith("pgmpy"):  # e.g. what to_pgmpy gave
+        how += "; a pgmpy model converts with LabelNetwork.from_pgmpy(model)"
+    return check_instance(network, LabelNetwork, name, how)
 
 
 def check_pseudo_count(pseudo_count):
