@@ -369,5 +369,11 @@ def test_a_pgmpy_model_in_the_wrong_place_is_told_how_to_convert():
         augmented.remove_nodes_from(["S_A", "S_B"])
     back = LabelNetwork.from_pgmpy(augmented)
     assert back.hierarchy.classes == ("Y_A", "Y_B") and back.theta.tolist() == [0.5, 0.4]
+    genuine = LabelNetwork(Hierarchy.from_edges([("Y_x", "S_x")]), [0.5, 0.3])  # classes named so: no score node
+    assert LabelNetwork.from_pgmpy(genuine.to_pgmpy()).theta.tolist() == [0.5, 0.3]
+    with quiet_pgmpy():
+        three_bins = augmented_network(net, np.tile(np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]]), (2, 1, 1)))
+    with pytest.raises(InputError, match=r"^model holds score nodes S_k"):
+        LabelNetwork.from_pgmpy(three_bins)
     with pytest.raises(TypeError, match=r"a pgmpy model converts with LabelNetwork\.from_pgmpy\(model\)"):
         mlpr_from_likelihoods(net.to_pgmpy(), np.ones((1, 2, 2)))

@@ -149,12 +149,6 @@ class LabelNetwork:
         if not isinstance(model, DiscreteBayesianNetwork):
             raise InputError(f"model must be a pgmpy DiscreteBayesianNetwork, got {type(model).__name__}")
         classes = list(model.nodes)
-        scores = [n for n in classes if isinstance(n, str) and n.startswith("S_")
-                  and list(model.get_parents(n)) == ["Y_" + n[2:]]]
-        if scores:  # augmented_network's score nodes (its default prefixes): no label of the family
-            raise InputError(f"model holds score nodes S_k under label nodes Y_k ({preview(scores)}), as "
-                             "augmented_network makes them; from_pgmpy reads label nodes only: remove the score "
-                             "nodes first (model.remove_nodes_from(...)), or keep the network it was made from")
         hierarchy = Hierarchy.from_edges(list(model.edges), classes=classes)
         theta = np.empty(len(classes))
         for k, name in enumerate(classes):
@@ -163,6 +157,7 @@ class LabelNetwork:
                 raise InputError(f"node {name!r} of the model has no CPD")
             states = cpd.state_names.get(name, [0, 1]) if cpd.state_names else [0, 1]
             if cpd.variable_card != 2 or list(states) not in ([0, 1], ["0", "1"]):
+                _refuse_score_nodes(model, name)
                 raise InputError(
                     f"node {name!r} must be binary with states [0, 1]; its CPD has states {list(states)}"
                 )
@@ -187,6 +182,7 @@ class LabelNetwork:
                                  f"{len(evidence)} binary parents need {expected.shape}")
             if not np.allclose(table, expected, atol=1e-12):
                 bad = int(np.flatnonzero(~np.isclose(table, expected, atol=1e-12).all(axis=0))[0])
+                _refuse_score_nodes(model, name)
                 raise InputError(
                     f"the CPD of node {name!r} is outside the hierarchical family: column {bad} "
                     f"(parents {evidence} not all 1) gives P({name!r} = 1) = {table[1, bad]}, "
@@ -375,6 +371,17 @@ class LabelNetwork:
                                          self.cpd_table(name)) for name in h.classes))
             model.check_model()
         return model
+
+
+def _refuse_score_nodes(model, name):
+    """A node that fails the family, named ``S_k`` under ``Y_k`` as :func:`augmented_network` makes score nodes:
+    say so, and how to read the label network out of the model."""
+    scores = [n for n in model.nodes if isinstance(n, str) and n.startswith("S_")
+              and list(model.get_parents(n)) == ["Y_" + n[2:]]]
+    if name in scores:
+        raise InputError(f"model holds score nodes S_k under label nodes Y_k ({preview(scores)}), as "
+                         "augmented_network makes them; from_pgmpy reads label nodes only: remove the score nodes "
+                         "first (model.remove_nodes_from(...)), or keep the network it was made from")
 
 
 def check_network(network, name="network"):
