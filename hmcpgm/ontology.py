@@ -624,9 +624,11 @@ def _without_header(targets, terms, header, known, names):
     the shape of no other line's target (:func:`_shape`). A first line naming an unknown term of a known shape
     (``GO:0099999``) for a target like the others is data, warned of with the other unknown terms, not dropped
     without a word."""
-    if header and not known(terms[0]) and (_shape(terms[0]) not in {_shape(name) for name in names}
-                                           or _shape(targets[0]) not in {_shape(t) for t in targets[1:]}):
-        return targets[1:], terms[1:]
+    if header and not known(terms[0]):
+        target = _shape(targets[0])  # the search stops at the first target alike: on the next line, as a rule
+        if (_shape(terms[0]) not in {_shape(name) for name in names}
+                or not any(_shape(t) == target for t in targets[1:])):
+            return targets[1:], terms[1:]
     return targets, terms
 
 
