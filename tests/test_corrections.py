@@ -419,6 +419,21 @@ def test_gpav_meets_the_optimality_conditions_on_larger_dags(data):
         assert kkt_gap(x, row, w, h) < 1e-9
 
 
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), offset=st.sampled_from([1e6, 1e8, -1e8]))
+def test_gpav_is_exact_on_values_far_from_zero(data, offset):
+    """audit50: with 1e8 added to scores in [0, 1], the exactness check's tolerance (relative to the size of the
+    values) let a DAG's regression lie 3.7e-3 from the optimum; the regression of y + c is that of y, plus c, to
+    the rounding of y + c."""
+    h = data.draw(dags(min_classes=8, max_classes=30, max_parents=4))
+    k = h.n_classes
+    y = data.draw(value_matrices(k, max_objects=3, low=0.0, high=1.0))
+    shifted = y + offset
+    got = gpav(shifted, h) - offset
+    for row, x in zip(shifted - offset, got):  # the values as rounded by the shift
+        assert kkt_gap(x, row, np.ones(k), h, tight=1e-6) < 1e-6 * max(1.0, abs(offset) * 1e-8)
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_gpav_is_hemdags_gpav_on_forests(data):

@@ -18,7 +18,7 @@ from ..exceptions import ConvergenceWarning, InferenceError, InputError, TooLarg
 from ..network import check_network
 from ._mlpr import check_engine_options, mlpr_from_likelihoods
 from ._plan import inference_plan
-from ._registry import MAX_CLIQUE, _positive_int, engine_names, get_engine, is_exact
+from ._registry import MAX_CLIQUE, engine_names, get_engine, is_exact, is_positive_int
 from ._sparse_junction import DEFAULT_BUDGET
 
 __all__ = ["compare_engines", "COMPARE_COLUMNS", "MEMORY_METHOD", "EVIDENCE_REGIMES", "synthetic_evidence",
@@ -392,9 +392,9 @@ def errors_by_class_structure(hierarchy, mlpr, reference, *, max_parents=None, d
     k = hierarchy.n_classes
     if mlpr.shape != reference.shape or mlpr.ndim != 2 or mlpr.shape[1] != k:
         raise InputError(f"mlpr and reference must both have shape (M, {k}); got {mlpr.shape} and {reference.shape}")
-    if max_parents is not None and not _positive_int(max_parents):
+    if max_parents is not None and not is_positive_int(max_parents):
         raise InputError(f"max_parents must be a positive int or None, got {max_parents!r}")
-    if not _positive_int(depth_bin):
+    if not is_positive_int(depth_bin):
         raise InputError(f"depth_bin must be a positive int, got {depth_bin!r}")
     err = np.abs(mlpr - reference)
     n_par = np.array([len(p) for p in hierarchy.parent_indices])

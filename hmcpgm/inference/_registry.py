@@ -435,7 +435,8 @@ def is_exact(engine, hierarchy):
     return bool(_ENGINES[engine].exact_on(hierarchy))
 
 
-def _positive_int(v):
+def is_positive_int(v):
+    """Whether ``v`` is an int (Python's or numpy's, not a bool) of at least 1."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1
 
 
@@ -445,8 +446,8 @@ def _positive_number(v):
 
 
 _SIZE_OPTIONS = {  # option -> (test, what it must be)
-    "max_clique": (_positive_int, "a positive int"),
-    "max_classes": (_positive_int, "a positive int"),
+    "max_clique": (is_positive_int, "a positive int"),
+    "max_classes": (is_positive_int, "a positive int"),
     "budget_bytes": (_positive_number, "a positive finite number of bytes"),
     "progress": (lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
 }
