@@ -1,6 +1,8 @@
 """The classic corrections (hmcpgm.corrections) on inputs the benchmark data does not hold: frames whose rows
 or columns do not line up, bad option combinations, odd class names, and invariants on every kind of hierarchy."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -495,3 +497,24 @@ def test_the_estimator_predicts_no_rows_as_mlpr_does():
         assert model.predict(np.zeros((0, 2))).shape == (0, 2)
     with pytest.raises(InputError, match="minimum of 1"):
         HierarchicalCorrection(h).fit(np.zeros((0, 2)), np.zeros((0, 2)))
+
+
+@pytest.mark.parametrize("calibration", ["maxnorm", "qnorm"])
+def test_a_normalisation_of_one_row_warns_that_it_is_normalised_against_itself(calibration):
+    """audit50: maxnorm and qnorm normalise the matrix being predicted, as HEMDAG does: one object alone gets
+    other values (maxnorm: 1 for every class of positive score) than within its batch, without a word."""
+    from hmcpgm.corrections import HierarchicalCorrection
+
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c")])
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0.01, 1, (50, 3))
+    y = (X > 0.5).astype(int)
+    y[:, 0] |= y[:, 1] | y[:, 2]
+    model = HierarchicalCorrection(h, calibration=calibration).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        batch = model.predict_proba(X)
+    with pytest.warns(UserWarning, match=f"calibration='{calibration}' normalises the matrix being predicted, here "
+                                         "one row"):
+        alone = model.predict_proba(X[:1])
+    assert not np.allclose(alone, batch[:1])

@@ -6,6 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._arrays import binary_matrix, label_target
 from .._fit_params import check_fit_time_params, check_threshold, fit_time_params
+from .._util import warn
 from .._validation import (
     as_table,
     check_hierarchy,
@@ -47,7 +48,10 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ``"isotonic"`` and ``"platt"`` are fitted per class on ``(X, y)`` (see
         :func:`hmcpgm.corrections.fit_calibration`); ``"none"`` takes the scores
         as they are; ``"maxnorm"`` and ``"qnorm"`` are HEMDAG's normalisations,
-        computed on the matrix being predicted (nothing is fitted).
+        computed on the matrix being predicted (nothing is fitted), as HEMDAG
+        normalises its whole score matrix: an object's values then depend on the
+        other rows predicted with it, so predict all objects at once (one row
+        alone is normalised against itself, with a warning).
     correction : str, default "tpr_dag"
         A key of :data:`hmcpgm.corrections.CORRECTIONS` (``"flat"``, ``"htd"``,
         ``"gpav"``, ``"tpr_dag"``, ``"iso_tpr"``, ``"descens"``,
@@ -249,6 +253,10 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         if self.calibration_ is not None:
             return self.calibration_.transform(s)
         if self.calibration in NORMALISATIONS:
+            if len(s) == 1:
+                warn(f"calibration={self.calibration!r} normalises the matrix being predicted, here one row: "
+                     "against itself (maxnorm gives every class of positive score 1); predict all objects at once",
+                     UserWarning)
             return NORMALISATIONS[self.calibration](s)
         return s.copy()  # "none": a new array, never X itself (validate_data passes a float64 X through)
 
