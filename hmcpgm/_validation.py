@@ -84,9 +84,13 @@ def theta_vector(theta, hierarchy, name="theta"):
     if isinstance(theta, dict):
         import pandas as pd
 
-        theta = pd.Series(theta, dtype=object)
+        # keys as they are: pandas would make keys 0 .. n-1 a RangeIndex, read by position
+        theta = pd.DataFrame([list(theta.values())], columns=pd.Index(list(theta), dtype=object))
     named = series_row(theta)
     if is_frame(named):  # aligned by class name, as every per-class input of the library
+        if len(named) != 1:
+            raise InputError(f"{name} is a DataFrame of {len(named)} rows; it takes one probability per class, "
+                             "one row")
         theta = named.iloc[0, column_positions(named.columns, hierarchy, f"{name} (by class name)")].to_numpy()
     try:
         arr = np.asarray(theta, dtype=float)

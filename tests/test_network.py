@@ -377,3 +377,17 @@ def test_a_pgmpy_model_in_the_wrong_place_is_told_how_to_convert():
         LabelNetwork.from_pgmpy(three_bins)
     with pytest.raises(TypeError, match=r"a pgmpy model converts with LabelNetwork\.from_pgmpy\(model\)"):
         mlpr_from_likelihoods(net.to_pgmpy(), np.ones((1, 2, 2)))
+
+
+def test_theta_as_a_dict_of_integer_classes_is_read_by_name():
+    """audit51: a dict keyed 0 .. n-1 became a RangeIndex Series in pandas, read by position: with classes
+    [2, 0, 1, 3], class 2 got theta[0]. A DataFrame of several rows was read by its first row."""
+    import pandas as pd
+
+    h = Hierarchy.from_edges([(3, 1), (3, 0), (1, 2), (0, 2)], classes=[2, 0, 1, 3])
+    net = LabelNetwork(h, {0: 0.4, 1: 0.6, 2: 0.7, 3: 0.8})
+    np.testing.assert_array_equal(net.theta, [0.7, 0.4, 0.6, 0.8])
+    two_rows = pd.DataFrame([[0.5, 0.2, 0.9, 0.3], [0.1, 0.1, 0.1, 0.1]], columns=[2, 0, 1, 3])
+    with pytest.raises(InputError, match="theta is a DataFrame of 2 rows"):
+        LabelNetwork(h, two_rows)
+    np.testing.assert_array_equal(LabelNetwork(h, two_rows.iloc[[0]]).theta, [0.5, 0.2, 0.9, 0.3])
