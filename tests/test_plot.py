@@ -113,7 +113,8 @@ def test_marked_is_aligned_by_class_name_as_values_are():
     columns = ["D", "C", "B", "A"]
     truth = pd.DataFrame([[0, 0, 1, 1]], columns=columns)  # A and B
     positions = dict(zip(h.classes, map(tuple, hierarchy_layout(h)[0])))
-    for marked in (truth.iloc[0], truth, {"A": 1, "B": True, "C": 0, "D": 0}, [1, 1, 0, 0]):
+    in_class_order = pd.Series([1, 1, 0, 0])  # a RangeIndex names no class (audit51: it was refused)
+    for marked in (truth.iloc[0], truth, {"A": 1, "B": True, "C": 0, "D": 0}, [1, 1, 0, 0], in_class_order):
         ax = plot_hierarchy(h, pd.Series([0.1, 0.2, 0.6, 0.9], index=columns), marked=marked)
         ringed = {c for c, p in positions.items() if any(np.allclose(p, q) for q in ax.collections[1].get_offsets())}
         assert ringed == {"A", "B"}, marked

@@ -4,7 +4,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._columns import is_frame
+from .._columns import is_frame, series_row
 from .._validation import check_hierarchy
 from ..exceptions import InputError
 from ._axes import pyplot
@@ -77,7 +77,7 @@ def hierarchy_layout(hierarchy):
 
 def _class_values(values, hierarchy, name="values"):
     """Values per class as a (K,) float array (NaN allowed: drawn grey): an array in class order, or a dict,
-    Series or one-row DataFrame by class name."""
+    Series or one-row DataFrame by class name (a Series of a default ``RangeIndex`` in class order)."""
     k_cls = hierarchy.n_classes
     if is_frame(values):  # one object's row of a DataFrame of mLPRs, columns named by class
         if len(values) != 1:
@@ -85,6 +85,8 @@ def _class_values(values, hierarchy, name="values"):
                 f"{name} is a DataFrame of {len(values)} rows; pass one row (one object), e.g. {name}.iloc[[m]]"
             )
         values = values.iloc[0]
+    elif hasattr(values, "to_frame") and not is_frame(series_row(values)):  # a default RangeIndex names no class
+        values = values.to_numpy()
     if isinstance(values, Mapping) or (hasattr(values, "index") and hasattr(values, "reindex")):
         lookup = dict(values.items())
         missing = [c for c in hierarchy.classes if c not in lookup]
@@ -122,9 +124,10 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
         At most ``max_classes`` classes; draw a part of a larger one with
         ``hierarchy.subgraph(names)``.
     values : array-like of shape (K,), dict, pandas Series or one-row DataFrame, optional
-        One value per class (column order, or keyed by class name), e.g. one
-        object's mLPRs; shown by colour with a colorbar. NaN is drawn grey.
-        None draws every node in one colour.
+        One value per class (column order, or keyed by class name; a Series of a
+        default ``RangeIndex`` in column order), e.g. one object's mLPRs; shown
+        by colour with a colorbar. NaN is drawn grey. None draws every node in
+        one colour.
     ax : matplotlib Axes, optional
         Draw into these axes; default a new figure.
     labels : "auto", bool or dict
