@@ -59,7 +59,7 @@ def isotonic_rows_report(x, w, hierarchy):
     else:
         rank = np.empty(len(p.down), dtype=np.int64)
         rank[p.down] = np.arange(len(p.down))
-        # the exactness check's tolerance is relative to the size of the values: a row far from 0 for its spread
+        # the cuts' tolerance holds a few units of the values' rounding: a row far from 0 for its spread
         # (1e8 + scores in [0, 1]) is solved centred (the regression of x - c is that of x, minus c)
         far = np.zeros(len(x), dtype=bool)
         if x.size:
@@ -107,12 +107,12 @@ def gpav(values, hierarchy, weights=None):
     objective here).
 
     Agreement with the optimum is to floating-point rounding: gains and flow
-    capacities below ``1e-12`` times the size of the values count as zero (a
-    row whose values lie far from 0 for their spread, such as ``1e8`` plus
-    scores, is solved centred on its mean, so that the size is that of the
-    spread), and
-    a last top-down pass (:func:`htd`) removes last-bit differences between
-    blocks whose means are equal, so that child <= parent holds exactly.
+    capacities below ``1e-12`` times the residuals of the set being cut, plus a
+    few units of rounding (``1e-15``) times the size of its values, count as
+    zero (a row whose values lie far from 0 for their spread, such as ``1e8``
+    plus scores, is solved centred on its mean), and a last top-down pass
+    (:func:`htd`) removes last-bit differences between blocks whose means are
+    equal, so that child <= parent holds exactly.
 
     Parameters
     ----------

@@ -21,7 +21,8 @@ the connected components of its constraints (independent problems), and a
 component whose constraints form a forest is solved by pooling adjacent
 violators, exact on forests, instead of further cuts. The result is the exact
 optimum up to floating-point rounding: capacities and gains below ``eps_rel``
-times the size of the values count as zero.
+times the set's residuals, plus a few units of rounding (``1e-15``) times the
+size of its values, count as zero.
 """
 
 import numpy as np
@@ -31,6 +32,8 @@ from .._numba import jit, jit_parallel
 from ._pooling import pool_members
 
 __all__ = ["partition_rows"]
+
+_ROUNDING = 1e-15  # a few units of double rounding (2.2e-16): a residual's error relative to its values' size
 
 
 @jit
@@ -126,13 +129,15 @@ def _closure_of(sub, n, y, w, v, r, parent_ptr, parent_idx, loc, work_i, work_f,
     """The best parent-closed subset of ``sub[:n]`` for weights ``w (y - v)``, marked by ``level >= 0``
     (``work_i[3]``); returns its weight and size (size 0 when no subset gains more than rounding)."""
     head, nxt, to, level, it, queue, path, _ = work_i
-    size = 0.0  # rounding is relative to the size of the values, not of the residuals
+    spread = 0.0  # the set's own scale: its residuals, whatever the rest of the row holds
+    size = 0.0  # the residuals' rounding is relative to the size of the values
     for a in range(n):
         i = sub[a]
         r[i] = w[i] * (y[i] - v)
+        spread += abs(r[i])
         size += w[i] * (abs(y[i]) + abs(v))
         loc[i] = a
-    eps = eps_rel * size
+    eps = eps_rel * spread + _ROUNDING * size
     gain = _max_closure(sub, n, r, parent_ptr, parent_idx, loc, head, nxt, to, work_f, level, it, queue, path, eps)
     for a in range(n):
         loc[sub[a]] = -1
