@@ -212,9 +212,14 @@ def test_max_clique_reaches_the_engines_that_run(tmp_path, capsys):
                  "--max-clique", "3"]) == 0
     text = capsys.readouterr().out
     assert "junction: refused: --engines junction needs a clique of 4" in text and "--max-clique 3" in text
+    # the advice names only what each flag offers (audit51: "--reference loopy", "--engines auto")
+    assert "or --engines loopy (approximate)" in text and "--engines auto" not in text
     assert main(["check-inference", str(path), "--objects", "2", "--engines", "loopy", "--reference", "junction",
                  "--max-clique", "3", "--json", str(tmp_path / "none.json")]) == 2
-    assert "--reference junction needs a clique of 4" in _error_line(capsys)
+    line = _error_line(capsys)
+    assert "--reference junction needs a clique of 4" in line
+    assert line.endswith("Use --reference sparse (exact, stores only the configurations the hierarchy allows) "
+                         "or --reference auto")
     assert not (tmp_path / "none.json").exists()
     assert main(["check-inference", str(path), "--objects", "2", "--engines", "junction", "--reference", "enumerate",
                  "--max-clique", "4", "--json", str(tmp_path / "r.json")]) == 0

@@ -150,7 +150,19 @@ def _format(report):
 
 def _as_reference(text):
     """An engine's refusal worded for --reference, which takes exact engines only: not "--engines tree", "'loopy'"."""
-    return re.sub(r"engine='(\w+)'", r"reference='\1'", text).replace(" or 'loopy'", "")
+    return _without_advice(re.sub(r"engine='(\w+)'", r"reference='\1'", text), "reference", "loopy")
+
+
+def _without_advice(text, option, name):
+    """``text`` without its advice to use ``option='name'``, a choice the command's flag does not offer
+    (--engines has no auto, --reference no loopy): "A, B, or X" -> "A or B", "A, X, or B" -> "A or B",
+    "A or X" -> "A", "...; use X" -> "..."."""
+    item = rf"{option}='\w+'(?: \([^)]*\))?"
+    named = rf"(?:{option}=)?'{name}'(?: \([^)]*\))?"
+    text = re.sub(rf"({item}), ({item}),? or {named}", r"\1 or \2", text)
+    text = re.sub(rf", {named}, or ", " or ", text)
+    text = re.sub(rf",? or (?:use )?{named}", "", text)
+    return re.sub(rf"; use {named}", "", text)
 
 
 def command_check_inference(args):
@@ -205,8 +217,7 @@ def command_check_inference(args):
     print(_format(report))
     for note in report.loc[report["note"].str.startswith("refused"), ["engine", "note", "reference"]].itertuples():
         text = note.note
-        if note.reference:
-            text = _as_reference(text)
+        text = _as_reference(text) if note.reference else _without_advice(text, "engine", "auto")
         print(f"{note.engine}: {command_line_wording(text, 'check-inference')}")
     grouped = {}
     loopy = [e for e in report["engine"] if e.startswith("loopy") and e in mlprs]
