@@ -136,6 +136,9 @@ def test_every_engines_options_are_checked_before_any_engine_runs(monkeypatch):
         with pytest.raises(InputError, match=message) as info:
             compare_engines(net, lik, engines=["enumerate", entry], memory=False)
         assert "\n" not in str(info.value)
+    # the reference's own options are named as its (audit51: they were reported as an entry of engines)
+    with pytest.raises(InputError, match=r"^reference: junction\(max_clique=0\): max_clique must be"):
+        compare_engines(net, lik, engines=["enumerate"], reference=("junction", {"max_clique": 0}), memory=False)
 
 
 def test_an_engines_nan_is_located_where_it_is():

@@ -35,29 +35,29 @@ MEMORY_METHOD = (
 )
 
 
-def _spec(item):
-    """(label, engine, options) of one entry of ``engines``."""
+def _spec(item, what="engines"):
+    """(label, engine, options) of one entry of ``engines`` (or of ``what``: ``reference``), checked."""
     if isinstance(item, str):
         name, opts = item, {}
     elif isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], dict):
         name, opts = item[0], dict(item[1])
     else:
-        raise InputError(f"engines: each entry is an engine name or a pair (name, options dict), got {item!r}")
+        raise InputError(f"{what}: {'each entry is ' if what == 'engines' else ''}an engine name or a pair (name, options dict), got {item!r}")
     runnable = engine_names(references=True)
     if name not in runnable:
-        raise InputError(f"engines: unknown engine {name!r}; choose among {list(runnable)}")
+        raise InputError(f"{what}: unknown engine {name!r}; choose among {list(runnable)}")
     label = name if not opts else f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in sorted(opts.items())) + ")"
     if get_engine(name).reference_only:
         if opts:
-            raise InputError(f"engines: {name!r} takes no options, got {sorted(opts)}")
+            raise InputError(f"{what}: {name!r} takes no options, got {sorted(opts)}")
     elif "return_report" in opts:
-        raise InputError(f"engines: {label}: return_report is compare_engines' own (loopy's report fills the "
+        raise InputError(f"{what}: {label}: return_report is compare_engines' own (loopy's report fills the "
                          "loopy_* columns); leave it out")
     else:
         try:  # before any engine runs: a bad option of the last engine is not found after the others' work
             check_engine_options(name, opts)
         except InputError as exc:
-            raise InputError(f"engines: {label}: {exc}") from None
+            raise InputError(f"{what}: {label}: {exc}") from None
     return label, name, opts
 
 
@@ -115,7 +115,7 @@ def _pick_reference(network, reference, budget_bytes, max_clique):
     if reference is None:
         return None, {}, "no reference asked for (reference=None)"
     if reference != "auto":
-        _, name, opts = _spec(reference)
+        _, name, opts = _spec(reference, "reference")
         if not is_exact(name, hierarchy):
             raise InputError(f"reference={name!r} is not exact on this hierarchy; choose an exact engine")
         spec = get_engine(name)
