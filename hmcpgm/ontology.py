@@ -575,8 +575,9 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence
     if ontology is not None and namespace is None:
         namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
     names = hierarchy.classes if ontology is None else [c for h in ontology.hierarchies.values() for c in h.classes]
-    pairs = _Pairs(*_without_header(targets, terms, header, known, names), known)
-    _warn_unknown(pairs, path, ontology)
+    kept = _without_header(targets, terms, header, known, names)
+    pairs = _Pairs(*kept, known)
+    _warn_unknown(pairs, path, ontology, header and len(kept[1]) == len(terms))
     return _label_matrix(pairs, hierarchy, ontology, namespace)
 
 
@@ -606,8 +607,9 @@ def read_annotations_per_namespace(path, ontology, *, evidence=None):
     targets, terms, header = _annotation_pairs(path, ontology.canonical,
                                                None if evidence is None else evidence_codes(evidence))
     names = [c for h in ontology.hierarchies.values() for c in h.classes]
-    pairs = _Pairs(*_without_header(targets, terms, header, ontology.canonical, names), ontology.canonical)
-    _warn_unknown(pairs, path, ontology)
+    kept = _without_header(targets, terms, header, ontology.canonical, names)
+    pairs = _Pairs(*kept, ontology.canonical)
+    _warn_unknown(pairs, path, ontology, header and len(kept[1]) == len(terms))
     return {ns: _label_matrix(pairs, h, ontology, ns) for ns, h in ontology.hierarchies.items()}
 
 
@@ -650,14 +652,18 @@ def _codes(items):
     return list(first), codes
 
 
-def _warn_unknown(pairs, path, ontology):
+def _warn_unknown(pairs, path, ontology, first_line=False):
+    """Warn of the pairs whose term is unknown; ``first_line``: the first pair is the file's first line, kept
+    (an unknown term there without a digit, a word such as ``class``, may be a header's: the warning says so)."""
     unknown = ~np.array([bool(terms) for terms in pairs.stands_for], dtype=bool)[pairs.term_codes]
     if unknown.any():
         where = "ontology" if ontology is not None else "hierarchy"
         first = pairs.terms[pairs.term_codes[np.argmax(unknown)]]
         n = np.count_nonzero(unknown)
         lines = f"{n} annotation lines of {path} name terms" if n > 1 else f"1 annotation line of {path} names a term"
-        warn(f"{lines} that {'are' if n > 1 else 'is'} not in the {where} (first: {first!r}); "
+        header = first_line and unknown[0] and not any(ch.isdigit() for ch in first)  # a word, no id
+        where_first = ", on the first line of data: a header?" if header else ""
+        warn(f"{lines} that {'are' if n > 1 else 'is'} not in the {where} (first: {first!r}{where_first}); "
              f"{'they are' if n > 1 else 'it is'} left out", UserWarning)
 
 

@@ -527,6 +527,11 @@ def test_an_annotation_line_split_at_a_tab_and_a_space_and_a_first_line_naming_a
     letters = Hierarchy.from_edges([("a", "b"), ("a", "c")])
     path.write_text("EntryID\tterm\taspect\nP1\tb\tBPO\nP2\tb\tBPO\n")
     assert read_annotations(path, letters)[0].tolist() == ["P1", "P2"]
+    # a header word that looks like a class and a target like the others: data by the rule, warned of as a
+    # possible header (audit51); an unknown id on the first line is warned of as any other line
+    path.write_text("gene\tclass\ngeneX\tb\n")
+    with pytest.warns(UserWarning, match=r"\(first: 'class', on the first line of data: a header\?\); it is left"):
+        assert read_annotations(path, letters)[0].tolist() == ["geneX"]
 
 
 def test_a_term_marked_is_obsolete_false_is_kept(tmp_path):
