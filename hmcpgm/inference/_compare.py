@@ -42,7 +42,8 @@ def _spec(item, what="engines"):
     elif isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], dict):
         name, opts = item[0], dict(item[1])
     else:
-        raise InputError(f"{what}: {'each entry is ' if what == 'engines' else ''}an engine name or a pair (name, options dict), got {item!r}")
+        each = "each entry is " if what == "engines" else ""
+        raise InputError(f"{what}: {each}an engine name or a pair (name, options dict), got {item!r}")
     runnable = engine_names(references=True)
     if name not in runnable:
         raise InputError(f"{what}: unknown engine {name!r}; choose among {list(runnable)}")
