@@ -598,10 +598,14 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """Recalibrated mLPRs ``g(mLPR)``: probabilities whose mean of ``1 - g`` over the top of a
         ranking estimates its false discovery proportion (the mLPRs when ``recalibrate=False``).
 
-        ``g`` is non-decreasing and shared by all classes, so a child stays at or below
-        its parent and no two events swap; events may tie where ``g`` is flat (within
-        an isotonic block, and beyond its first and last knots). Rank the mLPRs
-        (:meth:`predict_proba`), not these values, where the order matters.
+        ``g`` is non-decreasing and shared by all classes, so it keeps the order of the
+        mLPRs: no two events swap, and a child stays at or below its parent wherever
+        its mLPR does (always with the paper's model; the default's mLPRs can put a
+        child above its parent, see the class docstring); events may tie where ``g``
+        is flat (within an isotonic block, and beyond its first and last knots). Rank
+        the mLPRs (:meth:`predict_proba`), not these values, where the order matters,
+        and take decisions that respect the hierarchy from :meth:`predict` or a
+        HierRank ranking.
 
         Parameters
         ----------
