@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ._atomic import atomic_write
-from ._util import json_records, plain_name
+from ._util import json_ready, json_records, plain_name
 from .exceptions import HmcpgmError, InputError
 
 __all__ = ["save_model", "load_model", "is_model_file"]
@@ -155,6 +155,7 @@ def save_model(model, path):
         "recalibrated_on": getattr(model, "recalibrated_on_", None),
         "feature_names": hasattr(model, "feature_names_in_"),  # fitted on a DataFrame of string class names
         "cv_results": cv_results,
+        "cv_results_attrs": None if model.cv_results_ is None else json_ready(dict(model.cv_results_.attrs)),
     }
     meta["digest"] = _digest(meta, arrays)
     path = Path(path)
@@ -342,6 +343,8 @@ def load_model(path):
         crossfitted = model.recalibrated_on_ == "cross-fitting"
         model.crossfit_recalibration_ = model.second_stage_.recalibration if crossfitted else None
         model.cv_results_ = None if meta.get("cv_results") is None else pd.DataFrame(meta["cv_results"])
+        if model.cv_results_ is not None:  # the pool's and the consistency's choices (files before 0.3 lack them)
+            model.cv_results_.attrs.update(_attrs_in(meta.get("cv_results_attrs") or {}))
     except (HmcpgmError, KeyError, TypeError, ValueError) as exc:
         what = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)
         raise InputError(f"model file {path} is not a valid hmcpgm model: {what}") from None
@@ -350,6 +353,14 @@ def load_model(path):
     if meta.get("feature_names", False):  # files before 0.3 do not say: left unset
         model.feature_names_in_ = np.asarray(hierarchy.classes, dtype=object)
     return model
+
+
+def _attrs_in(attrs):
+    """``cv_results_.attrs`` as saved: JSON made the pool's weights (its criterion's keys) strings."""
+    pool = attrs.get("pool")
+    if isinstance(pool, dict) and isinstance(pool.get("cv"), dict):
+        pool["cv"] = {float(w): value for w, value in pool["cv"].items()}
+    return attrs
 
 
 def _recalibration(arrays):

@@ -113,6 +113,9 @@ def test_saved_auto_model_predicts_identically(auto_model, paper, tmp_path):
     np.testing.assert_array_equal(again.calibrated_proba(s), auto_model.calibrated_proba(s))
     np.testing.assert_array_equal(again.predict(s), auto_model.predict(s))
     assert list(again.cv_results_["version"]) == list(auto_model.cv_results_["version"])
+    # the pool's and the consistency's choices, as fitted (audit53: the loaded table had no attrs)
+    assert again.cv_results_.attrs == auto_model.cv_results_.attrs
+    assert set(again.cv_results_.attrs) == {"pool", "consistency"}
 
 
 def _features(paper, m, seed):
