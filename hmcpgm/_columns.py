@@ -150,6 +150,7 @@ def as_table(values):
 #: ``OutOfFoldScores.transform`` makes of new rows of an array ``X`` (named by the labels' classes). A
 #: DataFrame ``y`` is paired with them by position, as with an array ``X``; by index, the new rows (numbered
 #: from 0) were refused beside y's labels, so a Pipeline's cross_val_score gave nan (audit42).
+GENERIC_SCORES = "outoffoldscores"  # OutOfFoldScores' column names without class names (its lowered class name)
 POSITIONAL_ROWS = "hmcpgm_positional_rows"
 
 
@@ -243,11 +244,17 @@ def column_positions(columns, classes, name):
     """Positions of the classes among named columns (DataFrame or CSV header), matched by name.
 
     Each class must name exactly one column and every column a class; ``str(class)``
-    matches too, since file headers are strings.
+    matches too, since file headers are strings. The columns ``outoffoldscores0``,
+    ``outoffoldscores1``, ... (:class:`hmcpgm.first_stage.OutOfFoldScores`' scores of array
+    labels under scikit-learn's ``set_output(transform="pandas")``: the array's
+    columns, in class order) are read in class order, unless one names a class.
     """
     owner = _owner(classes)
     classes = _class_names(classes)
     columns = list(columns)
+    if columns == [f"{GENERIC_SCORES}{k}" for k in range(len(classes))] and not set(columns) & {
+            str(c) for c in classes}:
+        return list(range(len(classes)))
     lookup = {c: i for i, c in enumerate(columns)}
     if len(lookup) != len(columns):
         raise InputError(f"{name} has duplicate column names: {preview(repeated(columns))}")

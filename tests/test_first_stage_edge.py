@@ -235,6 +235,10 @@ def test_a_pipeline_pairs_dataframe_labels_with_the_scores_by_name_and_row(secon
     shuffled = y.set_axis(np.random.default_rng(0).permutation(len(y)), axis=0)
     pipe = make().set_output(transform="pandas").fit(F, shuffled)
     np.testing.assert_array_equal(np.asarray(pipe.predict_proba(F)), expect)
+    # and with array labels: the scores are named outoffoldscores0, ... (no class names), in class order
+    # (audit53: refused, "missing: ['d', ...]; not classes of the hierarchy: ['outoffoldscores0', ...]")
+    pipe = make().set_output(transform="pandas").fit(F, y.to_numpy())
+    np.testing.assert_array_equal(np.asarray(pipe.predict_proba(F)), expect)
 
 
 def test_the_transformer_names_its_scores_by_the_labels_and_matches_features_by_name():

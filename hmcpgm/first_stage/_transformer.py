@@ -283,7 +283,9 @@ class OutOfFoldScores(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """Names of the score columns: the class names of DataFrame labels, else ``outoffoldscores0``, ...
 
         With ``set_output(transform="pandas")`` the scores are then a DataFrame
-        named by class, which the second stage aligns by name.
+        named by class, which the second stage aligns by name; with array labels
+        the generic names, which the second stage reads in class order (as the
+        array's columns).
 
         Parameters
         ----------
