@@ -47,7 +47,11 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     calibration : {"isotonic", "platt", "none", "maxnorm", "qnorm"}, default "isotonic"
         ``"isotonic"`` and ``"platt"`` are fitted per class on ``(X, y)`` (see
         :func:`hmcpgm.corrections.fit_calibration`); ``"none"`` takes the scores
-        as they are; ``"maxnorm"`` and ``"qnorm"`` are HEMDAG's normalisations,
+        as they are (values outside [0, 1] stay outside: the corrected values are
+        then no probabilities, and ``threshold`` is on the scores' scale);
+        ``"maxnorm"`` and ``"qnorm"`` are HEMDAG's normalisations (maxnorm divides
+        each class by its largest score, as HEMDAG does: scores are expected
+        non-negative),
         computed on the matrix being predicted (nothing is fitted), as HEMDAG
         normalises its whole score matrix: an object's values then depend on the
         other rows predicted with it, so predict all objects at once (one row
@@ -272,7 +276,8 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         -------
         ndarray or DataFrame of shape (M, K)
             Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
-            ``X`` is one.
+            ``X`` is one. Probabilities after isotonic or Platt calibration; with
+            ``calibration="none"`` on the scores' own scale.
         """
         X = as_table(X)
         p = self._calibrated(X)
