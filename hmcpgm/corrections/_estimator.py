@@ -48,11 +48,11 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ``"isotonic"`` and ``"platt"`` are fitted per class on ``(X, y)`` (see
         :func:`hmcpgm.corrections.fit_calibration`); ``"none"`` takes the scores
         as they are (values outside [0, 1] stay outside: the corrected values are
-        then no probabilities, and ``threshold`` is on the scores' scale);
-        ``"maxnorm"`` and ``"qnorm"`` are HEMDAG's normalisations (maxnorm divides
-        each class by its largest score, as HEMDAG does: scores are expected
-        non-negative),
-        computed on the matrix being predicted (nothing is fitted), as HEMDAG
+        then no probabilities, so compare them with a cutoff of your own, as
+        ``threshold`` lies in (0, 1)); ``"maxnorm"`` and ``"qnorm"`` are HEMDAG's
+        normalisations (maxnorm divides each class by its largest score, as
+        HEMDAG does: scores are expected non-negative), computed on the matrix
+        being predicted (nothing is fitted), as HEMDAG
         normalises its whole score matrix: an object's values then depend on the
         other rows predicted with it, so predict all objects at once (one row
         alone is normalised against itself, with a warning).
