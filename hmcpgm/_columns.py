@@ -146,11 +146,13 @@ def as_table(values):
     return series_row(as_pandas(values))
 
 
+#: ``OutOfFoldScores``' column names without class names (scikit-learn's prefix: its lowered class name)
+GENERIC_SCORES = "outoffoldscores"
+
 #: ``DataFrame.attrs`` key of a table whose rows are positions, not labels: the scores
 #: ``OutOfFoldScores.transform`` makes of new rows of an array ``X`` (named by the labels' classes). A
 #: DataFrame ``y`` is paired with them by position, as with an array ``X``; by index, the new rows (numbered
 #: from 0) were refused beside y's labels, so a Pipeline's cross_val_score gave nan (audit42).
-GENERIC_SCORES = "outoffoldscores"  # OutOfFoldScores' column names without class names (its lowered class name)
 POSITIONAL_ROWS = "hmcpgm_positional_rows"
 
 
