@@ -268,6 +268,41 @@ def test_demo_prints_tables_and_writes_csv(tmp_path, capsys):
         assert f"wrote {tmp_path / name}" in out
 
 
+def test_demo_csv_checks_every_table_first_and_replaces_them_together(tmp_path, capsys, monkeypatch):
+    """audit55: only precision.csv was checked before the run, so a folder named summary.csv failed after the
+    whole experiment, in words that did not name --csv, with four tables already written; a missing folder was
+    refused though the tables' writer makes it; a full disk at the last table left four new beside an old one."""
+    import errno
+
+    from hmcpgm.applications import paper
+
+    def run(folder):
+        return main(["demo", "--n-train", "1000", "--n-test", "500", "--quiet", "--csv", str(folder)])
+
+    (tmp_path / "d" / "summary.csv").mkdir(parents=True)
+    monkeypatch.setattr(paper, "synthetic_experiment", lambda *a, **k: pytest.fail("the run started"))
+    assert run(tmp_path / "d") == 2
+    assert "--csv" in capsys.readouterr().err and os.listdir(tmp_path / "d") == ["summary.csv"]
+    monkeypatch.undo()
+    (tmp_path / "f").write_text("")
+    assert run(tmp_path / "f" / "x") == 2 and "is a file" in capsys.readouterr().err
+    assert run(tmp_path / "new" / "sub") == 0  # made, with its parents
+    names = sorted(p.name for p in (tmp_path / "new" / "sub").iterdir())
+    assert names == sorted(f"{name}.csv" for name in paper.TABLES)
+    old = {name: (tmp_path / "new" / "sub" / name).read_bytes() for name in names}
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if ".summary.csv" in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert main(["demo", "--n-train", "1000", "--n-test", "500", "--quiet", "--seed", "1", "--csv",
+                 str(tmp_path / "new" / "sub")]) == 2
+    assert {p.name: p.read_bytes() for p in (tmp_path / "new" / "sub").iterdir()} == old  # every table old
+
+
 def _write_arff(path, rows):
     header = (
         "@RELATION tiny\n@ATTRIBUTE x1 numeric\n@ATTRIBUTE x2 numeric\n"

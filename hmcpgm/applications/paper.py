@@ -15,13 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .._atomic import atomic_write
+from .._atomic import AtomicFile, commit_all
 from .evaluation import evaluate_methods, paper_mlprs
 
-__all__ = ["KAPPAS", "ALPHAS", "ExperimentResult", "synthetic_experiment", "experiment_tables", "format_tables"]
+__all__ = ["KAPPAS", "ALPHAS", "TABLES", "ExperimentResult", "synthetic_experiment", "experiment_tables",
+           "format_tables"]
 
 KAPPAS = (0.05, 0.1, 0.2, 0.3, 0.5)
 ALPHAS = (0.01, 0.05, 0.1, 0.2)
+TABLES = ("precision", "recall", "fdp", "discovery", "summary")  # the tables of experiment_tables, in order
 
 _SUMMARY = {
     "f1_max_f1_cutoff": "F1 (max-F1 cutoff)",
@@ -54,7 +56,8 @@ class ExperimentResult:
         Parameters
         ----------
         directory : str or Path
-            Created (with its parents) if missing; existing files of the same names are replaced.
+            Created (with its parents) if missing; existing files of the same names
+            are replaced, all of them or none (a full disk leaves the old ones).
 
         Returns
         -------
@@ -63,12 +66,17 @@ class ExperimentResult:
         """
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for name, table in self.tables.items():
-            path = directory / f"{name}.csv"
-            with atomic_write(path) as fh:  # all of the table or the old file
-                table.to_csv(fh, float_format="%.6g")
-            paths.append(path)
+        paths = [directory / f"{name}.csv" for name in self.tables]
+        files = []
+        try:
+            for path, table in zip(paths, self.tables.values()):
+                files.append(AtomicFile(path))
+                table.to_csv(files[-1].file, float_format="%.6g")
+        except BaseException:
+            for f in files:
+                f.abort()
+            raise
+        commit_all(files)  # every table new, or every old file left as it was
         return paths
 
 
@@ -101,7 +109,7 @@ def experiment_tables(values, hierarchy, labels_valid, labels_test, *, kappas=KA
     def table(prefix, keys):
         return pd.DataFrame({m: {k: r[f"{prefix}@{k}"] for k in keys} for m, r in rows.items()}).T
 
-    return {
+    return {  # in the order of TABLES
         "precision": table("precision", kappas),
         "recall": table("recall", kappas),
         "fdp": table("fdp", alphas),

@@ -61,14 +61,20 @@ def _inference_options(args):
 
 
 def command_demo(args):
-    from ..applications.paper import format_tables, synthetic_experiment
+    from ..applications.paper import TABLES, format_tables, synthetic_experiment
     from ..io import check_output
 
-    if args.csv:
+    if args.csv:  # every table's file checked before the run, which takes a while
         folder = Path(args.csv)
         if folder.exists() and not folder.is_dir():
             raise UserError(f"--csv {args.csv!r} is a file; give a folder for the tables")
-        check_output(folder / "precision.csv", "--csv")
+        if folder.is_dir():
+            for name in TABLES:
+                check_output(folder / f"{name}.csv", "--csv")
+        else:  # made with its parents, as example makes its folder
+            made_in = next(p for p in folder.absolute().parents if p.exists())
+            if not made_in.is_dir():
+                raise UserError(f"--csv {args.csv!r}: {str(made_in)!r} is a file, so the folder cannot be made")
     result = synthetic_experiment(n_train=args.n_train, n_test=args.n_test, seed=args.seed, progress=not args.quiet)
     print(format_tables(result))
     if args.csv:
