@@ -213,9 +213,11 @@ def study_one(name, first_stage, *, versions=("indpt", "nbh", "full"), tempering
         t0, c0 = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            # each version as cross-fitted here: its exponent, all evidence at it, no max constraint
+            # each version as cross-fitted here: its exponent, all evidence at it, no max constraint, and
+            # the network's mLPRs alone (no pool with the isotonic posterior: the cross-fitted mLPRs the
+            # recalibration is fitted on have none; bench/benchmarks_table.py measures the default whole)
             p = replace(stage, version=version, a=cfg["a"], engine=cfg["engine"], own=None,
-                        consistency="hierrank").mlpr(L_test)
+                        consistency="hierrank", pool_weight=None, pool_model=None).mlpr(L_test)
         predict_seconds, predict_cpu = time.perf_counter() - t0, time.process_time() - c0
         rows = cfg["rows"]
         g = fit_recalibration(cfg["mlpr"][:, keep], Y[rows][:, keep])
@@ -284,8 +286,8 @@ def synthetic(seed=0):
     print(stage.cv_table.to_string())
     kappas = (0.05, 0.1, 0.2)
     # the paper's model (MLPR's defaults when this harness was written; now version="auto" with tempering)
-    paper = MLPR(version="full", score_model="lpr", tempering=None, recalibrate=False)
-    full = paper.fit(data.train_scores, data.train_labels, data.hierarchy).predict_proba(s_test)
+    paper = MLPR(hierarchy=data.hierarchy, version="full", score_model="lpr", tempering=None, recalibrate=False)
+    full = paper.fit(data.train_scores, data.train_labels).predict_proba(s_test)
     auto = stage.predict_proba(s_test)
     for name, p in (("mLPR-full-HierRank (paper's model: lpr, a = 1)", full), ("mLPR-auto-HierRank", auto)):
         precision, _ = precision_recall_at(hier_rank(p, data.hierarchy), y_test, kappas)
