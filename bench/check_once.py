@@ -5,18 +5,19 @@ The baseline's ``hmcpgm`` package is exported with ``git archive REV`` (default
 baseline's, then this checkout's), ``MLPR(hierarchy=h, allow_empty=True)`` (the
 default, cross-fitted) and the paper's fixed model (``version="indpt",
 tempering=None, recalibrate=False``) on cellcycle_FUN's cached out-of-fold joint
-scores of the training rows (``/work/cache/cellcycle_FUN.joint.npz``, made by
-``bench/fit_time.py``), after one untimed warm-up fit that pays the imports and
-numba's loads. Printed: per round and model the wall and CPU seconds of each, the
-best of each, and the calls and seconds of the input checks (``label_matrix``,
-``class_matrix``, ``aligned_matrices``, ``finite_array``, ``binary_matrix``,
+scores of the training rows (``<cache-dir>/cellcycle_FUN.joint.npz``, made by
+the benchmark's first stage when absent: ``version_transfer.load_run``), after
+one untimed warm-up fit that pays the imports and numba's loads. Printed: per
+round and model the wall and CPU seconds of each, the best of each, and the
+calls and seconds of the input checks (``label_matrix``, ``class_matrix``,
+``aligned_matrices``, ``finite_array``, ``binary_matrix``,
 ``likelihood_array``; nested ones overlap) in one default fit of each, counted
-with cProfile in a separate, untimed run. Timings vary with the machine's load; CPU seconds are
-the steadier figure on a shared machine.
+with cProfile in a separate, untimed run. Timings vary with the machine's load;
+CPU seconds are the steadier figure on a shared machine.
 
 Usage (from the repository root)::
 
-    python bench/check_once.py [--baseline main] [--rounds 2]
+    python bench/check_once.py [--baseline main] [--rounds 2] [--cache-dir /work/cache]
 """
 
 import argparse
@@ -25,9 +26,9 @@ import os
 from pathlib import Path
 
 from _baseline import check_package, export_baseline, run_child  # bench/ is on sys.path when a script runs
+from version_transfer import CACHE, DATA, load_run
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = Path("/work/cache") / "cellcycle_FUN.joint.npz"
 
 CHILD = r"""
 import json, sys, time, warnings
@@ -68,8 +69,8 @@ print(json.dumps({"fits": out, "package": hmcpgm.__file__}))
 """
 
 
-def run(code_root, what):
-    result = json.loads(run_child(code_root, CHILD, CACHE, what).strip().splitlines()[-1])
+def run(code_root, scores, what):
+    result = json.loads(run_child(code_root, CHILD, scores, what).strip().splitlines()[-1])
     check_package(result["package"], code_root)
     return result
 
@@ -78,21 +79,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--cache-dir", type=Path, default=CACHE, help="cached first-stage scores (made if absent)")
     args = parser.parse_args()
-    if not CACHE.exists():
-        print(f"{CACHE} absent (made by bench/fit_time.py): nothing to measure")
-        return
+    load_run("cellcycle_FUN", "joint", args.cache_dir, DATA)  # the first stage's scores, made once
+    scores = args.cache_dir / "cellcycle_FUN.joint.npz"
     commit, folder = export_baseline(args.baseline)
     print(f"cellcycle_FUN training rows, {os.cpu_count()} cores; baseline {args.baseline} = {commit[:12]}, "
           f"current {ROOT}")
     for name, code in (("baseline", folder), ("current", ROOT)):
-        checks = run(code, "profile")["checks"]
+        checks = run(code, scores, "profile")["checks"]
         print(f"{name}'s input checks in one default fit (cProfile, cumulative): "
               + ", ".join(f"{n} {c['calls']} calls {c['seconds']:.3f} s" for n, c in sorted(checks.items())))
     best = {}
     for r in range(args.rounds):
         for name, code in (("baseline", folder), ("current", ROOT)):
-            fits = run(code, "time")["fits"]
+            fits = run(code, scores, "time")["fits"]
             for model, t in fits.items():
                 key = (model, name)
                 best[key] = {k: min(best.get(key, {}).get(k, float("inf")), v) for k, v in t.items()}

@@ -23,8 +23,10 @@ checkout's, so that before and after come from the same run.
 
 Scores: ``<cache-dir>/<data set>.joint.npz`` (arrays ``s_train``, ``y_train``,
 ``classes``, ``edges``) when it exists, else computed here with
-``hmcpgm.first_stage.out_of_fold_scores(..., joint=True)`` from
-``shared/data/hmc/<data set>.train.arff`` (minutes).
+``hmcpgm.first_stage.out_of_fold_scores(..., joint=True)`` from the benchmark's
+training rows (``hmcpgm.load_hmc_split``; a data set without a validation file,
+such as Enron_corr, loses 30% of its training rows to validation, as in
+``bench/benchmarks_table.py``; minutes).
 
 Usage (from the repository root)::
 
@@ -62,11 +64,14 @@ def load(name, cache_dir, data_dir):
         z = np.load(path, allow_pickle=True)
         h = Hierarchy.from_edges([tuple(e) for e in z["edges"]], classes=list(z["classes"]))
         return np.asarray(z["s_train"], float), np.asarray(z["y_train"]), h
-    from hmcpgm.datasets import load_hmc_arff
+    from hmcpgm.applications import split_validation
+    from hmcpgm.datasets import load_hmc_split
     from hmcpgm.first_stage import out_of_fold_scores
 
-    require_data(data_dir, f"{name}.train.arff")
-    data = load_hmc_arff(Path(data_dir) / f"{name}.train.arff")
+    require_data(data_dir)
+    split = load_hmc_split(name, data_dir)
+    # the benchmark's training rows: without a validation file, 70% of the training file (seed 0)
+    data = split.train if split.valid is not None else split_validation(split.train, 0.3, 0)[0]
     s = out_of_fold_scores(data.features, data.labels, joint=True, progress=False)
     return np.asarray(s, float), np.asarray(data.labels), data.hierarchy
 

@@ -4,37 +4,35 @@ Before, ``paper_mlprs`` took the score model's LPR (``model.lpr``) for indpt whi
 ``MLPR(version="indpt")`` computes ``tempered_lpr`` of the likelihoods at the
 training prevalence (the same LPR through likelihood ratios, up to rounding);
 now both run :class:`hmcpgm.second_stage.SecondStage`. On cellcycle_FUN and
-cellcycle_GO's cached out-of-fold joint scores (``/work/cache/<name>.joint.npz``,
-made by ``bench/fit_time.py``) this fits the paper's model, computes both
-matrices on the validation and test rows, and prints their largest difference
+cellcycle_GO's cached out-of-fold joint scores (``<cache-dir>/<name>.joint.npz``,
+made by the benchmark's first stage when absent: ``version_transfer.load_run``)
+this fits the paper's model, computes both matrices on the validation and test rows, and prints their largest difference
 and every benchmark metric (``evaluate_methods``) that differs between them.
 
 Usage (from the repository root)::
 
-    python bench/indpt_unified.py
+    python bench/indpt_unified.py [--cache-dir /work/cache]
 """
 
+import argparse
 import json
 import warnings
 from pathlib import Path
 
 import numpy as np
-
-CACHE = Path("/work/cache")
+from version_transfer import CACHE, DATA, load_run  # bench/ is on sys.path when a script runs
 
 
 def main():
-    from hmcpgm import MLPR, Hierarchy
+    from hmcpgm import MLPR
     from hmcpgm.applications import evaluate_methods, paper_mlprs
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache-dir", type=Path, default=CACHE, help="cached first-stage scores (made if absent)")
+    args = parser.parse_args()
     warnings.simplefilter("ignore")
     for name in ("cellcycle_FUN", "cellcycle_GO"):
-        path = CACHE / f"{name}.joint.npz"
-        if not path.exists():
-            print(f"{path} absent (made by bench/fit_time.py)")
-            continue
-        z = np.load(path, allow_pickle=True)
-        h = Hierarchy.from_edges([tuple(e) for e in z["edges"]], classes=list(z["classes"]))
+        z, h = load_run(name, "joint", args.cache_dir, DATA)  # the first stage's scores, made once
         model = MLPR(hierarchy=h, version="full", score_model="lpr", tempering=None, recalibrate=False,
                      allow_empty=True).fit(z["s_train"], z["y_train"])
         before = tuple(model.lpr(s) for s in (z["s_valid"], z["s_test"]))

@@ -3,8 +3,8 @@
 The baseline's ``hmcpgm`` package is exported with ``git archive REV`` (default
 ``main``) into a cache folder; the same child script then runs in a subprocess on
 the baseline and on this checkout. On cellcycle_FUN's cached out-of-fold joint
-first-stage scores (``/work/cache/cellcycle_FUN.joint.npz``, made by
-``bench/fit_time.py``) it fits
+first-stage scores (``<cache-dir>/cellcycle_FUN.joint.npz``, made by
+the benchmark's first stage when absent: ``version_transfer.load_run``) it fits
 
 - the default ``MLPR(allow_empty=True)`` (cross-fitted: version, tempering,
   own evidence, consistency and recalibration chosen on the training rows) and
@@ -20,7 +20,7 @@ the largest difference otherwise.
 
 Usage (from the repository root)::
 
-    python bench/second_stage_identity.py [--baseline main] [--rows 600]
+    python bench/second_stage_identity.py [--baseline main] [--rows 600] [--cache-dir /work/cache]
 """
 
 import argparse
@@ -29,9 +29,9 @@ import tempfile
 from pathlib import Path
 
 from _baseline import check_package, export_baseline, run_child  # bench/ is on sys.path when a script runs
+from version_transfer import CACHE, DATA, load_run
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = Path("/work/cache") / "cellcycle_FUN.joint.npz"
 
 CHILD = r"""
 import sys, warnings
@@ -73,18 +73,18 @@ print(hmcpgm.__file__)
 """
 
 
-def run(code_root, rows, out):
-    check_package(run_child(code_root, CHILD, CACHE, rows, out).strip().splitlines()[-1], code_root)
+def run(code_root, scores, rows, out):
+    check_package(run_child(code_root, CHILD, scores, rows, out).strip().splitlines()[-1], code_root)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--rows", type=int, default=600, help="training (and test) rows used")
+    parser.add_argument("--cache-dir", type=Path, default=CACHE, help="cached first-stage scores (made if absent)")
     args = parser.parse_args()
-    if not CACHE.exists():
-        print(f"{CACHE} absent (made by bench/fit_time.py): nothing to compare")
-        return
+    load_run("cellcycle_FUN", "joint", args.cache_dir, DATA)  # the first stage's scores, made once
+    scores = args.cache_dir / "cellcycle_FUN.joint.npz"
     import numpy as np
 
     commit, folder = export_baseline(args.baseline)
@@ -92,7 +92,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         got = {}
         for name, code in (("baseline", folder), ("current", ROOT)):
-            run(code, args.rows, Path(tmp) / f"{name}.npz")
+            run(code, scores, args.rows, Path(tmp) / f"{name}.npz")
             got[name] = dict(np.load(Path(tmp) / f"{name}.npz"))
     base, cur = got["baseline"], got["current"]
     same = 0
