@@ -59,19 +59,8 @@ def isotonic_rows_report(x, w, hierarchy):
     else:
         rank = np.empty(len(p.down), dtype=np.int64)
         rank[p.down] = np.arange(len(p.down))
-        # the cuts' tolerance holds a few units of the values' rounding: a row far from 0 for its spread
-        # (1e8 + scores in [0, 1]) is solved centred (the regression of x - c is that of x, minus c)
-        far = np.zeros(len(x), dtype=bool)
-        if x.size:
-            center = x.mean(axis=1)
-            far = np.abs(center) > np.ptp(x, axis=1)
-        if far.any():
-            x = x.copy()
-            x[far] -= center[far, None]
         out, n_left = partition_rows(x, w, p.up, p.down, p.parent_ptr, p.parent_idx, p.child_ptr, p.child_idx,
                                      rank, EPS)
-        if far.any():
-            out[far] += center[far, None]
     cap_rows(out, p.up, p.parent_ptr, p.parent_idx)  # blocks with equal means may differ in the last bit
     return out, n_left
 
@@ -109,10 +98,10 @@ def gpav(values, hierarchy, weights=None):
     Agreement with the optimum is to floating-point rounding: gains and flow
     capacities below ``1e-12`` times the residuals of the set being cut, plus a
     few units of rounding (``1e-15``) times the size of its values, count as
-    zero (a row whose values lie far from 0 for their spread, such as ``1e8``
-    plus scores, is solved centred on its mean), and a last top-down pass
-    (:func:`htd`) removes last-bit differences between blocks whose means are
-    equal, so that child <= parent holds exactly.
+    zero (so values far from 0 for their spread, such as ``1e8`` plus scores,
+    are solved to their own rounding), and a last top-down pass (:func:`htd`)
+    removes last-bit differences between blocks whose means are equal, so that
+    child <= parent holds exactly.
 
     Parameters
     ----------
