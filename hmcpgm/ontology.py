@@ -574,10 +574,8 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence
     targets, terms, header = _annotation_pairs(path, known, None if evidence is None else evidence_codes(evidence))
     if ontology is not None and namespace is None:
         namespace = next((ns for ns, h in ontology.hierarchies.items() if hierarchy.classes[0] in h), None)
-    names = hierarchy.classes if ontology is None else [c for h in ontology.hierarchies.values() for c in h.classes]
-    kept = _without_header(targets, terms, header, known, names)
-    pairs = _Pairs(*kept, known)
-    _warn_unknown(pairs, path, ontology, header and len(kept[1]) == len(terms))
+    names = hierarchy.classes if ontology is None else _all_terms(ontology)
+    pairs = _known_pairs(targets, terms, header, known, names, path, ontology)
     return _label_matrix(pairs, hierarchy, ontology, namespace)
 
 
@@ -606,10 +604,7 @@ def read_annotations_per_namespace(path, ontology, *, evidence=None):
     """
     targets, terms, header = _annotation_pairs(path, ontology.canonical,
                                                None if evidence is None else evidence_codes(evidence))
-    names = [c for h in ontology.hierarchies.values() for c in h.classes]
-    kept = _without_header(targets, terms, header, ontology.canonical, names)
-    pairs = _Pairs(*kept, ontology.canonical)
-    _warn_unknown(pairs, path, ontology, header and len(kept[1]) == len(terms))
+    pairs = _known_pairs(targets, terms, header, ontology.canonical, _all_terms(ontology), path, ontology)
     return {ns: _label_matrix(pairs, h, ontology, ns) for ns, h in ontology.hierarchies.items()}
 
 
@@ -618,6 +613,19 @@ def _canonical(hierarchy, ontology):
     if ontology is not None:
         return ontology.canonical
     return lambda t: (t,) if t in hierarchy else ()
+
+
+def _all_terms(ontology):
+    return [c for h in ontology.hierarchies.values() for c in h.classes]
+
+
+def _known_pairs(targets, terms, header, known, names, path, ontology):
+    """The annotation pairs of a file without its header line (:func:`_without_header`), its unknown terms
+    warned of (:func:`_warn_unknown`)."""
+    kept = _without_header(targets, terms, header, known, names)
+    pairs = _Pairs(*kept, known)
+    _warn_unknown(pairs, path, ontology, header and len(kept[1]) == len(terms))
+    return pairs
 
 
 def _without_header(targets, terms, header, known, names):
