@@ -22,11 +22,10 @@ candidate timings) are measured in a subprocess on that package, after this
 checkout's, so that before and after come from the same run.
 
 Scores: ``<cache-dir>/<data set>.joint.npz`` (arrays ``s_train``, ``y_train``,
-``classes``, ``edges``) when it exists, else computed here with
-``hmcpgm.first_stage.out_of_fold_scores(..., joint=True)`` from the benchmark's
-training rows (``hmcpgm.load_hmc_split``; a data set without a validation file,
-such as Enron_corr, loses 30% of its training rows to validation, as in
-``bench/benchmarks_table.py``; minutes).
+``classes``, ``edges``) when it exists, else made there by the benchmark's first
+stage (``version_transfer.load_run``: out of fold on the benchmark's training
+rows; a data set without a validation file, such as Enron_corr, loses 30% of its
+training rows to validation, as in ``bench/benchmarks_table.py``; minutes).
 
 Usage (from the repository root)::
 
@@ -47,7 +46,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from _paths import HMC_DATA, require_data  # bench/ is on sys.path when a script runs
+from _paths import HMC_DATA  # bench/ is on sys.path when a script runs
+from version_transfer import load_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = HMC_DATA
@@ -64,16 +64,8 @@ def load(name, cache_dir, data_dir):
         z = np.load(path, allow_pickle=True)
         h = Hierarchy.from_edges([tuple(e) for e in z["edges"]], classes=list(z["classes"]))
         return np.asarray(z["s_train"], float), np.asarray(z["y_train"]), h
-    from hmcpgm.applications import split_validation
-    from hmcpgm.datasets import load_hmc_split
-    from hmcpgm.first_stage import out_of_fold_scores
-
-    require_data(data_dir)
-    split = load_hmc_split(name, data_dir)
-    # the benchmark's training rows: without a validation file, 70% of the training file (seed 0)
-    data = split.train if split.valid is not None else split_validation(split.train, 0.3, 0)[0]
-    s = out_of_fold_scores(data.features, data.labels, joint=True, progress=False)
-    return np.asarray(s, float), np.asarray(data.labels), data.hierarchy
+    z, h = load_run(name, "joint", cache_dir, data_dir)  # the benchmark's first stage, its run cached
+    return np.asarray(z["s_train"], float), np.asarray(z["y_train"]), h
 
 
 def best_of(func, repeats):
