@@ -155,6 +155,34 @@ def test_estimator_fit_pairs_frame_rows_by_index_like_mlpr():
         HierarchicalCorrection(h).fit(x, y.rename(index={"g5": "other"}))
 
 
+def test_estimator_refuses_labels_that_break_the_hierarchy_or_closes_them_as_mlpr_does():
+    # fit accepted a positive class under a negative parent, which MLPR refuses: an annotation not propagated to
+    # its ancestors, or label columns in another order than the classes, went unnoticed (a review, audit53)
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c")], classes=["c", "b", "a"])  # children first
+    rng = np.random.default_rng(0)
+    y = (rng.random((60, 3)) < 0.5).astype(int)
+    y[:, :2] *= y[:, [2]]
+    x = y + rng.normal(scale=0.8, size=y.shape)
+    bad = y.copy()
+    bad[0] = [1, 0, 0]  # c positive, its parent a negative
+    for model in (HierarchicalCorrection(h), MLPR(hierarchy=h)):
+        with pytest.raises(LabelError, match="y") as exc:
+            model.fit(x, bad)
+        assert one_line(exc)
+    fitted = HierarchicalCorrection(h).fit(x, y)
+    with pytest.raises(LabelError, match="y"):
+        fitted.score(x, bad)
+    closed = h.close_labels(bad)
+    assert closed[0].tolist() == [1, 0, 1]
+    for calibration in ("isotonic", "platt"):
+        a = HierarchicalCorrection(h, calibration=calibration, close_labels=True).fit(x, bad)
+        b = HierarchicalCorrection(h, calibration=calibration).fit(x, closed)
+        np.testing.assert_array_equal(a.predict_proba(x), b.predict_proba(x))
+        assert a.score(x, bad) == b.score(x, closed)
+    with pytest.raises(InputError, match="close_labels must be True or False, got 1"):
+        HierarchicalCorrection(h, close_labels=1).fit(x, y)
+
+
 # --------------------------------------------------------------------------- invariants on any input layout
 def _every_correction():
     """(label, function(values, hierarchy), needs probabilities, idempotent) for every registry entry and option."""

@@ -68,6 +68,12 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         then never positive without its parents. Read at prediction as it is
         then; a change of any other parameter after ``fit`` is refused by
         predictions until the model is fitted again.
+    close_labels : bool, default False
+        Close the labels of :meth:`fit` and :meth:`score` upward instead of
+        raising when a positive class has a negative parent, as
+        :class:`hmcpgm.MLPR` does: labels that break the hierarchy are most often
+        annotations not yet propagated to the ancestors, or columns in another
+        order than the hierarchy's classes.
 
     Attributes
     ----------
@@ -102,12 +108,14 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     (True, (4, 3))
     """
 
-    def __init__(self, hierarchy=None, *, calibration="isotonic", correction="tpr_dag", options=None, threshold=0.5):
+    def __init__(self, hierarchy=None, *, calibration="isotonic", correction="tpr_dag", options=None, threshold=0.5,
+                 close_labels=False):
         self.hierarchy = hierarchy
         self.calibration = calibration
         self.correction = correction
         self.options = options
         self.threshold = threshold
+        self.close_labels = close_labels
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -128,6 +136,8 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         if self.hierarchy is not None:
             check_hierarchy(self.hierarchy)
         check_threshold(self.threshold)
+        if not isinstance(self.close_labels, bool):
+            raise InputError(f"close_labels must be True or False, got {self.close_labels!r}")
         return options
 
     def _fit_hierarchy(self, X, y):
@@ -182,7 +192,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             X = score_array(self, X, reset=True, min_rows=1)
         hierarchy = self._fit_hierarchy(X, y)
         s = self._scores(X, hierarchy, reset=True)
-        labels = self._labels(X, y, hierarchy, s.shape)
+        labels = self._labels(X, y, hierarchy, s.shape, close=self.close_labels)
         fitted = self.calibration in ("isotonic", "platt")
         self.calibration_ = fit_calibration(s, labels, method=self.calibration) if fitted else None
         self.correction_ = CORRECTIONS[self.correction]
@@ -193,8 +203,9 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return self
 
     @staticmethod
-    def _labels(X, y, hierarchy, shape):
-        """0/1 labels of the rows of ``X`` (a DataFrame ``y`` paired by row index and class name)."""
+    def _labels(X, y, hierarchy, shape, *, close):
+        """0/1 labels of the rows of ``X`` (a DataFrame ``y`` paired by row index and class name), closed upward
+        (``close``) or refused when they break the hierarchy."""
         if is_frame(X) and is_frame(y):
             y = rows_paired(y, X)  # by the row index, as MLPR pairs them
         labels = (class_matrix(y, hierarchy, "y", keep_integers=True) if is_frame(y)
@@ -204,6 +215,9 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         labels = binary_matrix(labels, "y", hierarchy)
         if labels.shape[0] != shape[0]:
             raise InputError(f"X has {shape[0]} rows but y has {labels.shape[0]}; they must describe the same objects")
+        if close:
+            return hierarchy.close_labels(labels)
+        hierarchy.check_labels(labels, "y")
         return labels
 
     def score(self, X, y, sample_weight=None):
@@ -231,7 +245,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         check_is_fitted(self, ["correction_", "hierarchy_"])
         X, y = as_table(X), as_table(y)
         decisions = np.asarray(self.predict(X))
-        labels = self._labels(X, y, self.hierarchy_, decisions.shape)
+        labels = self._labels(X, y, self.hierarchy_, decisions.shape, close=self.close_labels)
         return float(accuracy_score(labels, decisions, sample_weight=sample_weight))
 
     def calibrated(self, X):
