@@ -32,8 +32,8 @@ from pathlib import Path
 from ._interrupt import check_interrupt, stops_deferred
 from .exceptions import InputError
 
-__all__ = ["AtomicFile", "atomic_write", "commit_all", "check_distinct", "is_stream", "stdout_stream", "data_on_stdout",
-           "spooled"]
+__all__ = ["AtomicFile", "atomic_write", "atomic_writes", "commit_all", "check_distinct", "is_stream", "stdout_stream",
+           "data_on_stdout", "spooled"]
 
 STDOUT = "-"
 # as tempfile.mkstemp opens its files: new only, no symlink followed, not inherited, no newline translation
@@ -298,11 +298,57 @@ def commit_all(files):
 
 
 @contextlib.contextmanager
+def atomic_writes(paths, *, binary=False):
+    """Write several outputs of one run together: a context manager giving one file object per path.
+
+    Every target is replaced when the block ends normally (:func:`commit_all`: each
+    file is finished before any replaces its target) and every one is left as it
+    was when the block, or finishing any of the files, ends by an exception (Ctrl-C
+    included).
+
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        The targets (see :class:`AtomicFile`), in the order of the file objects.
+    binary : bool
+        Binary mode (else UTF-8 text without newline translation).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     a, b = os.path.join(d, "a.txt"), os.path.join(d, "b.txt")
+    ...     with atomic_writes([a, b]) as (fa, fb):
+    ...         _ = fa.write("old a"), fb.write("old b")
+    ...     try:
+    ...         with atomic_writes([a, b]) as (fa, fb):
+    ...             _ = fa.write("new a")
+    ...             raise KeyboardInterrupt  # before b is written
+    ...     except KeyboardInterrupt:
+    ...         pass
+    ...     open(a).read(), open(b).read(), sorted(os.listdir(d))
+    ('old a', 'old b', ['a.txt', 'b.txt'])
+    """
+    files = []
+    try:
+        for path in paths:
+            files.append(AtomicFile(path, binary=binary))
+        yield [f.file for f in files]
+    except BaseException as exc:
+        if len(files) == 1:  # a failed write names its output (of several, which one failed is not known)
+            name_output(exc, files[0].path, files[0]._temp)
+        for f in files:
+            f.abort()
+        raise
+    commit_all(files)
+
+
+@contextlib.contextmanager
 def atomic_write(path, *, binary=False):
     """Write ``path`` all at once: a context manager giving the file object of an :class:`AtomicFile`.
 
     The target is replaced when the block ends normally and left untouched when it
-    ends by an exception (Ctrl-C included).
+    ends by an exception (Ctrl-C included): :func:`atomic_writes` of one path.
 
     Parameters
     ----------
@@ -327,14 +373,8 @@ def atomic_write(path, *, binary=False):
     ...     open(target).read(), sorted(os.listdir(d))
     ('old', ['out.txt'])
     """
-    out = AtomicFile(path, binary=binary)
-    try:
-        yield out.file
-    except BaseException as exc:
-        name_output(exc, path, out._temp)
-        out.abort()
-        raise
-    out.commit()
+    with atomic_writes([path], binary=binary) as (fh,):
+        yield fh
 
 
 def _same(a, b):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._atomic import AtomicFile, commit_all
+from .._atomic import atomic_writes
 from .evaluation import evaluate_methods, paper_mlprs
 
 __all__ = ["KAPPAS", "ALPHAS", "TABLES", "ExperimentResult", "synthetic_experiment", "experiment_tables",
@@ -67,16 +67,9 @@ class ExperimentResult:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         paths = [directory / f"{name}.csv" for name in self.tables]
-        files = []
-        try:
-            for path, table in zip(paths, self.tables.values()):
-                files.append(AtomicFile(path))
-                table.to_csv(files[-1].file, float_format="%.6g")
-        except BaseException:
-            for f in files:
-                f.abort()
-            raise
-        commit_all(files)  # every table new, or every old file left as it was
+        with atomic_writes(paths) as files:  # every table new, or every old file left as it was
+            for fh, table in zip(files, self.tables.values()):
+                table.to_csv(fh, float_format="%.6g")
         return paths
 
 

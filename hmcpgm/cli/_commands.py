@@ -83,7 +83,7 @@ def command_demo(args):
 
 
 def command_example(args):
-    from .._atomic import AtomicFile, commit_all
+    from .._atomic import atomic_writes
     from ..datasets import make_paper_synthetic
     from ..io import write_hierarchy, write_matrix
 
@@ -93,18 +93,15 @@ def command_example(args):
     made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)  # an unwritable place is refused before the data are drawn
     names = ("hierarchy.csv", "train_scores.csv", "train_labels.csv", "new_scores.csv", "new_labels.csv")
-    files = []
     try:  # the five files replaced together: a stop or a full disk leaves the folder as it was
-        files += [AtomicFile(folder / name) for name in names]
-        data = make_paper_synthetic(n_train=args.n_train, n_test=args.n_new, seed=args.seed)
-        h = data.hierarchy
-        write_hierarchy(h, files[0].file)
-        for f, matrix in zip(files[1:], (data.train_scores, data.train_labels, data.test_scores, data.test_labels)):
-            write_matrix(f.file, matrix, h)
-        commit_all(files)
+        with atomic_writes([folder / name for name in names]) as files:
+            data = make_paper_synthetic(n_train=args.n_train, n_test=args.n_new, seed=args.seed)
+            h = data.hierarchy
+            write_hierarchy(h, files[0])
+            for fh, matrix in zip(files[1:], (data.train_scores, data.train_labels, data.test_scores,
+                                              data.test_labels)):
+                write_matrix(fh, matrix, h)
     except BaseException:
-        for f in files:
-            f.abort()
         if made:  # the folder this run made, empty again (its parents, if it made them, stay)
             with contextlib.suppress(OSError):
                 folder.rmdir()
