@@ -554,7 +554,8 @@ def read_annotations(path, hierarchy, ontology=None, *, namespace=None, evidence
     Warns
     -----
     UserWarning
-        When lines name terms that no namespace of the ontology knows (they are left out).
+        When lines name terms that no namespace of the ontology knows (they are left out),
+        and when a first line naming an unknown id was read as a header.
 
     Examples
     --------
@@ -600,7 +601,8 @@ def read_annotations_per_namespace(path, ontology, *, evidence=None):
     Warns
     -----
     UserWarning
-        Once, when lines name terms that no namespace of the ontology knows.
+        Once, when lines name terms that no namespace of the ontology knows; once, when a first
+        line naming an unknown id was read as a header.
     """
     targets, terms, header = _annotation_pairs(path, ontology.canonical,
                                                None if evidence is None else evidence_codes(evidence))
@@ -623,6 +625,11 @@ def _known_pairs(targets, terms, header, known, names, path, ontology):
     """The annotation pairs of a file without its header line (:func:`_without_header`), its unknown terms
     warned of (:func:`_warn_unknown`)."""
     kept = _without_header(targets, terms, header, known, names)
+    if len(kept[1]) < len(terms) and any(ch.isdigit() for ch in terms[0]):  # an id, not a header's word
+        where = "ontology" if ontology is not None else "hierarchy"
+        warn(f"the first line of {path} ({targets[0]!r}, {terms[0]!r}) was read as a header and left out: its term "
+             f"is not in the {where} and is shaped like none of the {where}'s terms, or its target like no other",
+             UserWarning)
     pairs = _Pairs(*kept, known)
     _warn_unknown(pairs, path, ontology, header and len(kept[1]) == len(terms))
     return pairs

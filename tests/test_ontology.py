@@ -532,6 +532,13 @@ def test_an_annotation_line_split_at_a_tab_and_a_space_and_a_first_line_naming_a
     path.write_text("gene\tclass\ngeneX\tb\n")
     with pytest.warns(UserWarning, match=r"\(first: 'class', on the first line of data: a header\?\); it is left"):
         assert read_annotations(path, letters)[0].tolist() == ["geneX"]
+    # a first line dropped as a header whose term holds an id ('GO:9 IDA' is the term as read: of no class's
+    # shape, beside no target alike) is said to be dropped; a header's words go without one (above)
+    for text, want in [("P1\tGO:9 IDA\n", []), ("P1\tGO:9 IDA\nYAL001C\tGO:2\n", ["YAL001C"])]:
+        path.write_text(text)
+        with pytest.warns(UserWarning, match=r"^the first line of .*gt.tsv \('P1', 'GO:9 IDA'\) was read as a "
+                                             r"header and left out: its term is not in the hierarchy"):
+            assert read_annotations(path, h)[0].tolist() == want, text
 
 
 def test_a_term_marked_is_obsolete_false_is_kept(tmp_path):
