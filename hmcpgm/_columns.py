@@ -7,6 +7,7 @@ hierarchy package (which aligns label DataFrames with it), so it names no
 hmcpgm class; :mod:`hmcpgm._validation` adds the checks that need one.
 """
 
+import operator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -88,17 +89,22 @@ def as_pandas(values):
     return pd.api.interchange.from_dataframe(values)
 
 
-def series_row(values):
+def series_row(values, classes=None):
     """A pandas Series labelled by class names as a one-row DataFrame (one object); anything else as it is.
 
     Its index names the classes, so it is aligned by class name as a DataFrame
     is, never read in column order; the row is labelled by the Series' name
     (``0`` when it has none). A Series with a default ``RangeIndex``
-    (``0 .. n-1``) names nothing: it stays a plain vector.
+    (``0 .. n-1``) names nothing: it stays a plain vector, unless ``classes``
+    are the integers ``0 .. n-1`` in another order: its labels then name them,
+    as a DataFrame's default columns do (read by position, class 2 of the
+    classes ``[2, 0, 1]`` took the value labelled 0).
 
     Parameters
     ----------
     values : object
+    classes : sequence, optional
+        The classes the values are read for, in column order.
 
     Returns
     -------
@@ -113,16 +119,30 @@ def series_row(values):
     x  0.9  0.2
     >>> series_row(pd.Series([0.9, 0.2])).shape    # a RangeIndex names no class
     (2,)
+    >>> series_row(pd.Series([0.9, 0.2]), classes=[1, 0]).columns.tolist()   # unless the classes are 0 .. n-1
+    [0, 1]
     """
     if is_frame(values) or not (hasattr(values, "index") and hasattr(values, "to_frame")):
         return values
     index = values.index
-    if type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1:
+    if (type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1
+            and not _permuted_range(classes, len(index))):
         return values
     return values.to_frame().T
 
 
-def as_table(values):
+def _permuted_range(classes, n):
+    """Whether ``classes`` are the integers ``0 .. n-1`` in another order than theirs."""
+    if classes is None or len(classes) != n:
+        return False
+    try:
+        ints = [operator.index(c) for c in classes]  # ints and numpy ints, not floats, strings or bools' names
+    except TypeError:
+        return False
+    return sorted(ints) == list(range(n)) and ints != list(range(n))
+
+
+def as_table(values, classes=None):
     """Per-class values as the estimators take them: :func:`as_pandas`, then :func:`series_row`.
 
     A table of another library becomes a pandas DataFrame and a Series labelled
@@ -132,6 +152,8 @@ def as_table(values):
     Parameters
     ----------
     values : object
+    classes : sequence, optional
+        The classes, in column order, when known (see :func:`series_row`).
 
     Returns
     -------
@@ -143,7 +165,7 @@ def as_table(values):
     >>> as_table(pd.Series([1, 0], index=["b", "a"])).columns.tolist()
     ['b', 'a']
     """
-    return series_row(as_pandas(values))
+    return series_row(as_pandas(values), classes)
 
 
 #: ``OutOfFoldScores``' column names without class names (scikit-learn's prefix: its lowered class name)

@@ -31,6 +31,7 @@ __all__ = [
     "aligned_matrices",
     "as_pandas",
     "as_table",
+    "estimator_table",
     "score_array",
     "frame_scores",
     "rows_aligned",
@@ -47,6 +48,13 @@ __all__ = [
     "likelihood_array",
     "theta_vector",
 ]
+
+
+def estimator_table(estimator, values, *, fitted=True):
+    """``values`` by :func:`as_table` for an estimator, told its classes: the fitted ``hierarchy_``'s, or
+    (``fitted=False``, in ``fit``) its ``hierarchy`` parameter's, when it has one."""
+    hierarchy = getattr(estimator, "hierarchy_", None) if fitted else estimator.hierarchy
+    return as_table(values, hierarchy.classes if isinstance(hierarchy, Hierarchy) else None)
 
 
 def check_instance(value, cls, name, how):
@@ -79,14 +87,15 @@ def label_matrix(labels, hierarchy, name="labels", *, close=False):
 
 def theta_vector(theta, hierarchy, name="theta"):
     """A (K,) float array of probabilities in [0, 1]: an array in class order, or a Series or dict by class name
-    (every class named once; a Series of a default ``RangeIndex`` names none and is taken in class order)."""
+    (every class named once; a Series of a default ``RangeIndex`` names none and is taken in class order,
+    unless the classes are the integers 0 .. n-1 in another order: :func:`series_row`)."""
     refuse_complex(theta, name)
     if isinstance(theta, dict):
         import pandas as pd
 
         # keys as they are: pandas would make keys 0 .. n-1 a RangeIndex, read by position
         theta = pd.DataFrame([list(theta.values())], columns=pd.Index(list(theta), dtype=object))
-    named = series_row(theta)
+    named = series_row(theta, hierarchy.classes)
     if is_frame(named):  # aligned by class name, as every per-class input of the library
         if len(named) != 1:
             raise InputError(f"{name} is a DataFrame of {len(named)} rows; it takes one probability per class, "

@@ -23,9 +23,9 @@ from ._arrays import label_target
 from ._estimator_params import check_params
 from ._fit_params import check_fit_time_params, check_threshold, fit_time_params
 from ._validation import (
-    as_table,
     checked_at_the_door,
     class_matrix,
+    estimator_table,
     frame_scores,
     is_frame,
     label_matrix,
@@ -434,7 +434,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         check_params(self)
         fit_params = fit_time_params(self)  # kept once the fit succeeds: predictions refuse a change of these
-        X, y = as_table(X), as_table(y)
+        X, y = estimator_table(self, X, fitted=False), estimator_table(self, y, fitted=False)
         if y is None:
             raise InputError(
                 "MLPR requires y to be passed, but the target y is None: MLPR learns from 0/1 "
@@ -557,7 +557,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         """
         from .tempering import temper
 
-        s = self._check_X(as_table(X))  # checks the fitted state first
+        s = self._check_X(estimator_table(self, X))  # checks the fitted state first
         return temper(self.score_model_.likelihoods(s), self.tempering_)
 
     def lpr(self, X):
@@ -573,7 +573,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = as_table(X)
+        X = estimator_table(self, X)
         s = self._check_X(X)  # checks the fitted state first
         return self._wrap(self.score_model_.lpr(s), X)
 
@@ -591,7 +591,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             Columns in ``classes_`` order; a DataFrame (with ``X``'s index) when
             ``X`` is one.
         """
-        X = as_table(X)
+        X = estimator_table(self, X)
         return self._wrap(self._mlpr(self._check_X(X)), X)
 
     def calibrated_proba(self, X):
@@ -617,7 +617,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = as_table(X)
+        X = estimator_table(self, X)
         return self._wrap(self._calibrated(self._mlpr(self._check_X(X))), X)
 
     def _calibrated(self, p):
@@ -675,7 +675,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         from .calibration import fit_recalibration as fit_map
         from .calibration import recalibration_classes
 
-        X, y = as_table(X), as_table(y)
+        X, y = estimator_table(self, X), estimator_table(self, y)
         s = self._check_X(X)
         if s.shape[0] == 0:
             raise InputError("X has no rows: fit_recalibration needs held-out rows of scores and their labels y")
@@ -771,7 +771,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of int8, shape (M, K)
             The 0/1 decisions; a DataFrame (with ``X``'s index) when ``X`` is one.
         """
-        X = as_table(X)
+        X = estimator_table(self, X)
         return self._wrap(self._decide(self._mlpr(self._check_X(X))), X)
 
     def score(self, X, y, sample_weight=None):
@@ -804,7 +804,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         check_is_fitted(self, ["network_", "score_model_"])  # before y is checked against the fitted hierarchy
         if sample_weight is not None:
             raise InputError("MLPR.score takes no sample_weight: it is the average precision of a ranking")
-        X, y = as_table(X), as_table(y)
+        X, y = estimator_table(self, X), estimator_table(self, y)
         if is_frame(X) and is_frame(y):
             y = rows_paired(y, X)
         labels = label_matrix(self._label_array(y), self.hierarchy_, "y", close=self.close_labels)
@@ -833,7 +833,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             index) when ``mlpr`` is one.
         """
         self._check_fitted()
-        mlpr = as_table(mlpr)
+        mlpr = estimator_table(self, mlpr)
         p = class_matrix(mlpr, self.hierarchy_, "mlpr", allow_nan=True) if is_frame(mlpr) else mlpr
         return self._wrap(self._decide(p), mlpr)
 

@@ -391,3 +391,30 @@ def test_theta_as_a_dict_of_integer_classes_is_read_by_name():
     with pytest.raises(InputError, match="theta is a DataFrame of 2 rows"):
         LabelNetwork(h, two_rows)
     np.testing.assert_array_equal(LabelNetwork(h, two_rows.iloc[[0]]).theta, [0.5, 0.2, 0.9, 0.3])
+
+
+def test_a_series_of_default_index_names_integer_classes_as_a_dataframe_s_default_columns_do():
+    """audit58: with the classes the integers 0 .. n-1 in another order, a DataFrame of default columns was read
+    by class name and its row (a Series of default index), or theta as such a Series, by position: class 2 got
+    the value labelled 0, silently. Where the classes are not 0 .. n-1, such a Series still names none."""
+    import pandas as pd
+
+    from hmcpgm import MLPR, hier_rank
+
+    h = Hierarchy.from_edges([(0, 1), (0, 2), (1, 3), (2, 3)], classes=[2, 0, 1, 3])
+    theta = pd.Series([0.9, 0.8, 0.7, 0.6])
+    for given_theta in (theta, theta.to_dict(), theta.to_frame().T):
+        np.testing.assert_array_equal(LabelNetwork(h, given_theta).theta, [0.7, 0.9, 0.8, 0.6])
+    frame = pd.DataFrame([[0.1, 0.9, 0.2, 0.05]])
+    np.testing.assert_array_equal(hier_rank(frame.iloc[0], h).block_means, hier_rank(frame, h).block_means)
+    rng = np.random.default_rng(0)
+    y = (rng.random((200, 4)) < 0.6).astype(int)
+    y[:, [0, 2]] *= y[:, [1]]  # classes 2 and 1 under 0; 3 under 1 and 2
+    y[:, 3] *= y[:, 0] * y[:, 2]
+    x = pd.DataFrame(y + rng.normal(scale=0.7, size=y.shape), columns=h.classes)
+    model = MLPR(hierarchy=h, version="indpt", score_model="logistic", tempering=None, recalibrate=False).fit(
+        x, pd.DataFrame(y, columns=h.classes))
+    by_name = model.predict_proba(frame)
+    np.testing.assert_array_equal(model.predict_proba(frame.iloc[0]).to_numpy(), by_name.to_numpy())
+    letters = Hierarchy.from_edges([("a", "b")])
+    np.testing.assert_array_equal(LabelNetwork(letters, pd.Series([0.3, 0.4])).theta, [0.3, 0.4])  # class order

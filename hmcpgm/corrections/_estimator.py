@@ -8,9 +8,9 @@ from .._arrays import binary_matrix, label_target
 from .._fit_params import check_fit_time_params, check_threshold, fit_time_params
 from .._util import warn
 from .._validation import (
-    as_table,
     check_hierarchy,
     class_matrix,
+    estimator_table,
     frame_scores,
     is_frame,
     rows_paired,
@@ -187,7 +187,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 "HierarchicalCorrection requires y to be passed, but the target y is None: it learns the "
                 "calibration from 0/1 labels, one column per class"
             )
-        X, y = as_table(X), as_table(y)
+        X, y = estimator_table(self, X, fitted=False), estimator_table(self, y, fitted=False)
         if not is_frame(X):
             X = score_array(self, X, reset=True, min_rows=1)
         hierarchy = self._fit_hierarchy(X, y)
@@ -243,7 +243,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         from sklearn.metrics import accuracy_score
 
         check_is_fitted(self, ["correction_", "hierarchy_"])
-        X, y = as_table(X), as_table(y)
+        X, y = estimator_table(self, X), estimator_table(self, y)
         decisions = np.asarray(self.predict(X))
         labels = self._labels(X, y, self.hierarchy_, decisions.shape, close=self.close_labels)
         return float(accuracy_score(labels, decisions, sample_weight=sample_weight))
@@ -261,7 +261,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of shape (M, K)
             A DataFrame (columns in ``classes_`` order, ``X``'s index) when ``X`` is one.
         """
-        X = as_table(X)
+        X = estimator_table(self, X)
         return self._wrap(self._calibrated(X), X)
 
     def _calibrated(self, X):
@@ -293,7 +293,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             ``X`` is one. Probabilities after isotonic or Platt calibration; with
             ``calibration="none"`` on the scores' own scale.
         """
-        X = as_table(X)
+        X = estimator_table(self, X)
         p = self._calibrated(X)
         return self._wrap(np.asarray(self.correction_.function(p, self.hierarchy_, **self.options_)), X)
 
@@ -310,7 +310,7 @@ class HierarchicalCorrection(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         ndarray or DataFrame of int8, shape (M, K)
             Hierarchy-consistent when the correction is (every registry entry but ``"flat"``).
         """
-        X = as_table(X)
+        X = estimator_table(self, X)
         check_threshold(self.threshold)  # set_params after fit is checked here, not only at fit
         p = self.predict_proba(X)
         out = (np.asarray(p) >= self.threshold).astype(np.int8)

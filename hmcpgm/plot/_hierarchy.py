@@ -77,7 +77,8 @@ def hierarchy_layout(hierarchy):
 
 def _class_values(values, hierarchy, name="values"):
     """Values per class as a (K,) float array (NaN allowed: drawn grey): an array in class order, or a dict,
-    Series or one-row DataFrame by class name (a Series of a default ``RangeIndex`` in class order)."""
+    Series or one-row DataFrame by class name (a Series of a default ``RangeIndex`` in class order, unless
+    the classes are the integers 0 .. n-1 in another order: :func:`hmcpgm._columns.series_row`)."""
     k_cls = hierarchy.n_classes
     if is_frame(values):  # one object's row of a DataFrame of mLPRs, columns named by class
         if len(values) != 1:
@@ -85,7 +86,7 @@ def _class_values(values, hierarchy, name="values"):
                 f"{name} is a DataFrame of {len(values)} rows; pass one row (one object), e.g. {name}.iloc[[m]]"
             )
         values = values.iloc[0]
-    elif hasattr(values, "to_frame") and not is_frame(series_row(values)):  # a default RangeIndex names no class
+    elif hasattr(values, "to_frame") and not is_frame(series_row(values, hierarchy.classes)):  # names no class
         values = values.to_numpy()
     if isinstance(values, Mapping) or (hasattr(values, "index") and hasattr(values, "reindex")):
         lookup = dict(values.items())
@@ -125,7 +126,8 @@ def plot_hierarchy(hierarchy, values=None, ax=None, *, labels="auto", cmap="viri
         ``hierarchy.subgraph(names)``.
     values : array-like of shape (K,), dict, pandas Series or one-row DataFrame, optional
         One value per class (column order, or keyed by class name; a Series of a
-        default ``RangeIndex`` in column order), e.g. one object's mLPRs; shown
+        default ``RangeIndex`` in column order, unless the classes are the integers
+        0 .. n-1 in another order, which its labels then name), e.g. one object's mLPRs; shown
         by colour with a colorbar. NaN is drawn grey. None draws every node in
         one colour.
     ax : matplotlib Axes, optional

@@ -17,10 +17,11 @@ def ranking_table(values, hierarchy):
     labelled by class names a one-row DataFrame (one object, row label the
     Series' name), as :func:`hmcpgm._validation.as_table` makes them; such a
     Series must be labelled by exactly the hierarchy's classes (one-line
-    InputError otherwise). An unlabelled Series (``RangeIndex``) stays a vector.
+    InputError otherwise). An unlabelled Series (``RangeIndex``) stays a vector, unless the
+    classes are the integers 0 .. n-1 in another order (:func:`hmcpgm._columns.series_row`).
     """
-    table = as_table(values)
-    if table is not values and series_row(values) is not values:  # a Series labelled by class names
+    table = as_table(values, hierarchy.classes)
+    if table is not values and series_row(values, hierarchy.classes) is not values:  # a Series labelled by class names
         _check_series_labels(values.index, hierarchy)
     return table
 

@@ -425,7 +425,7 @@ def paired_rows(values, ranking, name):
     position); a Series labelled by class names is one object (:func:`series_row`).
     """
     values = as_pandas(values)
-    row = series_row(values)
+    row = series_row(values, ranking.classes)
     if row is not values or not is_frame(values) or ranking.index is None:
         return row  # a labelled Series is one object: no row label to pair
     import pandas as pd
