@@ -131,7 +131,9 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
     engine : str, default "auto"
         Inference engine of :func:`hmcpgm.mlpr_from_likelihoods`: ``"auto"`` or a
         registered engine (:data:`hmcpgm.inference.ENGINES`, described by
-        :func:`hmcpgm.inference.engine_table`).
+        :func:`hmcpgm.inference.engine_table`). Predictions by an engine that is
+        not exact on the hierarchy (``"loopy"`` on a DAG with undirected loops)
+        warn (:class:`~hmcpgm.exceptions.ApproximationWarning`).
     threshold : float in (0, 1), default 0.5
         The rule of :meth:`predict`: an event is positive when the mean mLPR of
         its HierRank block (within its object), recalibrated (the fitted map,

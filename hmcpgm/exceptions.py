@@ -69,7 +69,9 @@ class ApproximationWarning(HmcpgmWarning):
     """The answer is approximate: the chosen engine is not exact on this hierarchy.
 
     ``engine="auto"`` emits it when no exact engine fits the memory budget and loopy
-    belief propagation (exact only on forests and polytrees) answers instead.
+    belief propagation (exact only on forests and polytrees) answers instead; an
+    engine asked for by name emits it where it is not exact (``engine="loopy"`` on a
+    DAG whose undirected skeleton has a loop).
     """
 
 

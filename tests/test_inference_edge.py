@@ -669,6 +669,41 @@ def test_loopy_can_be_far_off_at_a_root(start):
     assert exact[0, 0] == pytest.approx(0.3515, abs=1e-4) and loopy[0, 0] == pytest.approx(0.0176, abs=1e-4)
 
 
+def test_loopy_named_on_a_dag_with_a_loop_says_its_answer_is_approximate():
+    """audit58: only engine='auto' warned; loopy asked for by name converged far from the exact answer above
+    (report.converged True) without a word. It warns where it is not exact, for full and nbh; not on a polytree,
+    not for indpt, not in compare_engines (which measures the error) nor in fit's cross-fitting."""
+    from hmcpgm import MLPR, ApproximationWarning
+    from hmcpgm.inference import compare_engines
+
+    h = Hierarchy.from_edges([("r", "a"), ("r", "b"), ("a", "c"), ("b", "c")])
+    net = LabelNetwork(h, [0.5] * 4)
+    lik = np.exp([[[2.63, -1.87], [2.79, 1.58], [3.82, 1.29], [-2.65, 7.05]]])
+    for version in ("full", "nbh"):
+        with pytest.warns(ApproximationWarning, match=r"^engine='loopy' is approximate on this hierarchy \(exact on "
+                                                      r"polytrees only"):
+            run(h, [0.5] * 4, lik, engine="loopy", version=version)
+    polytree = Hierarchy.from_edges([("r", "a"), ("s", "a"), ("a", "c")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ApproximationWarning)
+        run(h, [0.5] * 4, lik, engine="loopy", version="indpt")
+        run(h, [0.5] * 4, lik, engine="junction")
+        run(polytree, [0.5] * 4, lik, engine="loopy")
+        table = compare_engines(net, lik, engines=["loopy"], reference="enumerate")
+        assert table.set_index("engine").loc["loopy", "max_abs_error"] > 0.3
+    rng = np.random.default_rng(0)
+    y = (rng.random((120, 4)) < 0.7).astype(int)
+    y[:, 1:3] *= y[:, [0]]  # a, b under r; c under a and b (classes r, a, b, c)
+    y[:, 3] *= y[:, 1] * y[:, 2]
+    x = y + rng.normal(scale=0.8, size=y.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ApproximationWarning)
+        model = MLPR(hierarchy=h, version="full", engine="loopy", recalibrate=False, score_model="logistic",
+                     tempering="one").fit(x, y)
+    with pytest.warns(ApproximationWarning, match="engine='loopy' is approximate"):
+        model.predict_proba(x[:3])
+
+
 def test_the_plan_says_skipped_not_refused_for_an_engine_that_runs_when_named():
     """audit47: on a tree the plan printed junction and sparse as 'refused', though both run, exactly, when named."""
     from hmcpgm import inference_plan

@@ -151,6 +151,13 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
         A junction tree clique wider than ``max_clique``, or too many classes to
         enumerate.
 
+    Warns
+    -----
+    ApproximationWarning
+        When the answer is approximate: ``"auto"`` fell back to loopy BP, or an
+        engine named here is not exact on this hierarchy (``"loopy"`` on a DAG
+        whose undirected skeleton has a loop) for the full or nbh version.
+
     Examples
     --------
     >>> import numpy as np
@@ -167,7 +174,8 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
     likelihoods = likelihood_array(likelihoods, hierarchy)
     check_choice(version, "version", VERSIONS)
     check_engine_options(engine, options)
-    if engine == "auto":
+    auto = engine == "auto"  # which warns of its own approximation (_auto)
+    if auto:
         engine = _auto(hierarchy, version, options)
         spec = get_engine(engine)
         options = {n: v for n, v in options.items() if n in spec.options}
@@ -180,6 +188,10 @@ def mlpr_from_likelihoods(network, likelihoods, *, version="full", engine="auto"
             f"engine={engine!r} needs a tree or forest, but the hierarchy is a DAG (some class "
             "has several parents); use engine='junction' (exact) or 'loopy'"
         )
+    if not auto and version != "indpt" and not spec.exact_on(hierarchy):
+        warn(f"engine={engine!r} is approximate on this hierarchy (exact on {spec.exactness}): its mLPRs may be "
+             "far from the exact posterior even where it converged; engine='auto' runs an exact engine wherever "
+             "one fits (hmcpgm.inference_plan)", ApproximationWarning)
     m = likelihoods.shape[0]
     k = hierarchy.n_classes
     if m == 0:

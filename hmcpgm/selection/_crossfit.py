@@ -1,11 +1,13 @@
 """Cross-fitting: out-of-fold evidence of the training rows, and mLPRs of second stages that never saw them."""
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._columns import labels_by_score_rows
 from .._validation import check_hierarchy, class_matrix, label_matrix
+from ..exceptions import ApproximationWarning
 from ..likelihood import AUTO_BASELINE, AUTO_CANDIDATES, choose_candidates, cross_validated_lpr, log_loss_by_class
 from ..network import LabelNetwork
 from ..second_stage import SecondStage
@@ -185,11 +187,13 @@ def cross_fitted_mlpr(crossfit, hierarchy, version, a=1.0, *, rows=None, engine=
     rows = np.arange(len(crossfit.folds)) if rows is None else np.asarray(rows)
     out = np.empty((len(rows), hierarchy.n_classes))
     folds = crossfit.folds[rows]
-    for f in np.unique(folds):
-        idx = np.flatnonzero(folds == f)
-        # the second stage of fold f: its theta and its score models' prevalence (indpt's prior), fed the
-        # out-of-fold evidence of the rows it left out
-        stage = SecondStage(hierarchy, version, a, None, crossfit.thetas[f], engine=engine, options=options,
-                            prevalence=crossfit.cross_validation["prevalence"][f], own=own, prior=prior)
-        out[idx] = stage.mlpr(crossfit.likelihoods[rows[idx]])
+    with warnings.catch_warnings():  # loopy's approximation here is the cross-validation table's engine column
+        warnings.simplefilter("ignore", ApproximationWarning)
+        for f in np.unique(folds):
+            idx = np.flatnonzero(folds == f)
+            # the second stage of fold f: its theta and its score models' prevalence (indpt's prior), fed the
+            # out-of-fold evidence of the rows it left out
+            stage = SecondStage(hierarchy, version, a, None, crossfit.thetas[f], engine=engine, options=options,
+                                prevalence=crossfit.cross_validation["prevalence"][f], own=own, prior=prior)
+            out[idx] = stage.mlpr(crossfit.likelihoods[rows[idx]])
     return out
