@@ -21,6 +21,7 @@ The files the protein-function community exchanges, read the way the CAFA evalua
 import csv
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from types import MappingProxyType
 
@@ -991,7 +992,7 @@ def _score(text, path, number):
 _SAFE_ID = re.compile(r"\S+")
 
 
-def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%.6g"):
+def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format=None):
     """Write an (M, K) value matrix as CAFA predictions: one ``target<TAB>term<TAB>score`` line per pair.
 
     Parameters
@@ -1005,8 +1006,12 @@ def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%
         Names the terms.
     ids : sequence of str, optional
         The targets (default: the row numbers from 1). Without whitespace.
-    float_format : str, default "%.6g"
-        Format of the scores.
+    float_format : str, optional
+        Format of the scores (``"%.3f"``, say). None (the default) writes each
+        score in the fewest digits that read back as the same number, so the
+        file is evaluated as the matrix is: a score rounded onto a threshold of
+        the evaluation's grid (``%.6g`` wrote 0.0099999996 as 0.01) would count
+        at that threshold.
 
     Returns
     -------
@@ -1038,7 +1043,8 @@ def write_cafa_predictions(path, values, hierarchy, ids=None, *, float_format="%
     def write(fh):
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
         for target, row in zip(ids, values):
-            writer.writerows((target, term, float_format % v) for term, v in zip(terms, row))
+            scores = row.tolist() if float_format is None else [float_format % v for v in row]  # repr: exact
+            writer.writerows(zip(repeat(target), terms, scores))
 
     if hasattr(path, "write"):  # an open text file (e.g. the command line's safe writer)
         write(path)

@@ -333,6 +333,23 @@ def test_cafa_predictions_round_trip_and_keep_the_largest_score(tmp_path):
         write_cafa_predictions(tmp_path / "q.tsv", values, h, ["A 1", "B"])
 
 
+def test_written_predictions_read_back_as_the_same_numbers_so_evaluate_as_the_matrix(tmp_path):
+    """audit56: scores were written with %.6g: 0.0099999996 became 0.01, which reaches the grid's threshold 0.01
+    (cafaeval compares pred >= tau exactly), so the file scored Fmax 1.0 where the matrix scored 0.667."""
+    from hmcpgm.metrics import fmax
+
+    h = Hierarchy.from_edges([("GO:1", "GO:2"), ("GO:1", "GO:3")])
+    rng = np.random.default_rng(0)
+    values = np.vstack([[[0.9, 0.0099999996, 1e-300]], rng.random((20, 3)), rng.random((5, 3)) * 1e-9])
+    ids = [f"T{i}" for i in range(len(values))]
+    write_cafa_predictions(tmp_path / "p.tsv", values, h, ids)
+    np.testing.assert_array_equal(read_cafa_predictions(tmp_path / "p.tsv", h, ids), values)  # every bit
+    read = read_cafa_predictions(tmp_path / "p.tsv", h, ids[:1])  # T0 annotated GO:1 and GO:2
+    assert fmax(read, [[1, 1, 0]], h).value == fmax(values[:1], [[1, 1, 0]], h).value == pytest.approx(2 / 3)
+    write_cafa_predictions(tmp_path / "q.tsv", values[:1], h, ["A"], float_format="%.2f")  # a format still applies
+    assert (tmp_path / "q.tsv").read_text().split() == ["A", "GO:1", "0.90", "A", "GO:2", "0.01", "A", "GO:3", "0.00"]
+
+
 def test_a_term_whose_name_holds_a_space_is_read_from_a_tab_separated_prediction_line(tmp_path):
     """An edge-list ontology may name a term "R 1"; its prediction lines were split at the space, read as term "R"
     and left out without a word, while the ground truth's reader (tabs first) read "R 1" (a review, audit45)."""
