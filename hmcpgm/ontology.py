@@ -500,8 +500,10 @@ def _annotation_pairs(path, known, evidence=None):
                 if len(row) > 1 and (not row[1] or _spaced(row[0]) or _spaced(row[1])):  # else split alike
                     row = _annotation_fields(line, row, known)
                 if len(row) < 2:
+                    obo = line.strip().startswith("[") or line.startswith("format-version:")
                     raise InputError(
                         f"annotation file {path}, line {number}: expected 'target term', got {line.strip()!r}"
+                        + (" (an OBO ontology? annotations are 'target term' lines or GAF)" if obo else "")
                     )
                 targets.append(row[0])
                 terms.append(row[1])

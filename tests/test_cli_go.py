@@ -78,6 +78,25 @@ def test_evaluate_refuses_an_output_inside_the_predictions_folder(tmp_path, caps
     assert sorted(p.name for p in (tmp_path / "pred").rglob("*")) == ["m.tsv", "sub"]
 
 
+def test_evaluate_names_the_argument_of_a_file_given_in_the_wrong_place(tmp_path, capsys):
+    """audit56: a ground truth given as ONTOLOGY too was read as an edge list and evaluated (exit 0; cafaeval reads
+    no term from it); a bad edge list or an OBO file given as GROUND_TRUTH was named by its file alone."""
+    _files(tmp_path, 3)
+    obo, pred, gt = str(tmp_path / "go.obo"), str(tmp_path / "pred" / "m.tsv"), str(tmp_path / "gt.tsv")
+    (tmp_path / "gt_twice.tsv").write_text((tmp_path / "gt.tsv").read_text() * 2)
+    (tmp_path / "copy.obo").write_text((tmp_path / "go.obo").read_text())
+    for argv, message in [
+        ([gt, pred, gt], f"ONTOLOGY and GROUND_TRUTH are the same file {gt!r} (are the files in the order ONTOLOGY "
+                         "PREDICTIONS GROUND_TRUTH?)"),
+        ([obo, obo, gt], f"ONTOLOGY and PREDICTIONS are the same file {obo!r}"),
+        ([str(tmp_path / "gt_twice.tsv"), pred, obo], "ONTOLOGY: hierarchy file "),
+        ([obo, pred, str(tmp_path / "copy.obo")], "expected 'target term', got '[Term]' (an OBO ontology? "),
+    ]:
+        assert main(["evaluate", *argv]) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert message in err[0], (argv, err)
+
+
 @pytest.fixture
 def go_files(tmp_path):
     from go_fixtures import scores_and_annotations

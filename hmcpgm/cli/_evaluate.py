@@ -128,6 +128,8 @@ def format_evaluation(results, threshold_step=0.01):
 
 def command_evaluate(args):
     """Run ``hmcpgm evaluate`` (see :func:`add_evaluate_parser`)."""
+    from .._atomic import _same
+    from ..exceptions import HierarchyError, InputError
     from ..io import check_output
     from ..ontology import read_ontology
     from ._commands import UserError
@@ -145,9 +147,16 @@ def command_evaluate(args):
     files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else [folder]
     if not files:
         raise UserError(f"PREDICTIONS {args.predictions!r} is a folder without files")
+    order = "are the files in the order ONTOLOGY PREDICTIONS GROUND_TRUTH?"
+    for name, path in (("PREDICTIONS", args.predictions), ("GROUND_TRUTH", args.ground_truth)):
+        if _same(args.ontology, path):  # an annotation file read as an edge list evaluates against a bogus graph
+            raise UserError(f"ONTOLOGY and {name} are the same file {path!r} ({order})")
     ia = read_ia(args.ia) if args.ia else None
     relations = tuple(r.strip() for r in args.relations.split(",") if r.strip())
-    ontology = read_ontology(args.ontology, relations)  # once for all the prediction files
+    try:
+        ontology = read_ontology(args.ontology, relations)  # once for all the prediction files
+    except (InputError, HierarchyError) as exc:
+        raise UserError(f"ONTOLOGY: {exc} ({order})") from None
     out = {}
     for path in files:
         skipped = {}
