@@ -12,8 +12,10 @@ whole.
 
 Targets that are not regular files are written through, not replaced: ``-``
 (standard output), a pipe (FIFO, also behind a symlink) or a character device
-(``/dev/null``). A symlink to a regular file keeps the link: its target file is
-replaced.
+(``/dev/null``), and a name of one of the process's open descriptors
+(``/dev/stderr``, ``/dev/fd/3``, ``/proc/self/fd/1``: :func:`descriptor_of`),
+whatever it is open on (a log file the shell appends to keeps its lines). A
+symlink to a regular file keeps the link: its target file is replaced.
 
 :func:`check_distinct` refuses, before any work, an output that is one of the
 inputs (under any spelling: ``sub/../s.csv``, a symlink, a hard link) or another
@@ -23,6 +25,7 @@ output of the same command.
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
 import sys
@@ -32,8 +35,8 @@ from pathlib import Path
 from ._interrupt import check_interrupt, stops_deferred
 from .exceptions import InputError
 
-__all__ = ["AtomicFile", "atomic_write", "atomic_writes", "commit_all", "check_distinct", "is_stream", "stdout_stream",
-           "data_on_stdout", "spooled"]
+__all__ = ["AtomicFile", "atomic_write", "atomic_writes", "commit_all", "check_distinct", "descriptor_of", "is_stream",
+           "stdout_stream", "data_on_stdout", "spooled"]
 
 STDOUT = "-"
 # as tempfile.mkstemp opens its files: new only, no symlink followed, not inherited, no newline translation
@@ -42,8 +45,44 @@ _NEW_FILE = (os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) |
 _reserved_stdout = []
 
 
+_DESCRIPTOR_NAMES = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_DESCRIPTOR_PATH = re.compile(r"/(?:dev/fd|proc/self/fd|proc/(\d+)/fd)/(\d+)")
+
+
+def descriptor_of(path):
+    """The open file descriptor of this process that ``path`` names, or None.
+
+    ``/dev/stdin``, ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
+    ``/proc/self/fd/N`` and ``/proc/<this process>/fd/N``, in any spelling
+    (``/dev//stdout``). Opening such a name anew would truncate a file the
+    descriptor is open on (a log the shell appends to): it is written through the
+    descriptor instead.
+
+    Examples
+    --------
+    >>> descriptor_of("/dev//stdout"), descriptor_of("/proc/self/fd/2"), descriptor_of("out.csv")
+    (1, 2, None)
+    """
+    text = str(path)
+    if text == STDOUT or not text.startswith("/"):
+        return None
+    text = "/" + os.path.normpath(text).lstrip("/")  # POSIX keeps a leading "//"
+    number = _DESCRIPTOR_NAMES.get(text)
+    if number is None:
+        match = _DESCRIPTOR_PATH.fullmatch(text)
+        if match is None or (match.group(1) is not None and int(match.group(1)) != os.getpid()):
+            return None
+        number = int(match.group(2))
+    try:
+        os.fstat(number)
+    except OSError:  # not open here: a name like any other
+        return None
+    return number
+
+
 def is_stream(path):
-    """True when ``path`` is written through rather than replaced: ``-``, a pipe or a character device.
+    """True when ``path`` is written through rather than replaced: ``-``, a pipe, a character device, or a
+    name of an open descriptor (:func:`descriptor_of`).
 
     Parameters
     ----------
@@ -59,7 +98,7 @@ def is_stream(path):
     >>> is_stream("-"), is_stream(os.devnull), is_stream("no/such/file.csv")
     (True, True, False)
     """
-    if str(path) == STDOUT:
+    if str(path) == STDOUT or descriptor_of(path) is not None:
         return True
     try:
         mode = os.stat(path).st_mode
@@ -173,7 +212,12 @@ class AtomicFile:
             self._close = False
             return
         if is_stream(path):
-            self.file = open(path, mode, **text)
+            number = descriptor_of(path)
+            if number in (1, 2):  # what was printed so far comes first
+                with contextlib.suppress(AttributeError, OSError, ValueError):
+                    (sys.stdout if number == 1 else sys.stderr).flush()
+            # a descriptor written through a copy of it: opening its name anew would truncate the file behind it
+            self.file = open(path, mode, **text) if number is None else os.fdopen(os.dup(number), mode, **text)
             self._close = True
             return
         self._target = os.path.realpath(path)
@@ -329,14 +373,25 @@ def atomic_writes(paths, *, binary=False):
     ...     open(a).read(), open(b).read(), sorted(os.listdir(d))
     ('old a', 'old b', ['a.txt', 'b.txt'])
     """
+    paths = list(paths)
+    files = [p for p in paths if not is_stream(p)]
+    for i, path in enumerate(files):  # two names of one file (a link): one of the outputs would be lost
+        same = next((other for other in files[:i] if _same(path, other)), None)
+        if same is not None:
+            raise InputError(f"the outputs {str(same)!r} and {str(path)!r} are the same file; give each output its "
+                             "own file")
     files = []
     try:
         for path in paths:
             files.append(AtomicFile(path, binary=binary))
         yield [f.file for f in files]
     except BaseException as exc:
-        if len(files) == 1:  # a failed write names its output (of several, which one failed is not known)
+        if len(files) == 1:  # a failed write names its output
             name_output(exc, files[0].path, files[0]._temp)
+        elif files:  # of several, which one failed is not known: their folder, when they share one
+            folders = {os.path.dirname(str(f.path)) or "." for f in files if str(f.path) != STDOUT}
+            if len(folders) == 1:
+                name_output(exc, folders.pop(), None)
         for f in files:
             f.abort()
         raise
@@ -386,6 +441,14 @@ def _same(a, b):
         return False
 
 
+def _is_standard_input(path):
+    """Whether ``path`` is the file standard input reads (``-`` redirected from it)."""
+    try:
+        return os.path.samestat(os.fstat(0), os.stat(path))
+    except (OSError, ValueError):
+        return False
+
+
 def _within(path, folder):
     """Whether ``path`` lies in the folder ``folder`` (at any depth; False when ``folder`` is no folder)."""
     if not os.path.isdir(folder):
@@ -403,7 +466,9 @@ def check_distinct(inputs, outputs):
     inputs, outputs : dict of str to str or Path or None
         What messages call each file (``"-o"``, ``"the scores file"``) -> its path
         (None: not given). Streams (:func:`is_stream`) are never refused, except two
-        outputs on standard output (``-``), whose files would interleave.
+        outputs on standard output (``-``) or on one descriptor, whose files would
+        interleave. An input ``-`` is standard input: an output that is the file it
+        is redirected from is refused.
 
     Raises
     ------
@@ -418,14 +483,23 @@ def check_distinct(inputs, outputs):
     ...
     hmcpgm.exceptions.InputError: -o 'sub/../s.csv' is the scores file 's.csv'; write the output to another file
     """
-    on_stdout = [what for what, path in outputs.items() if path is not None and str(path) == STDOUT]
-    if len(on_stdout) > 1:  # two files interleaved chunk by chunk
-        raise InputError(f"{' and '.join(on_stdout)} are {'both' if len(on_stdout) == 2 else 'all'} standard "
-                         "output; give each output its own file")
+    by_descriptor = {}
+    for what, path in outputs.items():
+        number = 1 if path is not None and str(path) == STDOUT else None if path is None else descriptor_of(path)
+        if number is not None:
+            by_descriptor.setdefault(number, []).append(what)
+    for number, names in by_descriptor.items():
+        if len(names) > 1:  # two files interleaved chunk by chunk
+            where = "standard output" if number == 1 else f"file descriptor {number}"
+            raise InputError(f"{' and '.join(names)} are {'both' if len(names) == 2 else 'all'} {where}; give each "
+                             "output its own file")
     files = [(what, path) for what, path in outputs.items() if path is not None and not is_stream(path)]
     for i, (what, path) in enumerate(files):
         for source, given in inputs.items():
             for one in [given] if isinstance(given, (str, Path)) else (given or []):
+                if str(one) == STDOUT and _is_standard_input(path):  # rank - h.csv -o m.csv < m.csv
+                    raise InputError(f"{what} {str(path)!r} is {source}, read from standard input (-); write the "
+                                     "output to another file")
                 if str(one) != STDOUT and _same(path, one):
                     raise InputError(f"{what} {str(path)!r} is {source} {str(one)!r}; write the output to another file")
                 if str(one) != STDOUT and _within(path, one):  # a folder of inputs (evaluate's predictions)

@@ -334,6 +334,63 @@ def test_a_full_disk_at_example_s_last_file_leaves_the_folder_as_it_was(tmp_path
     assert len((folder / "new_labels.csv").read_text().splitlines()) == 21
 
 
+def test_outputs_that_are_one_file_by_a_link_are_refused_before_any_is_written(tmp_path, capsys):
+    """audit57: example and demo --csv wrote their outputs together, but two of them linked to one file gave the
+    new labels to train_labels.csv (exit 0, the training labels lost); one table of demo was lost alike."""
+    folder = tmp_path / "ex"
+    folder.mkdir()
+    (folder / "train_labels.csv").write_text("old\n")
+    (folder / "new_labels.csv").symlink_to("train_labels.csv")
+    assert main(["example", str(folder), "--n-train", "1000", "--n-new", "20"]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "train_labels.csv" in line and "new_labels.csv" in line and "are the same file" in line
+    assert sorted(p.name for p in folder.iterdir()) == ["new_labels.csv", "train_labels.csv"]
+    assert (folder / "train_labels.csv").read_text() == "old\n"
+    tables = tmp_path / "dm"
+    tables.mkdir()
+    (tables / "precision.csv").write_text("old\n")
+    (tables / "recall.csv").symlink_to("precision.csv")
+    assert main(["demo", "--n-train", "1000", "--n-test", "200", "--quiet", "--csv", str(tables)]) == 2
+    assert "--csv's recall.csv" in _one_error_line(capsys.readouterr().err)
+    assert (tables / "precision.csv").read_text() == "old\n"
+
+
+def test_a_full_disk_writing_several_outputs_names_their_folder(tmp_path):
+    """audit57: 'hmcpgm: error: [Errno 27] File too large' named no file when example's outputs filled the disk."""
+    limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # noqa: E731
+    run = _cli("example", tmp_path / "ex", "--n-train", "1000", "--n-new", "20", preexec_fn=limit)
+    assert run.returncode == 2
+    assert _one_error_line(run.stderr) == f"hmcpgm: error: File too large: {str(tmp_path / 'ex')!r}"
+
+
+def test_an_output_named_by_a_descriptor_is_written_through_it_and_standard_input_is_no_output(files, tmp_path):
+    """audit57: -o /dev/stderr (or /dev//stdout, /dev/fd/2) with standard error appended to a log replaced the
+    log by the output (its earlier lines lost); -o onto the file standard input (-) was redirected from replaced
+    that input."""
+    from hmcpgm.io import read_hierarchy
+
+    hierarchy = files["hierarchy"]
+    h = read_hierarchy(hierarchy)
+    values = tmp_path / "values.csv"
+    write_matrix(values, np.random.default_rng(0).random((30, h.n_classes)), h)
+    for name, stream in [("/dev/stderr", "stderr"), ("/dev/fd/2", "stderr"), ("/dev//stdout", "stdout")]:
+        log = tmp_path / "log.txt"
+        log.write_text("PREVIOUS\n")
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        other = "stdout" if stream == "stderr" else "stderr"
+        with open(log, "a") as appended:
+            run = subprocess.run([sys.executable, "-m", "hmcpgm", "rank", str(values), str(hierarchy), "-o", name,
+                                  "--quiet"], env=env, text=True, **{stream: appended, other: subprocess.PIPE})
+        assert run.returncode == 0, name
+        text = log.read_text().splitlines()
+        assert text[0] == "PREVIOUS" and text[1].startswith("rank,") and len(text) == 2 + 30 * h.n_classes, name
+    before = _digest(values)
+    with open(values) as given:
+        run = _cli("rank", "-", hierarchy, "-o", values, "--quiet", stdin=given)
+    assert run.returncode == 2 and "read from standard input (-)" in _one_error_line(run.stderr)
+    assert _digest(values) == before
+
+
 def test_example_leaves_every_file_when_one_target_is_a_folder(tmp_path):
     # the renames ran until the one onto a folder failed: four files replaced, one not (a review, audit43)
     folder = tmp_path / "ex"

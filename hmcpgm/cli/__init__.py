@@ -121,7 +121,7 @@ def _run(args):
     """Run the command: outputs checked against inputs, inputs read from ``-`` or a pipe via a copy."""
     import contextlib
 
-    from .._atomic import check_distinct, data_on_stdout, spooled
+    from .._atomic import check_distinct, data_on_stdout, descriptor_of, spooled
     from ._commands import FILES, UserError
 
     inputs, outputs = FILES.get(args.command, ({}, {}))
@@ -129,9 +129,9 @@ def _run(args):
         value = getattr(args, name, None)
         if value is not None and any(str(v).strip() == "" for v in (value if isinstance(value, list) else [value])):
             raise UserError(f"{what} is given an empty name; give a file name")
-    for name in outputs:  # standard output by its device name is standard output ("-"): written through, never
-        if str(getattr(args, name, None)) in _STDOUT_NAMES:  # replaced (a '>> log' file lost its lines)
-            setattr(args, name, "-")
+    for name in outputs:  # standard output by any name of its descriptor is standard output ("-"): written
+        if getattr(args, name, None) is not None and descriptor_of(getattr(args, name)) == 1:  # through, never
+            setattr(args, name, "-")  # replaced (a '>> log' file lost its lines)
     given = {what: getattr(args, name, None) for name, what in inputs.items()}
     written = {what: getattr(args, name, None) for name, what in outputs.items()}
     check_distinct(given, written)
@@ -154,9 +154,6 @@ def _run(args):
         except Exception as exc:  # a message naming a temporary copy names the stream the user gave instead
             _name_streams(exc, copies)
             raise
-
-
-_STDOUT_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 
 def _name_streams(exc, copies):

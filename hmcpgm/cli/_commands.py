@@ -61,6 +61,7 @@ def _inference_options(args):
 
 
 def command_demo(args):
+    from .._atomic import check_distinct
     from ..applications.paper import TABLES, format_tables, synthetic_experiment
     from ..io import check_output
 
@@ -71,6 +72,7 @@ def command_demo(args):
         if folder.is_dir():
             for name in TABLES:
                 check_output(folder / f"{name}.csv", "--csv")
+            check_distinct({}, {f"--csv's {name}.csv": folder / f"{name}.csv" for name in TABLES})  # no link
         else:  # made with its parents, as example makes its folder
             made_in = next(p for p in folder.absolute().parents if p.exists())
             if not made_in.is_dir():
