@@ -558,6 +558,27 @@ def test_an_annotation_line_split_at_a_tab_and_a_space_and_a_first_line_naming_a
             assert read_annotations(path, h)[0].tolist() == want, text
 
 
+def test_from_obo_of_a_namespace_keeps_the_file_order_and_reads_its_edges_as_read_ontology(tmp_path):
+    """audit59: with namespace=, Hierarchy.from_obo listed a namespace of less than half the terms in Python's set
+    order (it changed with PYTHONHASHSEED), where read_ontology keeps the file's; and a namespace whose only edges
+    are of a relation not kept was refused ('keeps no edge of the graph') where read_ontology reads it edgeless."""
+    terms = [f"GO:{i:07d}" for i in range(1, 101)]
+    lines = []
+    for i, t in enumerate(terms):  # every third term in molecular_function; a chain within each namespace
+        ns = "molecular_function" if i % 3 == 0 else "biological_process"
+        lines += ["[Term]", f"id: {t}", f"namespace: {ns}"] + ([f"is_a: {terms[i - 3]}"] if i >= 3 else []) + [""]
+    lines += ["[Term]", "id: GO:9000001", "namespace: cellular_component", "", "[Term]", "id: GO:9000002",
+              "namespace: cellular_component", "relationship: has_part GO:9000001", ""]
+    path = tmp_path / "go.obo"
+    path.write_text("\n".join(lines))
+    onto = read_ontology(path)
+    for ns in ("molecular_function", "biological_process", "cellular_component"):
+        assert Hierarchy.from_obo(path, namespace=ns) == onto.hierarchy(ns), ns
+        assert Hierarchy.from_obo(path, namespace=ns).classes == onto.hierarchy(ns).classes, ns
+    assert Hierarchy.from_obo(path, namespace="molecular_function").classes == tuple(terms[::3])
+    assert Hierarchy.from_obo(path, namespace="cellular_component").edges == ()
+
+
 def test_a_term_marked_is_obsolete_false_is_kept(tmp_path):
     """OBO's is_obsolete: false means not obsolete (pronto keeps the term; cafaeval 1.3 drops it)."""
     path = tmp_path / "go.obo"

@@ -200,4 +200,17 @@ def read_obo(path, relations, namespace=None):
     keep = [t for t, ns in term_namespaces(graph, terms).items() if namespace is None or ns == namespace]
     if namespace is not None and not keep:
         raise InputError(f"namespace {namespace!r} has no term in {path}")
-    return graph.subgraph(keep)
+    # a copy with the terms in file order: networkx's subgraph view lists a small part's nodes in set order,
+    # which changed the classes' order from one run to the next (PYTHONHASHSEED)
+    kept = set(keep)
+    sub = graph.__class__()
+    sub.graph.update(graph.graph)
+    sub.add_nodes_from((t, graph.nodes[t]) for t in keep)
+    multi = graph.is_multigraph()
+    edges = [e for e in (graph.edges(keys=True, data=True) if multi else graph.edges(data=True))
+             if e[0] in kept and e[1] in kept]
+    if namespace is not None and multi and any(key in relations for _, _, key in graph.edges(keys=True)):
+        edges = [e for e in edges if e[2] in relations]  # the file's relations are right: the namespace's own
+        # edges of other relations only (has_part) leave it without edges, as read_ontology reads it
+    sub.add_edges_from(edges)
+    return sub
