@@ -43,7 +43,8 @@ _NEEDS_QUOTES = re.compile("[" + re.escape("".join(_quoted_characters())) + "]")
 
 def write_csv(frame, out, *, header=True, float_format=None):
     """Write ``frame`` to the text file ``out`` as ``frame.to_csv(out, index=False, header=header,
-    float_format=float_format)`` does.
+    float_format=float_format)`` does, but for the quotes of a header name that holds a tab or ';' (or a lone
+    name that holds a space), which pandas leaves bare and :func:`hmcpgm.io.read_header` would split.
 
     Parameters
     ----------
@@ -57,6 +58,12 @@ def write_csv(frame, out, *, header=True, float_format=None):
     float_format : str, optional
         A format for the floats (``"%.6g"``, say): such a frame is written by pandas.
     """
+    if header and _header_quoted(frame.columns):  # names read_header would split at a tab, ';' or space
+        if not isinstance(out, io.TextIOBase):
+            frame.to_csv(out, index=False, header=True, float_format=float_format, quoting=csv.QUOTE_NONNUMERIC)
+            return
+        out.write(",".join(_quoted(str(c)) for c in frame.columns) + os.linesep)
+        header = False
     fast = isinstance(out, io.TextIOBase) and float_format is None  # a binary or other file: pandas knows it
     runs = _runs(frame) if fast else None
     if runs is None:
@@ -70,6 +77,21 @@ def write_csv(frame, out, *, header=True, float_format=None):
         parts = [_format_run(frame.iloc[start:start + step, a:b], kind) for a, b, kind in runs]
         rows = parts[0] if len(parts) == 1 else map(",".join, zip(*parts))
         out.write(end.join(rows) + end)
+
+
+def _header_quoted(columns):
+    """Whether a header needs more quotes than pandas gives it: :func:`hmcpgm.io.read_header` takes the first of
+    tab, comma and ';' outside quotes as the delimiter, and a lone name that holds spaces for several fields."""
+    names = [str(c) for c in columns]
+    return any("\t" in n or ";" in n for n in names) or (len(names) == 1 and len(names[0].split()) > 1)
+
+
+def _quoted(name):
+    """``name`` in double quotes (its own doubled) when it holds a tab, ';', a space, a line break or what csv
+    quotes."""
+    if _NEEDS_QUOTES.search(name) or any(ch in name for ch in "\t; \r\n"):
+        return '"' + name.replace('"', '""') + '"'
+    return name
 
 
 def _runs(frame):

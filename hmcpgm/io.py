@@ -183,6 +183,13 @@ def write_hierarchy(hierarchy, path):
     path : str, Path or text file object
         The file written (UTF-8; replaced, all at once, if it exists; ``-`` is
         standard output), or an open file to write into.
+
+    Raises
+    ------
+    InputError
+        Two classes whose names are one text (``1`` and ``"1"``, ``"a"`` and
+        ``" a"``: read back as stripped strings, they would be one class), or a
+        name that is empty as text.
     """
     if hasattr(path, "write"):
         _write_edges(hierarchy, path)
@@ -192,6 +199,16 @@ def write_hierarchy(hierarchy, path):
 
 
 def _write_edges(hierarchy, fh):
+    as_text = {}
+    for name in hierarchy.classes:  # read_hierarchy reads names back as stripped strings
+        text = str(name).strip()
+        if not text:
+            raise InputError(f"class {name!r} has an empty name as text: read_hierarchy would drop its lines; "
+                             "rename it")
+        if text in as_text:
+            raise InputError(f"classes {as_text[text]!r} and {name!r} are both written {text!r}: read back, they "
+                             "would be one class; rename one")
+        as_text[text] = name
     plain, quoted = csv.writer(fh), csv.writer(fh, quoting=csv.QUOTE_ALL)
 
     def write(row):  # a line starting with '#' is a comment to read_hierarchy: quote a name that starts so

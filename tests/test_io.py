@@ -342,15 +342,44 @@ def _frames(draw):
 @settings(max_examples=300, deadline=None)
 @given(frame=_frames(), header=st.booleans())
 def test_write_csv_gives_the_bytes_of_pandas_to_csv(frame, header):
-    """Independent reference: pandas' own writer, on every kind of column (the fast path and the fallback)."""
+    """Independent reference: pandas' own writer, on every kind of column (the fast path and the fallback); a
+    header name pandas leaves bare though hmcpgm's reader would split it (a tab or ';' in it, a space in a lone
+    name) is quoted, and its line reads back as the names."""
+    import csv
     import io
 
-    from hmcpgm._csvwrite import write_csv
+    from hmcpgm._csvwrite import _header_quoted, write_csv
+    from hmcpgm.io import _delimiter
 
     ours, theirs = io.StringIO(), io.StringIO()
     write_csv(frame, ours, header=header)
     frame.to_csv(theirs, index=False, header=header)
-    assert ours.getvalue() == theirs.getvalue()
+    if header and _header_quoted(frame.columns):
+        bare = frame.iloc[:0].to_csv(index=False)  # pandas' header line
+        quoted = ours.getvalue()[:len(ours.getvalue()) - len(theirs.getvalue()) + len(bare)]
+        assert ours.getvalue()[len(quoted):] == theirs.getvalue()[len(bare):]  # the rows, as pandas writes them
+        assert next(csv.reader(io.StringIO(quoted, newline=""))) == [str(c) for c in frame.columns]
+        if not any(ch in str(c) for c in frame.columns for ch in "\r\n"):  # one line: read_header's delimiter
+            assert _delimiter(quoted.rstrip("\r\n"), "header", "-") == ","
+    else:
+        assert ours.getvalue() == theirs.getvalue()
+
+
+def test_names_that_would_read_back_as_others_are_refused_or_quoted(tmp_path):
+    """audit59: write_hierarchy wrote classes 1 and '1' (or 'a' and ' a') as one name, read back as one class
+    without a word, and an empty name on a line read_hierarchy drops; write_matrix left a lone class name with a
+    space, or a name with ';' or a tab, bare, so read_matrix could not read its own writer's file."""
+    for classes, edges in [([0, 1, "1", 2], [(0, 1), ("1", 2)]), (["a", " a"], []), (["", "a"], [("", "a")])]:
+        h = Hierarchy.from_edges(edges, classes=classes)
+        (tmp_path / "h.csv").write_text("old\n")
+        with pytest.raises(InputError, match="both written|empty name as text") as exc:
+            write_hierarchy(h, tmp_path / "h.csv")
+        assert len(str(exc.value).splitlines()) == 1 and (tmp_path / "h.csv").read_text() == "old\n"
+    for names in (["sp ace"], ["x;y"], ["GO 1"], ["a\tb", "c"], ["x;y", "z w"]):
+        h = Hierarchy.from_edges([], classes=names)
+        values = np.arange(2.0 * len(names)).reshape(2, -1) / 4
+        write_matrix(tmp_path / "s.csv", values, h)
+        np.testing.assert_array_equal(read_matrix(tmp_path / "s.csv", h, "scores")[1], values)
 
 
 def test_write_csv_takes_the_fast_path_on_the_matrices_hmcpgm_writes():
