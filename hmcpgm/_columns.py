@@ -288,7 +288,10 @@ def column_positions(columns, classes, name):
         if all(str(c) in as_str for c in classes) and len(as_str) == len(columns):
             lookup = {c: as_str[str(c)] for c in classes}
     names = set(classes) | {str(c) for c in classes}
-    missing = [c for c in classes if c not in lookup]
+    texts = {str(c) for c in columns}
+    missing = [c for c in classes if c not in lookup and str(c) not in texts]  # class 1 is there as '1'
+    if not missing and not all(c in lookup for c in classes):  # there as text, but two columns print alike
+        missing = [c for c in classes if c not in lookup]
     extra = [c for c in columns if c not in names and str(c) not in names]
     if missing or extra:
         parts = []

@@ -382,6 +382,15 @@ def test_names_that_would_read_back_as_others_are_refused_or_quoted(tmp_path):
         np.testing.assert_array_equal(read_matrix(tmp_path / "s.csv", h, "scores")[1], values)
 
 
+def test_the_missing_classes_of_integer_names_read_as_text_are_the_missing_ones(tmp_path):
+    """audit59: classes [1, 2, 'c'] and the header '1,2,cc' reported 'missing: [1, 2, 'c']' (the text names of
+    1 and 2 were matched all or none); 1 and 2 are there."""
+    h = Hierarchy.from_edges([], classes=[1, 2, "c"])
+    (tmp_path / "s.csv").write_text("1,2,cc\n0.5,0.5,0.5\n")
+    with pytest.raises(InputError, match=r"\(missing: \['c'\]; not classes of the hierarchy: \['cc'\]\)"):
+        read_matrix(tmp_path / "s.csv", h, "scores")
+
+
 def test_write_csv_takes_the_fast_path_on_the_matrices_hmcpgm_writes():
     """The frames of mLPRs and decisions (an id column, float64 or int8 cells) are formatted here, not by pandas."""
     from hmcpgm._csvwrite import _runs
