@@ -54,8 +54,8 @@ def _text_lines(path, what):
 def _delimiter(first_line, what, path, error=InputError):
     unquoted = re.sub(r'"[^"]*"', "", first_line)  # a quoted name may hold any delimiter: '"root, A";b'
     found = [d for d in _DELIMITERS if d in unquoted]
-    if found:
-        return found[0]
+    if found:  # the one that splits the line most (a name with a tab in a comma-separated header), tab first
+        return max(found, key=unquoted.count)
     if len(unquoted.split()) > 1:
         raise error(
             f"{what} {path}: cannot tell the delimiter of the first line {first_line!r}; separate "

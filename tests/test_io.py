@@ -389,6 +389,15 @@ def test_the_missing_classes_of_integer_names_read_as_text_are_the_missing_ones(
     (tmp_path / "s.csv").write_text("1,2,cc\n0.5,0.5,0.5\n")
     with pytest.raises(InputError, match=r"\(missing: \['c'\]; not classes of the hierarchy: \['cc'\]\)"):
         read_matrix(tmp_path / "s.csv", h, "scores")
+    # a name with a tab in a comma-separated header: the delimiter is the one that splits the line most (the tab
+    # came first, and the message named 2 columns cut at the tab)
+    h = Hierarchy.from_edges([], classes=["a", "tab\there", "c"])
+    (tmp_path / "s.csv").write_text("a,tab\there,cc\n0.5,0.5,0.5\n")
+    with pytest.raises(InputError, match=r"has 3 columns but the hierarchy has 3 classes \(missing: \['c'\]"):
+        read_matrix(tmp_path / "s.csv", h, "scores")
+    (tmp_path / "s.csv").write_text("c\ta,b\tx\n0.5\t0.5\t0.5\n")  # tab-separated, a comma in a name
+    assert read_matrix(tmp_path / "s.csv", Hierarchy.from_edges([], classes=["c", "a,b", "x"]), "scores")[1].shape \
+        == (1, 3)
 
 
 def test_write_csv_takes_the_fast_path_on_the_matrices_hmcpgm_writes():
