@@ -374,9 +374,9 @@ def atomic_writes(paths, *, binary=False):
     ('old a', 'old b', ['a.txt', 'b.txt'])
     """
     paths = list(paths)
-    files = [p for p in paths if not is_stream(p)]
-    for i, path in enumerate(files):  # two names of one file (a link): one of the outputs would be lost
-        same = next((other for other in files[:i] if _same(path, other)), None)
+    targets = [p for p in paths if not is_stream(p)]
+    for i, path in enumerate(targets):  # two names of one file (a link): one of the outputs would be lost
+        same = next((other for other in targets[:i] if _same(path, other)), None)
         if same is not None:
             raise InputError(f"the outputs {str(same)!r} and {str(path)!r} are the same file; give each output its "
                              "own file")

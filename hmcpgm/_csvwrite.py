@@ -80,8 +80,9 @@ def write_csv(frame, out, *, header=True, float_format=None):
 
 
 def _header_quoted(columns):
-    """Whether a header needs more quotes than pandas gives it: :func:`hmcpgm.io.read_header` takes the first of
-    tab, comma and ';' outside quotes as the delimiter, and a lone name that holds spaces for several fields."""
+    """Whether a header needs more quotes than pandas gives it: :func:`hmcpgm.io.read_header` takes the one of
+    tab, comma and ';' outside quotes that splits the line most as the delimiter (a lone ``x;y`` is two
+    fields), and a lone name that holds spaces for several fields."""
     names = [str(c) for c in columns]
     return any("\t" in n or ";" in n for n in names) or (len(names) == 1 and len(names[0].split()) > 1)
 
