@@ -251,3 +251,24 @@ def test_evidence_that_does_not_fit_in_memory_is_one_line(tmp_path, capsys, monk
     assert main(["check-inference", str(path), "--objects", "1000000"]) == 2
     assert "--objects 1,000,000: not enough memory for the evidence of 1,000,000 objects of 8 classes" in \
         _error_line(capsys)
+
+
+def test_a_progress_bar_over_the_engines_on_a_terminal_and_none_with_quiet(tmp_path, capsys, monkeypatch):
+    """audit57: check-inference on a million objects was silent for half a minute on a terminal, with no --quiet."""
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    h = Hierarchy.from_parents([None, 0, 0, [1, 2]])
+    write_hierarchy(h, tmp_path / "h.csv")
+    for quiet, shown in (([], True), (["--quiet"], False)):
+        screen = Terminal()
+        monkeypatch.setattr(sys, "stderr", screen)
+        assert main(["check-inference", str(tmp_path / "h.csv"), "--objects", "5", "--engines", "enumerate",
+                     "loopy", *quiet]) == 0
+        monkeypatch.undo()
+        assert ("engines" in screen.getvalue()) is shown, screen.getvalue()
+        assert "loopy" in capsys.readouterr().out

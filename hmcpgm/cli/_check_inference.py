@@ -67,6 +67,7 @@ def add_check_inference(sub, int_at_least, number_in):
     p.add_argument("--max-iter", type=int_at_least(1), metavar="N", help="loopy BP iteration cap (default 200)")
     p.add_argument("--json", metavar="OUT", help="also write the report and the grouped errors as JSON")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="random seed of the synthetic evidence and theta")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (shown only on a terminal)")
     add_ontology_options(p)
     p.set_defaults(run=command_check_inference)
     return p
@@ -205,7 +206,7 @@ def command_check_inference(args):
                         "add loopy to --engines, or leave them out")
     report, mlprs = compare_engines(network, lik, engines=engines, reference=args.reference,
                                     budget_bytes=int(args.budget_gb * 2**30), max_clique=args.max_clique,
-                                    return_mlpr=True)
+                                    return_mlpr=True, progress=not args.quiet)
     if args.reference != "auto" and report.attrs["reference"] is None:  # asked for, and it could not run
         refused = report.loc[report["reference"], "note"]
         text = refused.iloc[0].removeprefix("refused: ") if len(refused) else report.attrs["reference_reason"]

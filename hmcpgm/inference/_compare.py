@@ -7,6 +7,7 @@ engine fits, the errors are NaN and the report says why (the plan's notes). The
 numbers are never clipped or rounded: an engine that disagrees shows it.
 """
 
+import sys
 import time
 import tracemalloc
 import warnings
@@ -146,7 +147,7 @@ def _pick_reference(network, reference, budget_bytes, max_clique):
 
 
 def compare_engines(network, likelihoods, *, engines=None, reference="auto", budget_bytes=DEFAULT_BUDGET,
-                    max_clique=MAX_CLIQUE, memory=True, return_mlpr=False):
+                    max_clique=MAX_CLIQUE, memory=True, return_mlpr=False, progress=False):
     """Run several mLPR engines (full version) on the same objects and report their errors against a reference.
 
     Parameters
@@ -180,6 +181,9 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
     return_mlpr : bool, default False
         Also return a dict of every engine's (M, K) mLPRs, the reference's under
         ``"reference"`` (absent when there is none).
+    progress : bool, default False
+        A progress bar over the engines (tqdm, on standard error; shown only on a
+        terminal).
 
     Returns
     -------
@@ -233,7 +237,13 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
         specs.insert(0, (ref_label, ref_name, ref_opts))
     rows, mlprs = [], {}
     ref_out = None
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(specs), desc="engines", unit="engine", disable=None if progress else True, leave=False,
+               file=sys.stderr)
     for i, (label, name, opts) in enumerate(specs):
+        bar.set_postfix_str(label, refresh=False)
+        bar.update(0 if i == 0 else 1)
         is_ref = ref_name is not None and i == 0
         row = dict.fromkeys(COMPARE_COLUMNS, np.nan)
         row.update(engine=label, exact=is_exact(name, hierarchy), reference=is_ref, worst_class=None,
@@ -270,6 +280,7 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
         elif ref_out is None:
             row["note"] = "; ".join(filter(None, (row["note"], f"no reference: {why}")))
         rows.append(row)
+    bar.close()
     result = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))
     result["exact"] = result["exact"].astype("boolean")  # <NA>: refused
     result["reference"] = result["reference"].astype(bool)
