@@ -36,7 +36,7 @@ from ._interrupt import check_interrupt, stops_deferred
 from .exceptions import InputError
 
 __all__ = ["AtomicFile", "atomic_write", "atomic_writes", "commit_all", "check_distinct", "descriptor_of", "is_stream",
-           "stdout_stream", "data_on_stdout", "spooled"]
+           "same_file", "stdout_stream", "data_on_stdout", "spooled"]
 
 STDOUT = "-"
 # as tempfile.mkstemp opens its files: new only, no symlink followed, not inherited, no newline translation
@@ -376,7 +376,7 @@ def atomic_writes(paths, *, binary=False):
     paths = list(paths)
     targets = [p for p in paths if not is_stream(p)]
     for i, path in enumerate(targets):  # two names of one file (a link): one of the outputs would be lost
-        same = next((other for other in targets[:i] if _same(path, other)), None)
+        same = next((other for other in targets[:i] if same_file(path, other)), None)
         if same is not None:
             raise InputError(f"the outputs {str(same)!r} and {str(path)!r} are the same file; give each output its "
                              "own file")
@@ -432,7 +432,8 @@ def atomic_write(path, *, binary=False):
         yield fh
 
 
-def _same(a, b):
+def same_file(a, b):
+    """Whether the paths ``a`` and ``b`` name one file (one real path, or one inode: a hard link)."""
     if os.path.realpath(a) == os.path.realpath(b):
         return True
     try:
@@ -500,13 +501,13 @@ def check_distinct(inputs, outputs):
                 if str(one) == STDOUT and _is_standard_input(path):  # rank - h.csv -o m.csv < m.csv
                     raise InputError(f"{what} {str(path)!r} is {source}, read from standard input (-); write the "
                                      "output to another file")
-                if str(one) != STDOUT and _same(path, one):
+                if str(one) != STDOUT and same_file(path, one):
                     raise InputError(f"{what} {str(path)!r} is {source} {str(one)!r}; write the output to another file")
                 if str(one) != STDOUT and _within(path, one):  # a folder of inputs (evaluate's predictions)
                     raise InputError(f"{what} {str(path)!r} lies in {source} {str(one)!r}, whose files are read; "
                                      "write the output outside it")
         for other, other_path in files[:i]:
-            if _same(path, other_path):
+            if same_file(path, other_path):
                 raise InputError(f"{what} {str(path)!r} and {other} {str(other_path)!r} are the same file; "
                                  "give each output its own file")
 

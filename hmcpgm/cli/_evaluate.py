@@ -128,7 +128,7 @@ def format_evaluation(results, threshold_step=0.01):
 
 def command_evaluate(args):
     """Run ``hmcpgm evaluate`` (see :func:`add_evaluate_parser`)."""
-    from .._atomic import _same
+    from .._atomic import same_file
     from ..exceptions import HierarchyError, InputError
     from ..io import check_output
     from ..ontology import read_ontology
@@ -149,7 +149,7 @@ def command_evaluate(args):
         raise UserError(f"PREDICTIONS {args.predictions!r} is a folder without files")
     order = "are the files in the order ONTOLOGY PREDICTIONS GROUND_TRUTH?"
     for name, path in (("PREDICTIONS", args.predictions), ("GROUND_TRUTH", args.ground_truth)):
-        if _same(args.ontology, path):  # an annotation file read as an edge list evaluates against a bogus graph
+        if same_file(args.ontology, path):  # an annotation file read as an edge list evaluates against a bogus graph
             raise UserError(f"ONTOLOGY and {name} are the same file {path!r} ({order})")
     ia = read_ia(args.ia) if args.ia else None
     relations = tuple(r.strip() for r in args.relations.split(",") if r.strip())
