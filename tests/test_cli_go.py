@@ -393,3 +393,23 @@ def test_a_scores_file_of_one_go_term_is_read_with_an_obo_hierarchy(go_files, ca
     assert main(["rank", str(d / "one.csv"), str(d / "go.obo"), "--namespace", NAMESPACES[0], "-o",
                  str(d / "r.csv"), "--quiet"]) == 0
     assert len((d / "r.csv").read_text().splitlines()) == 3
+
+
+def test_evaluate_shows_its_steps_on_a_terminal_and_none_with_quiet(tmp_path, capsys, monkeypatch):
+    """audit57: evaluate was silent while it read large files, with no --quiet."""
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    _files(tmp_path, 4)
+    argv = ["evaluate", str(tmp_path / "go.obo"), str(tmp_path / "pred" / "m.tsv"), str(tmp_path / "gt.tsv")]
+    for quiet, shown in (([], True), (["--quiet"], False)):
+        screen = Terminal()
+        monkeypatch.setattr(sys, "stderr", screen)
+        assert main([*argv, *quiet]) == 0
+        monkeypatch.undo()
+        assert ("evaluate: " in screen.getvalue() and "step" in screen.getvalue()) is shown, screen.getvalue()
+        assert "Fmax" in capsys.readouterr().out

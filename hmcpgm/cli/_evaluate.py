@@ -8,6 +8,7 @@ propagated predictions over the same terms.
 """
 
 import json
+import sys
 from pathlib import Path
 
 from ..metrics._cafa import MIN_THRESHOLD_STEP
@@ -37,7 +38,7 @@ def read_ia(path):
 
 
 def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_roots=False, normalization="cafa",
-                   threshold_step=0.01, relations=("is_a", "part_of"), evidence=None, skipped=None):
+                   threshold_step=0.01, relations=("is_a", "part_of"), evidence=None, skipped=None, progress=None):
     """CAFA metrics of one predictions file against a ground truth, per namespace.
 
     Parameters
@@ -63,6 +64,9 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
         Receives, for each namespace with ground truth that is not evaluated, why:
         ``"no prediction"`` (no line names one of its targets with one of its terms)
         or ``"below the thresholds"`` (no score reaches the first threshold).
+    progress : callable, optional
+        Called with the name of each step as it starts (the ground truth, the
+        predictions, each namespace's metrics).
 
     Returns
     -------
@@ -80,11 +84,15 @@ def evaluate_files(ontology, predictions, ground_truth, *, ia=None, exclude_root
     onto = ontology if isinstance(ontology, Ontology) else read_ontology(ontology, relations)
     if ia is not None and not isinstance(ia, dict):
         ia = read_ia(ia)
+    step = progress or (lambda what: None)
+    step("ground truth")
     annotated = read_annotations_per_namespace(ground_truth, onto, evidence=evidence)
     annotated = {ns: (targets, y) for ns, (targets, y) in annotated.items() if len(targets)}
+    step("predictions")
     scores = read_cafa_predictions_per_namespace(predictions, onto, {ns: t for ns, (t, _) in annotated.items()})
     results = {}
     for ns, (targets, y) in annotated.items():
+        step(ns)
         h, s = onto.hierarchy(ns), scores[ns]
         if not s.any():
             if skipped is not None:
@@ -157,12 +165,25 @@ def command_evaluate(args):
         ontology = read_ontology(args.ontology, relations)  # once for all the prediction files
     except (InputError, HierarchyError) as exc:
         raise UserError(f"ONTOLOGY: {exc} ({order})") from None
+    from tqdm.auto import tqdm
+
+    bar = tqdm(desc="evaluate", unit="step", disable=True if args.quiet else None, leave=False, file=sys.stderr)
+
+    def step(what):
+        bar.set_postfix_str(what, refresh=False)
+        bar.update(1)
+
     out = {}
     for path in files:
         skipped = {}
-        results = evaluate_files(ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
-                                 normalization=args.normalization, threshold_step=args.threshold_step,
-                                 relations=relations, evidence=args.evidence, skipped=skipped)
+        try:
+            results = evaluate_files(ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
+                                     normalization=args.normalization, threshold_step=args.threshold_step,
+                                     relations=relations, evidence=args.evidence, skipped=skipped, progress=step)
+        except BaseException:
+            bar.close()
+            raise
+        bar.clear()  # the table prints on a clean line
         if not results and not skipped:
             raise UserError(f"GROUND_TRUTH {args.ground_truth!r} annotates no target with a term of the ontology")
         if len(files) > 1:
@@ -177,6 +198,7 @@ def command_evaluate(args):
                             "PREDICTIONS GROUND_TRUTH?)")
         print(format_evaluation(results, args.threshold_step) if results else why)
         out[str(path.relative_to(folder)) if len(files) > 1 else None] = results
+    bar.close()
     if not any(out.values()):
         raise UserError(f"no file of PREDICTIONS {args.predictions!r} has a namespace with both ground truth and "
                         f"predictions: none gives a target of GROUND_TRUTH {args.ground_truth!r} a score of at least "
@@ -219,6 +241,7 @@ def add_evaluate_parser(sub, number_in, **parser_options):
                    help=f"step of the threshold grid, at least {MIN_THRESHOLD_STEP:g} (default 0.01)")
     p.add_argument("--relations", default="is_a,part_of", metavar="LIST",
                    help="OBO relations that make a term a child of another (default is_a,part_of)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (shown only on a terminal)")
     add_evidence_option(p, "GROUND_TRUTH")
     p.set_defaults(run=command_evaluate)
     return p
