@@ -374,12 +374,7 @@ def atomic_writes(paths, *, binary=False):
     ('old a', 'old b', ['a.txt', 'b.txt'])
     """
     paths = list(paths)
-    targets = [p for p in paths if not is_stream(p)]
-    for i, path in enumerate(targets):  # two names of one file (a link): one of the outputs would be lost
-        same = next((other for other in targets[:i] if same_file(path, other)), None)
-        if same is not None:
-            raise InputError(f"the outputs {str(same)!r} and {str(path)!r} are the same file; give each output its "
-                             "own file")
+    _refuse_one_file_twice([("the output", p) for p in paths if not is_stream(p)])  # a link: one would be lost
     files = []
     try:
         for path in paths:
@@ -486,7 +481,7 @@ def check_distinct(inputs, outputs):
     """
     by_descriptor = {}
     for what, path in outputs.items():
-        number = 1 if path is not None and str(path) == STDOUT else None if path is None else descriptor_of(path)
+        number = None if path is None else 1 if str(path) == STDOUT else descriptor_of(path)
         if number is not None:
             by_descriptor.setdefault(number, []).append(what)
     for number, names in by_descriptor.items():
@@ -495,7 +490,7 @@ def check_distinct(inputs, outputs):
             raise InputError(f"{' and '.join(names)} are {'both' if len(names) == 2 else 'all'} {where}; give each "
                              "output its own file")
     files = [(what, path) for what, path in outputs.items() if path is not None and not is_stream(path)]
-    for i, (what, path) in enumerate(files):
+    for what, path in files:
         for source, given in inputs.items():
             for one in [given] if isinstance(given, (str, Path)) else (given or []):
                 if str(one) == STDOUT and _is_standard_input(path):  # rank - h.csv -o m.csv < m.csv
@@ -506,6 +501,12 @@ def check_distinct(inputs, outputs):
                 if str(one) != STDOUT and _within(path, one):  # a folder of inputs (evaluate's predictions)
                     raise InputError(f"{what} {str(path)!r} lies in {source} {str(one)!r}, whose files are read; "
                                      "write the output outside it")
+    _refuse_one_file_twice(files)
+
+
+def _refuse_one_file_twice(files):
+    """Refuse two of the outputs ``files`` (``(what, path)`` pairs, no streams) that are one file."""
+    for i, (what, path) in enumerate(files):
         for other, other_path in files[:i]:
             if same_file(path, other_path):
                 raise InputError(f"{what} {str(path)!r} and {other} {str(other_path)!r} are the same file; "
