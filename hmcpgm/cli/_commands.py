@@ -22,17 +22,24 @@ FILES = {
 }
 
 
-class _Steps:
-    """A progress bar over named steps (tqdm on stderr; off with --quiet or when not a terminal)."""
+class Steps:
+    """A progress bar over named steps (tqdm on stderr; off with --quiet or when not a terminal); ``total`` None
+    when the number of steps is not known ahead."""
 
-    def __init__(self, args, total, desc):
+    def __init__(self, args, total, desc, unit="it"):
         from tqdm.auto import tqdm
 
-        self.bar = tqdm(total=total, desc=desc, disable=True if args.quiet else None, leave=False, file=sys.stderr)
+        self.bar = tqdm(total=total, desc=desc, unit=unit, disable=True if args.quiet else None, leave=False,
+                        file=sys.stderr)
 
     def step(self, what, n=1):
         self.bar.set_postfix_str(what, refresh=False)
         self.bar.update(n)
+
+    def clear(self):
+        """Take the bar off its line, so that what is printed next starts on a clean line (the next step redraws
+        it)."""
+        self.bar.clear()
 
     def close(self):
         self.bar.close()
@@ -121,7 +128,7 @@ def command_fit(args):
     from ._go import hierarchy_argument
 
     check_output(args.output, "-o")
-    steps = _Steps(args, 4, "fit")
+    steps = Steps(args, 4, "fit")
     hierarchy, ontology = hierarchy_argument(args.hierarchy, args, args.scores)
     ids, scores, labels = _scored_rows(args.scores, args.labels, hierarchy, ontology, args)
     holdout = None
@@ -294,7 +301,7 @@ def command_rank(args):
         print(f"wrote the ranking of {n} events to {args.output}")
         return
     object_column = id_column_name(args.id_column, names=ontology is not None and bool(ontology.names))
-    steps = _Steps(args, 3, "rank")
+    steps = Steps(args, 3, "rank")
     ids, values = read_matrix(args.values, hierarchy, "values", id_column=args.id_column)
     if args.fdr is not None and values.size and (values.min() < 0 or values.max() > 1):
         raise UserError(f"--fdr needs values that are probabilities (mLPRs in [0, 1]); {args.values} holds values "

@@ -8,7 +8,6 @@ propagated predictions over the same terms.
 """
 
 import json
-import sys
 from pathlib import Path
 
 from ..metrics._cafa import MIN_THRESHOLD_STEP
@@ -140,7 +139,7 @@ def command_evaluate(args):
     from ..exceptions import HierarchyError, InputError
     from ..io import check_output
     from ..ontology import read_ontology
-    from ._commands import UserError
+    from ._commands import Steps, UserError
 
     if args.json:
         check_output(args.json, "--json")
@@ -165,40 +164,33 @@ def command_evaluate(args):
         ontology = read_ontology(args.ontology, relations)  # once for all the prediction files
     except (InputError, HierarchyError) as exc:
         raise UserError(f"ONTOLOGY: {exc} ({order})") from None
-    from tqdm.auto import tqdm
-
-    bar = tqdm(desc="evaluate", unit="step", disable=True if args.quiet else None, leave=False, file=sys.stderr)
-
-    def step(what):
-        bar.set_postfix_str(what, refresh=False)
-        bar.update(1)
-
+    steps = Steps(args, None, "evaluate", unit="step")
     out = {}
-    for path in files:
-        skipped = {}
-        try:
+    try:
+        for path in files:
+            skipped = {}
             results = evaluate_files(ontology, path, args.ground_truth, ia=ia, exclude_roots=args.exclude_roots,
                                      normalization=args.normalization, threshold_step=args.threshold_step,
-                                     relations=relations, evidence=args.evidence, skipped=skipped, progress=step)
-        except BaseException:
-            bar.close()
-            raise
-        bar.clear()  # the table prints on a clean line
-        if not results and not skipped:
-            raise UserError(f"GROUND_TRUTH {args.ground_truth!r} annotates no target with a term of the ontology")
-        if len(files) > 1:
-            print(f"{path.relative_to(folder)}:")
-        low = "below the thresholds" in skipped.values()
-        why = (f"no score reaches the first threshold ({args.threshold_step:g}) on a target of GROUND_TRUTH"
-               if low else "no namespace has both ground truth and predictions")
-        if not results and len(files) == 1:
-            raise UserError(f"{why} in PREDICTIONS {args.predictions!r}" if low else
-                            f"{why}: no line of PREDICTIONS {args.predictions!r} names a target of GROUND_TRUTH "
-                            f"{args.ground_truth!r} with a term of the ontology (are the two files in the order "
-                            "PREDICTIONS GROUND_TRUTH?)")
-        print(format_evaluation(results, args.threshold_step) if results else why)
-        out[str(path.relative_to(folder)) if len(files) > 1 else None] = results
-    bar.close()
+                                     relations=relations, evidence=args.evidence, skipped=skipped,
+                                     progress=steps.step)
+            steps.clear()  # the table prints on a clean line
+            if not results and not skipped:
+                raise UserError(f"GROUND_TRUTH {args.ground_truth!r} annotates no target with a term of the "
+                                "ontology")
+            if len(files) > 1:
+                print(f"{path.relative_to(folder)}:")
+            low = "below the thresholds" in skipped.values()
+            why = (f"no score reaches the first threshold ({args.threshold_step:g}) on a target of GROUND_TRUTH"
+                   if low else "no namespace has both ground truth and predictions")
+            if not results and len(files) == 1:
+                raise UserError(f"{why} in PREDICTIONS {args.predictions!r}" if low else
+                                f"{why}: no line of PREDICTIONS {args.predictions!r} names a target of GROUND_TRUTH "
+                                f"{args.ground_truth!r} with a term of the ontology (are the two files in the order "
+                                "PREDICTIONS GROUND_TRUTH?)")
+            print(format_evaluation(results, args.threshold_step) if results else why)
+            out[str(path.relative_to(folder)) if len(files) > 1 else None] = results
+    finally:
+        steps.close()
     if not any(out.values()):
         raise UserError(f"no file of PREDICTIONS {args.predictions!r} has a namespace with both ground truth and "
                         f"predictions: none gives a target of GROUND_TRUTH {args.ground_truth!r} a score of at least "

@@ -239,11 +239,10 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
     ref_out = None
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(specs), desc="engines", unit="engine", disable=None if progress else True, leave=False,
-               file=sys.stderr)
-    for i, (label, name, opts) in enumerate(specs):
-        bar.set_postfix_str(label, refresh=False)
-        bar.update(0 if i == 0 else 1)
+    bar = tqdm(specs, desc="engines", unit="engine", disable=None if progress else True, leave=False,
+               file=sys.stderr)  # counts each engine as it ends, closed when the loop ends
+    for i, (label, name, opts) in enumerate(bar):
+        bar.set_postfix_str(label)
         is_ref = ref_name is not None and i == 0
         row = dict.fromkeys(COMPARE_COLUMNS, np.nan)
         row.update(engine=label, exact=is_exact(name, hierarchy), reference=is_ref, worst_class=None,
@@ -280,7 +279,6 @@ def compare_engines(network, likelihoods, *, engines=None, reference="auto", bud
         elif ref_out is None:
             row["note"] = "; ".join(filter(None, (row["note"], f"no reference: {why}")))
         rows.append(row)
-    bar.close()
     result = pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))
     result["exact"] = result["exact"].astype("boolean")  # <NA>: refused
     result["reference"] = result["reference"].astype(bool)
