@@ -1,0 +1,101 @@
+"""The paper's indpt pooled with the stack: the default's quality within 5x of the fixed model's fit? (issue 19)
+
+``bench/stacking.py`` finds that averaging the default's values with a stacked
+logistic regression of the neighbours' calibrated scores ranks better than the
+default alone. This script asks whether the stack also makes the default's
+cross-fitted choices unnecessary. Per run it fits on the training rows, each timed
+in the same process:
+
+- the paper's fixed model, ``MLPR(version="full", score_model="lpr",
+  tempering=None, recalibrate=False)`` (the unit of issue 19's fit-time floor);
+- the default ``MLPR()``;
+- the paper's indpt, ``MLPR(version="indpt", score_model="lpr", tempering=None,
+  recalibrate=False)``: each class's kernel LPR, no network, nothing cross-fitted;
+- the stack of ``bench/stacking.py`` at one fixed prior precision (``--lam``,
+  default 10, not picked on any rows).
+
+and prints AU(PRC) points on the test rows minus the best of the leaderboard's 18
+corrections picked on them, for the default, the stack, the paper's indpt, and
+``indpt + stack`` (``0.5 * indpt + 0.5 * stack``, ranked by HierRank); then the fit
+of the default and of indpt + stack (the sum of their two fits) in fixed-model fits.
+The stack is fitted by one Python loop over the classes (``bench/stacking.py``), not
+compiled; its fit is an upper bound on a library version's. Fit times depend on the
+load of the machine; the ratios come from one process.
+
+Scores: as ``bench/version_transfer.py`` (``--cache-dir``, else made from the
+ARFF files with the benchmark's first stage; minutes).
+
+Usage (from the repository root)::
+
+    python bench/stack_budget.py --runs cellcycle_FUN.joint
+    python bench/stack_budget.py --runs all   # the 16 runs of the leaderboard (about 20 minutes)
+"""
+
+import time
+import warnings
+
+import numpy as np
+from stacking import Stack
+from version_transfer import TREE_RUNS, auprc, load_run, run_arguments
+
+PAPER = {"score_model": "lpr", "tempering": None, "recalibrate": False}
+
+
+def timed(estimator, *fit_args):
+    """``estimator.fit(*fit_args)`` and its wall time in seconds."""
+    t0 = time.perf_counter()
+    out = estimator.fit(*fit_args)
+    return out, time.perf_counter() - t0
+
+
+def main():
+    from hmcpgm import MLPR
+    from hmcpgm.applications.leaderboard import correction_values
+
+    def extra(parser):
+        parser.add_argument("--lam", type=float, default=10.0, help="the stack's prior precision")
+
+    args = run_arguments(__doc__, TREE_RUNS, extra=extra)
+    warnings.simplefilter("ignore")
+    keys = ("default", "stack", "indpt", "indpt + stack")
+    print("AU(PRC) points on the test rows minus the best correction picked on them; fits in fixed-model fits")
+    print(f"{'run':<24}{'best correction':>16}{'its AU(PRC)':>12}" + "".join(f"{k:>14}" for k in keys)
+          + f"{'fixed s':>9}{'default':>9}{'indpt + stack':>15}", flush=True)
+    gaps = {k: [] for k in keys}
+    ratios = {"default": [], "indpt + stack": []}
+    for run in args.runs:
+        name, first_stage = run.split(".")
+        z, h = load_run(name, first_stage, args.cache_dir, args.data_dir)
+        ev = np.asarray(z["evaluated"], bool)
+        s_train, y_train = np.asarray(z["s_train"], float), np.asarray(z["y_train"])
+        data = (s_train, y_train)
+        MLPR(hierarchy=h, allow_empty=True, version="indpt", **PAPER).fit(*data)  # numba's first loads
+        _, fixed_s = timed(MLPR(hierarchy=h, allow_empty=True, version="full", **PAPER), *data)
+        default, default_s = timed(MLPR(hierarchy=h, allow_empty=True), *data)
+        indpt, indpt_s = timed(MLPR(hierarchy=h, allow_empty=True, version="indpt", **PAPER), *data)
+        t0 = time.perf_counter()
+        stack = Stack(s_train, y_train, h, args.lam)
+        stack_s = time.perf_counter() - t0
+        s, y = np.asarray(z["s_test"], float), np.asarray(z["y_test"])
+        p_indpt, p_stack = indpt.predict_proba(s), stack.predict(s)
+        score = {"default": auprc(default.predict_proba(s), y, h, ev), "stack": auprc(p_stack, y, h, ev),
+                 "indpt": auprc(p_indpt, y, h, ev), "indpt + stack": auprc(0.5 * p_indpt + 0.5 * p_stack, y, h, ev)}
+        corrections, _ = correction_values(s_train, y_train, [s], h)
+        best = {k: auprc(v[0], y, h, ev) for k, v in corrections.items()}
+        top = max(best, key=best.get)
+        for k in keys:
+            gaps[k].append(score[k] - best[top])
+        ratios["default"].append(default_s / fixed_s)
+        ratios["indpt + stack"].append((indpt_s + stack_s) / fixed_s)
+        print(f"{run:<24}{top:>16}{best[top]:>12.2f}" + "".join(f"{gaps[k][-1]:>+14.2f}" for k in keys)
+              + f"{fixed_s:>9.2f}{ratios['default'][-1]:>9.1f}{ratios['indpt + stack'][-1]:>15.1f}", flush=True)
+    print(f"\nover {len(args.runs)} runs, minus the best correction: mean / worst; runs ahead of the default")
+    for k in keys:
+        ahead = sum(g > d for g, d in zip(gaps[k], gaps["default"]))
+        print(f"{k:<14} {np.mean(gaps[k]):+.2f} / {np.min(gaps[k]):+.2f}; {ahead} of {len(args.runs)}")
+    for k, r in ratios.items():
+        print(f"fit of {k} in fixed fits: min {np.min(r):.1f}, median {np.median(r):.1f}, max {np.max(r):.1f}")
+
+
+if __name__ == "__main__":
+    main()
