@@ -35,7 +35,7 @@ import time
 import warnings
 
 import numpy as np
-from stacking import Stack
+from stacking import Stack, best_correction, print_summary
 from version_transfer import TREE_RUNS, auprc, load_run, run_arguments
 
 PAPER = {"score_model": "lpr", "tempering": None, "recalibrate": False}
@@ -50,7 +50,6 @@ def timed(estimator, *fit_args):
 
 def main():
     from hmcpgm import MLPR
-    from hmcpgm.applications.leaderboard import correction_values
 
     def extra(parser):
         parser.add_argument("--lam", type=float, default=10.0, help="the stack's prior precision")
@@ -80,19 +79,14 @@ def main():
         p_indpt, p_stack = indpt.predict_proba(s), stack.predict(s)
         score = {"default": auprc(default.predict_proba(s), y, h, ev), "stack": auprc(p_stack, y, h, ev),
                  "indpt": auprc(p_indpt, y, h, ev), "indpt + stack": auprc(0.5 * p_indpt + 0.5 * p_stack, y, h, ev)}
-        corrections, _ = correction_values(s_train, y_train, [s], h)
-        best = {k: auprc(v[0], y, h, ev) for k, v in corrections.items()}
-        top = max(best, key=best.get)
+        top, top_auprc = best_correction(s_train, y_train, s, y, h, ev)
         for k in keys:
-            gaps[k].append(score[k] - best[top])
+            gaps[k].append(score[k] - top_auprc)
         ratios["default"].append(default_s / fixed_s)
         ratios["indpt + stack"].append((indpt_s + stack_s) / fixed_s)
-        print(f"{run:<24}{top:>16}{best[top]:>12.2f}" + "".join(f"{gaps[k][-1]:>+14.2f}" for k in keys)
+        print(f"{run:<24}{top:>16}{top_auprc:>12.2f}" + "".join(f"{gaps[k][-1]:>+14.2f}" for k in keys)
               + f"{fixed_s:>9.2f}{ratios['default'][-1]:>9.1f}{ratios['indpt + stack'][-1]:>15.1f}", flush=True)
-    print(f"\nover {len(args.runs)} runs, minus the best correction: mean / worst; runs ahead of the default")
-    for k in keys:
-        ahead = sum(g > d for g, d in zip(gaps[k], gaps["default"]))
-        print(f"{k:<14} {np.mean(gaps[k]):+.2f} / {np.min(gaps[k]):+.2f}; {ahead} of {len(args.runs)}")
+    print_summary(gaps, len(args.runs), 14)
     for k, r in ratios.items():
         print(f"fit of {k} in fixed fits: min {np.min(r):.1f}, median {np.median(r):.1f}, max {np.max(r):.1f}")
 
