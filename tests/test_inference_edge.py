@@ -517,12 +517,16 @@ def test_exact_engines_equal_log_space_enumeration_with_extremes(h, data):
 @given(h=hierarchies(max_classes=7), data=st.data())
 def test_column_order_does_not_change_any_engine_or_version(h, data):
     """The same network with its classes listed in another order: every engine and version gives the
-    same posteriors per class name."""
+    same posteriors per class name (loopy where it is exact, on polytrees: on a DAG with undirected loops its
+    approximate answer follows its message schedule, which follows the column order)."""
+    from hmcpgm.inference import is_polytree
+
     theta, lik = draw_problem(data, h)
     perm = np.array(data.draw(st.permutations(range(h.n_classes))))
     names = [h.classes[j] for j in perm]
     h2 = Hierarchy.from_edges(h.edges, classes=names)
-    engines = ["auto", "junction", "sparse", "loopy", "enumerate"] + (["tree"] if h.is_forest else [])
+    engines = ["auto", "junction", "sparse", "enumerate"] + (["tree"] if h.is_forest else [])
+    engines += ["loopy"] if is_polytree(h) else []
     for version in ("full", "nbh", "indpt"):
         for engine in engines:
             with warnings.catch_warnings():
