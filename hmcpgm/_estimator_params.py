@@ -8,7 +8,7 @@ from .exceptions import InputError
 from .inference import ENGINES, check_engine_options
 from .likelihood import SCORE_MODELS
 from .network import check_pseudo_count
-from .options import PRIORS, VERSIONS, check_choice, check_pool
+from .options import PRIORS, VERSIONS, check_choice, check_pool, check_stack
 
 __all__ = ["check_params"]
 
@@ -37,6 +37,7 @@ def check_params(estimator):
 
     check_choice(estimator.consistency, "consistency", ("auto", *CONSISTENCY))
     check_pool(estimator.pool)
+    check_stack(estimator.stack)
     check_choice(estimator.prior, "prior", ("auto", *PRIORS))
     if not isinstance(estimator.recalibrate, bool):
         raise InputError(f"recalibrate must be True or False, got {estimator.recalibrate!r}")

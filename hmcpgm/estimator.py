@@ -34,8 +34,9 @@ from ._validation import (
 )
 from .exceptions import InputError
 from .hierarchy import Hierarchy
-from .likelihood import fit_score_model
+from .likelihood import fit_neighbour_stack, fit_score_model
 from .network import LabelNetwork
+from .options import resolve_stack
 from .second_stage import SecondStage
 
 #: Scores beyond +-SCORE_LIMIT are taken as +-SCORE_LIMIT (in fit and predict alike): no score model tells
@@ -114,6 +115,19 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         cross-fitted values rank best (:func:`hmcpgm.selection.fit_second_stage_auto`;
         ``pool_weight_`` and ``cv_results_.attrs["pool"]`` report it); a number
         fixes it; None or 1: the mLPRs alone. Without cross-fitting ``"auto"`` is None.
+    stack : float in [0, 1] or None, default None
+        The weight ``v`` of the neighbour stack in ``(1 - v) * p_k + v * r_k``,
+        after the pool and before the consistency step: ``r_k = P(Y_k = 1 |
+        s_k, its parents' and children's scores)``, a penalised logistic
+        regression per class on the Platt-calibrated logits of its own score,
+        its lowest parent's, and its children's highest and log-sum-exp
+        (:func:`hmcpgm.likelihood.fit_neighbour_stack`). The network reads the
+        other classes' scores through their labels; the stack reads them
+        directly. Cross-fitted values (the consistency choice, the
+        recalibration map) average with the stack's out-of-fold posteriors.
+        None or 0: no stack (``stack_weight_`` reports it). docs/concepts.md,
+        "Stacking the neighbours' scores?", measures ``stack=0.5`` against the
+        default on the benchmark's 16 runs; it is not the default yet.
     prior : {"auto", "network", "prevalence"}, default "auto"
         The prior of ``Y_k`` in nbh's and full's posteriors. ``"network"``: the
         label network's marginal ``P(Y_k = 1)`` (the paper's model).
@@ -208,6 +222,8 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         descendants' evidence too.
     pool_weight_ : float
         The weight of the mLPRs in their pool with the isotonic posteriors; 1: no pool.
+    stack_weight_ : float
+        The weight of the neighbour stack's posteriors (``stack``); 0: no stack.
     consistency_ : str
         ``"max"``: :meth:`predict_proba` lifts each class to the largest mLPR
         among its descendants (a lower bound of its posterior under the
@@ -272,8 +288,9 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
 
     The default's mLPRs may put a child a little above its parent: tempering gives a
     class's own score another strength than the other classes' (``own_tempering_``),
-    and the pool averages them with each class's own posterior (``pool_weight_``), so
-    they are no longer one network's posteriors. HierRank and :meth:`predict` pool
+    and the pool averages them with each class's own posterior (``pool_weight_``; a
+    ``stack`` averages them with the neighbour stack's too), so they are no longer one
+    network's posteriors. HierRank and :meth:`predict` pool
     such pairs (``consistency_``). The paper's model, ``MLPR(version="full",
     score_model="lpr", tempering=None, recalibrate=False, pool=None)``, gives one
     network's posteriors, which never put a child above its parent.
@@ -289,6 +306,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         recalibrate=True,
         consistency="auto",
         pool="auto",
+        stack=None,
         prior="auto",
         engine="auto",
         threshold=0.5,
@@ -310,6 +328,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         self.recalibrate = recalibrate
         self.consistency = consistency
         self.pool = pool
+        self.stack = stack
         self.prior = prior
         self.engine = engine
         self.threshold = threshold
@@ -399,6 +418,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         return 1.0 if w is None else w
 
     @property
+    def stack_weight_(self):
+        """The weight of the neighbour stack's posteriors (0: no stack)."""
+        v = self.second_stage_.stack_weight
+        return 0.0 if v is None else v
+
+    @property
     def recalibration_(self):
         """The shared increasing map of :meth:`calibrated_proba`, or None."""
         return self.second_stage_.recalibration
@@ -483,7 +508,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
                 tempering=self.tempering, score_model=self.score_model, cv=self.cv, seed=self.random_state,
                 engine=self.engine, recalibrate=self.recalibrate, pseudo_count=self.pseudo_count,
                 allow_empty=self.allow_empty, consistency=self.consistency, pool=self.pool,
-                prior=self.prior, progress=self.verbose,
+                stack=self.stack, prior=self.prior, progress=self.verbose,
                 **score_options,
             )
         else:  # the paper's model: theta and the score models, nothing cross-fitted
@@ -491,12 +516,15 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
             model = fit_score_model(s, labels, hierarchy, kind=self.score_model, allow_empty=self.allow_empty,
                                     cv=self.cv, seed=self.random_state, **score_options)
             weight = None if self.pool in ("auto", None) or float(self.pool) >= 1.0 else float(self.pool)
+            stack = resolve_stack(self.stack)
             pool_model = None if weight is None else fit_score_model(
                 s, labels, hierarchy, kind="isotonic", allow_empty=self.allow_empty, cv=self.cv,
                 seed=self.random_state, **score_options)
             stage = SecondStage(hierarchy, self.version, 1.0, model, network.theta, network=network,
                                 consistency="hierrank" if self.consistency == "auto" else self.consistency,
                                 pool_weight=weight, pool_model=pool_model,
+                                stack_weight=stack, stack_model=None if stack is None else fit_neighbour_stack(
+                                    s, labels, hierarchy),
                                 prior="network" if self.prior == "auto" else self.prior)
         return stage
 

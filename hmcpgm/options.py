@@ -11,7 +11,8 @@ import numbers
 
 from .exceptions import InputError
 
-__all__ = ["VERSIONS", "PRIORS", "RANK_METHODS", "check_choice", "check_pool", "resolve_prior"]
+__all__ = ["VERSIONS", "PRIORS", "RANK_METHODS", "check_choice", "check_pool", "check_stack", "resolve_prior",
+           "resolve_stack"]
 
 VERSIONS = ("indpt", "nbh", "full")  # simplest first: the order version="auto" prefers
 """mLPR versions: evidence from every class, from the neighbourhood, from the class alone."""
@@ -87,3 +88,35 @@ def check_pool(pool):
     if not number or not 0.0 <= float(pool) <= 1.0:  # also refuses nan
         raise InputError(f"pool must be 'auto', None or a weight in [0, 1]; got {pool!r}")
     return pool
+
+
+def check_stack(stack):
+    """Return ``stack`` if it is None or a weight in [0, 1], else raise :class:`InputError`.
+
+    Examples
+    --------
+    >>> check_stack(0.5)
+    0.5
+    >>> check_stack("auto")
+    Traceback (most recent call last):
+    ...
+    hmcpgm.exceptions.InputError: stack must be None or a weight in [0, 1]; got 'auto'
+    """
+    if stack is None:
+        return stack
+    number = isinstance(stack, numbers.Real) and not isinstance(stack, bool)
+    if not number or not 0.0 <= float(stack) <= 1.0:  # also refuses nan
+        raise InputError(f"stack must be None or a weight in [0, 1]; got {stack!r}")
+    return stack
+
+
+def resolve_stack(stack):
+    """The stack's weight as a float, or None for no stack (None or 0), after :func:`check_stack`.
+
+    Examples
+    --------
+    >>> resolve_stack(0.5), resolve_stack(0), resolve_stack(None)
+    (0.5, None, None)
+    """
+    check_stack(stack)
+    return None if stack is None or float(stack) == 0.0 else float(stack)

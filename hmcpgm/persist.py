@@ -5,8 +5,9 @@ The file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) read with
 holds:
 
 * ``meta``: a JSON string with ``format`` (``"hmcpgm-model"``),
-  ``format_version`` (7 for a model whose nbh and full use the prevalence's
-  prior, the metadata's ``prior``; 6 for a model that pools its mLPRs with
+  ``format_version`` (8 for a model averaged with the neighbour stack, the
+  metadata's ``stack_weight``; 7 for a model whose nbh and full use the
+  prevalence's prior, the metadata's ``prior``; 6 for a model that pools its mLPRs with
   isotonic posteriors, 5 for one with a descendants' exponent, which older
   readers cannot apply and must refuse; else 4; version 3 files,
   whose score model stored its per-class choice as positions in the candidate
@@ -18,6 +19,9 @@ holds:
   and ``descendants_tempering`` when fitted;
 * ``pool_model/<name>``: the isotonic score models of the pool, when the model
   pools (its weight is the metadata's ``pool_weight``);
+* ``stack/center``, ``stack/scale``, ``stack/platt``, ``stack/coef``: the
+  neighbour stack, when the model has one (its prior precision is the metadata's
+  ``stack_lam``);
 * ``recalibration/knots_x``, ``recalibration/knots_y``: the shared
   recalibration map, when fitted;
 * ``score_model/<name>``: the arrays of the fitted score model
@@ -46,9 +50,10 @@ from .exceptions import HmcpgmError, InputError
 __all__ = ["save_model", "load_model", "is_model_file"]
 
 FORMAT = "hmcpgm-model"
-FORMAT_VERSION = 7  # written only by models whose nbh and full use the prevalence's prior (older readers must
-# refuse them); 6: a pool; 5: a descendants' exponent
-_READS = (2, 3, 4, 5, 6, FORMAT_VERSION)  # 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
+FORMAT_VERSION = 8  # written only by models with a neighbour stack (older readers must refuse them); 7: nbh
+# and full with the prevalence's prior; 6: a pool; 5: a descendants' exponent
+# 3: the score model's choice as positions (likelihood.LEGACY_AUTO_CANDIDATES)
+_READS = (2, 3, 4, 5, 6, 7, FORMAT_VERSION)
 # The zip archive's comment (its last bytes) seals every byte before it with SHA-256: checked before any
 # member is decompressed. Files saved before the seal load too (their members are read bounded, then
 # checked by the digest in the metadata).
@@ -134,14 +139,17 @@ def save_model(model, path):
     if pool_weight is not None:
         pool_state = model.second_stage_.pool_model.to_dict()
         arrays.update({f"pool_model/{k}": np.asarray(v) for k, v in pool_state.items() if k not in ("kind", "classes")})
+    stack = model.second_stage_.stack_model if model.second_stage_.stack_weight is not None else None
+    if stack is not None:
+        arrays.update({f"stack/{k}": v for k, v in stack.to_dict().items() if k not in ("kind", "lam")})
     if model.recalibration_ is not None:
         arrays["recalibration/knots_x"] = np.asarray(model.recalibration_.knots_x, dtype=float)
         arrays["recalibration/knots_y"] = np.asarray(model.recalibration_.knots_y, dtype=float)
     cv_results = None if model.cv_results_ is None else json_records(model.cv_results_)
     meta = {
         "format": FORMAT,
-        "format_version": (FORMAT_VERSION if model.second_stage_.prior == "prevalence" else 6 if pool_weight is not None
-                           else 5 if "descendants_tempering" in arrays else 4),
+        "format_version": (FORMAT_VERSION if stack is not None else 7 if model.second_stage_.prior == "prevalence"
+                           else 6 if pool_weight is not None else 5 if "descendants_tempering" in arrays else 4),
         "hmcpgm_version": _version(),
         "params": {k: plain_name(v) for k, v in model.get_params().items() if k != "hierarchy"},
         "flat": model.hierarchy is None,
@@ -152,6 +160,7 @@ def save_model(model, path):
         "consistency": getattr(model, "consistency_", "hierrank"),
         "prior": model.second_stage_.prior,
         **({} if pool_weight is None else {"pool_weight": pool_weight, "pool_model_kind": pool_state["kind"]}),
+        **({} if stack is None else {"stack_weight": model.second_stage_.stack_weight, "stack_lam": stack.lam}),
         "recalibrated_on": getattr(model, "recalibrated_on_", None),
         "feature_names": hasattr(model, "feature_names_in_"),  # fitted on a DataFrame of string class names
         "cv_results": cv_results,
@@ -278,7 +287,7 @@ def load_model(path):
     from ._fit_params import fit_time_params
     from .estimator import MLPR, check_params
     from .hierarchy import Hierarchy
-    from .likelihood import score_model_from_dict
+    from .likelihood import NeighbourStack, score_model_from_dict
     from .network import LabelNetwork
     from .options import VERSIONS, check_choice
     from .second_stage import CONSISTENCY, SecondStage
@@ -321,6 +330,12 @@ def load_model(path):
         if pool_state:
             pool_state.update(kind=meta["pool_model_kind"], classes=classes)
             pool_model = score_model_from_dict(pool_state, hierarchy)
+        stack_state = {k.split("/", 1)[1]: v for k, v in arrays.items() if k.startswith("stack/")}
+        if bool(stack_state) != ("stack_weight" in meta):
+            raise ValueError("a stack needs both its weight and its arrays")
+        stack = None
+        if stack_state:
+            stack = NeighbourStack.from_dict({**stack_state, "lam": meta["stack_lam"]}, hierarchy)
         model = MLPR(hierarchy=None if meta.get("flat") else hierarchy, **params)
         check_params(model)
         model._fit_params = fit_time_params(model)  # as fit keeps them: a later set_params is refused alike
@@ -335,6 +350,7 @@ def load_model(path):
             own=arrays.get("own_tempering"),  # absent in files of 0.2: all evidence at tempering_
             consistency=consistency, descendants=arrays.get("descendants_tempering"),
             pool_weight=meta.get("pool_weight"), pool_model=pool_model,
+            stack_weight=meta.get("stack_weight"), stack_model=stack,
             prior=meta.get("prior", "network"),  # files without it (before format 7): the network's prior
         )
         # files before 0.3 hold cross-fitted maps only
@@ -389,6 +405,10 @@ _ARRAY_RULES = {
     "score_model/density1": (None, 0.0, None),
     "score_model/sd": ((2,), 0.0, None),
     "score_model/mean": ((2,), None, None),
+    "stack/center": ((), None, None),
+    "stack/scale": ((), 0.0, None),
+    "stack/platt": ((2,), None, None),
+    "stack/coef": ((5,), None, None),
 }
 
 

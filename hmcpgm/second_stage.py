@@ -25,12 +25,17 @@ needs and runs it, in this order:
    ``P(Y_k = 1 | s_k)`` (the isotonic score model's local precision rate): two
    estimates of the same probability, averaged with a weight chosen by
    cross-fitting (:func:`hmcpgm.selection.fit_second_stage_auto`);
-6. **consistency** (optional): the max constraint (:func:`consistent_values`);
-7. **recalibration** (optional): the shared increasing map ``g``
+6. **stack** (optional): ``(1 - v) * p_k + v * r_k``, the values so far averaged
+   with the neighbour stack's ``r_k = P(Y_k = 1 | s_k, its parents' and
+   children's scores)`` (:func:`hmcpgm.likelihood.fit_neighbour_stack`), a
+   logistic regression on the calibrated scores that reads the neighbours'
+   scores directly where the network reads them through the labels;
+7. **consistency** (optional): the max constraint (:func:`consistent_values`);
+8. **recalibration** (optional): the shared increasing map ``g``
    (:meth:`SecondStage.calibrate`), used for Bayesian FDR estimates and decisions.
 
-Steps 2-6 are :meth:`SecondStage.mlpr`; :meth:`SecondStage.predict_proba` is
-steps 1-6. Every caller builds one and calls it: :class:`hmcpgm.MLPR` (fit,
+Steps 2-7 are :meth:`SecondStage.mlpr`; :meth:`SecondStage.predict_proba` is
+steps 1-7. Every caller builds one and calls it: :class:`hmcpgm.MLPR` (fit,
 ``predict_proba``, ``calibrated_proba``, ``predict``),
 :func:`hmcpgm.selection.fit_second_stage_auto` (its result),
 :func:`hmcpgm.selection.cross_fitted_mlpr` (one stage per fold, from out-of-fold
@@ -110,7 +115,7 @@ def consistent_values(p, hierarchy, consistency):
 
 @dataclass(frozen=True, eq=False)
 class SecondStage:
-    """A fitted second stage: scores -> likelihoods -> tempered mLPR -> own evidence -> pool -> consistency -> ``g``.
+    """A fitted second stage: scores -> likelihoods -> mLPR -> own evidence -> pool -> stack -> consistency -> ``g``.
 
     Checked once when made (version, consistency, the exponents' shapes); its
     methods then run the step without checking again.
@@ -155,6 +160,11 @@ class SecondStage:
         The isotonic score models whose LPRs are pooled, read by
         :meth:`predict_proba` when ``pool_weight`` is set (:meth:`mlpr` takes the
         LPRs themselves, ``pool_lpr``).
+    stack_weight : float in (0, 1], optional
+        The weight ``v`` of the neighbour stack's posterior (step 6); None: no stack.
+    stack_model : hmcpgm.likelihood.NeighbourStack, optional
+        The fitted stack, read by :meth:`predict_proba` when ``stack_weight`` is
+        set (:meth:`mlpr` takes its posteriors themselves, ``stack_lpr``).
     prevalence : array-like of shape (K,), optional
         The prior of indpt: the training prevalence of the score models (default
         ``score_model.prevalence``).
@@ -198,6 +208,8 @@ class SecondStage:
     descendants: np.ndarray | None = None
     pool_weight: float | None = None
     pool_model: object = None
+    stack_weight: float | None = None
+    stack_model: object = None
     prevalence: np.ndarray | None = None
     options: dict = field(default_factory=dict)
     network: LabelNetwork | None = field(default=None, repr=False)
@@ -224,6 +236,11 @@ class SecondStage:
             if not 0.0 <= w < 1.0:  # also refuses nan
                 raise InputError(f"pool_weight must be in [0, 1) (None: no pool), got {self.pool_weight!r}")
             fixed["pool_weight"] = w
+        if self.stack_weight is not None:
+            v = float(self.stack_weight)
+            if not 0.0 < v <= 1.0:  # also refuses nan
+                raise InputError(f"stack_weight must be in (0, 1] (None: no stack), got {self.stack_weight!r}")
+            fixed["stack_weight"] = v
         prevalence = self.prevalence
         if prevalence is None and self.score_model is not None:
             prevalence = self.score_model.prevalence
@@ -258,8 +275,9 @@ class SecondStage:
             raise InputError("this second stage has no score models: give it likelihoods (SecondStage.mlpr)")
         return self.score_model.likelihoods(scores)
 
-    def mlpr(self, likelihoods, *, pool_lpr=None, **options):
-        """The step from untempered evidence to the values ranked: tempered mLPR, own evidence, pool, consistency.
+    def mlpr(self, likelihoods, *, pool_lpr=None, stack_lpr=None, **options):
+        """The step from untempered evidence to the values ranked: tempered mLPR, own evidence, pool, stack,
+        consistency.
 
         Parameters
         ----------
@@ -268,6 +286,9 @@ class SecondStage:
         pool_lpr : ndarray of shape (M, K), optional
             The isotonic LPRs of the same rows, pooled with weight ``1 - pool_weight``:
             required when ``pool_weight`` is set, not read otherwise.
+        stack_lpr : ndarray of shape (M, K), optional
+            The neighbour stack's posteriors of the same rows, averaged with weight
+            ``stack_weight``: required when it is set, not read otherwise.
         **options
             Engine options for this call, on top of ``options`` (not used by indpt).
 
@@ -307,6 +328,14 @@ class SecondStage:
             if q.shape != p.shape:
                 raise InputError(f"pool_lpr must have shape {p.shape}, got {q.shape}")
             p = self.pool_weight * p + (1.0 - self.pool_weight) * q
+        if self.stack_weight is not None:
+            if stack_lpr is None:
+                raise InputError("this second stage averages its values with the neighbour stack's (stack_weight): "
+                                 "give stack_lpr")
+            r = np.asarray(stack_lpr, dtype=float)
+            if r.shape != p.shape:
+                raise InputError(f"stack_lpr must have shape {p.shape}, got {r.shape}")
+            p = (1.0 - self.stack_weight) * p + self.stack_weight * r
         return consistent_values(p, self.hierarchy, self.consistency)
 
     def predict_proba(self, scores, **options):
@@ -329,7 +358,13 @@ class SecondStage:
             if self.pool_model is None:
                 raise InputError("this second stage pools with isotonic LPRs (pool_weight) but has no pool_model")
             pool_lpr = self.pool_model.lpr(scores)
-        return self.mlpr(self.likelihoods(scores), pool_lpr=pool_lpr, **options)
+        stack_lpr = None
+        if self.stack_weight is not None:
+            if self.stack_model is None:
+                raise InputError("this second stage averages with the neighbour stack (stack_weight) but has no "
+                                 "stack_model")
+            stack_lpr = self.stack_model.lpr(scores)
+        return self.mlpr(self.likelihoods(scores), pool_lpr=pool_lpr, stack_lpr=stack_lpr, **options)
 
     def calibrate(self, mlpr):
         """``g(mLPR)``, or the mLPRs themselves when there is no recalibration map.

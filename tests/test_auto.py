@@ -115,7 +115,7 @@ def test_saved_auto_model_predicts_identically(auto_model, paper, tmp_path):
     assert list(again.cv_results_["version"]) == list(auto_model.cv_results_["version"])
     # the pool's and the consistency's choices, as fitted (audit53: the loaded table had no attrs)
     assert again.cv_results_.attrs == auto_model.cv_results_.attrs
-    assert set(again.cv_results_.attrs) == {"pool", "consistency"}
+    assert set(again.cv_results_.attrs) == {"pool", "stack", "consistency"}
 
 
 def _features(paper, m, seed):

@@ -621,6 +621,24 @@ def test_fit_pool_option_parses_to_the_values_mlpr_takes(given, expected):
     assert build_parser().parse_args(args).pool == expected
 
 
+def test_fit_with_a_neighbour_stack_says_so_and_saves_it(tmp_path, capsys):
+    from hmcpgm import Hierarchy, LabelNetwork
+
+    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("c", "d")], classes=["d", "c", "b", "a"])
+    rng = np.random.default_rng(5)
+    y = LabelNetwork(h, [0.6, 0.6, 0.6, 0.7]).sample(200, rng)
+    write_hierarchy(h, tmp_path / "h.csv")
+    write_matrix(tmp_path / "s.csv", y + rng.normal(size=y.shape), h)
+    write_matrix(tmp_path / "y.csv", y, h)
+    assert main(["fit", str(tmp_path / "s.csv"), str(tmp_path / "y.csv"), str(tmp_path / "h.csv"), "--quiet",
+                 "--stack", "0.5", "-o", str(tmp_path / "m.npz")]) == 0
+    assert "with the neighbour stack at weight 0.50" in capsys.readouterr().out
+    assert load_model(tmp_path / "m.npz").stack_weight_ == 0.5
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["fit", "s.csv", "y.csv", "h.csv", "-o", "m.npz", "--stack", "1.5"])
+    assert build_parser().parse_args(["fit", "s.csv", "y.csv", "h.csv", "-o", "m.npz"]).stack is None
+
+
 @pytest.mark.parametrize("prior, shown", [("auto", True), ("network", False)])
 def test_fit_says_when_nbh_uses_the_prevalence_prior_on_a_dag(tmp_path, capsys, prior, shown):
     from hmcpgm import Hierarchy, LabelNetwork

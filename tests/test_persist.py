@@ -116,7 +116,7 @@ def test_future_format_version(data, tmp_path):
     model = MLPR(hierarchy=data.hierarchy, **_params("gaussian")).fit(data.train_scores, data.train_labels)
     path = save_model(model, tmp_path / "m.npz")
     _rewrite_meta(path, tmp_path / "future.npz", lambda meta: meta.update(format_version=FORMAT_VERSION + 1))
-    expected = rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2, 3, 4, 5, 6 and {FORMAT_VERSION}"
+    expected = rf"version {FORMAT_VERSION + 1}.*reads 'hmcpgm-model' versions 2, 3, 4, 5, 6, 7 and {FORMAT_VERSION}"
     with pytest.raises(InputError, match=expected):
         load_model(tmp_path / "future.npz")
     _rewrite_meta(path, tmp_path / "foreign.npz", lambda meta: meta.update(format="other-tool"))

@@ -140,7 +140,7 @@ def command_fit(args):
     model = MLPR(
         hierarchy=hierarchy, version=args.mlpr_version or "auto", score_model=args.score_model,
         tempering=None if args.tempering == "none" else args.tempering, recalibrate=not args.no_recalibrate,
-        consistency=args.consistency, pool=args.pool, prior=args.prior,
+        consistency=args.consistency, pool=args.pool, stack=args.stack, prior=args.prior,
         engine=args.engine or "auto", close_labels=args.close_labels, allow_empty=args.allow_empty,
         pseudo_count=args.pseudo_count, inference_options=_inference_options(args) or None,
         verbose=not args.quiet,  # a progress bar over the cross-fitting's steps (on a terminal)
@@ -162,6 +162,8 @@ def command_fit(args):
         chosen += f" corrected by {model.consistency_}"
     if model.pool_weight_ < 1:
         chosen += f", averaged with the isotonic posteriors at weight {model.pool_weight_:.2f}"
+    if model.stack_weight_ > 0:
+        chosen += f", with the neighbour stack at weight {model.stack_weight_:.2f}"
     if holdout is not None:
         chosen += f"; recalibrated on {len(holdout[0])} held-out objects"
     print(f"fitted on {len(scores)} objects x {hierarchy.n_classes} classes, {chosen}; saved {args.output}")

@@ -187,6 +187,9 @@ def build_parser():
                    help="weight of the mLPRs in their average with each class's own isotonic posterior: auto "
                         "(chosen by cross-fitting among 0, 0.25, 0.5, 0.75 and 1; default), none (the mLPRs alone) "
                         "or a number in [0, 1]")
+    p.add_argument("--stack", default=None, type=_number_in(0, 1, closed_high=True),
+                   help="weight of the neighbour stack (a logistic regression per class on its own and its "
+                        "neighbours' calibrated scores) averaged with the values after the pool; default: no stack")
     p.add_argument("--prior", default="auto", choices=("auto", *PRIORS),
                    help="prior of each class in nbh's and full's posteriors: the training prevalence with the "
                         "network's Bayes factor, or the network's marginal (the paper's model); auto (default): "

@@ -85,6 +85,13 @@ A fitted model exports its parameters as plain arrays with
 :meth:`ScoreModel.to_dict` and is rebuilt with :func:`score_model_from_dict`
 (no pickle); the per-class choice of ``"auto"`` is stored as model names.
 
+Beside the per-class models, the neighbour stack (:func:`fit_neighbour_stack`,
+:class:`NeighbourStack`) gives each class's posterior from its own and its
+neighbours' scores: a penalised logistic regression on the Platt-calibrated logits of
+the class's score, its lowest parent's, and its children's highest and log-sum-exp.
+It is not evidence for the network (it reads other classes' scores); the estimator
+averages it with the network's values (``MLPR(stack=...)``).
+
 The models are the rows of one table, the score-model registry
 (``likelihood/_registry.py``, :class:`ScoreModelSpec`): name, route, fitter, the
 arrays a fitted model holds, and whether ``"auto"`` considers it
@@ -105,8 +112,13 @@ from ._registry import (
     ScoreModelSpec,
     get_score_model,
 )
+from ._stack import DEFAULT_STACK_PRECISION, NeighbourStack, crossfitted_stack, fit_neighbour_stack
 
 __all__ = [
+    "DEFAULT_STACK_PRECISION",
+    "NeighbourStack",
+    "crossfitted_stack",
+    "fit_neighbour_stack",
     "AUTO_BASELINE",
     "AUTO_CANDIDATES",
     "LEGACY_AUTO_CANDIDATES",
