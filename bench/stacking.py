@@ -4,14 +4,16 @@ The network reads each first-stage score through its own class's label only
 (``S_k`` independent of everything else given ``Y_k``); nbh and full reach the
 neighbours' scores through the labels, with fitted exponents that temper the
 evidence counted twice. A discriminative second stage reads the neighbours' scores
-directly. This script fits, per class ``k`` on the training rows,
+directly. The neighbour stack (:func:`hmcpgm.likelihood.fit_neighbour_stack`)
+fits, per class ``k`` on the training rows,
 
     logit P(Y_k = 1) = b0 + b1 L_k + b2 min_{p parent} L_p + b3 max_{c child} L_c
                        + b4 log sum_{c child} exp(L_c)
 
-with ``L`` the Platt-calibrated logits of the first-stage scores
-(:func:`hmcpgm.corrections.fit_calibration`, fitted on the same training rows; a
-root has no parent term, a leaf no child terms), by penalised maximum likelihood
+with ``L`` the Platt-calibrated logits of the first-stage scores (Platt's map of
+each class's scores on the score models' robust asinh scale, fitted on the same
+training rows; a root has no parent term, a leaf no child terms), by penalised
+maximum likelihood
 with a Gaussian prior of precision ``lam`` centred on ``b1 = 1`` and the other
 slopes 0 (the class's own calibrated score) and a flat prior on ``b0``. ``lam``
 is picked per run on the validation rows among ``--lams``. The stacked values are
@@ -50,101 +52,20 @@ import time
 import warnings
 
 import numpy as np
-from scipy.special import expit, logit
+from scipy.special import expit
 from version_transfer import TREE_RUNS, auprc, load_run, run_arguments
-
-
-def neighbour_terms(L, hierarchy):
-    """Per class: min of the parents' logits, max of the children's, log-sum-exp of the children's; and
-    which classes have parents and children."""
-    m, k = L.shape
-    parents, children = [[] for _ in range(k)], [[] for _ in range(k)]
-    for p, c in hierarchy.edge_indices:
-        parents[c].append(p)
-        children[p].append(c)
-    low_parent, top_child, sum_child = np.zeros((m, k)), np.zeros((m, k)), np.zeros((m, k))
-    for j in range(k):
-        if parents[j]:
-            low_parent[:, j] = L[:, parents[j]].min(axis=1)
-        if children[j]:
-            top_child[:, j] = L[:, children[j]].max(axis=1)
-            sum_child[:, j] = np.logaddexp.reduce(L[:, children[j]], axis=1)
-    has = (np.array([bool(p) for p in parents]), np.array([bool(c) for c in children]))
-    return low_parent, top_child, sum_child, has
-
-
-def _design(L, terms, j):
-    low_parent, top_child, sum_child, (has_parent, has_child) = terms
-    cols = [np.ones(len(L)), L[:, j]]
-    if has_parent[j]:
-        cols.append(low_parent[:, j])
-    if has_child[j]:
-        cols += [top_child[:, j], sum_child[:, j]]
-    return np.column_stack(cols)
-
-
-def _penalised_logistic(X, y, lam, n_iter=100):
-    """Newton's method with step halving; prior N(mu, 1/lam) on the slopes, mu = (1, 0, ...), almost flat on
-    the intercept."""
-    mu = np.zeros(X.shape[1])
-    mu[1] = 1.0
-    prec = np.full(X.shape[1], lam)
-    prec[0] = 1e-6
-
-    def objective(w):
-        eta = X @ w
-        return np.sum(np.logaddexp(0.0, eta) - y * eta) + 0.5 * np.sum(prec * (w - mu) ** 2)
-
-    w = mu.copy()
-    f = objective(w)
-    for _ in range(n_iter):
-        p = expit(X @ w)
-        step = np.linalg.solve((X * (p * (1 - p))[:, None]).T @ X + np.diag(prec), X.T @ (p - y) + prec * (w - mu))
-        t = 1.0
-        while t > 1e-10 and objective(w - t * step) > f + 1e-12 * (abs(f) + 1):
-            t /= 2
-        w = w - t * step
-        f = objective(w)
-        if np.abs(t * step).max() < 1e-9:
-            break
-    return w
-
-
-class Stack:
-    """The per-class stacked logistic regressions, fitted on training scores and labels."""
-
-    def __init__(self, s, y, hierarchy, lam):
-        from hmcpgm.corrections import fit_calibration
-
-        self.hierarchy = hierarchy
-        self.calibration = fit_calibration(s, y, method="platt")
-        L = self._logits(s)
-        terms = neighbour_terms(L, hierarchy)
-        n_pos = y.sum(axis=0)
-        self.coef = [_penalised_logistic(_design(L, terms, j), y[:, j].astype(float), lam)
-                     if 0 < n_pos[j] < len(y) else None for j in range(L.shape[1])]
-
-    def _logits(self, s):
-        return logit(np.clip(self.calibration.transform(s), 1e-6, 1 - 1e-6))
-
-    def predict(self, s):
-        L = self._logits(s)
-        terms = neighbour_terms(L, self.hierarchy)
-        out = expit(L)
-        for j, w in enumerate(self.coef):
-            if w is not None:
-                out[:, j] = expit(_design(L, terms, j) @ w)
-        return out
 
 
 def cross_validated_lam(s, y, hierarchy, lams, evaluated, cv=5, seed=0):
     """The precision whose stack ranks its out-of-fold values of the training rows best (HierRank AU(PRC))."""
     from sklearn.model_selection import KFold
 
-    out = {lam: np.empty_like(s) for lam in lams}
-    for fit_rows, held in KFold(cv, shuffle=True, random_state=seed).split(s):
-        for lam in lams:
-            out[lam][held] = Stack(s[fit_rows], y[fit_rows], hierarchy, lam).predict(s[held])
+    from hmcpgm.likelihood import crossfitted_stack
+
+    folds = np.empty(len(s), dtype=np.int64)
+    for f, (_, held) in enumerate(KFold(cv, shuffle=True, random_state=seed).split(s)):
+        folds[held] = f
+    out = {lam: crossfitted_stack(s, y, hierarchy, folds, lam=lam) for lam in lams}
     return max(lams, key=lambda lam: auprc(out[lam], y, hierarchy, evaluated))
 
 
@@ -169,6 +90,7 @@ def print_summary(gaps, n_runs, width):
 
 def main():
     from hmcpgm import MLPR
+    from hmcpgm.likelihood import fit_neighbour_stack
 
     def extra(parser):
         parser.add_argument("--lams", default="3,10,30,100", help="comma-separated prior precisions to pick from")
@@ -192,24 +114,24 @@ def main():
         fits = {}
         for lam in lams:
             t0 = time.perf_counter()
-            fits[lam] = (Stack(s_train, y_train, h, lam), time.perf_counter() - t0)
-        lam = max(lams, key=lambda v: auprc(fits[v][0].predict(parts["valid"][0]), parts["valid"][1], h, ev))
+            fits[lam] = (fit_neighbour_stack(s_train, y_train, h, lam=lam), time.perf_counter() - t0)
+        lam = max(lams, key=lambda v: auprc(fits[v][0].lpr(parts["valid"][0]), parts["valid"][1], h, ev))
         stack, stack_seconds = fits[lam]
-        on_stack = MLPR(hierarchy=h, allow_empty=True).fit(stack.predict(s_train), y_train)
+        on_stack = MLPR(hierarchy=h, allow_empty=True).fit(stack.lpr(s_train), y_train)
         lam_cv = cross_validated_lam(s_train, y_train, h, lams, ev)
         stack_cv = fits[lam_cv][0]
         score = {}
         for part, (s, y) in parts.items():
-            d, v = default.predict_proba(s), stack.predict(s)
+            d, v = default.predict_proba(s), stack.lpr(s)
             score["default", part] = auprc(d, y, h, ev)
             score["stack", part] = auprc(v, y, h, ev)
             score["on stack", part] = auprc(on_stack.predict_proba(v), y, h, ev)
-            flat = stack.calibration.transform(s)
+            flat = expit(stack.logits(s))  # the stack's own calibrated scores, without the neighbours
             score["avg flat", part] = auprc(0.5 * d + 0.5 * flat, y, h, ev)
             for w in weights:
                 score[w, part] = auprc(w * d + (1 - w) * v, y, h, ev)
             score["avg", part] = score[0.5, part]
-            score["avg cv", part] = auprc(0.5 * d + 0.5 * stack_cv.predict(s), y, h, ev)
+            score["avg cv", part] = auprc(0.5 * d + 0.5 * stack_cv.lpr(s), y, h, ev)
         picked = max(weights, key=lambda w: score[w, "valid"])
         score["avg picked", "test"] = score[picked, "test"]
         top, top_auprc = best_correction(s_train, y_train, *parts["test"], h, ev)

@@ -11,8 +11,7 @@ with ``L`` the Platt-calibrated logits of the scores (clipped to
 their inputs are 0). Platt's map reads each class's scores on the score models'
 robust scale, ``t = asinh((s - median) / scale)`` (``scale`` the interquartile
 range / 1.349, :mod:`hmcpgm.likelihood`): on the raw scores one extreme training
-score flattens the class's map (a positive at 1e6, in a class whose map falls
-with the score, costs about ``|b| * 1e6`` nats until the slope ``b`` is 0).
+score (1e6 among scores near 0) flattens the class's map.
 
 The fit is penalised maximum likelihood: a Gaussian prior of precision ``lam``
 centres the slopes on the class's own calibrated score (slope 1 on ``L_k``, 0 on
