@@ -82,12 +82,9 @@ def check_pool(pool):
     ...
     hmcpgm.exceptions.InputError: pool must be 'auto', None or a weight in [0, 1]; got 1.5
     """
-    if pool is None or (isinstance(pool, str) and pool == "auto"):
+    if isinstance(pool, str) and pool == "auto":
         return pool
-    number = isinstance(pool, numbers.Real) and not isinstance(pool, bool)
-    if not number or not 0.0 <= float(pool) <= 1.0:  # also refuses nan
-        raise InputError(f"pool must be 'auto', None or a weight in [0, 1]; got {pool!r}")
-    return pool
+    return _weight_or_none(pool, "pool", "'auto', None")
 
 
 def check_stack(stack):
@@ -102,12 +99,18 @@ def check_stack(stack):
     ...
     hmcpgm.exceptions.InputError: stack must be None or a weight in [0, 1]; got 'auto'
     """
-    if stack is None:
-        return stack
-    number = isinstance(stack, numbers.Real) and not isinstance(stack, bool)
-    if not number or not 0.0 <= float(stack) <= 1.0:  # also refuses nan
-        raise InputError(f"stack must be None or a weight in [0, 1]; got {stack!r}")
-    return stack
+    return _weight_or_none(stack, "stack", "None")
+
+
+def _weight_or_none(value, name, allowed):
+    """``value`` if it is None or a real number in [0, 1] (not a bool), else the one-line error naming ``name``
+    and what it ``allowed``."""
+    if value is None:
+        return value
+    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not number or not 0.0 <= float(value) <= 1.0:  # also refuses nan
+        raise InputError(f"{name} must be {allowed} or a weight in [0, 1]; got {value!r}")
+    return value
 
 
 def resolve_stack(stack):
