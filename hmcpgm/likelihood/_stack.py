@@ -50,30 +50,6 @@ def _log1pexp(x):
 
 
 @jit
-def _fill_terms(L, i, j, par_ptr, par_idx, ch_ptr, ch_idx, x):
-    """The design row of object ``i``, class ``j`` into ``x`` (absent terms 0)."""
-    x[0] = 1.0
-    x[1] = L[i, j]
-    x[2] = 0.0
-    x[3] = 0.0
-    x[4] = 0.0
-    if par_ptr[j + 1] > par_ptr[j]:
-        low = np.inf
-        for q in range(par_ptr[j], par_ptr[j + 1]):
-            low = min(low, L[i, par_idx[q]])
-        x[2] = low
-    if ch_ptr[j + 1] > ch_ptr[j]:
-        top = -np.inf
-        for q in range(ch_ptr[j], ch_ptr[j + 1]):
-            top = max(top, L[i, ch_idx[q]])
-        total = 0.0
-        for q in range(ch_ptr[j], ch_ptr[j + 1]):
-            total += np.exp(L[i, ch_idx[q]] - top)
-        x[3] = top
-        x[4] = top + np.log(total)
-
-
-@jit
 def _objective(X, y, w, mu, prec):
     f = 0.0
     for i in range(X.shape[0]):
@@ -143,7 +119,7 @@ def _design(LT, j, par_ptr, par_idx, ch_ptr, ch_idx):
             row = LT[ch_idx[q]]
             for i in range(m):
                 X[i, 3] = max(X[i, 3], row[i])
-        for q in range(ch_ptr[j], ch_ptr[j + 1]):  # the sum in the order _fill_terms takes it: the same rounding
+        for q in range(ch_ptr[j], ch_ptr[j + 1]):
             row = LT[ch_idx[q]]
             for i in range(m):
                 X[i, 4] += np.exp(row[i] - X[i, 3])
@@ -169,17 +145,17 @@ def _fit_all(LT, y, fitted, par_ptr, par_idx, ch_ptr, ch_idx, lam, max_iter):
 
 
 @jit_parallel
-def _predict_all(L, coef, par_ptr, par_idx, ch_ptr, ch_idx):
-    m, k = L.shape
-    out = np.empty((m, k))
-    for i in prange(m):
-        x = np.empty(N_TERMS)
-        for j in range(k):
-            _fill_terms(L, i, j, par_ptr, par_idx, ch_ptr, ch_idx, x)
+def _predict_all(LT, coef, par_ptr, par_idx, ch_ptr, ch_idx):
+    """The posteriors (K, M) of the transposed logits ``LT`` (K, M), each class's design as the fit's."""
+    k, m = LT.shape
+    out = np.empty((k, m))
+    for j in prange(k):
+        X = _design(LT, j, par_ptr, par_idx, ch_ptr, ch_idx)
+        for i in range(m):
             eta = 0.0
             for d in range(N_TERMS):
-                eta += x[d] * coef[j, d]
-            out[i, j] = 1.0 / (1.0 + np.exp(-eta))
+                eta += X[i, d] * coef[j, d]
+            out[j, i] = 1.0 / (1.0 + np.exp(-eta))
     return out
 
 
@@ -269,7 +245,7 @@ class NeighbourStack:
     def lpr(self, scores):
         """``P(Y_k = 1 | the class's and its neighbours' scores)`` for every row and class, shape (M, K).
 
-        Named as a score model's LPR so the pool reads either (:class:`hmcpgm.second_stage.SecondStage`).
+        Named as a score model's LPR; :class:`hmcpgm.second_stage.SecondStage` reads it for its stack step.
 
         Parameters
         ----------
@@ -281,7 +257,7 @@ class NeighbourStack:
         ndarray of shape (M, K)
             The stack's posteriors, in (0, 1).
         """
-        return _predict_all(self.logits(scores), self.coef, *self._csr)
+        return np.ascontiguousarray(_predict_all(np.ascontiguousarray(self.logits(scores).T), self.coef, *self._csr).T)
 
     def to_dict(self):
         """The stack as plain values (:meth:`from_dict` rebuilds it).
