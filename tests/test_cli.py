@@ -621,17 +621,24 @@ def test_fit_pool_option_parses_to_the_values_mlpr_takes(given, expected):
     assert build_parser().parse_args(args).pool == expected
 
 
-def test_fit_with_a_neighbour_stack_says_so_and_saves_it(tmp_path, capsys):
+def _fit_command(tmp_path, edges, seed):
+    """``hmcpgm fit``'s arguments on 200 rows drawn from a network on ``edges`` (classes d, c, b, a), quiet,
+    the model to ``tmp_path / "m.npz"``."""
     from hmcpgm import Hierarchy, LabelNetwork
 
-    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("c", "d")], classes=["d", "c", "b", "a"])
-    rng = np.random.default_rng(5)
+    h = Hierarchy.from_edges(edges, classes=["d", "c", "b", "a"])
+    rng = np.random.default_rng(seed)
     y = LabelNetwork(h, [0.6, 0.6, 0.6, 0.7]).sample(200, rng)
     write_hierarchy(h, tmp_path / "h.csv")
     write_matrix(tmp_path / "s.csv", y + rng.normal(size=y.shape), h)
     write_matrix(tmp_path / "y.csv", y, h)
-    assert main(["fit", str(tmp_path / "s.csv"), str(tmp_path / "y.csv"), str(tmp_path / "h.csv"), "--quiet",
-                 "--stack", "0.5", "-o", str(tmp_path / "m.npz")]) == 0
+    return ["fit", str(tmp_path / "s.csv"), str(tmp_path / "y.csv"), str(tmp_path / "h.csv"), "--quiet",
+            "-o", str(tmp_path / "m.npz")]
+
+
+def test_fit_with_a_neighbour_stack_says_so_and_saves_it(tmp_path, capsys):
+    args = _fit_command(tmp_path, [("a", "b"), ("a", "c"), ("c", "d")], seed=5)
+    assert main([*args, "--stack", "0.5"]) == 0
     assert "with the neighbour stack at weight 0.50" in capsys.readouterr().out
     assert load_model(tmp_path / "m.npz").stack_weight_ == 0.5
     with pytest.raises(SystemExit):
@@ -641,16 +648,8 @@ def test_fit_with_a_neighbour_stack_says_so_and_saves_it(tmp_path, capsys):
 
 @pytest.mark.parametrize("prior, shown", [("auto", True), ("network", False)])
 def test_fit_says_when_nbh_uses_the_prevalence_prior_on_a_dag(tmp_path, capsys, prior, shown):
-    from hmcpgm import Hierarchy, LabelNetwork
-
-    h = Hierarchy.from_edges([("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")], classes=["d", "c", "b", "a"])
-    rng = np.random.default_rng(4)
-    y = LabelNetwork(h, [0.6, 0.6, 0.6, 0.7]).sample(200, rng)
-    write_hierarchy(h, tmp_path / "h.csv")
-    write_matrix(tmp_path / "s.csv", y + rng.normal(size=y.shape), h)
-    write_matrix(tmp_path / "y.csv", y, h)
-    assert main(["fit", str(tmp_path / "s.csv"), str(tmp_path / "y.csv"), str(tmp_path / "h.csv"), "--quiet",
-                 "--mlpr-version", "nbh", "--prior", prior, "-o", str(tmp_path / "m.npz")]) == 0
+    args = _fit_command(tmp_path, [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")], seed=4)
+    assert main([*args, "--mlpr-version", "nbh", "--prior", prior]) == 0
     out = capsys.readouterr().out
     assert ("under the training prevalence's prior" in out) is shown
     assert load_model(tmp_path / "m.npz").prior_ == ("prevalence" if shown else "network")
