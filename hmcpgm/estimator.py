@@ -115,7 +115,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         cross-fitted values rank best (:func:`hmcpgm.selection.fit_second_stage_auto`;
         ``pool_weight_`` and ``cv_results_.attrs["pool"]`` report it); a number
         fixes it; None or 1: the mLPRs alone. Without cross-fitting ``"auto"`` is None.
-    stack : float in [0, 1] or None, default None
+    stack : "auto", float in [0, 1] or None, default "auto"
         The weight ``v`` of the neighbour stack in ``(1 - v) * p_k + v * r_k``,
         after the pool and before the consistency step: ``r_k = P(Y_k = 1 |
         s_k, its parents' and children's scores)``, a penalised logistic
@@ -125,9 +125,12 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         other classes' scores through their labels; the stack reads them
         directly. Cross-fitted values (the consistency choice, the
         recalibration map) average with the stack's out-of-fold posteriors.
-        None or 0: no stack (``stack_weight_`` reports it). docs/concepts.md,
-        "Stacking the neighbours' scores?", measures ``stack=0.5`` against the
-        default on the benchmark's 16 runs; it is not the default yet.
+        ``"auto"``: the weight among 0, 0.25, 0.5, 0.75 and 1 whose averaged
+        cross-fitted values rank best (:func:`hmcpgm.selection.choose_stack_weight`;
+        ``stack_weight_`` and ``cv_results_.attrs["stack"]`` report it); without
+        cross-fitting (the paper's model) no stack. A number fixes it; None or 0:
+        no stack. docs/concepts.md, "Stacking the neighbours' scores?", measures
+        the stack on the benchmark's 16 runs.
     prior : {"auto", "network", "prevalence"}, default "auto"
         The prior of ``Y_k`` in nbh's and full's posteriors. ``"network"``: the
         label network's marginal ``P(Y_k = 1)`` (the paper's model).
@@ -306,7 +309,7 @@ class MLPR(ClassifierMixin, MultiOutputMixin, BaseEstimator):
         recalibrate=True,
         consistency="auto",
         pool="auto",
-        stack=None,
+        stack="auto",
         prior="auto",
         engine="auto",
         threshold=0.5,

@@ -88,18 +88,20 @@ def check_pool(pool):
 
 
 def check_stack(stack):
-    """Return ``stack`` if it is None or a weight in [0, 1], else raise :class:`InputError`.
+    """Return ``stack`` if it is ``"auto"``, None or a weight in [0, 1], else raise :class:`InputError`.
 
     Examples
     --------
     >>> check_stack(0.5)
     0.5
-    >>> check_stack("auto")
+    >>> check_stack("half")
     Traceback (most recent call last):
     ...
-    hmcpgm.exceptions.InputError: stack must be None or a weight in [0, 1]; got 'auto'
+    hmcpgm.exceptions.InputError: stack must be 'auto', None or a weight in [0, 1]; got 'half'
     """
-    return _weight_or_none(stack, "stack", "None")
+    if isinstance(stack, str) and stack == "auto":
+        return stack
+    return _weight_or_none(stack, "stack", "'auto', None")
 
 
 def _weight_or_none(value, name, allowed):
@@ -114,12 +116,19 @@ def _weight_or_none(value, name, allowed):
 
 
 def resolve_stack(stack):
-    """The stack's weight as a float, or None for no stack (None or 0), after :func:`check_stack`.
+    """The stack's weight as a float, or None for no stack, after :func:`check_stack`, for a fit that does not
+    cross-fit (the paper's model).
+
+    ``"auto"`` chooses the weight on cross-fitted values
+    (:func:`hmcpgm.selection.choose_stack_weight`); without them it is no stack, as are
+    None and 0.
 
     Examples
     --------
-    >>> resolve_stack(0.5), resolve_stack(0), resolve_stack(None)
-    (0.5, None, None)
+    >>> resolve_stack("auto"), resolve_stack(0), resolve_stack(None), resolve_stack(0.25)
+    (None, None, None, 0.25)
     """
     check_stack(stack)
-    return None if stack is None or float(stack) == 0.0 else float(stack)
+    if isinstance(stack, str) or stack is None or float(stack) == 0.0:
+        return None
+    return float(stack)

@@ -372,10 +372,12 @@ def load_model(path):
 
 
 def _attrs_in(attrs):
-    """``cv_results_.attrs`` as saved: JSON made the pool's weights (its criterion's keys) strings."""
-    pool = attrs.get("pool")
-    if isinstance(pool, dict) and isinstance(pool.get("cv"), dict):
-        pool["cv"] = {float(w): value for w, value in pool["cv"].items()}
+    """``cv_results_.attrs`` as saved: JSON made the pool's and the stack's weights (their criterion's keys)
+    strings."""
+    for name in ("pool", "stack"):
+        entry = attrs.get(name)
+        if isinstance(entry, dict) and isinstance(entry.get("cv"), dict):
+            entry["cv"] = {float(w): value for w, value in entry["cv"].items()}
     return attrs
 
 

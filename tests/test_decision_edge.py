@@ -240,7 +240,7 @@ def test_a_class_every_training_row_has_stays_out_of_both_recalibration_maps(mon
     seen = []
     real = auto.fit_recalibration
     monkeypatch.setattr(auto, "fit_recalibration", lambda p, labels: seen.append(p.shape) or real(p, labels))
-    model = MLPR(hierarchy=h, version="indpt", cv=3).fit(s[:300], y[:300])
+    model = MLPR(hierarchy=h, version="indpt", cv=3, stack=None).fit(s[:300], y[:300])
     assert seen == [(300, 4)]  # the cross-fitted map: the four classes whose labels vary
     held_p = model._mlpr(model._check_X(s[300:]))
     assert np.all(held_p[:, 0] > 1 - 1e-9)  # the model is certain of class 0

@@ -229,7 +229,7 @@ def test_mlprs_out_of_topological_order_match_enumeration(version, edges):
     y = LabelNetwork(h, [0.5, 0.6, 0.6, 0.6, 0.7]).sample(600, rng)
     X = 1.5 * y + rng.normal(size=(600, 1)) + 0.5 * rng.normal(size=y.shape)  # shared errors: exponent < 1
     model = MLPR(hierarchy=h, version=version, recalibrate=False, consistency="hierrank", prior="network",
-                 cv=3).fit(X, y)
+                 cv=3, stack=None).fit(X, y)
     raw = model.score_model_.likelihoods(X[:30])
     own = model.own_tempering_ if model.own_tempering_ is not None else model.tempering_
     expected = np.zeros((30, h.n_classes))

@@ -131,7 +131,8 @@ def test_auto_reports_the_pool_and_uses_it_for_the_consistency_and_the_recalibra
     assert set(info["cv"]) == set(POOL_WEIGHTS)
     assert info["cv"][info["weight"]] == max(info["cv"].values())
     assert (stage.pool_weight is None) == (info["weight"] == 1.0)
-    fixed = fit_second_stage_auto(d.train_scores, d.train_labels, d.hierarchy, cv=3, pool=0.5, consistency="hierrank")
+    fixed = fit_second_stage_auto(d.train_scores, d.train_labels, d.hierarchy, cv=3, pool=0.5, consistency="hierrank",
+                                 stack=None)
     assert fixed.pool_weight == 0.5 and fixed.cv_table.attrs["pool"] == {"weight": 0.5, "cv": {}}
     # the recalibration map was fitted on the pooled cross-fitted values: refit it by hand
     from hmcpgm.calibration import fit_recalibration

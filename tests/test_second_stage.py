@@ -316,7 +316,7 @@ def test_mlpr_with_the_prevalence_prior_fits_predicts_and_reloads(tmp_path):
     rng = np.random.default_rng(1)
     y = LabelNetwork(h, [0.5, 0.6, 0.6, 0.6, 0.7]).sample(300, rng)
     X = 1.5 * y + rng.normal(size=(300, 1)) + 0.5 * rng.normal(size=y.shape)
-    model = MLPR(hierarchy=h, version="nbh", prior="prevalence", cv=3).fit(X, y)
+    model = MLPR(hierarchy=h, version="nbh", prior="prevalence", cv=3, stack=None).fit(X, y)
     stage = model.second_stage_
     assert stage.prior == "prevalence" and stage.prior_shift is not None
     p = model.predict_proba(X[:20])
@@ -341,7 +341,7 @@ def test_the_default_prior_is_the_prevalence_on_a_dag_and_the_network_on_a_fores
     for h, want in ((dag, "prevalence"), (forest, "network")):
         y = LabelNetwork(h, [0.6, 0.6, 0.6, 0.7]).sample(200, rng)
         X = y + rng.normal(size=y.shape)
-        model = MLPR(hierarchy=h, version="full", cv=3).fit(X, y)
+        model = MLPR(hierarchy=h, version="full", cv=3, stack=None).fit(X, y)
         assert model.prior_ == want
         paper = MLPR(hierarchy=h, version="full", tempering=None, recalibrate=False).fit(X, y)
         assert paper.prior_ == "network"

@@ -147,7 +147,7 @@ def test_a_model_with_descendants_saves_as_format_5_and_predicts_the_same(synthe
     from hmcpgm import MLPR
 
     d = synthetic
-    model = MLPR(hierarchy=d.hierarchy, version="full", cv=3, pool=None).fit(d.train_scores, d.train_labels)
+    model = MLPR(hierarchy=d.hierarchy, version="full", cv=3, pool=None, stack=None).fit(d.train_scores, d.train_labels)
     # data drawn from the paper's model need no separate exponent: give the fitted stage one
     k = d.hierarchy.n_classes
     model.second_stage_ = replace(model.second_stage_, descendants=np.linspace(0.2, 0.9, k),

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.special import expit, logit
+from sklearn.metrics import average_precision_score
 from strategies import hierarchies
 
 from hmcpgm import MLPR, Hierarchy
@@ -23,6 +24,7 @@ from hmcpgm.datasets import make_paper_synthetic
 from hmcpgm.exceptions import InputError
 from hmcpgm.likelihood import NeighbourStack, crossfitted_stack, fit_neighbour_stack
 from hmcpgm.persist import load_model, save_model
+from hmcpgm.selection import STACK_WEIGHTS, choose_stack_weight
 
 
 def _data(hierarchy, m, seed):
@@ -205,9 +207,39 @@ def test_the_estimators_stack_averages_its_values_with_the_stacks_posteriors(syn
     np.testing.assert_allclose(stacked.predict_proba(d.test_scores), 0.7 * plain.predict_proba(d.test_scores) + 0.3 * r,
                                rtol=0, atol=1e-14)
     assert stacked.stack_weight_ == 0.3 and plain.stack_weight_ == 0.0
-    assert stacked.cv_results_.attrs["stack"] == 0.3 and "stack" in stacked.second_stage_.seconds
+    assert stacked.cv_results_.attrs["stack"] == {"weight": 0.3, "cv": {}} and "stack" in stacked.second_stage_.seconds
     # the recalibration map was fitted on cross-fitted values that include the stack: another map
     assert not np.array_equal(stacked.recalibration_.knots_y, plain.recalibration_.knots_y)
+
+
+def test_auto_chooses_the_weight_whose_crossfitted_values_rank_best_and_none_for_the_papers_model(synthetic):
+    d = synthetic
+    default = _fitted(d)
+    info = default.cv_results_.attrs["stack"]
+    assert default.stack == "auto" and set(info["cv"]) == set(STACK_WEIGHTS)
+    assert info["cv"][info["weight"]] == max(info["cv"].values()) and default.stack_weight_ == info["weight"]
+    fixed = _fitted(d, stack=info["weight"] or None)
+    np.testing.assert_array_equal(default.predict_proba(d.test_scores), fixed.predict_proba(d.test_scores))
+    kw = {"version": "full", "score_model": "lpr", "tempering": None, "recalibrate": False}
+    paper = _fitted(d, **kw)
+    assert paper.stack_weight_ == 0.0 and paper.second_stage_.stack_model is None
+    np.testing.assert_array_equal(paper.predict_proba(d.test_scores), _fitted(d, stack=None, **kw).predict_proba(
+        d.test_scores))
+
+
+def test_the_stack_weights_criterion_is_the_flat_average_precision_of_each_average():
+    rng = np.random.default_rng(3)
+    y = (rng.random((200, 6)) < 0.3).astype(int)
+    p = np.clip(0.3 * y + rng.random(y.shape) * 0.8, 0, 1)
+    r = np.clip(0.5 * y + rng.random(y.shape) * 0.6, 0, 1)
+    cols = np.array([0, 2, 3, 5])
+    weight, table = choose_stack_weight(p, r, y, cols, "auprc")
+    for v in STACK_WEIGHTS:
+        mixed = ((1 - v) * p + v * r)[:, cols]
+        assert table[v] == pytest.approx(average_precision_score(y[:, cols].ravel(), mixed.ravel()), abs=1e-12)
+    assert weight == max(table, key=table.get) and weight is not None
+    assert choose_stack_weight(p, r, y, cols, "auprc", 0.3) == (0.3, {})
+    assert choose_stack_weight(p, r, y, cols, "auprc", 0) == (None, {})
 
 
 def test_the_paper_model_with_a_stack(synthetic):
@@ -236,10 +268,10 @@ def test_a_stacked_model_saves_and_loads_with_its_stack(synthetic, tmp_path):
     assert meta["format_version"] == 8 and meta["stack_weight"] == 0.5 and meta["stack_lam"] == 10.0
 
 
-@pytest.mark.parametrize("bad", ["auto", 1.5, -0.1, float("nan"), True])
+@pytest.mark.parametrize("bad", ["half", "Auto", 1.5, -0.1, float("nan"), True])
 def test_a_bad_stack_weight_is_refused_in_one_line(synthetic, bad):
     d = synthetic
-    with pytest.raises(InputError, match="stack must be None or a weight in"):
+    with pytest.raises(InputError, match="stack must be 'auto', None or a weight in"):
         MLPR(hierarchy=d.hierarchy, stack=bad).fit(d.train_scores, d.train_labels)
 
 

@@ -268,6 +268,7 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
         "version": auto.version_,
         "tempering": sorted({round(float(a), 4) for a in auto.tempering_}),
         "pool_weight": auto.pool_weight_,
+        "stack_weight": auto.stack_weight_,
         "consistency": auto.consistency_,
         "score_models": {k: int(n) for k, n in zip(*np.unique(auto.score_model_.choice, return_counts=True))}
         if getattr(auto.score_model_, "choice", None) is not None else auto.score_model_.kind,
@@ -356,10 +357,11 @@ def run_benchmark(train, test, valid=None, *, first_stage="joint", valid_fractio
 def _second_stage_line(stage):
     if not stage:
         return ""
-    pool = stage.get("pool_weight", 1.0)
+    pool, stack = stage.get("pool_weight", 1.0), stage.get("stack_weight", 0.0)
     return (f"; mLPR-auto chose {stage['version']} with evidence exponent "
             f"{'/'.join(str(a) for a in stage['tempering'])}"
-            + (f", pooled with the isotonic posteriors at weight {pool:g}" if pool < 1 else ""))
+            + (f", pooled with the isotonic posteriors at weight {pool:g}" if pool < 1 else "")
+            + (f", averaged with the neighbour stack at weight {stack:g}" if stack else ""))
 
 
 def format_benchmark(result):

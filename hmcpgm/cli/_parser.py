@@ -74,7 +74,8 @@ def _number_in(low, high, closed_high=False):
     return parse
 
 
-def _pool(text):
+def _auto_weight(text):
+    """auto, none (None) or a weight in [0, 1]: --pool and --stack."""
     if text in ("auto", "none"):
         return None if text == "none" else text
     try:
@@ -183,13 +184,15 @@ def build_parser():
                    help="what makes the mLPRs consistent with the hierarchy before ranking: auto (nothing or the max "
                         "constraint, chosen by cross-fitting), or that rule, or a classic correction applied to the "
                         "mLPRs (gpav: the least-squares consistent values)")
-    p.add_argument("--pool", default="auto", type=_pool,
+    p.add_argument("--pool", default="auto", type=_auto_weight,
                    help="weight of the mLPRs in their average with each class's own isotonic posterior: auto "
                         "(chosen by cross-fitting among 0, 0.25, 0.5, 0.75 and 1; default), none (the mLPRs alone) "
                         "or a number in [0, 1]")
-    p.add_argument("--stack", default=None, type=_number_in(0, 1, closed_high=True),
+    p.add_argument("--stack", default="auto", type=_auto_weight,
                    help="weight of the neighbour stack (a logistic regression per class on its own and its "
-                        "neighbours' calibrated scores) averaged with the values after the pool; default: no stack")
+                        "neighbours' calibrated scores) averaged with the values after the pool: auto (chosen by "
+                        "cross-fitting among 0, 0.25, 0.5, 0.75 and 1; none for the paper's model; default), none "
+                        "or a number in [0, 1]")
     p.add_argument("--prior", default="auto", choices=("auto", *PRIORS),
                    help="prior of each class in nbh's and full's posteriors: the training prevalence with the "
                         "network's Bayes factor, or the network's marginal (the paper's model); auto (default): "

@@ -19,7 +19,9 @@ rows it will be judged on:
    version by minimising the cross-fitted log loss (or maximising its AU(PRC)),
    picks the version with the best cross-fitted criterion, the weight of its
    pool with each class's own isotonic posterior (:func:`choose_pool_weight`,
-   on the isotonic model's out-of-fold LPRs, :func:`crossfitted_isotonic`),
+   on the isotonic model's out-of-fold LPRs, :func:`crossfitted_isotonic`), the
+   weight of the neighbour stack (:func:`choose_stack_weight`, on its out-of-fold
+   posteriors, :func:`hmcpgm.likelihood.crossfitted_stack`), the consistency step,
    fits the recalibration map on the cross-fitted values of the chosen configuration
    (:func:`hmcpgm.calibration.fit_recalibration`), and refits the score models
    and ``theta`` on all training rows.
@@ -35,7 +37,7 @@ from ..second_stage import SecondStage
 from ._auto import CONSISTENCY_CANDIDATES, DAG_CELLS, dag_rows, fit_second_stage_auto
 from ._choice import CONSISTENCY, CRITERIA, VERSIONS, consistent_values, ranked_ap
 from ._crossfit import CrossFit, cross_fit, cross_fitted_mlpr, resolve_engine
-from ._pool import POOL_WEIGHTS, choose_pool_weight, crossfitted_isotonic
+from ._pool import POOL_WEIGHTS, STACK_WEIGHTS, choose_pool_weight, choose_stack_weight, crossfitted_isotonic
 
 __all__ = [
     "CONSISTENCY",
@@ -44,11 +46,13 @@ __all__ = [
     "CrossFit",
     "DAG_CELLS",
     "POOL_WEIGHTS",
+    "STACK_WEIGHTS",
     "SecondStage",
     "VERSIONS",
     "cross_fit",
     "cross_fitted_mlpr",
     "choose_pool_weight",
+    "choose_stack_weight",
     "consistent_values",
     "crossfitted_isotonic",
     "dag_rows",

@@ -12,7 +12,7 @@ from ..calibration import fit_recalibration, recalibration_classes
 from ..exceptions import InputError
 from ..likelihood import crossfitted_stack, fit_neighbour_stack, fit_score_model
 from ..network import LabelNetwork
-from ..options import check_pool, resolve_prior, resolve_stack
+from ..options import check_pool, check_stack, resolve_prior
 from ..second_stage import SecondStage, prior_log_odds_shift
 from ..tempering import GROUPINGS, log_evidence_ratio, own_evidence, tempering_groups, with_prior
 from ._choice import (
@@ -29,7 +29,7 @@ from ._choice import (
 )
 from ._crossfit import cross_fit, cross_fitted_mlpr, resolve_engine
 from ._exponents import fit_exponents
-from ._pool import choose_pool_weight, crossfitted_isotonic
+from ._pool import choose_pool_weight, choose_stack_weight, crossfitted_isotonic
 
 #: The consistency steps ``consistency="auto"`` tries against HierRank alone, each by its
 #: paired bootstrap z on the cross-fitted values; the one with the largest z is taken when
@@ -81,7 +81,7 @@ def dag_rows(n_classes, least):
 def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempering="one", criterion="auprc",
                           score_model="auto", cv=5, seed=0, evaluated=None, max_rows="auto", screen_rows="auto",
                           screen_margin=3.0, engine="auto", a_min=0.02, n_iter=4, margin=1.0, recalibrate=True,
-                          pseudo_count=0.5, allow_empty=True, consistency="auto", pool="auto", stack=None,
+                          pseudo_count=0.5, allow_empty=True, consistency="auto", pool="auto", stack="auto",
                           descendants=False, prior="auto", return_predictions=False,
                           progress=False, **score_options):
     """Choose version, tempering and score models by cross-fitting on the training rows.
@@ -166,13 +166,16 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
         the isotonic model's out-of-fold LPRs on the same folds; a number fixes
         it; None or 1: no pool. The table's ``attrs["pool"]`` reports the weight
         and the criterion of every weight tried.
-    stack : float in [0, 1] or None
+    stack : "auto", float in [0, 1] or None
         The weight ``v`` of the neighbour stack's posterior averaged with the
         values after the pool, ``(1 - v) * p + v * r``, before the consistency
         step (:func:`hmcpgm.likelihood.fit_neighbour_stack`; the cross-fitted
         values that the consistency choice and the recalibration map read use the
         stack's out-of-fold posteriors, each fitted on the other folds of the
-        cross-fit). None or 0: no stack. The table's ``attrs["stack"]`` reports it.
+        cross-fit). ``"auto"``: the weight among :data:`STACK_WEIGHTS` whose
+        averaged cross-fitted values rank best (:func:`choose_stack_weight`); a
+        number fixes it; None or 0: no stack. The table's ``attrs["stack"]``
+        reports the weight and the criterion of every weight tried.
     descendants : bool
         On a forest, with a tempering: after full's exponent ``a``, also fit the
         exponent of the descendants' evidence (the evidence below each queried
@@ -228,7 +231,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     if consistency != "auto" and consistency not in CONSISTENCY:
         raise InputError(f"consistency must be 'auto' or one of {CONSISTENCY}, got {consistency!r}")
     check_pool(pool)
-    stack = resolve_stack(stack)
+    check_stack(stack)
     prior = resolve_prior(prior, hierarchy)
     if isinstance(a_min, bool) or not isinstance(a_min, (int, float, np.number)) or not 0 < a_min <= 1:
         raise InputError(f"a_min must be a number in (0, 1], got {a_min!r}")
@@ -362,16 +365,21 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
             p = weight * p + (1.0 - weight) * q
         seconds["pool"] = time.perf_counter() - t1
     table.attrs["pool"] = {"weight": weight, "cv": pool_table}
-    if stack is not None:
+    stack_weight, stack_table = None, {}
+    if stack is not None and (isinstance(stack, str) or float(stack) > 0.0):  # "auto" or a weight
         t1 = time.perf_counter()
-        p = (1.0 - stack) * p + stack * crossfitted_stack(s, y, hierarchy, crossfit.folds)[rows]
+        r = crossfitted_stack(s, y, hierarchy, crossfit.folds)[rows]
+        stack_weight, stack_table = choose_stack_weight(p, r, y[rows], cols, criterion, stack)
+        if stack_weight is not None:
+            p = (1.0 - stack_weight) * p + stack_weight * r
         seconds["stack"] = time.perf_counter() - t1
-    table.attrs["stack"] = stack
+    table.attrs["stack"] = {"weight": 0.0 if stack_weight is None else stack_weight, "cv": stack_table}
     chosen_consistency, consistency_z, candidate_z, candidates = consistency, np.nan, {}, {}
     if consistency == "auto":
         # the HierRank order of p is shared with the version choice (the mLPRs alone) or, pooled, kept
         # under the pool's weight, so each candidate after the first reuses it
-        key = (best, rows.tobytes()) if weight == 1.0 and stack is None else (best, rows.tobytes(), weight, stack)
+        key = (best, rows.tobytes()) if weight == 1.0 and stack_weight is None else (
+            best, rows.tobytes(), weight, stack_weight)
         for name in CONSISTENCY_CANDIDATES:  # each against HierRank alone, on the same resamples
             candidates[name] = consistent_values(p, hierarchy, name)
             candidate_z[name], _ = paired_auprc_z(p, candidates[name], y[rows], hierarchy, cols, memo=memo,
@@ -401,7 +409,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
     if weight < 1.0:
         pool_model = fit_score_model(s, y, hierarchy, kind="isotonic", allow_empty=allow_empty, cv=cv, seed=seed,
                                      **score_options)
-    stack_model = None if stack is None else fit_neighbour_stack(s, y, hierarchy)
+    stack_model = None if stack_weight is None else fit_neighbour_stack(s, y, hierarchy)
     seconds["final_fit"] = time.perf_counter() - t0
     bar.update()
     bar.close()
@@ -409,7 +417,7 @@ def fit_second_stage_auto(scores, labels, hierarchy, *, versions=VERSIONS, tempe
                         {k: round(v, 2) for k, v in seconds.items()},
                         own=None if best == "indpt" else np.asarray(own, float), consistency=chosen_consistency,
                         descendants=desc, pool_weight=None if weight >= 1.0 else weight, pool_model=pool_model,
-                        stack_weight=stack, stack_model=stack_model,
+                        stack_weight=stack_weight, stack_model=stack_model,
                         prior=prior)
     if return_predictions:
         return stage, {"versions": predictions, "crossfit": crossfit, "rows": sub}

@@ -1,4 +1,5 @@
-"""The pool: averaging the chosen version's mLPRs with each class's own isotonic posterior, weight by cross-fitting."""
+"""The pool and the stack: averaging the chosen version's mLPRs with each class's own isotonic posterior, then
+with the neighbour stack's posteriors, each weight by cross-fitting."""
 
 import numpy as np
 
@@ -6,6 +7,9 @@ from ..likelihood import AUTO_CANDIDATES, cross_validated_lpr
 
 POOL_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 """The weights of the mLPRs that ``pool="auto"`` tries (1: no pool)."""
+
+STACK_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""The weights of the neighbour stack's posteriors that ``stack="auto"`` tries (0: no stack)."""
 
 
 def crossfitted_isotonic(crossfit, scores, labels, hierarchy, *, cv=5, seed=0, **score_options):
@@ -78,3 +82,43 @@ def choose_pool_weight(p, q, y, cols, criterion, pool="auto"):
     best = min(sorted(finite, reverse=True), key=lambda w: finite[w]) if finite else 1.0
     table = {w: (-v if criterion == "auprc" else v) for w, v in values.items()}
     return float(best), table
+
+
+def choose_stack_weight(p, r, y, cols, criterion, stack="auto"):
+    """The weight ``v`` of the stack in ``(1 - v) * p + v * r`` (``stack="auto"``: the best of :data:`STACK_WEIGHTS`).
+
+    Parameters
+    ----------
+    p, r : ndarray of shape (M, K)
+        Cross-fitted values after the pool and the neighbour stack's out-of-fold
+        posteriors (:func:`hmcpgm.likelihood.crossfitted_stack`) of the same rows.
+    y : ndarray of shape (M, K)
+        Their labels.
+    cols : ndarray of int
+        The evaluated classes.
+    criterion : {"auprc", "log_loss"}
+        As :func:`hmcpgm.selection.criterion_value` (AU(PRC): of the values, flat).
+    stack : "auto" or float
+        ``"auto"`` or the weight itself.
+
+    Returns
+    -------
+    weight : float or None
+        The weight; None for no stack (a weight of 0).
+    table : dict
+        ``{weight: criterion}`` of every weight tried (AU(PRC) as itself, log loss as itself).
+
+    Examples
+    --------
+    >>> y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    >>> p = np.array([[0.6, 0.5], [0.7, 0.4], [0.8, 0.6], [0.1, 0.2]])  # ranks one negative first
+    >>> r = np.array([[0.9, 0.1], [0.2, 0.9], [0.9, 0.8], [0.1, 0.1]])  # ranks every positive first
+    >>> choose_stack_weight(p, r, y, np.arange(2), "auprc")[0]
+    0.5
+    >>> choose_stack_weight(p, p, y, np.arange(2), "auprc")[0] is None  # ties: no stack
+    True
+    """
+    if stack != "auto":
+        return (None if float(stack) == 0.0 else float(stack)), {}
+    w, table = choose_pool_weight(p, r, y, cols, criterion)  # w: the weight of p; ties keep p alone
+    return (None if w >= 1.0 else 1.0 - w), {1.0 - k: v for k, v in sorted(table.items(), reverse=True)}
