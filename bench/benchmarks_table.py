@@ -518,7 +518,9 @@ def render(results, command, missing, versions):
         "",
         "* **mLPR-auto** is the default `MLPR()`: version (indpt, nbh or full), evidence "
         "exponent and score model per class chosen by cross-fitting on the training rows only, "
-        "and its Bayesian FDR cutoff on the recalibrated mLPRs (`calibrated_proba`).",
+        "the values averaged with the neighbour stack's posteriors at a weight also chosen by "
+        "cross-fitting (`stack=\"auto\"`; docs/concepts.md, \"Stacking the neighbours' scores?\"), "
+        "and its Bayesian FDR cutoff on the recalibrated values (`calibrated_proba`).",
         "* **mLPR-indpt / nbh / full** are the paper's model: kernel LPR score models, evidence "
         "exponent 1, no recalibration (`MLPR(version=..., score_model=\"lpr\", tempering=None, "
         "recalibrate=False)`).",
@@ -579,7 +581,8 @@ def render(results, command, missing, versions):
             eng = r["engine"].get("full", {})
             cells = [r["dataset"], _pct(raw), _pct(auto), f"{100 * (auto - raw):+.2f}",
                      f"{st['version']} ({'/'.join(f'{a:.2f}' for a in st['tempering'])})"
-                     + (f", pool {st['pool_weight']:g}" if st.get("pool_weight", 1.0) < 1 else "")]
+                     + (f", pool {st['pool_weight']:g}" if st.get("pool_weight", 1.0) < 1 else "")
+                     + (f", stack {st['stack_weight']:g}" if st.get("stack_weight") else "")]
             cells += [_pct(m[f"mLPR-{v}-HierRank"]["auprc"]) for v in versions]
             cells += [f"{eng.get('engine', '-')} ({'exact' if eng.get('exact') else 'approximate'})" if eng else "-",
                       ", ".join(f"{k} {_pct(v)}" for k, v in r["published"].items()) or "none",
@@ -675,6 +678,11 @@ def render(results, command, missing, versions):
         "* **The pool** (`pool_weight_ < 1`) averages the version's mLPRs with each class's own "
         "isotonic posterior where that ranks better on the cross-fitted training rows; the column "
         "*chosen (a)* above gives each run's weight (none shown: the mLPRs alone).",
+        "* **The stack** (`stack_weight_`) averages the values after the pool with a penalised "
+        "logistic regression per class on its own and its parents' and children's calibrated "
+        "scores, which the network reads only through their labels, at the weight among 0, 0.25, 0.5, "
+        "0.75 and 1 whose averaged cross-fitted values rank best; *chosen (a)* shows it (none shown: no "
+        "stack).",
         "* Let `version=\"auto\"` decide; its `cv_results_` shows the cross-validation table it "
         "decided on.",
         "",

@@ -22,7 +22,8 @@ ranked by HierRank, as the default's.
 Printed per run, AU(PRC) points on the test rows (evaluated classes) minus the best
 of the leaderboard's 18 corrections picked on the test rows (the leaderboard's
 strongest baseline, :func:`hmcpgm.applications.leaderboard.correction_values`):
-the default ``MLPR()``; the stack; the default fitted on the stacked values of the
+the default without its stack, ``MLPR(stack=None)`` (the default before
+``stack="auto"``; ``default`` below); the stack; the default fitted on the stacked values of the
 training rows instead of the scores (the stack as a first stage: ``on stack``);
 the default and the stack averaged (``avg``); the default averaged with the stack's
 Platt-calibrated scores alone, without the neighbours (``avg flat``: is the gain the
@@ -110,14 +111,14 @@ def main():
         ev = np.asarray(z["evaluated"], bool)
         s_train, y_train = np.asarray(z["s_train"], float), np.asarray(z["y_train"])
         parts = {p: (np.asarray(z[f"s_{p}"], float), np.asarray(z[f"y_{p}"])) for p in ("valid", "test")}
-        default = MLPR(hierarchy=h, allow_empty=True).fit(s_train, y_train)
+        default = MLPR(hierarchy=h, allow_empty=True, stack=None).fit(s_train, y_train)
         fits = {}
         for lam in lams:
             t0 = time.perf_counter()
             fits[lam] = (fit_neighbour_stack(s_train, y_train, h, lam=lam), time.perf_counter() - t0)
         lam = max(lams, key=lambda v: auprc(fits[v][0].lpr(parts["valid"][0]), parts["valid"][1], h, ev))
         stack, stack_seconds = fits[lam]
-        on_stack = MLPR(hierarchy=h, allow_empty=True).fit(stack.lpr(s_train), y_train)
+        on_stack = MLPR(hierarchy=h, allow_empty=True, stack=None).fit(stack.lpr(s_train), y_train)
         lam_cv = cross_validated_lam(s_train, y_train, h, lams, ev)
         stack_cv = fits[lam_cv][0]
         score = {}
