@@ -118,7 +118,13 @@ def choose_stack_weight(p, r, y, cols, criterion, stack="auto"):
     >>> choose_stack_weight(p, p, y, np.arange(2), "auprc")[0] is None  # ties: no stack
     True
     """
+    from ._choice import criterion_value
+
     if stack != "auto":
         return (None if float(stack) == 0.0 else float(stack)), {}
-    w, table = choose_pool_weight(p, r, y, cols, criterion)  # w: the weight of p; ties keep p alone
-    return (None if w >= 1.0 else 1.0 - w), {1.0 - k: v for k, v in sorted(table.items(), reverse=True)}
+    values = {v: criterion_value((1.0 - v) * p + v * r, y, cols, criterion) for v in STACK_WEIGHTS}  # minimised
+    finite = {v: value for v, value in values.items() if np.isfinite(value)}
+    # ties (and no positive to rank: every value nan) keep the values without the stack, the smaller weight
+    best = min(sorted(finite), key=lambda v: finite[v]) if finite else 0.0
+    table = {v: (-value if criterion == "auprc" else value) for v, value in values.items()}
+    return (None if best == 0.0 else float(best)), table
