@@ -77,22 +77,25 @@ def _interpolate(s, ptr, kx, ky):
 
 
 @jit_parallel
-def _platt_newton(z, y, pos, neg, max_iter, tol):
+def _platt_newton(zt, yt, pos, neg, max_iter, tol):
     """Per column, ``(a, b)`` maximising the likelihood of Platt's targets under
-    ``P(y = 1) = 1 / (1 + exp(-(a + b z)))``: Newton steps with backtracking (Lin, Lin & Weng 2007)."""
-    m, k = z.shape
+    ``P(y = 1) = 1 / (1 + exp(-(a + b z)))``: Newton steps with backtracking (Lin, Lin & Weng 2007).
+
+    ``zt`` and ``yt`` are the scores and labels transposed, ``(K, M)`` and C-contiguous: each class
+    reads its own row."""
+    k, m = zt.shape
     out = np.zeros((k, 2))
     for c in prange(k):
         t = np.empty(m)
         hi = (pos[c] + 1.0) / (pos[c] + 2.0)
         lo = 1.0 / (neg[c] + 2.0)
         for i in range(m):
-            t[i] = hi if y[i, c] > 0 else lo
+            t[i] = hi if yt[c, i] > 0 else lo
         a = np.log((pos[c] + 1.0) / (neg[c] + 1.0))
         b = 0.0
         fval = 0.0
         for i in range(m):
-            f = a + b * z[i, c]
+            f = a + b * zt[c, i]
             fval += np.log1p(np.exp(-abs(f))) + max(f, 0.0) - t[i] * f
         for _ in range(max_iter):
             g1 = 0.0
@@ -101,14 +104,14 @@ def _platt_newton(z, y, pos, neg, max_iter, tol):
             h22 = 1e-12
             h21 = 0.0
             for i in range(m):
-                f = a + b * z[i, c]
+                f = a + b * zt[c, i]
                 p = 1.0 / (1.0 + np.exp(-f)) if f >= 0 else np.exp(f) / (1.0 + np.exp(f))
                 d = p * (1.0 - p)
                 g1 += p - t[i]
-                g2 += (p - t[i]) * z[i, c]
+                g2 += (p - t[i]) * zt[c, i]
                 h11 += d
-                h22 += d * z[i, c] * z[i, c]
-                h21 += d * z[i, c]
+                h22 += d * zt[c, i] * zt[c, i]
+                h21 += d * zt[c, i]
             if abs(g1) < tol * m and abs(g2) < tol * m:
                 break
             det = h11 * h22 - h21 * h21
@@ -121,7 +124,7 @@ def _platt_newton(z, y, pos, neg, max_iter, tol):
                 nb = b + step * db
                 nf = 0.0
                 for i in range(m):
-                    f = na + nb * z[i, c]
+                    f = na + nb * zt[c, i]
                     nf += np.log1p(np.exp(-abs(f))) + max(f, 0.0) - t[i] * f
                 if nf < fval + 1e-4 * step * gd:
                     a, b, fval = na, nb, nf
@@ -277,8 +280,8 @@ def _platt(s, y, pos, neg):
     centre = s.mean(axis=0)
     scale = s.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
-    theta = _platt_newton(np.ascontiguousarray((s - centre) / scale), y, pos.astype(np.float64),
-                          neg.astype(np.float64), 100, 1e-12)
+    theta = _platt_newton(np.ascontiguousarray(((s - centre) / scale).T), np.ascontiguousarray(np.asarray(y).T),
+                          pos.astype(np.float64), neg.astype(np.float64), 100, 1e-12)
     b = theta[:, 1] / scale
     return np.column_stack([theta[:, 0] - b * centre, b])
 
