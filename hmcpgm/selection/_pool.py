@@ -70,18 +70,9 @@ def choose_pool_weight(p, q, y, cols, criterion, pool="auto"):
     table : dict
         ``{weight: criterion}`` of every weight tried (AU(PRC) as itself, log loss as itself).
     """
-    from ._choice import criterion_value
-
     if pool != "auto":
         return float(pool), {}
-    values = {}
-    for w in POOL_WEIGHTS:
-        values[w] = criterion_value(w * p + (1.0 - w) * q, y, cols, criterion)  # minimised
-    finite = {w: v for w, v in values.items() if np.isfinite(v)}
-    # ties (and no positive to rank: every value nan) keep the mLPRs alone, the larger weight
-    best = min(sorted(finite, reverse=True), key=lambda w: finite[w]) if finite else 1.0
-    table = {w: (-v if criterion == "auprc" else v) for w, v in values.items()}
-    return float(best), table
+    return _best_weight(POOL_WEIGHTS, lambda w: w * p + (1.0 - w) * q, y, cols, criterion, keep=1.0)
 
 
 def choose_stack_weight(p, r, y, cols, criterion, stack="auto"):
@@ -118,13 +109,22 @@ def choose_stack_weight(p, r, y, cols, criterion, stack="auto"):
     >>> choose_stack_weight(p, p, y, np.arange(2), "auprc")[0] is None  # ties: no stack
     True
     """
-    from ._choice import criterion_value
-
     if stack != "auto":
         return (None if float(stack) == 0.0 else float(stack)), {}
-    values = {v: criterion_value((1.0 - v) * p + v * r, y, cols, criterion) for v in STACK_WEIGHTS}  # minimised
-    finite = {v: value for v, value in values.items() if np.isfinite(value)}
-    # ties (and no positive to rank: every value nan) keep the values without the stack, the smaller weight
-    best = min(sorted(finite), key=lambda v: finite[v]) if finite else 0.0
-    table = {v: (-value if criterion == "auprc" else value) for v, value in values.items()}
-    return (None if best == 0.0 else float(best)), table
+    best, table = _best_weight(STACK_WEIGHTS, lambda v: (1.0 - v) * p + v * r, y, cols, criterion, keep=0.0)
+    return (None if best == 0.0 else best), table
+
+
+def _best_weight(weights, mix, y, cols, criterion, keep):
+    """The weight whose ``mix(weight)`` has the best ``criterion``, and ``{weight: criterion}`` of every one.
+
+    Ties (and no positive to rank: every value nan) go to the weight nearest ``keep``,
+    the one that mixes nothing in (the pool's 1, the stack's 0).
+    """
+    from ._choice import criterion_value
+
+    values = {w: criterion_value(mix(w), y, cols, criterion) for w in weights}  # minimised
+    finite = {w: v for w, v in values.items() if np.isfinite(v)}
+    best = min(sorted(finite, key=lambda w: abs(w - keep)), key=finite.get) if finite else keep
+    table = {w: (-v if criterion == "auprc" else v) for w, v in values.items()}
+    return float(best), table
